@@ -1,0 +1,202 @@
+/**
+ * `npm run bench:api`: throughput and latency of job creation and job reads against the built
+ * API (role `api`, so no worker competes for the CPU), beside a bare NestJS route on the same
+ * machine. Limits are raised by configuration; sandbox keys are spread over many accounts.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import autocannon from 'autocannon';
+import { Client } from 'pg';
+
+const ROOT = resolve(__dirname, '..');
+const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const ADMIN_TOKEN = `bench-${randomBytes(16).toString('hex')}`;
+const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 200);
+const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '16,64,256').split(',').map(Number);
+const UNLIMITED = '1000000000';
+
+interface Row {
+  scenario: string;
+  connections: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((done) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+async function waitFor(url: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // Not up yet.
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+function start(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  return child;
+}
+
+async function run(
+  scenario: string,
+  connections: number,
+  options: Omit<autocannon.Options, 'connections' | 'duration'>,
+): Promise<Row> {
+  const result = await autocannon({ ...options, connections, duration: DURATION_SECONDS });
+  return {
+    scenario,
+    connections,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+async function main(): Promise<void> {
+  const database = `imgjobs_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new Client({ connectionString: BASE_DATABASE_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${database}`);
+  const databaseUrl = new URL(BASE_DATABASE_URL);
+  databaseUrl.pathname = `/${database}`;
+
+  const apiPort = await freePort();
+  const barePort = await freePort();
+  const base = `http://127.0.0.1:${apiPort}`;
+  const api = start(['dist/main.js', 'api'], {
+    PORT: String(apiPort),
+    DATABASE_URL: databaseUrl.toString(),
+    DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE ?? '20',
+    REDIS_URL,
+    REDIS_KEY_PREFIX: `bench-${database}`,
+    ADMIN_TOKEN,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    LIMIT_CREATES_PER_HOUR_KEY: UNLIMITED,
+    LIMIT_CREATES_PER_HOUR_ACCOUNT: UNLIMITED,
+    LIMIT_CREATES_PER_HOUR_IP: UNLIMITED,
+    LIMIT_POLLS_PER_HOUR_KEY: UNLIMITED,
+    LIMIT_POLLS_PER_HOUR_ACCOUNT: UNLIMITED,
+    LIMIT_POLLS_PER_HOUR_IP: UNLIMITED,
+    LIMIT_ACTIVE_JOBS_PER_KEY: UNLIMITED,
+    LIMIT_ACTIVE_JOBS_PER_ACCOUNT: UNLIMITED,
+  });
+  const bare = start(['-r', 'ts-node/register/transpile-only', 'bench/bare-server.ts'], { PORT: String(barePort) });
+  try {
+    await waitFor(`${base}/health/ready`);
+    await waitFor(`http://127.0.0.1:${barePort}/bare`);
+
+    const keys: string[] = [];
+    for (let i = 0; i < ACCOUNTS; i++) {
+      const headers = { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' };
+      const account = (await (
+        await fetch(`${base}/admin/v1/accounts`, { method: 'POST', headers, body: JSON.stringify({ name: `bench ${i}` }) })
+      ).json()) as { account: { id: string } };
+      const key = (await (
+        await fetch(`${base}/admin/v1/accounts/${account.account.id}/api-keys`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ environment: 'sandbox' }),
+        })
+      ).json()) as { secret: string };
+      keys.push(key.secret);
+    }
+
+    const body = JSON.stringify({ input: [{ image_url: 'https://images.example.com/a.jpg', external_id: 'bench' }] });
+    const jobIds: Array<{ key: string; id: string }> = [];
+    for (const key of keys) {
+      const created = await fetch(`${base}/api/v1/image/edit`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Idempotency-Key': `seed-${key}` },
+        body,
+      });
+      jobIds.push({ key, id: ((await created.json()) as { job: { id: string } }).job.id });
+    }
+
+    const rows: Row[] = [];
+    let sequence = 0;
+    for (const connections of CONNECTIONS) {
+      rows.push(await run('bare NestJS route', connections, { url: `http://127.0.0.1:${barePort}/bare` }));
+      rows.push(
+        await run('POST /api/v1/image/edit (sandbox)', connections, {
+          url: base,
+          requests: [
+            {
+              method: 'POST',
+              path: '/api/v1/image/edit',
+              setupRequest: (request) => {
+                const n = sequence++;
+                return {
+                  ...request,
+                  body,
+                  headers: {
+                    'content-type': 'application/json',
+                    authorization: `Bearer ${keys[n % keys.length]}`,
+                    'idempotency-key': `bench-${database}-${n}`,
+                  },
+                };
+              },
+            },
+          ],
+        }),
+      );
+      rows.push(
+        await run('GET /api/v1/jobs/{id}', connections, {
+          url: base,
+          requests: [
+            {
+              method: 'GET',
+              setupRequest: (request) => {
+                const job = jobIds[sequence++ % jobIds.length];
+                return { ...request, path: `/api/v1/jobs/${job.id}`, headers: { authorization: `Bearer ${job.key}` } };
+              },
+            },
+          ],
+        }),
+      );
+    }
+
+    const bareByConnections = new Map(rows.filter((r) => r.scenario.startsWith('bare')).map((r) => [r.connections, r.rps]));
+    const lines = [
+      '| scenario | connections | requests/s | p50 ms | p99 ms | vs bare route | non-2xx | errors |',
+      '|---|---|---|---|---|---|---|---|',
+      ...rows.map(
+        (r) =>
+          `| ${r.scenario} | ${r.connections} | ${r.rps} | ${r.p50} | ${r.p99} | ` +
+          `${(r.rps / (bareByConnections.get(r.connections) ?? r.rps)).toFixed(2)} | ${r.non2xx} | ${r.errors} |`,
+      ),
+    ];
+    process.stdout.write(`\n${lines.join('\n')}\n`);
+  } finally {
+    api.kill('SIGTERM');
+    bare.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 2000));
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

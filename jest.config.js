@@ -1,0 +1,19 @@
+/** Three kinds of test, each selectable with `--selectProjects unit|integration|e2e`. */
+const tsJest = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] };
+const common = { moduleFileExtensions: ['ts', 'js', 'json'], transform: tsJest, testEnvironment: 'node' };
+
+module.exports = {
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  projects: [
+    { ...common, displayName: 'unit', rootDir: '.', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'integration',
+      rootDir: '.',
+      testMatch: ['<rootDir>/test/integration/**/*.int-spec.ts'],
+    },
+    { ...common, displayName: 'e2e', rootDir: '.', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
+  ],
+  testTimeout: 60000,
+};

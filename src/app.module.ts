@@ -1,0 +1,58 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { ProcessRole, runsProcessors, servesHttp } from './core/bootstrap/role';
+import { ConfigModule, type Connections } from './core/config/config.module';
+import type { AppConfig } from './core/config/config.schema';
+import { DatabaseModule } from './core/database/database.module';
+import { HealthController } from './core/health/health.controller';
+import { HealthModule } from './core/health/health.module';
+import { ErrorFilter } from './core/http/error.filter';
+import { RequestIdInterceptor } from './core/http/request-id.interceptor';
+import { RequestValidationPipe } from './core/http/validation.pipe';
+import { LoggingModule } from './core/logging/logging.module';
+import { QueueModule } from './core/queue/queue.module';
+import { RedisModule } from './core/redis/redis.module';
+import { AccountsModule } from './modules/accounts/accounts.module';
+import { AdminModule } from './modules/admin/admin.module';
+import { AccessGuard } from './modules/auth/access.guard';
+import { AuthModule } from './modules/auth/auth.module';
+import { CatalogModule } from './modules/catalog/catalog.module';
+import { JobsModule } from './modules/jobs/jobs.module';
+import { JobsWorkerModule } from './modules/jobs/worker/jobs-worker.module';
+
+/** Plumbing every role needs. */
+function coreImports(config: AppConfig, connections: Connections) {
+  return [ConfigModule.forRoot(config, connections), LoggingModule, DatabaseModule, RedisModule, QueueModule, HealthModule];
+}
+
+/** The HTTP surface: controllers, and the guard, pipe, interceptor and filter every route shares. */
+@Module({
+  imports: [AuthModule, AccountsModule, CatalogModule, JobsModule, AdminModule, HealthModule],
+  controllers: [HealthController],
+  providers: [
+    { provide: APP_GUARD, useClass: AccessGuard },
+    { provide: APP_FILTER, useClass: ErrorFilter },
+    { provide: APP_INTERCEPTOR, useClass: RequestIdInterceptor },
+    { provide: APP_PIPE, useClass: RequestValidationPipe },
+  ],
+})
+export class ApiModule {}
+
+/** Queue processors. Only this module lists them, so an API-only process never consumes. */
+@Module({ imports: [HealthModule, JobsWorkerModule] })
+export class WorkerModule {}
+
+/** One module graph for every role; the role decides which halves are present. */
+@Module({})
+export class AppModule {
+  static forRole(role: ProcessRole, config: AppConfig, connections: Connections): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ...coreImports(config, connections),
+        ...(servesHttp(role) ? [ApiModule] : []),
+        ...(runsProcessors(role) ? [WorkerModule] : []),
+      ],
+    };
+  }
+}

@@ -1,0 +1,42 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { Express } from 'express';
+import { Logger } from 'nestjs-pino';
+import { parseJsonBody, requireJsonContentType, translateBodyParserErrors } from '../http/body-parsing';
+import { assignRequestId } from '../http/request-id';
+import { ErrorResponseDto } from '../openapi/error-response.dto';
+
+export const OPENAPI_JSON_PATH = 'api/v1/openapi.json';
+export const DOCS_PATH = 'docs';
+
+/**
+ * Everything about the HTTP application that is not a module: middleware order, the OpenAPI
+ * document. Used by the entry point and by tests, so both run the same stack.
+ */
+export function configureHttpApp(app: INestApplication): void {
+  app.useLogger(app.get(Logger));
+  const express = app.getHttpAdapter().getInstance() as Express;
+  express.disable('x-powered-by');
+  // Order matters: the id exists before anything can fail, and body errors reach the envelope.
+  app.use(assignRequestId, requireJsonContentType, parseJsonBody, translateBodyParserErrors);
+
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Image Job Service API')
+      .setDescription(
+        'Asynchronous image processing for product visuals. Every create call returns a job at once; ' +
+          'poll `GET /api/v1/jobs/{jobId}` or receive signed webhooks. Errors use one envelope: ' +
+          '`{ error: { code, message, details? }, request_id }`.',
+      )
+      .setVersion('1.0.0')
+      .addBearerAuth(
+        { type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'sk_live_… or sk_sandbox_… API key' },
+        'api_key',
+      )
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque token', description: 'Operator ADMIN_TOKEN' }, 'admin')
+      .build(),
+    { extraModels: [ErrorResponseDto] },
+  );
+  SwaggerModule.setup(DOCS_PATH, app, document, { jsonDocumentUrl: OPENAPI_JSON_PATH });
+}

@@ -1,0 +1,28 @@
+import { createServer, type Server } from 'node:http';
+import type { HealthService } from '../health/health.service';
+
+/**
+ * A worker answers no public HTTP; this port only serves `/health/live` and `/health/ready`
+ * for an orchestrator's probes. Node's bare server is enough for two fixed routes.
+ */
+export function startWorkerHealthServer(port: number, health: HealthService): Promise<Server> {
+  const server = createServer((req, res) => {
+    const reply = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    };
+    if (req.method !== 'GET') return reply(405, { status: 'method_not_allowed' });
+    if (req.url === '/health/live') return reply(200, { status: 'ok' });
+    if (req.url === '/health/ready') {
+      health
+        .readiness()
+        .then((r) => reply(r.ready ? 200 : 503, { status: r.ready ? 'ok' : 'unavailable', checks: r.checks }))
+        .catch(() => reply(503, { status: 'unavailable' }));
+      return;
+    }
+    reply(404, { status: 'not_found' });
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, () => resolve(server));
+  });
+}

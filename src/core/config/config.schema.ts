@@ -1,0 +1,114 @@
+import { isIP } from 'node:net';
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(1).max(65535);
+const positiveInt = z.coerce.number().int().min(1);
+const nonNegativeInt = z.coerce.number().int().min(0);
+
+const optionalUrl = (protocols: string[]) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .refine((value) => {
+      try {
+        return protocols.includes(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    }, `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`)
+    .optional();
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((value) => value === 'true' || value === '1');
+
+/** A host name, an IP address or an IP range in CIDR notation. */
+const allowlistEntry = z.string().refine((entry) => {
+  const [address, bits, ...rest] = entry.split('/');
+  if (rest.length > 0) return false;
+  if (bits === undefined) return isIP(address) !== 0 || /^[a-z0-9.-]+$/i.test(address);
+  const family = isIP(address);
+  const prefix = Number(bits);
+  return family !== 0 && Number.isInteger(prefix) && prefix >= 0 && prefix <= (family === 4 ? 32 : 128);
+}, 'must be a host name, an IP address or a CIDR range');
+
+const commaList = <T extends z.ZodTypeAny>(item: T) =>
+  z
+    .string()
+    .transform((value) =>
+      value
+        .split(',')
+        .map((part) => part.trim())
+        .filter((part) => part.length > 0),
+    )
+    .pipe(z.array(item));
+
+/**
+ * Every setting the service reads. Names are the operator's interface (contract section 14);
+ * the process validates them once at start and nothing else reads `process.env`.
+ */
+export const configSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    /** Used when the role is not given on the command line. */
+    ROLE: z.enum(['api', 'worker', 'all']).optional(),
+    PORT: port.default(3000),
+    DATABASE_URL: optionalUrl(['postgres:', 'postgresql:']),
+    DATABASE_POOL_SIZE: positiveInt.max(200).default(10),
+    DATABASE_MIGRATE_ON_START: booleanFlag.default('true'),
+    REDIS_URL: optionalUrl(['redis:', 'rediss:']),
+    REDIS_KEY_PREFIX: z
+      .string()
+      .regex(/^[a-z0-9_-]{1,40}$/i, 'must be 1 to 40 letters, digits, "_" or "-"')
+      .default('imgjobs'),
+    ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+    PUBLIC_BASE_URL: optionalUrl(['http:', 'https:']),
+    STORAGE_DIR: z.string().min(1).default('./data/results'),
+    /** How long a signed result or thumbnail URL works (contract section 13: 7 days). */
+    RESULT_URL_TTL_SECONDS: positiveInt.max(365 * 24 * 3600).default(7 * 24 * 3600),
+    /** HMAC key for result URLs; unset, a secret generated once and kept in PostgreSQL is shared by every instance. */
+    RESULT_URL_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    DATA_DIR: z.string().min(1).default('./data'),
+    EMBEDDED_POSTGRES_PORT: port.default(54329),
+    OUTBOUND_ALLOWLIST: commaList(allowlistEntry).default(''),
+    WEBHOOK_RETRY_SCHEDULE: commaList(z.coerce.number().int().min(0).max(7 * 24 * 3600))
+      .refine((delays) => delays.length > 0, 'must list at least one delay')
+      .default('0,5,300,1800,7200,18000,36000,36000'),
+    LIMIT_CREATES_PER_HOUR_KEY: positiveInt.default(5),
+    LIMIT_CREATES_PER_HOUR_ACCOUNT: positiveInt.default(10),
+    LIMIT_CREATES_PER_HOUR_IP: positiveInt.default(50),
+    LIMIT_POLLS_PER_HOUR_KEY: positiveInt.default(120),
+    LIMIT_POLLS_PER_HOUR_ACCOUNT: positiveInt.default(240),
+    LIMIT_POLLS_PER_HOUR_IP: positiveInt.default(1200),
+    /** Length of the sliding window of the create and poll limits (the limits are per hour by default). */
+    RATE_LIMIT_WINDOW_SECONDS: positiveInt.max(86_400).default(3600),
+    LIMIT_ACTIVE_JOBS_PER_KEY: positiveInt.default(1),
+    LIMIT_ACTIVE_JOBS_PER_ACCOUNT: positiveInt.default(2),
+    CAPACITY_MAX_PENDING_RESULTS: positiveInt.default(200),
+    CAPACITY_ACCOUNT_SHARE: z.coerce.number().gt(0).max(1).default(0.25),
+    RESULT_ATTEMPTS: positiveInt.max(20).default(3),
+    /** Which queues a worker process consumes, so background removal can scale apart. */
+    WORKER_QUEUES: commaList(z.enum(['background-removal', 'processing', 'webhook-delivery', 'maintenance'])).default(
+      'background-removal,processing,maintenance',
+    ),
+    WORKER_CONCURRENCY_BACKGROUND_REMOVAL: positiveInt.max(256).default(8),
+    WORKER_CONCURRENCY_PROCESSING: positiveInt.max(256).default(8),
+    WORKER_LOCK_SECONDS: positiveInt.max(3600).default(30),
+    WORKER_STALLED_CHECK_SECONDS: positiveInt.max(3600).default(30),
+    WORKER_MAX_STALLED: nonNegativeInt.max(20).default(1),
+    SWEEP_INTERVAL_SECONDS: positiveInt.max(3600).default(30),
+    SWEEP_GRACE_SECONDS: positiveInt.max(86_400).default(60),
+    SANDBOX_SLOW_SECONDS: nonNegativeInt.max(600).default(10),
+    AUTH_CACHE_TTL_SECONDS: nonNegativeInt.max(300).default(30),
+    WORKER_HEALTH_PORT: port.default(3001),
+    SHUTDOWN_GRACE_SECONDS: positiveInt.max(600).default(25),
+    DEMO_ACCOUNT_CREDITS: nonNegativeInt.default(1000),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .transform((env) => ({
+    ...env,
+    PUBLIC_BASE_URL: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
+  }));
+
+export type AppConfig = z.infer<typeof configSchema>;

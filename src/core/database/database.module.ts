@@ -1,0 +1,24 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { APP_CONFIG, CONNECTIONS, type Connections } from '../config/config.module';
+import type { AppConfig } from '../config/config.schema';
+import { dataSourceOptions } from './data-source-options';
+
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      inject: [APP_CONFIG, CONNECTIONS],
+      useFactory: (config: AppConfig, connections: Connections) => ({
+        ...dataSourceOptions({
+          url: connections.databaseUrl,
+          poolSize: config.DATABASE_POOL_SIZE,
+          schema: connections.databaseSchema,
+        }),
+        // Start-up fails fast on a bad DATABASE_URL rather than retrying for minutes.
+        retryAttempts: 2,
+        retryDelay: 1000,
+      }),
+    }),
+  ],
+})
+export class DatabaseModule {}

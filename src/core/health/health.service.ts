@@ -1,0 +1,50 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Redis } from 'ioredis';
+import { DataSource } from 'typeorm';
+import { REDIS } from '../redis/redis.module';
+
+const CHECK_TIMEOUT_MS = 2000;
+
+export type CheckState = 'up' | 'down';
+
+export interface Readiness {
+  ready: boolean;
+  checks: { database: CheckState; redis: CheckState };
+}
+
+function withTimeout<T>(work: Promise<T>): Promise<T> {
+  return Promise.race([
+    work,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error('health check timed out')), CHECK_TIMEOUT_MS).unref()),
+  ]);
+}
+
+/**
+ * Readiness is two round trips (PostgreSQL `SELECT 1`, Redis `PING`); written here rather than
+ * with a health-check library so the API and the worker's plain health port share it.
+ */
+@Injectable()
+export class HealthService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(REDIS) private readonly redis: Redis,
+  ) {}
+
+  async readiness(): Promise<Readiness> {
+    const [database, redis] = await Promise.all([
+      this.probe(() => this.dataSource.query('SELECT 1')),
+      this.probe(() => this.redis.ping()),
+    ]);
+    return { ready: database === 'up' && redis === 'up', checks: { database, redis } };
+  }
+
+  private async probe(check: () => Promise<unknown>): Promise<CheckState> {
+    try {
+      await withTimeout(check());
+      return 'up';
+    } catch {
+      return 'down';
+    }
+  }
+}

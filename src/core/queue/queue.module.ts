@@ -1,0 +1,43 @@
+import { BullModule } from '@nestjs/bullmq';
+import { Global, Module } from '@nestjs/common';
+import type { ConnectionOptions } from 'bullmq';
+import { APP_CONFIG, CONNECTIONS, type Connections } from '../config/config.module';
+import type { AppConfig } from '../config/config.schema';
+import { ALL_QUEUES } from './queue-name';
+
+/** Where BullMQ keeps its keys, shared by producers (through BullModule) and workers. */
+export const QUEUE_CONNECTION = Symbol('QUEUE_CONNECTION');
+
+export interface QueueConnection {
+  connection: ConnectionOptions;
+  prefix: string;
+}
+
+export function queueConnection(config: AppConfig, connections: Connections): QueueConnection {
+  const url = new URL(connections.redisUrl);
+  return {
+    prefix: `${config.REDIS_KEY_PREFIX}:bull`,
+    connection: {
+      host: url.hostname,
+      port: Number(url.port || 6379),
+      username: decodeURIComponent(url.username) || undefined,
+      password: decodeURIComponent(url.password) || undefined,
+      db: url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0,
+      tls: url.protocol === 'rediss:' ? {} : undefined,
+    },
+  };
+}
+
+const registeredQueues = BullModule.registerQueue(...ALL_QUEUES.map((name) => ({ name })));
+
+/** BullMQ on the service's Redis, with every queue registered for producers and Bull Board. */
+@Global()
+@Module({
+  imports: [
+    BullModule.forRootAsync({ inject: [APP_CONFIG, CONNECTIONS], useFactory: queueConnection }),
+    registeredQueues,
+  ],
+  providers: [{ provide: QUEUE_CONNECTION, inject: [APP_CONFIG, CONNECTIONS], useFactory: queueConnection }],
+  exports: [registeredQueues, QUEUE_CONNECTION],
+})
+export class QueueModule {}

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { CreditsModule } from '../credits/credits.module';
+import { AccountController } from './account.controller';
+import { AccountsService } from './accounts.service';
+
+@Module({
+  imports: [AuthModule, CreditsModule],
+  controllers: [AccountController],
+  providers: [AccountsService],
+  exports: [AccountsService],
+})
+export class AccountsModule {}

@@ -1,0 +1,41 @@
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { ExpressAdapter } from '@bull-board/express';
+import { BullBoardModule } from '@bull-board/nestjs';
+import { Module } from '@nestjs/common';
+import { APP_CONFIG } from '../../core/config/config.module';
+import type { AppConfig } from '../../core/config/config.schema';
+import { ALL_QUEUES } from '../../core/queue/queue-name';
+import { AccountsModule } from '../accounts/accounts.module';
+import { AuthModule } from '../auth/auth.module';
+import { CreditsModule } from '../credits/credits.module';
+import { AdminController } from './admin.controller';
+import { AdminService } from './admin.service';
+import { bullBoardAuth } from './bull-board-auth';
+
+export const BULL_BOARD_ROUTE = '/admin/queues';
+
+/** The operator services, without HTTP: what the admin command line needs. */
+@Module({
+  imports: [AccountsModule, AuthModule, CreditsModule],
+  providers: [AdminService],
+  exports: [AdminService],
+})
+export class AdminServicesModule {}
+
+/** The admin HTTP API and Bull Board, for the API process. */
+@Module({
+  imports: [
+    AdminServicesModule,
+    BullBoardModule.forRootAsync({
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => ({
+        route: BULL_BOARD_ROUTE,
+        adapter: ExpressAdapter,
+        middleware: bullBoardAuth(config.ADMIN_TOKEN),
+      }),
+    }),
+    BullBoardModule.forFeature(...ALL_QUEUES.map((name) => ({ name, adapter: BullMQAdapter }))),
+  ],
+  controllers: [AdminController],
+})
+export class AdminModule {}

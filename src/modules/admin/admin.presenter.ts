@@ -1,0 +1,37 @@
+import type { Account } from '../accounts/account.entity';
+import type { ApiKey } from '../auth/api-key.entity';
+import type { CreditLedgerEntry } from '../credits/credit-ledger-entry.entity';
+import type { AccountDto, ApiKeyDto, LedgerEntryDto } from './admin.dto';
+
+export function presentAccount(account: Account): AccountDto {
+  return {
+    id: account.id,
+    name: account.name,
+    api_access: account.apiAccess,
+    restricted_until: account.restrictedUntil?.toISOString() ?? null,
+    paid_credits: account.paidCredits,
+    created_at: account.createdAt.toISOString(),
+  };
+}
+
+export function presentApiKey(key: ApiKey): ApiKeyDto {
+  return {
+    id: key.id,
+    environment: key.environment,
+    name: key.name,
+    prefix: key.prefix,
+    created_at: key.createdAt.toISOString(),
+  };
+}
+
+export function presentLedgerEntry(entry: CreditLedgerEntry): LedgerEntryDto {
+  return {
+    id: entry.id,
+    kind: entry.kind,
+    amount: entry.amount,
+    credits: entry.credits,
+    job_id: entry.jobId,
+    reason: entry.reason,
+    created_at: entry.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,50 @@
+import { Injectable } from '@nestjs/common';
+import type { Account } from '../accounts/account.entity';
+import { AccountsService, type AccountChanges, type NewAccount } from '../accounts/accounts.service';
+import type { KeyEnvironment } from '../auth/api-key.entity';
+import { ApiKeysService, type IssuedKey } from '../auth/api-keys.service';
+import type { CreditLedgerEntry } from '../credits/credit-ledger-entry.entity';
+import { CreditsService } from '../credits/credits.service';
+
+/** The operator's actions, shared by the admin HTTP API and the `npm run admin` command line. */
+@Injectable()
+export class AdminService {
+  constructor(
+    private readonly accounts: AccountsService,
+    private readonly apiKeys: ApiKeysService,
+    private readonly credits: CreditsService,
+  ) {}
+
+  createAccount(account: NewAccount): Promise<Account> {
+    return this.accounts.create(account);
+  }
+
+  getAccount(id: string): Promise<Account> {
+    return this.accounts.get(id);
+  }
+
+  updateAccount(id: string, changes: AccountChanges): Promise<Account> {
+    return this.accounts.update(id, changes);
+  }
+
+  async issueKey(accountId: string, environment: KeyEnvironment, name: string | null): Promise<IssuedKey> {
+    await this.accounts.get(accountId);
+    return this.apiKeys.issue(accountId, environment, name);
+  }
+
+  /** Revoking twice is harmless; an unknown key is a 404. */
+  async revokeKey(keyId: string): Promise<void> {
+    await this.apiKeys.findById(keyId);
+    await this.apiKeys.revoke(keyId);
+  }
+
+  async changeCredits(accountId: string, amount: number, reason: string): Promise<Account> {
+    await this.credits.applyOperatorChange(accountId, amount, reason);
+    return this.accounts.get(accountId);
+  }
+
+  async ledger(accountId: string, limit: number): Promise<CreditLedgerEntry[]> {
+    await this.accounts.get(accountId);
+    return this.credits.ledger(accountId, limit);
+  }
+}

@@ -1,0 +1,109 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Redis } from 'ioredis';
+import { IsNull, Repository } from 'typeorm';
+import { APP_CONFIG } from '../../core/config/config.module';
+import type { AppConfig } from '../../core/config/config.schema';
+import { DomainError } from '../../core/errors/domain-error';
+import { REDIS, REDIS_SUBSCRIBER } from '../../core/redis/redis.module';
+import { ApiKey, KeyEnvironment } from './api-key.entity';
+import { generateKeySecret, hashSecret, isWellFormedKey } from './api-key-secret';
+import { KeyLookupCache, type ResolvedKey } from './key-lookup-cache';
+
+export interface IssuedKey {
+  apiKey: ApiKey;
+  /** The only time the secret exists outside the client's hands. */
+  secret: string;
+}
+
+interface Invalidation {
+  keyId?: string;
+  accountId?: string;
+}
+
+/** Issues, revokes and resolves API keys; every API instance hears revocations at once. */
+@Injectable()
+export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(ApiKeysService.name);
+  private readonly cache: KeyLookupCache;
+  private readonly channel: string;
+
+  constructor(
+    @InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>,
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS_SUBSCRIBER) private readonly subscriber: Redis,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.cache = new KeyLookupCache(config.AUTH_CACHE_TTL_SECONDS * 1000);
+    this.channel = `${config.REDIS_KEY_PREFIX}:auth:invalidate`;
+  }
+
+  async onModuleInit(): Promise<void> {
+    this.subscriber.on('message', this.onInvalidation);
+    await this.subscriber.subscribe(this.channel);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.subscriber.off('message', this.onInvalidation);
+    await this.subscriber.unsubscribe(this.channel).catch(() => undefined);
+  }
+
+  async issue(accountId: string, environment: KeyEnvironment, name: string | null): Promise<IssuedKey> {
+    const { secret, prefix, hash } = generateKeySecret(environment);
+    const apiKey = await this.keys.save(this.keys.create({ accountId, environment, name, prefix, secretHash: hash }));
+    return { apiKey, secret };
+  }
+
+  /** Returns false when the key does not exist or was already revoked. */
+  async revoke(keyId: string): Promise<boolean> {
+    const result = await this.keys.update({ id: keyId, revokedAt: IsNull() }, { revokedAt: () => 'now()' });
+    await this.invalidate({ keyId });
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Drops cached lookups of an account's keys everywhere, after its flags changed. */
+  async forgetAccount(accountId: string): Promise<void> {
+    await this.invalidate({ accountId });
+  }
+
+  async resolve(secret: string): Promise<ResolvedKey | null> {
+    if (!isWellFormedKey(secret)) return null;
+    const hash = hashSecret(secret);
+    const cached = this.cache.get(hash);
+    if (cached !== undefined) return cached;
+    const generation = this.cache.currentGeneration();
+    const row = await this.keys.findOne({ where: { secretHash: hash, revokedAt: IsNull() }, relations: { account: true } });
+    const resolved: ResolvedKey | null =
+      row && row.account
+        ? {
+            keyId: row.id,
+            accountId: row.accountId,
+            environment: row.environment,
+            apiAccess: row.account.apiAccess,
+            restrictedUntil: row.account.restrictedUntil,
+          }
+        : null;
+    this.cache.set(hash, resolved, generation);
+    return resolved;
+  }
+
+  async findById(keyId: string): Promise<ApiKey> {
+    const key = await this.keys.findOneBy({ id: keyId });
+    if (!key) throw DomainError.notFound('API key');
+    return key;
+  }
+
+  private async invalidate(match: Invalidation): Promise<void> {
+    this.cache.invalidate(match);
+    await this.redis.publish(this.channel, JSON.stringify(match));
+  }
+
+  private readonly onInvalidation = (channel: string, message: string): void => {
+    if (channel !== this.channel) return;
+    try {
+      this.cache.invalidate(JSON.parse(message) as Invalidation);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'ignored malformed key invalidation message');
+    }
+  };
+}

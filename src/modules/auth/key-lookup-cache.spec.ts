@@ -1,0 +1,88 @@
+import { KeyEnvironment } from './api-key.entity';
+import { KeyLookupCache, type ResolvedKey } from './key-lookup-cache';
+
+function resolved(keyId: string, accountId: string): ResolvedKey {
+  return { keyId, accountId, environment: KeyEnvironment.Live, apiAccess: true, restrictedUntil: null };
+}
+
+describe(KeyLookupCache.name, () => {
+  let now: number;
+  const clock = () => now;
+
+  beforeEach(() => {
+    now = 1_000_000;
+  });
+
+  it('returns undefined for a hash it has never seen', () => {
+    expect(new KeyLookupCache(30_000, 10, clock).get('h')).toBeUndefined();
+  });
+
+  it('returns a cached key on a hit', () => {
+    const cache = new KeyLookupCache(30_000, 10, clock);
+    const key = resolved('k1', 'a1');
+    cache.set('h1', key, cache.currentGeneration());
+    expect(cache.get('h1')).toEqual(key);
+  });
+
+  it('caches an unknown hash as null, distinct from a miss', () => {
+    const cache = new KeyLookupCache(30_000, 10, clock);
+    cache.set('unknown', null, cache.currentGeneration());
+    expect(cache.get('unknown')).toBeNull();
+  });
+
+  it('expires an entry once its TTL has passed', () => {
+    const cache = new KeyLookupCache(30_000, 10, clock);
+    cache.set('h1', resolved('k1', 'a1'), cache.currentGeneration());
+    now += 29_999;
+    expect(cache.get('h1')).toBeDefined();
+    now += 1;
+    expect(cache.get('h1')).toBeUndefined();
+  });
+
+  it('caches nothing when the TTL is 0', () => {
+    const cache = new KeyLookupCache(0, 10, clock);
+    cache.set('h1', resolved('k1', 'a1'), cache.currentGeneration());
+    expect(cache.get('h1')).toBeUndefined();
+  });
+
+  it('invalidates by key id, leaving other keys of the account', () => {
+    const cache = new KeyLookupCache(30_000, 10, clock);
+    const generation = cache.currentGeneration();
+    cache.set('h1', resolved('k1', 'a1'), generation);
+    cache.set('h2', resolved('k2', 'a1'), generation);
+    cache.invalidate({ keyId: 'k1' });
+    expect(cache.get('h1')).toBeUndefined();
+    expect(cache.get('h2')).toEqual(resolved('k2', 'a1'));
+  });
+
+  it('invalidates every key of an account, leaving other accounts', () => {
+    const cache = new KeyLookupCache(30_000, 10, clock);
+    const generation = cache.currentGeneration();
+    cache.set('h1', resolved('k1', 'a1'), generation);
+    cache.set('h2', resolved('k2', 'a1'), generation);
+    cache.set('h3', resolved('k3', 'a2'), generation);
+    cache.invalidate({ accountId: 'a1' });
+    expect(cache.get('h1')).toBeUndefined();
+    expect(cache.get('h2')).toBeUndefined();
+    expect(cache.get('h3')).toEqual(resolved('k3', 'a2'));
+  });
+
+  it('does not cache a lookup that raced an invalidation', () => {
+    const cache = new KeyLookupCache(30_000, 10, clock);
+    const readAt = cache.currentGeneration();
+    // The database read happens here; meanwhile the key is revoked.
+    cache.invalidate({ keyId: 'k1' });
+    cache.set('h1', resolved('k1', 'a1'), readAt);
+    expect(cache.get('h1')).toBeUndefined();
+    // A fresh lookup after the invalidation is cached again.
+    cache.set('h1', resolved('k1', 'a1'), cache.currentGeneration());
+    expect(cache.get('h1')).toEqual(resolved('k1', 'a1'));
+  });
+
+  it('never holds more than its capacity, dropping the oldest entry first', () => {
+    const cache = new KeyLookupCache(30_000, 3, clock);
+    for (let i = 1; i <= 5; i++) cache.set(`h${i}`, resolved(`k${i}`, 'a1'), cache.currentGeneration());
+    const held = [1, 2, 3, 4, 5].filter((i) => cache.get(`h${i}`) !== undefined);
+    expect(held).toEqual([3, 4, 5]);
+  });
+});

@@ -1,0 +1,44 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Access, AccessLevel } from '../auth/access.decorator';
+import {
+  ListPresetsQueryDto,
+  ProductPhotoPresetsResponseDto,
+  ToolCatalogResponseDto,
+  type ProductPhotoPresetDto,
+  type ToolCatalogEntryDto,
+} from './catalog.dto';
+import { CatalogService } from './catalog.service';
+
+@ApiTags('Catalog')
+@Access(AccessLevel.Public)
+@Controller('api/v1')
+export class CatalogController {
+  constructor(private readonly catalog: CatalogService) {}
+
+  @Get('tools')
+  @ApiOperation({ summary: 'List the tools and their current credit costs (public).' })
+  @ApiOkResponse({ type: ToolCatalogResponseDto })
+  async listTools(): Promise<{ tools: ToolCatalogEntryDto[] }> {
+    const tools = await this.catalog.pricedTools();
+    return {
+      tools: tools.map((tool) => ({
+        id: tool.id,
+        name: tool.name,
+        endpoint: tool.endpoint,
+        credits: tool.price.credits,
+        unit: 'image',
+        default_cost_key: tool.price.costKey,
+        pricing_version: tool.price.pricingVersion,
+        description: tool.description,
+      })),
+    };
+  }
+
+  @Get('product-photo-presets')
+  @ApiOperation({ summary: 'List the presets accepted by POST /product-photo-jobs (public).' })
+  @ApiOkResponse({ type: ProductPhotoPresetsResponseDto })
+  listPresets(@Query() query: ListPresetsQueryDto): { presets: ProductPhotoPresetDto[] } {
+    return { presets: this.catalog.presets(query.operation).map((preset) => ({ ...preset })) };
+  }
+}

@@ -1,0 +1,82 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsEnum, IsOptional } from 'class-validator';
+import { ProductPhotoOperation } from './product-photo-presets';
+import { ToolId } from './tools';
+
+export class ToolCatalogEntryDto {
+  @ApiProperty({ enum: ToolId, enumName: 'ToolId' })
+  id!: ToolId;
+
+  @ApiProperty()
+  name!: string;
+
+  @ApiProperty({ example: '/api/v1/image/edit' })
+  endpoint!: string;
+
+  @ApiProperty({ type: 'integer', description: 'Current public credit cost per unit.' })
+  credits!: number;
+
+  @ApiProperty({ example: 'image' })
+  unit!: string;
+
+  @ApiProperty({ example: 'image_editing.default' })
+  default_cost_key!: string;
+
+  @ApiProperty({ type: 'integer' })
+  pricing_version!: number;
+
+  @ApiProperty()
+  description!: string;
+}
+
+export class ToolCatalogResponseDto {
+  @ApiProperty({ type: [ToolCatalogEntryDto] })
+  tools!: ToolCatalogEntryDto[];
+
+  @ApiProperty()
+  request_id!: string;
+}
+
+export class ProductPhotoPresetDto {
+  @ApiProperty({ example: 'amazon_main_image' })
+  id!: string;
+
+  @ApiProperty()
+  name!: string;
+
+  @ApiProperty({ example: 'amazon' })
+  channel!: string;
+
+  @ApiProperty()
+  description!: string;
+
+  @ApiProperty({ enum: ProductPhotoOperation, enumName: 'ProductPhotoOperation' })
+  operation!: ProductPhotoOperation;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: 'Output width in pixels; null keeps the source size.' })
+  width!: number | null;
+
+  @ApiProperty({ type: 'integer', nullable: true })
+  height!: number | null;
+
+  @ApiProperty({ enum: ['jpg', 'png', 'webp'] })
+  format!: string;
+
+  @ApiProperty({ enum: ['white', 'transparent', 'original', 'generated_scene'] })
+  background!: string;
+}
+
+export class ProductPhotoPresetsResponseDto {
+  @ApiProperty({ type: [ProductPhotoPresetDto] })
+  presets!: ProductPhotoPresetDto[];
+
+  @ApiProperty()
+  request_id!: string;
+}
+
+export class ListPresetsQueryDto {
+  @ApiPropertyOptional({ enum: ProductPhotoOperation, description: 'Only presets of this operation.' })
+  @IsOptional()
+  @IsEnum(ProductPhotoOperation)
+  operation?: ProductPhotoOperation;
+}

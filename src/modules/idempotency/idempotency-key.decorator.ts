@@ -1,0 +1,19 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { Request } from 'express';
+import { DomainError } from '../../core/errors/domain-error';
+
+const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{8,160}$/;
+
+/** The required `Idempotency-Key` header of create endpoints, validated (spec 4.1). */
+export const IdempotencyKeyHeader = createParamDecorator((_data: unknown, context: ExecutionContext): string => {
+  const value = context.switchToHttp().getRequest<Request>().headers['idempotency-key'];
+  if (typeof value !== 'string' || value.length === 0) {
+    throw DomainError.invalid([{ path: 'headers.idempotency-key', message: 'the Idempotency-Key header is required' }]);
+  }
+  if (!IDEMPOTENCY_KEY.test(value)) {
+    throw DomainError.invalid([
+      { path: 'headers.idempotency-key', message: 'must be 8 to 160 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-"' },
+    ]);
+  }
+  return value;
+});

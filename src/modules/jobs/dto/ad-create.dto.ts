@@ -1,0 +1,70 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional, IsString, Length } from 'class-validator';
+import {
+  HexColor,
+  InputImageDto,
+  InputImages,
+  NestedObject,
+  OutputOptionsDto,
+  RequiredNestedObject,
+  WebhookUrl,
+} from './shared.dto';
+
+export const AD_PLATFORMS = [
+  'instagram_feed',
+  'instagram_story',
+  'facebook_feed',
+  'pinterest',
+  'tiktok',
+  'google_display',
+] as const;
+export const AD_GOALS = ['awareness', 'consideration', 'conversion'] as const;
+export const AD_STYLES = ['minimal', 'bold', 'luxury', 'playful'] as const;
+
+export class CreativeDto {
+  @ApiProperty({ enum: AD_PLATFORMS })
+  @IsIn(AD_PLATFORMS)
+  platform!: (typeof AD_PLATFORMS)[number];
+
+  @ApiPropertyOptional({ enum: AD_GOALS, default: 'conversion' })
+  @IsOptional()
+  @IsIn(AD_GOALS)
+  goal?: (typeof AD_GOALS)[number];
+
+  @ApiPropertyOptional({ enum: AD_STYLES, default: 'minimal' })
+  @IsOptional()
+  @IsIn(AD_STYLES)
+  style?: (typeof AD_STYLES)[number];
+
+  @ApiPropertyOptional({ minLength: 1, maxLength: 60 })
+  @IsOptional()
+  @IsString()
+  @Length(1, 60)
+  headline?: string;
+
+  @ApiPropertyOptional({ minLength: 1, maxLength: 25 })
+  @IsOptional()
+  @IsString()
+  @Length(1, 25)
+  call_to_action?: string;
+
+  @HexColor()
+  brand_color?: string;
+}
+
+export class AdCreateRequestDto {
+  @ApiProperty({ type: [InputImageDto], minItems: 1, maxItems: 20 })
+  @InputImages()
+  input!: InputImageDto[];
+
+  @ApiProperty({ type: CreativeDto })
+  @RequiredNestedObject(() => CreativeDto)
+  creative!: CreativeDto;
+
+  @ApiPropertyOptional({ type: OutputOptionsDto })
+  @NestedObject(() => OutputOptionsDto)
+  output?: OutputOptionsDto;
+
+  @WebhookUrl()
+  webhook_url?: string;
+}

@@ -1,0 +1,166 @@
+import { DomainError, type FieldError } from '../../../core/errors/domain-error';
+import { findPreset, ProductPhotoOperation } from '../../catalog/product-photo-presets';
+import { defaultCostKey, ToolId } from '../../catalog/tools';
+import type { AdCreateRequestDto } from './ad-create.dto';
+import type { ImageAiEditRequestDto } from './image-ai-edit.dto';
+import type { ImageEditRequestDto } from './image-edit.dto';
+import type { ImageGenerateRequestDto } from './image-generate.dto';
+import type { ProductPhotoJobRequestDto } from './product-photo-job.dto';
+import type { RemoveBackgroundRequestDto } from './remove-background.dto';
+import type { SceneCreateRequestDto } from './scene-create.dto';
+import type { InputImageDto, OutputFormatOption, OutputOptionsDto } from './shared.dto';
+
+export const MAX_RESULTS_PER_JOB = 20;
+
+export interface JobSource {
+  imageUrl: string | null;
+  externalId: string | null;
+}
+
+/** Every create endpoint's request, reduced to what admission, pricing and the worker need. */
+export interface JobRequest {
+  tool: ToolId;
+  costKey: string;
+  sources: JobSource[];
+  imagesPerSource: number;
+  format: OutputFormatOption;
+  /** The tool-specific options as sent, with defaults applied; stored with the job. */
+  options: Record<string, unknown>;
+  webhookUrl: string | null;
+}
+
+/** Which tool each product photo operation runs on (contract section 5). */
+const PRODUCT_PHOTO_TOOL: Record<ProductPhotoOperation, ToolId> = {
+  [ProductPhotoOperation.ProductPhotoEnhance]: ToolId.ImageEditing,
+  [ProductPhotoOperation.RemoveBackground]: ToolId.RemoveBackground,
+  [ProductPhotoOperation.StudioPackshot]: ToolId.ImageEditing,
+  [ProductPhotoOperation.MarketplaceClean]: ToolId.ImageEditing,
+  [ProductPhotoOperation.NaturalLifestyle]: ToolId.AiBackground,
+  [ProductPhotoOperation.PremiumAd]: ToolId.AdCreative,
+};
+
+const sourcesOf = (input: InputImageDto[] | undefined): JobSource[] =>
+  (input ?? []).map((image) => ({ imageUrl: image.image_url, externalId: image.external_id ?? null }));
+
+/** Plain data for the jsonb column: class instances and undefined members dropped. */
+const plain = (value: object): Record<string, unknown> => JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
+
+function rejectIf(problems: Array<FieldError | false>): void {
+  const errors = problems.filter((problem): problem is FieldError => problem !== false);
+  if (errors.length > 0) throw DomainError.invalid(errors);
+}
+
+/** A colour must be given exactly when the background type is `color`. */
+function colourProblems(path: string, background: { type?: string; color?: string } | undefined): Array<FieldError | false> {
+  return [
+    background?.type === 'color' &&
+      !background.color && { path: `${path}.color`, message: 'color is required when type is color' },
+    background?.color !== undefined &&
+      background.type !== 'color' && { path: `${path}.color`, message: 'color is only allowed when type is color' },
+  ];
+}
+
+function build(
+  tool: ToolId,
+  sources: JobSource[],
+  output: OutputOptionsDto | undefined,
+  options: object,
+  webhookUrl: string | undefined,
+  costKey = defaultCostKey(tool),
+  format: OutputFormatOption = output?.format ?? 'png',
+): JobRequest {
+  const imagesPerSource = output?.number_of_images ?? 1;
+  const results = sources.length * imagesPerSource;
+  rejectIf([
+    results > MAX_RESULTS_PER_JOB && {
+      path: 'output.number_of_images',
+      message: `${sources.length} source images x ${imagesPerSource} images each is ${results} results; a job holds at most ${MAX_RESULTS_PER_JOB}`,
+    },
+  ]);
+  return { tool, costKey, sources, imagesPerSource, format, options: plain(options), webhookUrl: webhookUrl ?? null };
+}
+
+export function removeBackgroundJob(dto: RemoveBackgroundRequestDto): JobRequest {
+  const background = { type: 'transparent', shadow: 'none', ...dto.background };
+  rejectIf([
+    ...colourProblems('background', dto.background),
+    dto.output?.format === 'jpg' &&
+      background.type === 'transparent' && {
+        path: 'output.format',
+        message: 'jpg cannot hold a transparent background; use png or webp, or a white or color background',
+      },
+  ]);
+  return build(
+    ToolId.RemoveBackground,
+    sourcesOf(dto.input),
+    dto.output,
+    { background, output: { crop_to_subject: false, margin_percent: 0, ...dto.output } },
+    dto.webhook_url,
+  );
+}
+
+export function imageEditJob(dto: ImageEditRequestDto): JobRequest {
+  rejectIf(colourProblems('operations.background', dto.operations?.background));
+  return build(ToolId.ImageEditing, sourcesOf(dto.input), dto.output, { operations: dto.operations ?? {} }, dto.webhook_url);
+}
+
+export function imageAiEditJob(dto: ImageAiEditRequestDto): JobRequest {
+  return build(ToolId.ImageAiEdit, sourcesOf(dto.input), dto.output, { options: dto.options }, dto.webhook_url);
+}
+
+export function sceneCreateJob(dto: SceneCreateRequestDto): JobRequest {
+  return build(
+    ToolId.AiBackground,
+    sourcesOf(dto.input),
+    dto.output,
+    { scene: { shadow: 'natural', ...dto.scene } },
+    dto.webhook_url,
+  );
+}
+
+/** Without reference images a generation job still has one (empty) source: max(N, 1) x M. */
+export function imageGenerateJob(dto: ImageGenerateRequestDto): JobRequest {
+  const references = sourcesOf(dto.input);
+  const sources = references.length > 0 ? references : [{ imageUrl: null, externalId: null }];
+  return build(
+    ToolId.ImageGeneration,
+    sources,
+    dto.output,
+    { prompt: dto.prompt, options: dto.options ?? {} },
+    dto.webhook_url,
+  );
+}
+
+export function adCreateJob(dto: AdCreateRequestDto): JobRequest {
+  const creative = { goal: 'conversion', style: 'minimal', ...dto.creative };
+  return build(ToolId.AdCreative, sourcesOf(dto.input), dto.output, { creative }, dto.webhook_url);
+}
+
+/** Product photo jobs: one result per image; a preset decides the operation and format. */
+export function productPhotoJob(dto: ProductPhotoJobRequestDto): JobRequest {
+  const preset = dto.preset ? findPreset(dto.preset) : undefined;
+  rejectIf([
+    preset !== undefined &&
+      dto.operation !== undefined &&
+      dto.operation !== preset.operation && {
+        path: 'preset',
+        message: `preset ${preset.id} is for the ${preset.operation} operation, not ${dto.operation}`,
+      },
+  ]);
+  const operation = dto.operation ?? preset?.operation ?? ProductPhotoOperation.ProductPhotoEnhance;
+  const sources = dto.images.map((image) => ({ imageUrl: image.source_url, externalId: image.external_id }));
+  return build(
+    PRODUCT_PHOTO_TOOL[operation],
+    sources,
+    undefined,
+    {
+      operation,
+      preset: preset ?? null,
+      preservation_level: dto.preservation_level ?? 'strict',
+      instructions: dto.instructions ?? null,
+    },
+    dto.webhook_url,
+    `product_photo.${operation}`,
+    preset?.format ?? 'jpg',
+  );
+}

@@ -1,0 +1,107 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Length,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+
+export const OUTPUT_FORMATS = ['jpg', 'png', 'webp'] as const;
+export type OutputFormatOption = (typeof OUTPUT_FORMATS)[number];
+export const SHADOWS = ['none', 'soft', 'natural'] as const;
+export const MAX_URL_LENGTH = 2048;
+export const HEX_COLOR = /^#[0-9A-Fa-f]{6}$/;
+/** `W:H` with W and H whole numbers from 1 to 32. */
+export const ASPECT_RATIO = /^([1-9]|[12][0-9]|3[0-2]):([1-9]|[12][0-9]|3[0-2])$/;
+
+/** A source image URL: http or https (sources are fetched, and refused at fetch time if private). */
+export const SourceUrl = () =>
+  applyDecorators(
+    IsString(),
+    MaxLength(MAX_URL_LENGTH),
+    IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false }, { message: '$property must be an http or https URL' }),
+  );
+
+/** An optional nested object: a non-object value is an error at its own path, not ignored. */
+export const NestedObject = (type: () => new () => object) =>
+  applyDecorators(IsOptional(), IsObject({ message: '$property must be an object' }), ValidateNested(), Type(type));
+
+export const RequiredNestedObject = (type: () => new () => object) =>
+  applyDecorators(IsObject({ message: '$property must be an object' }), ValidateNested(), Type(type));
+
+export const Prompt = () => applyDecorators(IsString(), Length(1, 4000));
+
+export class InputImageDto {
+  @ApiProperty({ format: 'uri', maxLength: MAX_URL_LENGTH, example: 'https://cdn.example.com/products/123.jpg' })
+  @SourceUrl()
+  image_url!: string;
+
+  @ApiPropertyOptional({ minLength: 1, maxLength: 200, description: 'Your label, returned with the results.' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  external_id?: string;
+}
+
+/** 1 to 20 source images (spec 2.3). */
+export const InputImages = (min = 1, max = 20) =>
+  applyDecorators(
+    IsArray(),
+    ArrayMinSize(min),
+    ArrayMaxSize(max),
+    ValidateNested({ each: true }),
+    Type(() => InputImageDto),
+  );
+
+export class OutputOptionsDto {
+  @ApiPropertyOptional({ enum: OUTPUT_FORMATS, default: 'png' })
+  @IsOptional()
+  @IsIn(OUTPUT_FORMATS)
+  format?: OutputFormatOption;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 4, default: 1, description: 'Images per source image.' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(4)
+  number_of_images?: number;
+}
+
+/** `webhook_url`: HTTPS only (spec section 6). */
+export const WebhookUrl = () =>
+  applyDecorators(
+    ApiPropertyOptional({ format: 'uri', maxLength: MAX_URL_LENGTH, description: 'HTTPS URL that receives signed events.' }),
+    IsOptional(),
+    IsString(),
+    MaxLength(MAX_URL_LENGTH),
+    IsUrl({ protocols: ['https'], require_protocol: true, require_tld: false }, { message: 'webhook_url must be an https URL' }),
+  );
+
+export const AspectRatio = () =>
+  applyDecorators(
+    ApiPropertyOptional({ example: '4:5', description: 'W:H, each a whole number from 1 to 32.' }),
+    IsOptional(),
+    IsString(),
+    Matches(ASPECT_RATIO, { message: '$property must look like W:H with W and H from 1 to 32' }),
+  );
+
+export const HexColor = () =>
+  applyDecorators(
+    ApiPropertyOptional({ example: '#F5F5F5' }),
+    IsOptional(),
+    IsString(),
+    Matches(HEX_COLOR, { message: '$property must be a #RRGGBB colour' }),
+  );

@@ -1,0 +1,179 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { DomainError } from '../../core/errors/domain-error';
+import { ErrorCode } from '../../core/errors/error-code';
+import { KeyEnvironment } from '../auth/api-key.entity';
+import type { AuthContext } from '../auth/auth-context';
+import { CapacityService } from '../capacity/capacity.service';
+import { CatalogService } from '../catalog/catalog.service';
+import { toolDefinition } from '../catalog/tools';
+import { CreditsService } from '../credits/credits.service';
+import { IdempotencyService, type IdempotentRequest } from '../idempotency/idempotency.service';
+import { rateLimitExceeded } from '../rate-limit/rate-limit.headers';
+import { RateLimitService } from '../rate-limit/rate-limit.service';
+import { RateLimitKind, type RateLimitDecision, type RateLimitSubject } from '../rate-limit/rate-limit.types';
+import { ToolRunners } from '../tools/tool-runners';
+import type { JobRequest } from './dto/job-request';
+import { Job } from './job.entity';
+import { JobResult } from './job-result.entity';
+import type { JobKind } from './job-status';
+import { JobsRepository } from './jobs.repository';
+import { ResultQueueProducer } from './result-queue.producer';
+
+export interface CreateJobCommand {
+  caller: AuthContext;
+  /** Method and route, so one key reused on another endpoint is a conflict. */
+  endpoint: string;
+  kind: JobKind;
+  request: JobRequest;
+  idempotencyKey: string;
+  requestHash: string;
+  clientIp: string;
+  /** Called as soon as the rate limit has decided, so even refusals carry RateLimit-* headers. */
+  onRateLimit?: (decision: RateLimitDecision) => void;
+}
+
+export interface CreatedJob {
+  job: Job;
+  /** True when an earlier request with the same Idempotency-Key created the job. */
+  replayed: boolean;
+  remainingPaidCredits: number;
+}
+
+type Admission = { replayOf: string } | { job: Job; results: JobResult[]; remainingPaidCredits: number };
+
+/**
+ * The create path (contract sections 8 to 10): idempotency, rate limit, active jobs, capacity
+ * and credits are decided, and the job, its results, the reservation and the idempotency
+ * record written, in one transaction. A refused request leaves nothing behind.
+ */
+@Injectable()
+export class JobCreationService {
+  private readonly logger = new Logger(JobCreationService.name);
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly idempotency: IdempotencyService,
+    private readonly rateLimits: RateLimitService,
+    private readonly capacity: CapacityService,
+    private readonly credits: CreditsService,
+    private readonly catalog: CatalogService,
+    private readonly tools: ToolRunners,
+    private readonly jobs: JobsRepository,
+    private readonly queue: ResultQueueProducer,
+  ) {}
+
+  async create(command: CreateJobCommand): Promise<CreatedJob> {
+    const { caller } = command;
+    const sandbox = caller.environment === KeyEnvironment.Sandbox;
+    const idempotent: IdempotentRequest = {
+      apiKeyId: caller.keyId,
+      key: command.idempotencyKey,
+      endpoint: command.endpoint,
+      requestHash: command.requestHash,
+    };
+    const subject: RateLimitSubject = { keyId: caller.keyId, accountId: caller.accountId, ip: command.clientIp };
+    let rateLimitToken: string | null = null;
+
+    // Read before the transaction: a second pool connection taken while holding the first
+    // would let concurrent creates starve the pool.
+    const price = await this.catalog.priceFor(command.request.costKey);
+    let admission: Admission;
+    try {
+      admission = await this.dataSource.transaction(async (manager): Promise<Admission> => {
+        await this.idempotency.lock(manager, idempotent);
+        const replayOf = await this.idempotency.findReplay(manager, idempotent);
+        if (replayOf) return { replayOf };
+
+        if (!this.tools.isAvailable(command.request.tool, sandbox)) {
+          throw new DomainError(
+            ErrorCode.ToolUnavailable,
+            `The ${command.request.tool} tool is not available for live keys on this deployment. No credits were reserved.`,
+          );
+        }
+
+        const decision = await this.rateLimits.consume(RateLimitKind.Create, subject);
+        command.onRateLimit?.(decision);
+        if (!decision.allowed) throw rateLimitExceeded(RateLimitKind.Create, decision, this.rateLimits.windowSeconds);
+        rateLimitToken = decision.token;
+
+        const totalResults = command.request.sources.length * command.request.imagesPerSource;
+        const balance = await this.lockAccount(manager, caller.accountId);
+        const group = toolDefinition(command.request.tool).capacityGroup;
+        await this.capacity.admit(manager, {
+          accountId: caller.accountId,
+          keyId: caller.keyId,
+          sandbox,
+          group,
+          results: totalResults,
+        });
+
+        const creditsPerResult = sandbox ? 0 : price.credits;
+        const required = creditsPerResult * totalResults;
+        if (required > balance) {
+          throw new DomainError(
+            ErrorCode.InsufficientCredits,
+            `This job needs ${required} credits and the account has ${balance}.`,
+            { required, available: balance },
+          );
+        }
+
+        const now = new Date();
+        const job = this.jobs.buildJob({
+          id: randomUUID(),
+          caller,
+          sandbox,
+          kind: command.kind,
+          request: command.request,
+          group,
+          totalResults,
+          creditsPerResult,
+          pricingVersion: price.pricingVersion,
+          now,
+        });
+        const results = this.jobs.buildResults(job, command.request);
+        // TypeORM's insert typing cannot see through the jsonb `options` record.
+        await manager.insert(Job, job as QueryDeepPartialEntity<Job>);
+        await manager.insert(JobResult, results);
+        const remaining = required > 0 ? await this.credits.reserve(manager, caller.accountId, job.id, required) : balance;
+        if (remaining === null) throw new Error('reservation failed under the account lock');
+        await this.idempotency.remember(manager, idempotent, job.id);
+        return { job, results, remainingPaidCredits: remaining };
+      });
+    } catch (error) {
+      if (rateLimitToken) await this.refund(subject, rateLimitToken);
+      throw error;
+    }
+
+    if ('replayOf' in admission) {
+      const job = await this.jobs.findOwned(caller, admission.replayOf);
+      if (!job) throw DomainError.notFound('job');
+      return { job, replayed: true, remainingPaidCredits: await this.credits.balance(caller.accountId) };
+    }
+    // Committed is what counts: if this enqueue is lost, the sweeper enqueues the results later.
+    await this.queue.enqueue(admission.results).catch((error: unknown) => {
+      this.logger.warn({ err: error, job_id: admission.job.id }, 'enqueue failed; the sweeper will retry');
+    });
+    return { job: admission.job, replayed: false, remainingPaidCredits: admission.remainingPaidCredits };
+  }
+
+  /** Serialises one account's creates, so limits and the balance are read and changed in turn. */
+  private async lockAccount(manager: EntityManager, accountId: string): Promise<number> {
+    const [account]: Array<{ paid_credits: number }> = await manager.query(
+      `SELECT paid_credits FROM accounts WHERE id = $1 FOR UPDATE`,
+      [accountId],
+    );
+    if (!account) throw new DomainError(ErrorCode.Unauthorized, 'The API key is invalid or has been revoked.');
+    return account.paid_credits;
+  }
+
+  private async refund(subject: RateLimitSubject, token: string): Promise<void> {
+    await this.rateLimits.refund(RateLimitKind.Create, subject, token).catch((error: unknown) => {
+      this.logger.warn({ err: error }, 'could not refund a rate-limit slot');
+    });
+  }
+}
+

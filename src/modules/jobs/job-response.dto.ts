@@ -1,0 +1,127 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsEnum, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { ToolId } from '../catalog/tools';
+import { JobStatus, ResultErrorCode, ResultStatus } from './job-status';
+
+export class JobSummaryDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ enum: ToolId, enumName: 'ToolId' }) api!: ToolId;
+  @ApiProperty({ enum: JobStatus, enumName: 'JobStatus' }) status!: JobStatus;
+  @ApiProperty() sandbox!: boolean;
+  @ApiProperty({ type: 'integer' }) total_results!: number;
+  @ApiProperty({ type: 'integer' }) completed_results!: number;
+  @ApiProperty({ type: 'integer' }) failed_results!: number;
+  @ApiProperty({ type: 'integer', description: 'Credits reserved at creation (cost per result x results); 0 for sandbox jobs.' })
+  credits_reserved!: number;
+  @ApiProperty({ type: 'integer', description: 'Credits captured by completed results.' }) credits_used!: number;
+  @ApiProperty({ type: 'integer', description: 'The pricing version the job was charged at.' }) pricing_version!: number;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiProperty({ format: 'date-time' }) updated_at!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) completed_at!: string | null;
+}
+
+export class JobResultDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ type: 'integer', description: 'Position in the job: source index x number_of_images + variant.' }) index!: number;
+  @ApiProperty({ type: String, nullable: true }) external_id!: string | null;
+  @ApiProperty({ type: String, nullable: true }) source_image_url!: string | null;
+  @ApiProperty({ enum: ResultStatus, enumName: 'ResultStatus' }) status!: ResultStatus;
+  @ApiProperty({ type: String, nullable: true, description: 'Signed, expiring URL of the image.' })
+  result_url!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Signed URL of a WebP thumbnail (longest side 256 px).' })
+  thumbnail_url!: string | null;
+  @ApiProperty({ enum: ResultErrorCode, enumName: 'ResultErrorCode', nullable: true }) error_code!: string | null;
+  @ApiProperty({ type: String, nullable: true }) error_message!: string | null;
+  @ApiProperty({ type: 'integer' }) credits_reserved!: number;
+  @ApiProperty({ type: 'integer' }) credits_used!: number;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) completed_at!: string | null;
+}
+
+export class CreateJobResponseDto {
+  @ApiProperty({ type: JobSummaryDto }) job!: JobSummaryDto;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Paid credits left after the reservation.' }) remaining_paid_credits!: number;
+  @ApiProperty() request_id!: string;
+}
+
+export class ProductPhotoJobSummaryDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ type: 'integer' }) total_items!: number;
+  @ApiProperty({ type: 'integer' }) credits_reserved!: number;
+  @ApiProperty() sandbox!: boolean;
+}
+
+export class CreateProductPhotoJobResponseDto {
+  @ApiProperty({ type: ProductPhotoJobSummaryDto }) job!: ProductPhotoJobSummaryDto;
+  @ApiProperty({ type: 'integer', minimum: 0 }) remaining_paid_credits!: number;
+  @ApiProperty() request_id!: string;
+}
+
+export class JobDetailResponseDto {
+  @ApiProperty({ type: JobSummaryDto }) job!: JobSummaryDto;
+  @ApiProperty({ type: [JobResultDto] }) results!: JobResultDto[];
+  @ApiProperty() request_id!: string;
+}
+
+export class JobListResponseDto {
+  @ApiProperty({ type: [JobSummaryDto] }) jobs!: JobSummaryDto[];
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as `cursor` for the next page; null on the last.' })
+  next_cursor!: string | null;
+  @ApiProperty() request_id!: string;
+}
+
+export class EnhancementItemDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ type: 'integer' }) credits_reserved!: number;
+  @ApiProperty({ type: 'integer' }) credits_used!: number;
+  @ApiProperty({ type: String, nullable: true }) external_id!: string | null;
+  @ApiProperty({ type: String, nullable: true }) result_url!: string | null;
+  @ApiProperty({ type: String, nullable: true }) thumbnail_url!: string | null;
+  @ApiProperty({ type: String, nullable: true }) error_code!: string | null;
+  @ApiProperty({ type: String, nullable: true }) error_message!: string | null;
+}
+
+export class EnhancementDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ type: 'integer' }) total_items!: number;
+  @ApiProperty({ type: 'integer' }) completed_items!: number;
+  @ApiProperty({ type: 'integer' }) failed_items!: number;
+  @ApiProperty({ type: 'integer' }) credits_reserved!: number;
+  @ApiProperty({ type: 'integer' }) credits_used!: number;
+  @ApiProperty() sandbox!: boolean;
+  @ApiProperty({ type: [EnhancementItemDto] }) items!: EnhancementItemDto[];
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) completed_at!: string | null;
+}
+
+export class EnhancementResponseDto {
+  @ApiProperty({ type: EnhancementDto }) enhancement!: EnhancementDto;
+  @ApiProperty() request_id!: string;
+}
+
+export class ListJobsQueryDto {
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 20 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'The `next_cursor` of the previous page.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  cursor?: string;
+
+  @ApiPropertyOptional({ enum: JobStatus, enumName: 'JobStatus' })
+  @IsOptional()
+  @IsEnum(JobStatus)
+  status?: JobStatus;
+
+  @ApiPropertyOptional({ enum: ToolId, enumName: 'ToolId' })
+  @IsOptional()
+  @IsEnum(ToolId)
+  api?: ToolId;
+}

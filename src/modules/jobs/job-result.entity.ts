@@ -1,0 +1,27 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { CapacityGroup } from '../catalog/tools';
+import type { ResultStatus } from './job-status';
+
+/** One requested output of a job, and the unit of queued work. */
+@Entity({ name: 'job_results' })
+export class JobResult {
+  @PrimaryColumn('uuid') id!: string;
+  @Column({ name: 'job_id', type: 'uuid' }) jobId!: string;
+  @Column({ name: 'account_id', type: 'uuid' }) accountId!: string;
+  @Column({ type: 'boolean' }) sandbox!: boolean;
+  @Column({ name: 'capacity_group', type: 'text' }) capacityGroup!: CapacityGroup;
+  @Column({ type: 'integer' }) index!: number;
+  @Column({ name: 'external_id', type: 'text', nullable: true }) externalId!: string | null;
+  @Column({ name: 'source_image_url', type: 'text', nullable: true }) sourceImageUrl!: string | null;
+  @Column({ type: 'text' }) status!: ResultStatus;
+  @Column({ type: 'integer', default: 0 }) attempts!: number;
+  @Column({ name: 'result_key', type: 'text', nullable: true }) resultKey!: string | null;
+  @Column({ name: 'thumbnail_key', type: 'text', nullable: true }) thumbnailKey!: string | null;
+  @Column({ name: 'error_code', type: 'text', nullable: true }) errorCode!: string | null;
+  @Column({ name: 'error_message', type: 'text', nullable: true }) errorMessage!: string | null;
+  @Column({ name: 'credits_reserved', type: 'integer' }) creditsReserved!: number;
+  @Column({ name: 'credits_used', type: 'integer', default: 0 }) creditsUsed!: number;
+  @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
+  @Column({ name: 'started_at', type: 'timestamptz', nullable: true }) startedAt!: Date | null;
+  @Column({ name: 'completed_at', type: 'timestamptz', nullable: true }) completedAt!: Date | null;
+}

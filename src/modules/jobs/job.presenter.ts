@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import { ResultUrlSigner } from '../../core/storage/result-url.signer';
+import type { Job } from './job.entity';
+import type { JobResult } from './job-result.entity';
+import type { EnhancementDto, JobResultDto, JobSummaryDto, ProductPhotoJobSummaryDto } from './job-response.dto';
+
+const iso = (date: Date | null) => date?.toISOString() ?? null;
+
+/** Turns jobs and results into the API's shapes; result URLs are signed at read time. */
+@Injectable()
+export class JobPresenter {
+  constructor(private readonly signer: ResultUrlSigner) {}
+
+  summary(job: Job): JobSummaryDto {
+    return {
+      id: job.id,
+      api: job.api,
+      status: job.status,
+      sandbox: job.sandbox,
+      total_results: job.totalResults,
+      completed_results: job.completedResults,
+      failed_results: job.failedResults,
+      credits_reserved: job.creditsReserved,
+      credits_used: job.creditsUsed,
+      pricing_version: job.pricingVersion,
+      created_at: job.createdAt.toISOString(),
+      updated_at: job.updatedAt.toISOString(),
+      completed_at: iso(job.completedAt),
+    };
+  }
+
+  productPhotoSummary(job: Job): ProductPhotoJobSummaryDto {
+    return { id: job.id, total_items: job.totalResults, credits_reserved: job.creditsReserved, sandbox: job.sandbox };
+  }
+
+  result(result: JobResult): JobResultDto {
+    return {
+      id: result.id,
+      index: result.index,
+      external_id: result.externalId,
+      source_image_url: result.sourceImageUrl,
+      status: result.status,
+      result_url: result.resultKey ? this.signer.sign(result.resultKey) : null,
+      thumbnail_url: result.thumbnailKey ? this.signer.sign(result.thumbnailKey) : null,
+      error_code: result.errorCode,
+      error_message: result.errorMessage,
+      credits_reserved: result.creditsReserved,
+      credits_used: result.creditsUsed,
+      created_at: result.createdAt.toISOString(),
+      completed_at: iso(result.completedAt),
+    };
+  }
+
+  enhancement(job: Job, results: JobResult[]): EnhancementDto {
+    return {
+      id: job.id,
+      total_items: job.totalResults,
+      completed_items: job.completedResults,
+      failed_items: job.failedResults,
+      credits_reserved: job.creditsReserved,
+      credits_used: job.creditsUsed,
+      sandbox: job.sandbox,
+      items: results.map((result) => {
+        const shown = this.result(result);
+        return {
+          id: shown.id,
+          credits_reserved: shown.credits_reserved,
+          credits_used: shown.credits_used,
+          external_id: shown.external_id,
+          result_url: shown.result_url,
+          thumbnail_url: shown.thumbnail_url,
+          error_code: shown.error_code,
+          error_message: shown.error_message,
+        };
+      }),
+      created_at: job.createdAt.toISOString(),
+      completed_at: iso(job.completedAt),
+    };
+  }
+}

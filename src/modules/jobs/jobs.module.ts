@@ -1,0 +1,25 @@
+import { Module } from '@nestjs/common';
+import { StorageModule } from '../../core/storage/storage.module';
+import { CapacityModule } from '../capacity/capacity.module';
+import { CatalogModule } from '../catalog/catalog.module';
+import { CreditsModule } from '../credits/credits.module';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { RateLimitModule } from '../rate-limit/rate-limit.module';
+import { ToolsModule } from '../tools/tools.module';
+import { CreateJobsController } from './create-jobs.controller';
+import { JobCreationService } from './job-creation.service';
+import { JobLifecycleService } from './job-lifecycle.service';
+import { JobPresenter } from './job.presenter';
+import { JobsController } from './jobs.controller';
+import { JobsRepository } from './jobs.repository';
+import { JobsService } from './jobs.service';
+import { ResultQueueProducer } from './result-queue.producer';
+
+/** Creating, reading and cancelling jobs, and their state machine: shared by both roles. */
+@Module({
+  imports: [CapacityModule, CatalogModule, CreditsModule, IdempotencyModule, RateLimitModule, ToolsModule, StorageModule],
+  controllers: [CreateJobsController, JobsController],
+  providers: [JobCreationService, JobLifecycleService, JobPresenter, JobsRepository, JobsService, ResultQueueProducer],
+  exports: [JobLifecycleService, ResultQueueProducer],
+})
+export class JobsModule {}

@@ -1,0 +1,158 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { KeyEnvironment } from '../auth/api-key.entity';
+import type { AuthContext } from '../auth/auth-context';
+import type { CapacityGroup, ToolId } from '../catalog/tools';
+import type { JobRequest } from './dto/job-request';
+import { Job } from './job.entity';
+import { JobResult } from './job-result.entity';
+import { JobStatus, ResultStatus, type JobKind } from './job-status';
+
+export interface NewJob {
+  id: string;
+  caller: AuthContext;
+  sandbox: boolean;
+  kind: JobKind;
+  request: JobRequest;
+  group: CapacityGroup;
+  totalResults: number;
+  creditsPerResult: number;
+  pricingVersion: number;
+  now: Date;
+}
+
+export interface JobListFilter {
+  limit: number;
+  /** Exclusive: jobs older than this one, in listing order. */
+  after?: { createdAt: Date; id: string };
+  status?: JobStatus;
+  api?: ToolId;
+}
+
+const isSandbox = (caller: AuthContext) => caller.environment === KeyEnvironment.Sandbox;
+
+/**
+ * Reads of customer data take the caller, so a job of another account or environment is never
+ * found: scoping cannot be forgotten at a call site.
+ */
+@Injectable()
+export class JobsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  buildJob(spec: NewJob): Job {
+    return this.dataSource.getRepository(Job).create({
+      id: spec.id,
+      accountId: spec.caller.accountId,
+      apiKeyId: spec.caller.keyId,
+      sandbox: spec.sandbox,
+      api: spec.request.tool,
+      kind: spec.kind,
+      capacityGroup: spec.group,
+      status: JobStatus.Queued,
+      totalResults: spec.totalResults,
+      completedResults: 0,
+      failedResults: 0,
+      cancelledResults: 0,
+      creditsReserved: spec.creditsPerResult * spec.totalResults,
+      creditsUsed: 0,
+      costKey: spec.request.costKey,
+      pricingVersion: spec.pricingVersion,
+      creditsPerResult: spec.creditsPerResult,
+      outputFormat: spec.request.format,
+      options: spec.request.options,
+      webhookUrl: spec.request.webhookUrl,
+      createdAt: spec.now,
+      updatedAt: spec.now,
+      completedAt: null,
+    });
+  }
+
+  /** N sources x M images, indexed source by source. */
+  buildResults(job: Job, request: JobRequest): JobResult[] {
+    const repository = this.dataSource.getRepository(JobResult);
+    return request.sources.flatMap((source, sourceIndex) =>
+      Array.from({ length: request.imagesPerSource }, (_, variant) =>
+        repository.create({
+          id: randomUUID(),
+          jobId: job.id,
+          accountId: job.accountId,
+          sandbox: job.sandbox,
+          capacityGroup: job.capacityGroup,
+          index: sourceIndex * request.imagesPerSource + variant,
+          externalId: source.externalId,
+          sourceImageUrl: source.imageUrl,
+          status: ResultStatus.Queued,
+          attempts: 0,
+          resultKey: null,
+          thumbnailKey: null,
+          errorCode: null,
+          errorMessage: null,
+          creditsReserved: job.creditsPerResult,
+          creditsUsed: 0,
+          createdAt: job.createdAt,
+          startedAt: null,
+          completedAt: null,
+        }),
+      ),
+    );
+  }
+
+  /** A job with its results in one round trip: the hot path of polling clients. */
+  async findOwnedWithResults(caller: AuthContext, jobId: string): Promise<{ job: Job; results: JobResult[] } | null> {
+    const [row]: Array<{ job: Record<string, unknown>; results: Array<Record<string, unknown>> }> =
+      await this.dataSource.query(
+        `SELECT to_jsonb(j) AS job,
+                coalesce((SELECT jsonb_agg(to_jsonb(r) ORDER BY r.index) FROM job_results r WHERE r.job_id = j.id),
+                         '[]'::jsonb) AS results
+           FROM jobs j WHERE j.id = $1 AND j.account_id = $2 AND j.sandbox = $3`,
+        [jobId, caller.accountId, isSandbox(caller)],
+      );
+    if (!row) return null;
+    return {
+      job: this.hydrate(Job, row.job),
+      results: row.results.map((result) => this.hydrate(JobResult, result)),
+    };
+  }
+
+  findOwned(caller: AuthContext, jobId: string): Promise<Job | null> {
+    return this.dataSource
+      .getRepository(Job)
+      .findOneBy({ id: jobId, accountId: caller.accountId, sandbox: isSandbox(caller) });
+  }
+
+  /** Maps a row read as JSON onto an entity through its column metadata (dates become Dates). */
+  private hydrate<T extends object>(entity: new () => T, row: Record<string, unknown>): T {
+    const target = new entity() as Record<string, unknown>;
+    for (const column of this.dataSource.getMetadata(entity).columns) {
+      const value = row[column.databaseName];
+      target[column.propertyName] =
+        value !== null && value !== undefined && column.type === 'timestamptz' ? new Date(value as string) : value;
+    }
+    return target as T;
+  }
+
+  /** Newest first, by (created_at, id), so pages are stable while jobs are being created. */
+  async list(caller: AuthContext, filter: JobListFilter): Promise<Job[]> {
+    const query = this.dataSource
+      .getRepository(Job)
+      .createQueryBuilder('job')
+      .where('job.account_id = :accountId AND job.sandbox = :sandbox', {
+        accountId: caller.accountId,
+        sandbox: isSandbox(caller),
+      })
+      .orderBy('job.created_at', 'DESC')
+      .addOrderBy('job.id', 'DESC')
+      .limit(filter.limit);
+    if (filter.after) {
+      query.andWhere('(job.created_at, job.id) < (:afterCreatedAt, :afterId)', {
+        afterCreatedAt: filter.after.createdAt,
+        afterId: filter.after.id,
+      });
+    }
+    if (filter.status) query.andWhere('job.status = :status', { status: filter.status });
+    if (filter.api) query.andWhere('job.api = :api', { api: filter.api });
+    return query.getMany();
+  }
+}

@@ -1,0 +1,110 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { UnrecoverableError, Worker, type Job, type Queue } from 'bullmq';
+import { APP_CONFIG } from '../../../core/config/config.module';
+import type { AppConfig } from '../../../core/config/config.schema';
+import { JOB_QUEUES, QueueJobName, type QueuePayloads } from '../../../core/queue/queue-jobs';
+import { QueueName } from '../../../core/queue/queue-name';
+import { QUEUE_CONNECTION, type QueueConnection } from '../../../core/queue/queue.module';
+import { ResultSweeperService } from './result-sweeper.service';
+import { ResultWorkService } from './result-work.service';
+
+type Handlers = { [Name in QueueJobName]: (job: Job<QueuePayloads[Name]>) => Promise<unknown> };
+
+const SWEEP_SCHEDULER_ID = 'sweep-unsettled-results';
+
+/**
+ * Starts a BullMQ worker per queue this process consumes (WORKER_QUEUES). Workers are built
+ * here rather than with `@Processor` because their concurrency, lock and stall settings and the
+ * set of queues come from configuration at start. Only the worker module provides this class,
+ * so an API process never consumes.
+ */
+@Injectable()
+export class QueueWorkersService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(QueueWorkersService.name);
+  private readonly workers: Worker[] = [];
+  /** Every job name has a handler: a missing one is a compile error, not a stuck queue. */
+  private readonly handlers: Handlers = {
+    [QueueJobName.ProcessResult]: (job) => this.results.perform(job.data.resultId),
+    [QueueJobName.SweepUnsettledResults]: () => this.sweeper.sweep(),
+  };
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(QUEUE_CONNECTION) private readonly queueConnection: QueueConnection,
+    @InjectQueue(QueueName.Maintenance) private readonly maintenance: Queue,
+    private readonly results: ResultWorkService,
+    private readonly sweeper: ResultSweeperService,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const queues = [...new Set(this.config.WORKER_QUEUES)] as QueueName[];
+    for (const queue of queues) {
+      const names = (Object.keys(JOB_QUEUES) as QueueJobName[]).filter((name) => JOB_QUEUES[name].includes(queue));
+      if (names.length === 0) throw new Error(`WORKER_QUEUES names ${queue}, but this build has no processor for it`);
+    }
+    for (const queue of queues) this.workers.push(this.startWorker(queue));
+    if (queues.includes(QueueName.Maintenance)) {
+      await this.maintenance.upsertJobScheduler(
+        SWEEP_SCHEDULER_ID,
+        { every: this.config.SWEEP_INTERVAL_SECONDS * 1000 },
+        { name: QueueJobName.SweepUnsettledResults, data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } },
+      );
+    }
+    this.logger.log({ queues }, 'queue workers started');
+  }
+
+  /** Lets running work finish; what does not finish in the grace period is retried elsewhere. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.all(this.workers.map((worker) => worker.close()));
+  }
+
+  private startWorker(queue: QueueName): Worker {
+    const worker = new Worker(queue, (job) => this.dispatch(job), {
+      ...this.queueConnection,
+      concurrency: this.concurrencyOf(queue),
+      lockDuration: this.config.WORKER_LOCK_SECONDS * 1000,
+      stalledInterval: this.config.WORKER_STALLED_CHECK_SECONDS * 1000,
+      maxStalledCount: this.config.WORKER_MAX_STALLED,
+    });
+    worker.on('failed', (job, error) => void this.onFailed(job, error));
+    worker.on('error', (error) => this.logger.error({ err: error, queue }, 'queue worker error'));
+    return worker;
+  }
+
+  private dispatch(job: Job): Promise<unknown> {
+    const handler = this.handlers[job.name as QueueJobName] as ((job: Job) => Promise<unknown>) | undefined;
+    if (!handler) throw new UnrecoverableError(`No processor for job name "${job.name}"`);
+    return handler(job);
+  }
+
+  /** A result is failed, and its credits released, only after its last attempt. */
+  private async onFailed(job: Job | undefined, error: Error): Promise<void> {
+    if (!job || job.name !== QueueJobName.ProcessResult) return;
+    try {
+      if ((await job.getState()) !== 'failed') return;
+      await this.results.settleFailure((job.data as QueuePayloads[QueueJobName.ProcessResult]).resultId, error);
+    } catch (settleError) {
+      // The sweeper settles it later from the failed queue entry.
+      this.logger.error({ err: settleError, job_id: job.id }, 'could not settle a failed result');
+    }
+  }
+
+  private concurrencyOf(queue: QueueName): number {
+    switch (queue) {
+      case QueueName.BackgroundRemoval:
+        return this.config.WORKER_CONCURRENCY_BACKGROUND_REMOVAL;
+      case QueueName.Processing:
+        return this.config.WORKER_CONCURRENCY_PROCESSING;
+      case QueueName.WebhookDelivery:
+      case QueueName.Maintenance:
+        return 1;
+    }
+  }
+}

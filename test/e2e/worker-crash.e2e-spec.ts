@@ -1,0 +1,143 @@
+import { Client } from 'pg';
+import { cleanEnv, freePort, startProcess, waitForStatus, type ServiceProcess } from '../support/processes';
+import { createScratchDatabase } from '../support/scratch-database';
+import { testServices } from '../support/test-services';
+
+const ADMIN_TOKEN = 'crash-admin-token-0123456789';
+const CREDITS = 20;
+
+async function until<T>(check: () => Promise<T | null>, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== null) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('a worker killed in the middle of a batch', () => {
+  let database: Awaited<ReturnType<typeof createScratchDatabase>>;
+  let db: Client;
+  const processes: ServiceProcess[] = [];
+
+  beforeAll(async () => {
+    database = await createScratchDatabase();
+  });
+  afterAll(async () => {
+    for (const service of processes) service.kill();
+    await db?.end();
+    await database.drop();
+  });
+
+  it('strands nothing: every result reaches a terminal state and every credit is captured or released, once', async () => {
+    const apiPort = await freePort();
+    const env = cleanEnv({
+      DATABASE_URL: database.url,
+      REDIS_URL: testServices().redisUrl,
+      REDIS_KEY_PREFIX: `e2e-crash-${apiPort}`,
+      PORT: String(apiPort),
+      ADMIN_TOKEN,
+      LIMIT_ACTIVE_JOBS_PER_KEY: '5',
+      LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '5',
+      FAKE_PROVIDER_DELAY_MS: '4000',
+      WORKER_CONCURRENCY_PROCESSING: '3',
+      // A dead worker's locks expire quickly, so the test does not wait 30 s for stall detection.
+      WORKER_LOCK_SECONDS: '2',
+      WORKER_STALLED_CHECK_SECONDS: '1',
+      SWEEP_INTERVAL_SECONDS: '1',
+      SWEEP_GRACE_SECONDS: '3',
+    });
+    const service = (role: 'api' | 'worker') =>
+      startProcess('node', ['-r', 'ts-node/register/transpile-only', 'test/support/fake-provider-service.ts', role], env);
+    const api = service('api');
+    processes.push(api);
+    await waitForStatus(`http://127.0.0.1:${apiPort}/health/ready`);
+    const worker = service('worker');
+    processes.push(worker);
+    await worker.waitForOutput(/fake provider worker started/);
+
+    const headers = { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' };
+    const account = (await (
+      await fetch(`http://127.0.0.1:${apiPort}/admin/v1/accounts`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ name: 'crash', credits: CREDITS }),
+      })
+    ).json()) as { account: { id: string } };
+    const key = (await (
+      await fetch(`http://127.0.0.1:${apiPort}/admin/v1/accounts/${account.account.id}/api-keys`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ environment: 'live' }),
+      })
+    ).json()) as { secret: string };
+
+    const input = Array.from({ length: 6 }, (_, i) => ({
+      image_url: `https://images.example.com/${i}.jpg`,
+      external_id: i % 2 === 0 ? `slow-${i}` : i === 5 ? `fail-${i}` : `quick-${i}`,
+    }));
+    const created = await fetch(`http://127.0.0.1:${apiPort}/api/v1/image/edit`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key.secret}`, 'Content-Type': 'application/json', 'Idempotency-Key': 'crash-test-1' },
+      body: JSON.stringify({ input }),
+    });
+    expect(created.status).toBe(202);
+    const jobId = ((await created.json()) as { job: { id: string } }).job.id;
+
+    db = new Client({ connectionString: database.url });
+    await db.connect();
+    const runningSlow = async () => {
+      const { rows } = await db.query(
+        `SELECT count(*)::int AS n FROM job_results WHERE job_id = $1 AND status = 'processing' AND external_id LIKE 'slow%'`,
+        [jobId],
+      );
+      return rows[0].n > 0 ? rows[0].n : null;
+    };
+    await until(runningSlow, 20_000, 'a slow result to start');
+
+    worker.child.kill('SIGKILL');
+    await worker.exited;
+
+    const replacement = service('worker');
+    processes.push(replacement);
+
+    const job = await until(
+      async () => {
+        const { rows } = await db.query(`SELECT * FROM jobs WHERE id = $1 AND status NOT IN ('queued', 'processing')`, [jobId]);
+        return rows[0] ?? null;
+      },
+      60_000,
+      'the job to end',
+    );
+    const { rows: results } = await db.query(`SELECT status, attempts FROM job_results WHERE job_id = $1`, [jobId]);
+    expect(results).toHaveLength(6);
+    expect(results.every((r: { status: string }) => ['completed', 'failed'].includes(r.status))).toBe(true);
+    expect(job.completed_results + job.failed_results).toBe(6);
+    expect(['completed', 'partially_completed', 'failed']).toContain(job.status);
+    // At least one result was interrupted and run again by the replacement worker.
+    expect(results.some((r: { attempts: number }) => r.attempts > 1)).toBe(true);
+
+    // Each result moved its credits exactly once: a capture if it completed, a release if not.
+    const { rows: ledger } = await db.query(
+      `SELECT kind, count(*)::int AS entries, sum(credits)::int AS credits, sum(amount)::int AS amount
+         FROM credit_ledger WHERE job_id = $1 GROUP BY kind`,
+      [jobId],
+    );
+    type LedgerTotal = { kind: string; entries: number; credits: number; amount: number };
+    const byKind: Record<string, LedgerTotal | undefined> = Object.fromEntries(
+      ledger.map((row: LedgerTotal) => [row.kind, row]),
+    );
+    expect(byKind.reserve).toMatchObject({ entries: 1, credits: 6, amount: -6 });
+    expect(byKind.capture?.entries ?? 0).toBe(job.completed_results);
+    expect(byKind.release?.entries ?? 0).toBe(job.failed_results);
+    expect(job.failed_results).toBeGreaterThanOrEqual(1);
+    const { rows: balance } = await db.query(
+      `SELECT a.paid_credits, (SELECT sum(amount)::int FROM credit_ledger WHERE account_id = a.id) AS ledger_sum
+         FROM accounts a WHERE a.id = $1`,
+      [account.account.id],
+    );
+    expect(balance[0].paid_credits).toBe(CREDITS - job.completed_results);
+    expect(balance[0].ledger_sum).toBe(balance[0].paid_credits);
+  }, 120_000);
+});

@@ -1,0 +1,46 @@
+import { CatalogController } from '../../src/modules/catalog/catalog.controller';
+import { ToolId } from '../../src/modules/catalog/tools';
+import { createTestApp, type TestApp } from '../support/test-app';
+
+describe(CatalogController.name, () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('lists the six tools publicly with every field of spec 2.6', async () => {
+    const res = await t.http().get('/api/v1/tools').expect(200);
+    expect(res.headers['x-request-id']).toBe(res.body.request_id);
+    expect(res.body.tools.map((tool: { id: string }) => tool.id).sort()).toEqual(Object.values(ToolId).sort());
+    for (const tool of res.body.tools) {
+      expect(tool).toEqual({
+        id: expect.any(String),
+        name: expect.any(String),
+        endpoint: expect.stringMatching(/^\/api\/v1\//),
+        credits: expect.any(Number),
+        unit: 'image',
+        default_cost_key: `${tool.id}.default`,
+        pricing_version: 1,
+        description: expect.any(String),
+      });
+    }
+    const costs = Object.fromEntries(res.body.tools.map((tool: { id: string; credits: number }) => [tool.id, tool.credits]));
+    expect(costs).toEqual({
+      remove_background: 1,
+      image_editing: 1,
+      image_ai_edit: 4,
+      ai_background: 3,
+      image_generation: 4,
+      ad_creative: 5,
+    });
+  });
+
+  it('reads costs from the pricing table: a new pricing version changes the catalog', async () => {
+    await t.dataSource.query(`INSERT INTO prices (cost_key, pricing_version, credits) VALUES ('ad_creative.default', 2, 7)`);
+    const res = await t.http().get('/api/v1/tools').expect(200);
+    const ad = res.body.tools.find((tool: { id: string }) => tool.id === 'ad_creative');
+    expect(ad).toMatchObject({ credits: 7, pricing_version: 2 });
+  });
+});

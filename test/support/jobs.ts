@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import type { TestingModuleBuilder } from '@nestjs/testing';
+import { ToolId } from '../../src/modules/catalog/tools';
+import { ResultErrorCode } from '../../src/modules/jobs/job-status';
+import { ResultFailure, type ToolOutput, type ToolRunner, type ToolTask } from '../../src/modules/tools/tool-runner';
+import { LIVE_TOOL_RUNNERS } from '../../src/modules/tools/tool-runners';
+import type { TestApp } from './test-app';
+
+/** A 1x1 PNG: enough for storage and thumbnails, with no image library in the test. */
+const ONE_PIXEL_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+/**
+ * Stands in for a live provider (the tool step is the boundary to an outside service): it
+ * succeeds at once, or fails for sources whose external_id starts with `fail`.
+ */
+export class FakeProviderRunner implements ToolRunner {
+  readonly tasks: ToolTask[] = [];
+
+  async run(task: ToolTask): Promise<ToolOutput> {
+    this.tasks.push(task);
+    if (task.externalId?.startsWith('fail')) {
+      throw new ResultFailure(ResultErrorCode.ProviderError, 'The provider refused this image.');
+    }
+    return { image: ONE_PIXEL_PNG, format: 'png' };
+  }
+}
+
+/** Gives live keys a working image_editing tool through the fake provider. */
+export function withFakeProvider(runner = new FakeProviderRunner()) {
+  return (builder: TestingModuleBuilder) =>
+    builder.overrideProvider(LIVE_TOOL_RUNNERS).useValue(new Map([[ToolId.ImageEditing, runner]]));
+}
+
+export const idempotencyKey = () => `test-${randomUUID()}`;
+
+export const imageInputs = (count: number, externalId = (i: number) => `item-${i}`) =>
+  Array.from({ length: count }, (_, i) => ({ image_url: `https://images.example.com/p/${i}.jpg`, external_id: externalId(i) }));
+
+/** Reads state straight from the database, so waiting never spends the polling rate limit. */
+export async function waitForJob(
+  t: TestApp,
+  jobId: string,
+  done: (job: { status: string }) => boolean = (job) => !['queued', 'processing'].includes(job.status),
+  timeoutMs = 20_000,
+): Promise<{ status: string }> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [job] = await t.dataSource.query(`SELECT status FROM jobs WHERE id = $1`, [jobId]);
+    if (job && done(job)) return job;
+    if (Date.now() > deadline) throw new Error(`job ${jobId} is still ${job?.status} after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+export interface CreditTotals {
+  balance: number;
+  ledgerSum: number;
+}
+
+export async function creditTotals(t: TestApp, accountId: string): Promise<CreditTotals> {
+  const [row] = await t.dataSource.query(
+    `SELECT a.paid_credits AS balance, coalesce(sum(l.amount), 0)::int AS ledger_sum
+       FROM accounts a LEFT JOIN credit_ledger l ON l.account_id = a.id
+      WHERE a.id = $1 GROUP BY a.paid_credits`,
+    [accountId],
+  );
+  return { balance: row.balance, ledgerSum: row.ledger_sum };
+}
+
+/** How many rows a refused request could have written; all must stay the same. */
+export async function writtenRows(t: TestApp): Promise<{ jobs: number; results: number; ledger: number; keys: number }> {
+  const [row] = await t.dataSource.query(
+    `SELECT (SELECT count(*) FROM jobs)::int AS jobs, (SELECT count(*) FROM job_results)::int AS results,
+            (SELECT count(*) FROM credit_ledger)::int AS ledger, (SELECT count(*) FROM idempotency_keys)::int AS keys`,
+  );
+  return row;
+}

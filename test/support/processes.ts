@@ -1,0 +1,100 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+
+export const REPO_ROOT = resolve(__dirname, '..', '..');
+
+export function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  output(): string;
+  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  /** Resolves with the exit code (or the signal's name). */
+  exited: Promise<number | string>;
+  /** Sends a signal to the whole process group, as a terminal or an orchestrator does. */
+  signal(signal: NodeJS.Signals): void;
+  /** Kills the whole process group, for clean-up after a failed test. */
+  kill(): void;
+}
+
+/** Runs a command from the repository root in its own process group, collecting its output. */
+export function startProcess(command: string, args: string[], env: NodeJS.ProcessEnv): ServiceProcess {
+  const child = spawn(command, args, { cwd: REPO_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const listeners = new Set<() => void>();
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+    for (const listener of listeners) listener();
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const exited = new Promise<number | string>((done) =>
+    child.once('exit', (code, signal) => done(code ?? signal ?? 'unknown')),
+  );
+  return {
+    child,
+    output: () => output,
+    exited,
+    signal: (signal) => {
+      if (child.pid && child.exitCode === null && child.signalCode === null) process.kill(-child.pid, signal);
+    },
+    kill: () => {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // The group is already gone.
+      }
+    },
+    waitForOutput: (pattern, timeoutMs = 60_000) =>
+      new Promise((done, fail) => {
+        const check = () => {
+          const match = output.match(pattern);
+          if (match) {
+            listeners.delete(check);
+            clearTimeout(timer);
+            done(match);
+          }
+        };
+        const timer = setTimeout(() => {
+          listeners.delete(check);
+          fail(new Error(`timed out waiting for ${pattern} in output:\n${output.slice(-4000)}`));
+        }, timeoutMs);
+        listeners.add(check);
+        check();
+      }),
+  };
+}
+
+/** Polls a URL until it answers with the given status. */
+export async function waitForStatus(url: string, status = 200, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = 'no answer';
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(url);
+      if (res.status === status) return;
+      last = `status ${res.status}`;
+    } catch (error) {
+      last = error instanceof Error ? error.message : String(error);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${url} did not answer ${status} in time (last: ${last})`);
+}
+
+/** The parent's environment without the settings a test wants to control. */
+export function cleanEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of ['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'PORT', 'ROLE', 'DATA_DIR', 'NODE_OPTIONS']) delete env[name];
+  return { ...env, LOG_LEVEL: 'warn', ...overrides };
+}
