@@ -10,6 +10,7 @@ import { ErrorFilter } from './core/http/error.filter';
 import { RequestIdInterceptor } from './core/http/request-id.interceptor';
 import { RequestValidationPipe } from './core/http/validation.pipe';
 import { LoggingModule } from './core/logging/logging.module';
+import { OutboundModule } from './core/outbound/outbound.module';
 import { QueueModule } from './core/queue/queue.module';
 import { RedisModule } from './core/redis/redis.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
@@ -22,7 +23,15 @@ import { JobsWorkerModule } from './modules/jobs/worker/jobs-worker.module';
 
 /** Plumbing every role needs. */
 function coreImports(config: AppConfig, connections: Connections) {
-  return [ConfigModule.forRoot(config, connections), LoggingModule, DatabaseModule, RedisModule, QueueModule, HealthModule];
+  return [
+    ConfigModule.forRoot(config, connections),
+    LoggingModule,
+    DatabaseModule,
+    RedisModule,
+    QueueModule,
+    OutboundModule,
+    HealthModule,
+  ];
 }
 
 /** The HTTP surface: controllers, and the guard, pipe, interceptor and filter every route shares. */

@@ -75,6 +75,12 @@ export const configSchema = z
     WEBHOOK_RETRY_SCHEDULE: commaList(z.coerce.number().int().min(0).max(7 * 24 * 3600))
       .refine((delays) => delays.length > 0, 'must list at least one delay')
       .default('0,5,300,1800,7200,18000,36000,36000'),
+    /** A delivery attempt that has not answered in this time has failed (contract section 11: 15 s). */
+    WEBHOOK_TIMEOUT_SECONDS: positiveInt.max(120).default(15),
+    /** How long a rotated webhook secret keeps signing beside the new one (24 h). */
+    WEBHOOK_SECRET_OVERLAP_SECONDS: nonNegativeInt.max(30 * 24 * 3600).default(24 * 3600),
+    /** Deliveries one account may have in flight at once, so a slow receiver cannot hold every worker slot. */
+    WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT: positiveInt.max(1000).default(16),
     LIMIT_CREATES_PER_HOUR_KEY: positiveInt.default(5),
     LIMIT_CREATES_PER_HOUR_ACCOUNT: positiveInt.default(10),
     LIMIT_CREATES_PER_HOUR_IP: positiveInt.default(50),
@@ -90,10 +96,11 @@ export const configSchema = z
     RESULT_ATTEMPTS: positiveInt.max(20).default(3),
     /** Which queues a worker process consumes, so background removal can scale apart. */
     WORKER_QUEUES: commaList(z.enum(['background-removal', 'processing', 'webhook-delivery', 'maintenance'])).default(
-      'background-removal,processing,maintenance',
+      'background-removal,processing,webhook-delivery,maintenance',
     ),
     WORKER_CONCURRENCY_BACKGROUND_REMOVAL: positiveInt.max(256).default(8),
     WORKER_CONCURRENCY_PROCESSING: positiveInt.max(256).default(8),
+    WORKER_CONCURRENCY_WEBHOOKS: positiveInt.max(1024).default(64),
     WORKER_LOCK_SECONDS: positiveInt.max(3600).default(30),
     WORKER_STALLED_CHECK_SECONDS: positiveInt.max(3600).default(30),
     WORKER_MAX_STALLED: nonNegativeInt.max(20).default(1),

@@ -5,17 +5,24 @@ import { QueueName } from './queue-name';
 export enum QueueJobName {
   ProcessResult = 'process-result',
   SweepUnsettledResults = 'sweep-unsettled-results',
+  DeliverWebhook = 'deliver-webhook',
+  SweepWebhookDeliveries = 'sweep-webhook-deliveries',
 }
 
 export interface QueuePayloads {
   [QueueJobName.ProcessResult]: { resultId: string };
   [QueueJobName.SweepUnsettledResults]: Record<string, never>;
+  /** One attempt of one delivery; the attempt number is part of the BullMQ job id. */
+  [QueueJobName.DeliverWebhook]: { deliveryId: string; attempt: number };
+  [QueueJobName.SweepWebhookDeliveries]: Record<string, never>;
 }
 
 /** Queues that carry each job name; a worker refuses to start if it consumes one it cannot handle. */
 export const JOB_QUEUES: Record<QueueJobName, readonly QueueName[]> = {
   [QueueJobName.ProcessResult]: [QueueName.BackgroundRemoval, QueueName.Processing],
   [QueueJobName.SweepUnsettledResults]: [QueueName.Maintenance],
+  [QueueJobName.DeliverWebhook]: [QueueName.WebhookDelivery],
+  [QueueJobName.SweepWebhookDeliveries]: [QueueName.Maintenance],
 };
 
 /**

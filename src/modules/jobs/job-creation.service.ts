@@ -5,6 +5,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { DomainError } from '../../core/errors/domain-error';
 import { ErrorCode } from '../../core/errors/error-code';
+import { OutboundHttps } from '../../core/outbound/outbound.module';
 import { KeyEnvironment } from '../auth/api-key.entity';
 import type { AuthContext } from '../auth/auth-context';
 import { CapacityService } from '../capacity/capacity.service';
@@ -19,7 +20,7 @@ import { ToolRunners } from '../tools/tool-runners';
 import type { JobRequest } from './dto/job-request';
 import { Job } from './job.entity';
 import { JobResult } from './job-result.entity';
-import type { JobKind } from './job-status';
+import { JobKind } from './job-status';
 import { JobsRepository } from './jobs.repository';
 import { ResultQueueProducer } from './result-queue.producer';
 
@@ -64,9 +65,11 @@ export class JobCreationService {
     private readonly tools: ToolRunners,
     private readonly jobs: JobsRepository,
     private readonly queue: ResultQueueProducer,
+    private readonly outbound: OutboundHttps,
   ) {}
 
   async create(command: CreateJobCommand): Promise<CreatedJob> {
+    this.refuseForbiddenDestinations(command);
     const { caller } = command;
     const sandbox = caller.environment === KeyEnvironment.Sandbox;
     const idempotent: IdempotentRequest = {
@@ -161,6 +164,24 @@ export class JobCreationService {
   }
 
   /** Serialises one account's creates, so limits and the balance are read and changed in turn. */
+  /**
+   * URLs the service would fetch or post to that name a private, loopback or metadata address
+   * outright are refused now (contract section 11); names are checked again at connect time.
+   */
+  private refuseForbiddenDestinations({ kind, request }: CreateJobCommand): void {
+    const sourcePath = kind === JobKind.ProductPhoto ? 'images[%].source_url' : 'input[%].image_url';
+    const urls = [
+      ...request.sources.map((source, index) => ({ path: sourcePath.replace('%', String(index)), url: source.imageUrl })),
+      { path: 'webhook_url', url: request.webhookUrl },
+    ];
+    const errors = urls.flatMap(({ path, url }) => {
+      const parsed = url ? URL.parse(url) : null;
+      const violation = parsed ? this.outbound.policy.urlViolation(parsed) : null;
+      return violation ? [{ path, message: violation }] : [];
+    });
+    if (errors.length > 0) throw DomainError.invalid(errors);
+  }
+
   private async lockAccount(manager: EntityManager, accountId: string): Promise<number> {
     const [account]: Array<{ paid_credits: number }> = await manager.query(
       `SELECT paid_credits FROM accounts WHERE id = $1 FOR UPDATE`,

@@ -4,13 +4,20 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { CreditsService } from '../credits/credits.service';
 import type { OutputFormat, ToolTask } from '../tools/tool-runner';
 import type { ToolId } from '../catalog/tools';
-import { JobStatus, terminalJobStatus, type ResultErrorCode } from './job-status';
+import { WebhookOutbox, type EventJob, type EventResult, type RecordedDelivery } from '../webhooks/webhook-outbox.service';
+import { JobStatus, ResultStatus, terminalJobStatus, type ResultErrorCode } from './job-status';
 
 interface SettledResult {
   job_id: string;
   account_id: string;
-  sandbox: boolean;
+  external_id: string | null;
   credits_reserved: number;
+}
+
+interface CountedJob {
+  job: EventJob;
+  /** True when this settlement was the job's last and moved it to its terminal status. */
+  ended: boolean;
 }
 
 interface ResultCounts {
@@ -32,6 +39,7 @@ export class JobLifecycleService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly credits: CreditsService,
+    private readonly webhooks: WebhookOutbox,
   ) {}
 
   /**
@@ -80,46 +88,65 @@ export class JobLifecycleService {
 
   /** A result produced its image: its credits are captured. False if it was already settled. */
   async complete(resultId: string, files: { resultKey: string; thumbnailKey: string }): Promise<boolean> {
-    return this.dataSource.transaction(async (manager) => {
+    const deliveries = await this.dataSource.transaction(async (manager) => {
       const [result]: SettledResult[] = await manager.query(
         `WITH done AS (
            UPDATE job_results
               SET status = 'completed', result_key = $2, thumbnail_key = $3,
                   credits_used = credits_reserved, completed_at = now()
             WHERE id = $1 AND status = 'processing'
-            RETURNING job_id, account_id, sandbox, credits_reserved)
+            RETURNING job_id, account_id, external_id, credits_reserved)
          SELECT * FROM done`,
         [resultId, files.resultKey, files.thumbnailKey],
       );
-      if (!result) return false;
+      if (!result) return null;
       await this.credits.capture(manager, result.account_id, result.job_id, result.credits_reserved);
-      await this.countOnJob(manager, result.job_id, {
+      const counted = await this.countOnJob(manager, result.job_id, {
         completed: 1,
         failed: 0,
         cancelled: 0,
         creditsUsed: result.credits_reserved,
       });
-      return true;
+      return this.recordEvents(manager, counted, {
+        id: resultId,
+        externalId: result.external_id,
+        status: ResultStatus.Completed,
+        resultKey: files.resultKey,
+        thumbnailKey: files.thumbnailKey,
+        errorCode: null,
+        errorMessage: null,
+      });
     });
+    return this.dispatch(deliveries);
   }
 
   /** A result will never be produced: its credits go back. False if it was already settled. */
   async fail(resultId: string, code: ResultErrorCode, message: string): Promise<boolean> {
-    return this.dataSource.transaction(async (manager) => {
+    const errorMessage = message.slice(0, 1000);
+    const deliveries = await this.dataSource.transaction(async (manager) => {
       const [result]: SettledResult[] = await manager.query(
         `WITH done AS (
            UPDATE job_results
               SET status = 'failed', error_code = $2, error_message = $3, completed_at = now()
             WHERE id = $1 AND status IN ${ACTIVE}
-            RETURNING job_id, account_id, sandbox, credits_reserved)
+            RETURNING job_id, account_id, external_id, credits_reserved)
          SELECT * FROM done`,
-        [resultId, code, message.slice(0, 1000)],
+        [resultId, code, errorMessage],
       );
-      if (!result) return false;
+      if (!result) return null;
       await this.credits.release(manager, result.account_id, result.job_id, result.credits_reserved);
-      await this.countOnJob(manager, result.job_id, { completed: 0, failed: 1, cancelled: 0, creditsUsed: 0 });
-      return true;
+      const counted = await this.countOnJob(manager, result.job_id, { completed: 0, failed: 1, cancelled: 0, creditsUsed: 0 });
+      return this.recordEvents(manager, counted, {
+        id: resultId,
+        externalId: result.external_id,
+        status: ResultStatus.Failed,
+        resultKey: null,
+        thumbnailKey: null,
+        errorCode: code,
+        errorMessage,
+      });
     });
+    return this.dispatch(deliveries);
   }
 
   /**
@@ -156,9 +183,13 @@ export class JobLifecycleService {
    * Adds one settled result to the job's counters; the last one moves the job to its terminal
    * status. The job row lock taken by the first update orders concurrent settlements.
    */
-  private async countOnJob(manager: EntityManager, jobId: string, counts: ResultCounts): Promise<void> {
-    const [job]: Array<{
+  private async countOnJob(manager: EntityManager, jobId: string, counts: ResultCounts): Promise<CountedJob> {
+    const [row]: Array<{
+      account_id: string;
+      api: ToolId;
       status: JobStatus;
+      sandbox: boolean;
+      webhook_url: string | null;
       total_results: number;
       completed_results: number;
       failed_results: number;
@@ -169,16 +200,41 @@ export class JobLifecycleService {
                          cancelled_results = cancelled_results + $4, credits_used = credits_used + $5,
                          updated_at = now()
           WHERE id = $1
-          RETURNING status, total_results, completed_results, failed_results, cancelled_results)
+          RETURNING account_id, api, status, sandbox, webhook_url,
+                    total_results, completed_results, failed_results, cancelled_results)
        SELECT * FROM counted`,
       [jobId, counts.completed, counts.failed, counts.cancelled, counts.creditsUsed],
     );
-    const settled = job.completed_results + job.failed_results + job.cancelled_results;
-    if (settled < job.total_results) return;
-    await manager.query(
-      `UPDATE jobs SET status = $2, completed_at = now() WHERE id = $1 AND status IN ${ACTIVE}`,
-      [jobId, terminalJobStatus(job.completed_results, job.failed_results, job.cancelled_results)],
+    const job: EventJob = {
+      id: jobId,
+      accountId: row.account_id,
+      api: row.api,
+      status: row.status,
+      sandbox: row.sandbox,
+      webhookUrl: row.webhook_url,
+    };
+    const settled = row.completed_results + row.failed_results + row.cancelled_results;
+    if (settled < row.total_results) return { job, ended: false };
+    const terminal = terminalJobStatus(row.completed_results, row.failed_results, row.cancelled_results);
+    const ended: unknown[] = await manager.query(
+      `WITH ended AS (
+         UPDATE jobs SET status = $2, completed_at = now() WHERE id = $1 AND status IN ${ACTIVE} RETURNING id)
+       SELECT id FROM ended`,
+      [jobId, terminal],
     );
+    return ended.length > 0 ? { job: { ...job, status: terminal }, ended: true } : { job, ended: false };
+  }
+
+  /** The result's event, then, when it ended the job, the job's: the sequence keeps that order. */
+  private async recordEvents(manager: EntityManager, counted: CountedJob, result: EventResult): Promise<RecordedDelivery[]> {
+    const deliveries = await this.webhooks.recordResult(manager, counted.job, result);
+    if (counted.ended) deliveries.push(...(await this.webhooks.recordJobEnd(manager, counted.job)));
+    return deliveries;
+  }
+
+  private async dispatch(deliveries: RecordedDelivery[] | null): Promise<boolean> {
+    if (!deliveries) return false;
+    await this.webhooks.dispatch(deliveries);
+    return true;
   }
 }
-

@@ -6,6 +6,7 @@ import { CreditsModule } from '../credits/credits.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { ToolsModule } from '../tools/tools.module';
+import { WebhooksModule } from '../webhooks/webhooks.module';
 import { CreateJobsController } from './create-jobs.controller';
 import { JobCreationService } from './job-creation.service';
 import { JobLifecycleService } from './job-lifecycle.service';
@@ -17,7 +18,16 @@ import { ResultQueueProducer } from './result-queue.producer';
 
 /** Creating, reading and cancelling jobs, and their state machine: shared by both roles. */
 @Module({
-  imports: [CapacityModule, CatalogModule, CreditsModule, IdempotencyModule, RateLimitModule, ToolsModule, StorageModule],
+  imports: [
+    CapacityModule,
+    CatalogModule,
+    CreditsModule,
+    IdempotencyModule,
+    RateLimitModule,
+    ToolsModule,
+    StorageModule,
+    WebhooksModule,
+  ],
   controllers: [CreateJobsController, JobsController],
   providers: [JobCreationService, JobLifecycleService, JobPresenter, JobsRepository, JobsService, ResultQueueProducer],
   exports: [JobLifecycleService, ResultQueueProducer],

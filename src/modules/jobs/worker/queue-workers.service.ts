@@ -12,12 +12,17 @@ import type { AppConfig } from '../../../core/config/config.schema';
 import { JOB_QUEUES, QueueJobName, type QueuePayloads } from '../../../core/queue/queue-jobs';
 import { QueueName } from '../../../core/queue/queue-name';
 import { QUEUE_CONNECTION, type QueueConnection } from '../../../core/queue/queue.module';
+import { WebhookDeliveryService } from '../../webhooks/worker/webhook-delivery.service';
+import { WebhookSweeperService } from '../../webhooks/worker/webhook-sweeper.service';
 import { ResultSweeperService } from './result-sweeper.service';
 import { ResultWorkService } from './result-work.service';
 
-type Handlers = { [Name in QueueJobName]: (job: Job<QueuePayloads[Name]>) => Promise<unknown> };
+type Handlers = {
+  [Name in QueueJobName]: (job: Job<QueuePayloads[Name]>, token: string | undefined) => Promise<unknown>;
+};
 
-const SWEEP_SCHEDULER_ID = 'sweep-unsettled-results';
+/** Periodic maintenance: one scheduler each, upserted by every worker (the same id is one schedule). */
+const SWEEPS = [QueueJobName.SweepUnsettledResults, QueueJobName.SweepWebhookDeliveries] as const;
 
 /**
  * Starts a BullMQ worker per queue this process consumes (WORKER_QUEUES). Workers are built
@@ -33,6 +38,8 @@ export class QueueWorkersService implements OnApplicationBootstrap, BeforeApplic
   private readonly handlers: Handlers = {
     [QueueJobName.ProcessResult]: (job) => this.results.perform(job.data.resultId),
     [QueueJobName.SweepUnsettledResults]: () => this.sweeper.sweep(),
+    [QueueJobName.DeliverWebhook]: (job, token) => this.webhooks.perform(job, token),
+    [QueueJobName.SweepWebhookDeliveries]: () => this.webhookSweeper.sweep(),
   };
 
   constructor(
@@ -41,6 +48,8 @@ export class QueueWorkersService implements OnApplicationBootstrap, BeforeApplic
     @InjectQueue(QueueName.Maintenance) private readonly maintenance: Queue,
     private readonly results: ResultWorkService,
     private readonly sweeper: ResultSweeperService,
+    private readonly webhooks: WebhookDeliveryService,
+    private readonly webhookSweeper: WebhookSweeperService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -51,11 +60,13 @@ export class QueueWorkersService implements OnApplicationBootstrap, BeforeApplic
     }
     for (const queue of queues) this.workers.push(this.startWorker(queue));
     if (queues.includes(QueueName.Maintenance)) {
-      await this.maintenance.upsertJobScheduler(
-        SWEEP_SCHEDULER_ID,
-        { every: this.config.SWEEP_INTERVAL_SECONDS * 1000 },
-        { name: QueueJobName.SweepUnsettledResults, data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } },
-      );
+      for (const sweep of SWEEPS) {
+        await this.maintenance.upsertJobScheduler(
+          sweep,
+          { every: this.config.SWEEP_INTERVAL_SECONDS * 1000 },
+          { name: sweep, data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } },
+        );
+      }
     }
     this.logger.log({ queues }, 'queue workers started');
   }
@@ -66,7 +77,7 @@ export class QueueWorkersService implements OnApplicationBootstrap, BeforeApplic
   }
 
   private startWorker(queue: QueueName): Worker {
-    const worker = new Worker(queue, (job) => this.dispatch(job), {
+    const worker = new Worker(queue, (job, token) => this.dispatch(job, token), {
       ...this.queueConnection,
       concurrency: this.concurrencyOf(queue),
       lockDuration: this.config.WORKER_LOCK_SECONDS * 1000,
@@ -78,10 +89,12 @@ export class QueueWorkersService implements OnApplicationBootstrap, BeforeApplic
     return worker;
   }
 
-  private dispatch(job: Job): Promise<unknown> {
-    const handler = this.handlers[job.name as QueueJobName] as ((job: Job) => Promise<unknown>) | undefined;
+  private dispatch(job: Job, token: string | undefined): Promise<unknown> {
+    const handler = this.handlers[job.name as QueueJobName] as
+      | ((job: Job, token: string | undefined) => Promise<unknown>)
+      | undefined;
     if (!handler) throw new UnrecoverableError(`No processor for job name "${job.name}"`);
-    return handler(job);
+    return handler(job, token);
   }
 
   /** A result is failed, and its credits released, only after its last attempt. */
@@ -103,6 +116,7 @@ export class QueueWorkersService implements OnApplicationBootstrap, BeforeApplic
       case QueueName.Processing:
         return this.config.WORKER_CONCURRENCY_PROCESSING;
       case QueueName.WebhookDelivery:
+        return this.config.WORKER_CONCURRENCY_WEBHOOKS;
       case QueueName.Maintenance:
         return 1;
     }

@@ -1,0 +1,61 @@
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+/** Names that always mean this machine, whatever DNS says. */
+const LOCAL_NAMES = /^(localhost|.+\.localhost)\.?$/i;
+
+/** Why an outbound destination is refused. */
+export class BlockedDestinationError extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = BlockedDestinationError.name;
+  }
+}
+
+/**
+ * Which addresses outbound requests (webhooks, source images) may reach: public unicast only,
+ * so private, loopback, link-local, carrier-grade NAT, unique-local and cloud metadata
+ * addresses (169.254.169.254, fd00:ec2::254) are refused, unless OUTBOUND_ALLOWLIST names the
+ * host, the address or a range holding it. The range classification is ipaddr.js's.
+ */
+export class OutboundAddressPolicy {
+  private readonly hosts: ReadonlySet<string>;
+  private readonly ranges: ReadonlyArray<[ipaddr.IPv4 | ipaddr.IPv6, number]>;
+
+  constructor(allowlist: readonly string[]) {
+    const hosts = new Set<string>();
+    const ranges: Array<[ipaddr.IPv4 | ipaddr.IPv6, number]> = [];
+    for (const entry of allowlist) {
+      if (entry.includes('/')) ranges.push(ipaddr.parseCIDR(entry));
+      else if (isIP(entry)) ranges.push([ipaddr.process(entry), ipaddr.process(entry).kind() === 'ipv4' ? 32 : 128]);
+      else hosts.add(entry.toLowerCase().replace(/\.$/, ''));
+    }
+    this.hosts = hosts;
+    this.ranges = ranges;
+  }
+
+  /** An allowlisted host name may resolve to any address. */
+  isAllowedHost(hostname: string): boolean {
+    return this.hosts.has(hostname.toLowerCase().replace(/\.$/, ''));
+  }
+
+  /** Null when `address` (a resolved IP) may be reached, else why not. */
+  addressViolation(address: string): string | null {
+    if (!ipaddr.isValid(address)) return `"${address}" is not an IP address`;
+    const parsed = ipaddr.process(address);
+    if (this.ranges.some(([range, bits]) => range.kind() === parsed.kind() && parsed.match(range, bits))) return null;
+    const range = parsed.range();
+    return range === 'unicast' ? null : `${address} is a ${range} address, which outbound requests may not reach`;
+  }
+
+  /**
+   * What can be decided without DNS, for refusing a URL when it is submitted: an IP literal
+   * or a local name. Names that resolve to private addresses are refused at connect time.
+   */
+  urlViolation(url: URL): string | null {
+    const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    if (this.isAllowedHost(hostname)) return null;
+    if (isIP(hostname)) return this.addressViolation(hostname);
+    return LOCAL_NAMES.test(hostname) ? `${hostname} names this machine, which outbound requests may not reach` : null;
+  }
+}

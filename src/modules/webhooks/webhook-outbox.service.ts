@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { ResultUrlSigner } from '../../core/storage/result-url.signer';
+import type { ToolId } from '../catalog/tools';
+import { ResultStatus, type JobStatus } from '../jobs/job-status';
+import { WebhookDeliveryQueue } from './webhook-delivery.queue';
+import { jobEventType, resultEventType, type WebhookEventType } from './webhook-event-type';
+
+export interface EventJob {
+  id: string;
+  accountId: string;
+  api: ToolId;
+  status: JobStatus;
+  sandbox: boolean;
+  webhookUrl: string | null;
+}
+
+export interface EventResult {
+  id: string;
+  externalId: string | null;
+  status: ResultStatus.Completed | ResultStatus.Failed;
+  resultKey: string | null;
+  thumbnailKey: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+}
+
+/** A delivery written by the outbox, to be enqueued once its transaction has committed. */
+export interface RecordedDelivery {
+  id: string;
+  firstAttemptAt: Date;
+}
+
+/**
+ * Records events in the caller's transaction (contract section 11: the outbox), each with a
+ * delivery when the job has a webhook_url. Callers record a job's result event before its
+ * terminal job event, so the sequence orders them.
+ */
+@Injectable()
+export class WebhookOutbox {
+  constructor(
+    private readonly signer: ResultUrlSigner,
+    private readonly deliveryQueue: WebhookDeliveryQueue,
+  ) {}
+
+  async recordResult(manager: EntityManager, job: EventJob, result: EventResult): Promise<RecordedDelivery[]> {
+    const failed = result.status === ResultStatus.Failed;
+    return this.record(manager, job, resultEventType(result.status), result.id, {
+      result: {
+        id: result.id,
+        external_id: result.externalId,
+        status: result.status,
+        result_url: result.resultKey ? this.signer.sign(result.resultKey) : null,
+        thumbnail_url: result.thumbnailKey ? this.signer.sign(result.thumbnailKey) : null,
+        ...(failed ? { error_code: result.errorCode, error_message: result.errorMessage } : {}),
+      },
+    });
+  }
+
+  /** Nothing for a job that did not end in a status with an event (a cancelled one). */
+  async recordJobEnd(manager: EntityManager, job: EventJob): Promise<RecordedDelivery[]> {
+    const type = jobEventType(job.status);
+    return type ? this.record(manager, job, type, null, {}) : [];
+  }
+
+  /** Enqueues what `record*` wrote, after the transaction that wrote it has committed. */
+  dispatch(deliveries: readonly RecordedDelivery[]): Promise<void> {
+    return deliveries.length > 0 ? this.deliveryQueue.enqueueCommitted(deliveries) : Promise.resolve();
+  }
+
+  private async record(
+    manager: EntityManager,
+    job: EventJob,
+    type: WebhookEventType,
+    resultId: string | null,
+    extra: Record<string, unknown>,
+  ): Promise<RecordedDelivery[]> {
+    const id = randomUUID();
+    const createdAt = new Date();
+    const body = JSON.stringify({
+      id,
+      type,
+      created_at: createdAt.toISOString(),
+      job: { id: job.id, api: job.api, status: job.status, sandbox: job.sandbox },
+      ...extra,
+    });
+    const firstAttemptAt = new Date(createdAt.getTime() + this.deliveryQueue.delayBefore(1));
+    const rows: Array<{ id: string }> = await manager.query(
+      `WITH event AS (
+         INSERT INTO webhook_events (id, account_id, job_id, result_id, type, body, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id)
+       INSERT INTO webhook_deliveries (id, event_id, account_id, job_id, url, status, next_attempt_at)
+       SELECT $8, event.id, $2, $3, $9, 'pending', $10 FROM event WHERE $9::text IS NOT NULL
+       RETURNING id`,
+      [id, job.accountId, job.id, resultId, type, body, createdAt, randomUUID(), job.webhookUrl, firstAttemptAt],
+    );
+    return rows.map((row) => ({ id: row.id, firstAttemptAt }));
+  }
+}

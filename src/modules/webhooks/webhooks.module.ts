@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { StorageModule } from '../../core/storage/storage.module';
+import { WebhookAdminController } from './webhook-admin.controller';
+import { WebhookAdminService } from './webhook-admin.service';
+import { WebhookDeliveryQueue } from './webhook-delivery.queue';
+import { WebhookOutbox } from './webhook-outbox.service';
+import { WebhookSecretsService } from './webhook-secrets.service';
+
+/**
+ * Events and their deliveries as the job lifecycle records them, signing secrets, and the
+ * operators' webhook endpoints; shared by both roles.
+ */
+@Module({
+  imports: [StorageModule],
+  controllers: [WebhookAdminController],
+  providers: [WebhookOutbox, WebhookDeliveryQueue, WebhookSecretsService, WebhookAdminService],
+  exports: [WebhookOutbox, WebhookDeliveryQueue, WebhookSecretsService],
+})
+export class WebhooksModule {}

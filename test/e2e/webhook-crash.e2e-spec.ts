@@ -1,0 +1,126 @@
+import { writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { cleanEnv, freePort, startProcess, waitForStatus, type ServiceProcess } from '../support/processes';
+import { createScratchDatabase } from '../support/scratch-database';
+import { testServices } from '../support/test-services';
+import { testCertificate, WebhookReceiver } from '../support/webhook-receiver';
+
+const ADMIN_TOKEN = 'webhook-crash-admin-token-0123';
+const RESULTS = 5;
+
+async function until<T>(check: () => Promise<T | null> | T | null, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== null) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('a worker killed while webhook deliveries are pending', () => {
+  let database: Awaited<ReturnType<typeof createScratchDatabase>>;
+  let db: Client | undefined;
+  let receiver: WebhookReceiver | undefined;
+  const caFile = join(tmpdir(), `imgjobs-webhook-ca-${process.pid}.pem`);
+  const processes: ServiceProcess[] = [];
+
+  beforeAll(async () => {
+    database = await createScratchDatabase();
+    writeFileSync(caFile, testCertificate().cert);
+  });
+  afterAll(async () => {
+    for (const service of processes) service.kill();
+    await receiver?.stop();
+    await db?.end();
+    await database.drop();
+    rmSync(caFile, { force: true });
+  });
+
+  it('delivers every event after the replacement worker starts', async () => {
+    // The receiver holds its first answers long enough for the worker to die mid-delivery.
+    let slow = true;
+    receiver = await WebhookReceiver.start(() => ({ status: 200, delayMs: slow ? 5000 : 0 }));
+    const apiPort = await freePort();
+    const env = cleanEnv({
+      DATABASE_URL: database.url,
+      REDIS_URL: testServices().redisUrl,
+      REDIS_KEY_PREFIX: `e2e-webhook-crash-${apiPort}`,
+      PORT: String(apiPort),
+      WORKER_HEALTH_PORT: String(await freePort()),
+      ADMIN_TOKEN,
+      LOG_LEVEL: 'warn',
+      NODE_EXTRA_CA_CERTS: caFile,
+      OUTBOUND_ALLOWLIST: '127.0.0.1',
+      WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1,1,1,1,1',
+      WORKER_LOCK_SECONDS: '2',
+      WORKER_STALLED_CHECK_SECONDS: '1',
+      SWEEP_INTERVAL_SECONDS: '1',
+      SWEEP_GRACE_SECONDS: '3',
+    });
+    const api = startProcess('node', ['dist/main.js', 'api'], env);
+    processes.push(api);
+    await waitForStatus(`http://127.0.0.1:${apiPort}/health/ready`);
+    const worker = startProcess('node', ['dist/main.js', 'worker'], env);
+    processes.push(worker);
+
+    const headers = { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' };
+    const post = async (path: string, body: object, extra: Record<string, string> = headers) =>
+      (await fetch(`http://127.0.0.1:${apiPort}${path}`, { method: 'POST', headers: extra, body: JSON.stringify(body) })).json();
+    const { account } = (await post('/admin/v1/accounts', { name: 'webhook crash' })) as { account: { id: string } };
+    const { secret: key } = (await post(`/admin/v1/accounts/${account.id}/api-keys`, { environment: 'sandbox' })) as {
+      secret: string;
+    };
+    const input = Array.from({ length: RESULTS }, (_, i) => ({ image_url: `https://images.example.com/${i}.jpg` }));
+    const created = (await post(
+      '/api/v1/image/edit',
+      { input, webhook_url: receiver.url },
+      { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Idempotency-Key': 'webhook-crash-1' },
+    )) as { job: { id: string } };
+    const jobId = created.job.id;
+
+    await until(() => (receiver!.received.length > 0 ? true : null), 30_000, 'the first delivery to arrive');
+    worker.child.kill('SIGKILL');
+    await worker.exited;
+    slow = false;
+
+    db = new Client({ connectionString: database.url });
+    await db.connect();
+    const { rows: pendingBefore } = await db.query(
+      `SELECT count(*)::int AS n FROM webhook_deliveries WHERE job_id = $1 AND status = 'pending'`,
+      [jobId],
+    );
+    expect(pendingBefore[0].n).toBeGreaterThan(0);
+
+    const replacement = startProcess('node', ['dist/main.js', 'worker'], env);
+    processes.push(replacement);
+
+    const events = await until(
+      async () => {
+        const { rows } = await db!.query(
+          `SELECT e.id, e.type FROM webhook_events e WHERE e.job_id = $1 ORDER BY e.sequence`,
+          [jobId],
+        );
+        return rows.length === RESULTS + 1 ? rows : null;
+      },
+      60_000,
+      'every event to be recorded',
+    );
+    await until(
+      async () => {
+        const { rows } = await db!.query(
+          `SELECT count(*)::int AS n FROM webhook_deliveries WHERE job_id = $1 AND status <> 'delivered'`,
+          [jobId],
+        );
+        return rows[0].n === 0 ? true : null;
+      },
+      60_000,
+      'every delivery to succeed',
+    );
+    const receivedIds = new Set(receiver.eventIds());
+    for (const event of events as Array<{ id: string }>) expect(receivedIds.has(event.id)).toBe(true);
+    expect((events as Array<{ type: string }>).at(-1)?.type).toBe('image_api.job.completed');
+  }, 120_000);
+});
