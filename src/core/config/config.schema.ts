@@ -79,7 +79,7 @@ export const configSchema = z
     WEBHOOK_TIMEOUT_SECONDS: positiveInt.max(120).default(15),
     /** How long a rotated webhook secret keeps signing beside the new one (24 h). */
     WEBHOOK_SECRET_OVERLAP_SECONDS: nonNegativeInt.max(30 * 24 * 3600).default(24 * 3600),
-    /** Deliveries one account may have in flight at once, so a slow receiver cannot hold every worker slot. */
+    /** Deliveries one account may have in flight in one worker, so a slow receiver cannot hold every slot. */
     WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT: positiveInt.max(1000).default(16),
     LIMIT_CREATES_PER_HOUR_KEY: positiveInt.default(5),
     LIMIT_CREATES_PER_HOUR_ACCOUNT: positiveInt.default(10),

@@ -13,7 +13,7 @@ import { GuardedHttpsAgent } from './guarded-https-agent';
 export const OUTBOUND_TLS = Symbol('OUTBOUND_TLS');
 
 /** Connections are kept alive per destination, so repeated deliveries skip the TLS handshake. */
-const AGENT_OPTIONS = { keepAlive: true, maxSockets: 64, maxFreeSockets: 16, scheduling: 'lifo' as const };
+const AGENT_OPTIONS = { keepAlive: true, maxSockets: 256, maxFreeSockets: 256, scheduling: 'lifo' as const };
 
 /** The one way the service reaches outside hosts over HTTPS. */
 @Injectable()

@@ -13,7 +13,7 @@ export interface QueuePayloads {
   [QueueJobName.ProcessResult]: { resultId: string };
   [QueueJobName.SweepUnsettledResults]: Record<string, never>;
   /** One attempt of one delivery; the attempt number is part of the BullMQ job id. */
-  [QueueJobName.DeliverWebhook]: { deliveryId: string; attempt: number };
+  [QueueJobName.DeliverWebhook]: { deliveryId: string; accountId: string; attempt: number };
   [QueueJobName.SweepWebhookDeliveries]: Record<string, never>;
 }
 

@@ -15,6 +15,8 @@ function connect(url: string, name: string, subscriber = false): Redis {
     // Commands fail after a bounded wait when Redis is down, so requests answer 503, not hang.
     maxRetriesPerRequest: 2,
     enableOfflineQueue: true,
+    // Commands issued in the same tick (rate limits, delivery slots) go out in one write.
+    enableAutoPipelining: !subscriber,
   });
 }
 

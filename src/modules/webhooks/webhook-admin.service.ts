@@ -45,7 +45,7 @@ export class WebhookAdminService {
        VALUES ($1, $2, $3, $4, $5, $6, now())`,
       [id, eventId, event.account_id, event.job_id, event.webhook_url, DeliveryStatus.Pending],
     );
-    await this.queue.enqueueCommitted([{ id, firstAttemptAt: new Date() }]);
+    await this.queue.enqueueCommitted([{ id, accountId: event.account_id, firstAttemptAt: new Date() }]);
     return this.dataSource.getRepository(WebhookDelivery).findOneOrFail({
       where: { id },
       relations: { event: true, attemptLog: true },

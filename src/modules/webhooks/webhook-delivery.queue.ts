@@ -9,6 +9,14 @@ import { QueueName } from '../../core/queue/queue-name';
 /** Spreads retries by up to a tenth either way, so a recovering receiver is not hit all at once. */
 const JITTER = 0.1;
 
+export interface ScheduledAttempt {
+  deliveryId: string;
+  /** Carried so a worker can take the account's delivery slot before touching the database. */
+  accountId: string;
+  attempt: number;
+  delayMs: number;
+}
+
 /** The BullMQ job id of one attempt: enqueueing the same attempt twice (the sweeper) adds nothing. */
 export const attemptJobId = (deliveryId: string, attempt: number) => `${deliveryId}_${attempt}`;
 
@@ -36,12 +44,12 @@ export class WebhookDeliveryQueue {
     return Math.round(seconds * 1000 * (1 + (Math.random() * 2 - 1) * JITTER));
   }
 
-  async enqueue(attempts: ReadonlyArray<{ deliveryId: string; attempt: number; delayMs: number }>): Promise<void> {
+  async enqueue(attempts: readonly ScheduledAttempt[]): Promise<void> {
     if (attempts.length === 0) return;
     await this.queue.addBulk(
-      attempts.map(({ deliveryId, attempt, delayMs }) => ({
+      attempts.map(({ deliveryId, accountId, attempt, delayMs }) => ({
         name: QueueJobName.DeliverWebhook,
-        data: { deliveryId, attempt },
+        data: { deliveryId, accountId, attempt },
         opts: { jobId: attemptJobId(deliveryId, attempt), delay: Math.max(0, delayMs), attempts: 1, ...RETENTION },
       })),
     );
@@ -51,11 +59,12 @@ export class WebhookDeliveryQueue {
    * After the outbox transaction commits. A failure here loses nothing: the deliveries are in
    * PostgreSQL, and the sweeper enqueues what has no queue entry.
    */
-  async enqueueCommitted(deliveries: ReadonlyArray<{ id: string; firstAttemptAt: Date }>): Promise<void> {
+  async enqueueCommitted(deliveries: ReadonlyArray<{ id: string; accountId: string; firstAttemptAt: Date }>): Promise<void> {
     try {
       await this.enqueue(
         deliveries.map((delivery) => ({
           deliveryId: delivery.id,
+          accountId: delivery.accountId,
           attempt: 1,
           delayMs: delivery.firstAttemptAt.getTime() - Date.now(),
         })),

@@ -29,6 +29,7 @@ export interface EventResult {
 /** A delivery written by the outbox, to be enqueued once its transaction has committed. */
 export interface RecordedDelivery {
   id: string;
+  accountId: string;
   firstAttemptAt: Date;
 }
 
@@ -95,6 +96,6 @@ export class WebhookOutbox {
        RETURNING id`,
       [id, job.accountId, job.id, resultId, type, body, createdAt, randomUUID(), job.webhookUrl, firstAttemptAt],
     );
-    return rows.map((row) => ({ id: row.id, firstAttemptAt }));
+    return rows.map((row) => ({ id: row.id, accountId: job.accountId, firstAttemptAt }));
   }
 }

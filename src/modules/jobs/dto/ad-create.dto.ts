@@ -5,6 +5,7 @@ import {
   InputImageDto,
   InputImages,
   NestedObject,
+  OptionalWithDefault,
   OutputOptionsDto,
   RequiredNestedObject,
   WebhookUrl,
@@ -27,12 +28,12 @@ export class CreativeDto {
   platform!: (typeof AD_PLATFORMS)[number];
 
   @ApiPropertyOptional({ enum: AD_GOALS, default: 'conversion' })
-  @IsOptional()
+  @OptionalWithDefault()
   @IsIn(AD_GOALS)
   goal?: (typeof AD_GOALS)[number];
 
   @ApiPropertyOptional({ enum: AD_STYLES, default: 'minimal' })
-  @IsOptional()
+  @OptionalWithDefault()
   @IsIn(AD_STYLES)
   style?: (typeof AD_STYLES)[number];
 

@@ -1,10 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, Max, Min } from 'class-validator';
 import {
   HexColor,
   InputImageDto,
   InputImages,
   NestedObject,
+  OptionalWithDefault,
   OutputOptionsDto,
   SHADOWS,
   WebhookUrl,
@@ -14,7 +15,7 @@ export const REMOVED_BACKGROUNDS = ['transparent', 'white', 'color'] as const;
 
 export class RemovedBackgroundDto {
   @ApiPropertyOptional({ enum: REMOVED_BACKGROUNDS, default: 'transparent' })
-  @IsOptional()
+  @OptionalWithDefault()
   @IsIn(REMOVED_BACKGROUNDS)
   type?: (typeof REMOVED_BACKGROUNDS)[number];
 
@@ -23,19 +24,19 @@ export class RemovedBackgroundDto {
   color?: string;
 
   @ApiPropertyOptional({ enum: SHADOWS })
-  @IsOptional()
+  @OptionalWithDefault()
   @IsIn(SHADOWS)
   shadow?: (typeof SHADOWS)[number];
 }
 
 export class CutoutOutputDto extends OutputOptionsDto {
   @ApiPropertyOptional({ description: 'Crop the result to the subject.' })
-  @IsOptional()
+  @OptionalWithDefault()
   @IsBoolean()
   crop_to_subject?: boolean;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 40 })
-  @IsOptional()
+  @OptionalWithDefault()
   @IsInt()
   @Min(0)
   @Max(40)

@@ -1,10 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional } from 'class-validator';
+import { IsIn } from 'class-validator';
 import {
   AspectRatio,
   InputImageDto,
   InputImages,
   NestedObject,
+  OptionalWithDefault,
   OutputOptionsDto,
   Prompt,
   RequiredNestedObject,
@@ -18,7 +19,7 @@ export class SceneDto {
   prompt!: string;
 
   @ApiPropertyOptional({ enum: SHADOWS })
-  @IsOptional()
+  @OptionalWithDefault()
   @IsIn(SHADOWS)
   shadow?: (typeof SHADOWS)[number];
 

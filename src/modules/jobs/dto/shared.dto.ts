@@ -16,6 +16,7 @@ import {
   Max,
   MaxLength,
   Min,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 
@@ -41,6 +42,12 @@ export const NestedObject = (type: () => new () => object) =>
 
 export const RequiredNestedObject = (type: () => new () => object) =>
   applyDecorators(IsObject({ message: '$property must be an object' }), ValidateNested(), Type(type));
+
+/**
+ * An optional member whose default the job request fills in: absent takes the default, while
+ * an explicit null is refused, since it would replace the default rather than ask for it.
+ */
+export const OptionalWithDefault = () => ValidateIf((_object, value: unknown) => value !== undefined);
 
 export const Prompt = () => applyDecorators(IsString(), Length(1, 4000));
 

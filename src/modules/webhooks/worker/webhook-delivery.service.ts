@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DelayedError, type Job } from 'bullmq';
+import DataLoader from 'dataloader';
 import { DataSource } from 'typeorm';
 import type { QueueJobName, QueuePayloads } from '../../../core/queue/queue-jobs';
 import { DeliverySlots } from '../delivery-slots';
@@ -12,10 +13,16 @@ import type { SendOutcome } from '../webhook-sender';
 import { WebhookSender } from '../webhook-sender';
 import { signWebhook } from '../webhook-signature';
 
-/** How long a job event waits, at a time, for its job's earlier events to be tried first. */
-const ORDER_WAIT_MS = 200;
+/** How long a job event waits, at a time, for its job's earlier events to have been tried. */
+const ORDER_WAIT_MS = 100;
 /** How long a delivery waits, at a time, for a free slot of its account. */
-const SLOT_WAIT_MS = 500;
+const SLOT_WAIT_MS = 100;
+/**
+ * Loads and attempt records arriving within this window share one statement: under load,
+ * many deliveries cost a few round trips instead of two each.
+ */
+const BATCH_WINDOW_MS = 2;
+const MAX_BATCH = 256;
 
 interface DeliveryRow {
   id: string;
@@ -23,12 +30,18 @@ interface DeliveryRow {
   attempts: number;
   url: string;
   account_id: string;
-  job_id: string;
   event_id: string;
-  type: string;
   body: string;
-  sequence: string;
   secrets: string[];
+  waits_for_earlier_events: boolean;
+}
+
+interface AttemptRecord {
+  deliveryId: string;
+  attempt: number;
+  verdict: Verdict;
+  startedAt: Date;
+  durationMs: number;
 }
 
 interface Verdict {
@@ -47,6 +60,17 @@ interface Verdict {
 @Injectable()
 export class WebhookDeliveryService {
   private readonly logger = new Logger(WebhookDeliveryService.name);
+  private readonly creatingSecrets = new Map<string, Promise<string>>();
+  private readonly deliveries = new DataLoader<string, DeliveryRow | undefined>((ids) => this.loadBatch(ids), {
+    cache: false,
+    maxBatchSize: MAX_BATCH,
+    batchScheduleFn: (run) => setTimeout(run, BATCH_WINDOW_MS),
+  });
+  private readonly attempts = new DataLoader<AttemptRecord, boolean>((records) => this.recordBatch(records), {
+    cache: false,
+    maxBatchSize: MAX_BATCH,
+    batchScheduleFn: (run) => setTimeout(run, BATCH_WINDOW_MS),
+  });
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -57,27 +81,32 @@ export class WebhookDeliveryService {
   ) {}
 
   async perform(job: Job<QueuePayloads[QueueJobName.DeliverWebhook]>, token: string | undefined): Promise<void> {
-    const { deliveryId, attempt } = job.data;
-    const delivery = await this.load(deliveryId);
-    if (!delivery || delivery.status !== DeliveryStatus.Pending || delivery.attempts !== attempt - 1) return;
-    if (JOB_EVENT_TYPES.has(delivery.type) && (await this.hasUntriedEarlierEvents(delivery))) {
-      return this.postpone(job, token, ORDER_WAIT_MS);
-    }
-    if (!(await this.slots.take(delivery.account_id, deliveryId))) return this.postpone(job, token, SLOT_WAIT_MS);
-
-    const startedAt = new Date();
+    const { deliveryId, accountId, attempt } = job.data;
+    // The slot comes first: a delivery that must wait for one costs no database round trip.
+    if (!this.slots.take(accountId)) return this.postpone(job, token, SLOT_WAIT_MS);
+    let delivery: DeliveryRow | undefined;
     let outcome: SendOutcome;
+    const startedAt = new Date();
     try {
+      delivery = await this.deliveries.load(deliveryId);
+      if (!delivery || delivery.status !== DeliveryStatus.Pending || delivery.attempts !== attempt - 1) return;
+      if (delivery.waits_for_earlier_events) return await this.postpone(job, token, ORDER_WAIT_MS);
       outcome = await this.sender.send(delivery.url, delivery.body, await this.headersFor(delivery));
     } finally {
-      await this.slots.release(delivery.account_id, deliveryId);
+      this.slots.release(accountId);
     }
     const verdict = this.judge(outcome, attempt);
-    const recorded = await this.record(delivery, attempt, verdict, startedAt, Date.now() - startedAt.getTime());
+    const recorded = await this.attempts.load({
+      deliveryId,
+      attempt,
+      verdict,
+      startedAt,
+      durationMs: Date.now() - startedAt.getTime(),
+    });
     if (!recorded) return;
     if (verdict.nextAttemptAt) {
       await this.queue.enqueue([
-        { deliveryId, attempt: attempt + 1, delayMs: verdict.nextAttemptAt.getTime() - Date.now() },
+        { deliveryId, accountId, attempt: attempt + 1, delayMs: verdict.nextAttemptAt.getTime() - Date.now() },
       ]);
     } else if (verdict.status !== DeliveryStatus.Delivered) {
       this.logger.warn(
@@ -87,32 +116,28 @@ export class WebhookDeliveryService {
     }
   }
 
-  private async load(deliveryId: string): Promise<DeliveryRow | undefined> {
-    const [row]: DeliveryRow[] = await this.dataSource.query(
-      `SELECT d.id, d.status, d.attempts, d.url, d.account_id, d.job_id,
-              e.id AS event_id, e.type, e.body, e.sequence,
+  /**
+   * The delivery, its event, the account's valid secrets and, for a job's terminal event,
+   * whether an earlier event of the job has not had its first attempt yet: a healthy receiver
+   * then sees the result events first, and a failing one never holds the job event back longer.
+   */
+  private async loadBatch(ids: readonly string[]): Promise<Array<DeliveryRow | undefined>> {
+    const rows: DeliveryRow[] = await this.dataSource.query(
+      `SELECT d.id, d.status, d.attempts, d.url, d.account_id,
+              e.id AS event_id, e.body,
               array(SELECT s.secret FROM webhook_secrets s
                      WHERE s.account_id = d.account_id AND (s.expires_at IS NULL OR s.expires_at > now())
-                     ORDER BY s.created_at DESC) AS secrets
+                     ORDER BY s.created_at DESC) AS secrets,
+              e.type = ANY($2) AND EXISTS (
+                SELECT 1 FROM webhook_deliveries earlier JOIN webhook_events ee ON ee.id = earlier.event_id
+                 WHERE earlier.job_id = d.job_id AND earlier.status = 'pending' AND earlier.attempts = 0
+                   AND earlier.url = d.url AND ee.sequence < e.sequence) AS waits_for_earlier_events
          FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
-        WHERE d.id = $1`,
-      [deliveryId],
+        WHERE d.id = ANY($1::uuid[])`,
+      [ids, [...JOB_EVENT_TYPES]],
     );
-    return row;
-  }
-
-  /**
-   * A job's terminal event goes out after each of its result events has had a first attempt,
-   * so a healthy receiver sees them in order; a failing one never holds it back for longer.
-   */
-  private async hasUntriedEarlierEvents(delivery: DeliveryRow): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      `SELECT 1 FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
-        WHERE d.job_id = $1 AND d.status = 'pending' AND d.attempts = 0 AND d.url = $2 AND e.sequence < $3
-        LIMIT 1`,
-      [delivery.job_id, delivery.url, delivery.sequence],
-    );
-    return rows.length > 0;
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.map((id) => byId.get(id));
   }
 
   /** Not an attempt: the entry goes back to the delayed set, and BullMQ counts nothing. */
@@ -122,13 +147,23 @@ export class WebhookDeliveryService {
   }
 
   private async headersFor(delivery: DeliveryRow): Promise<Record<string, string>> {
-    const secrets = delivery.secrets.length > 0 ? delivery.secrets : [await this.secrets.current(delivery.account_id)];
+    const secrets = delivery.secrets.length > 0 ? delivery.secrets : [await this.firstSecret(delivery.account_id)];
     const timestamp = Math.floor(Date.now() / 1000);
     return {
       'x-service-event-id': delivery.event_id,
       'x-service-timestamp': String(timestamp),
       'x-service-signature': signWebhook(secrets, delivery.event_id, timestamp, delivery.body),
     };
+  }
+
+  /** Creates an account's first secret once, however many of its deliveries ask at the same time. */
+  private firstSecret(accountId: string): Promise<string> {
+    let creating = this.creatingSecrets.get(accountId);
+    if (!creating) {
+      creating = this.secrets.current(accountId).finally(() => this.creatingSecrets.delete(accountId));
+      this.creatingSecrets.set(accountId, creating);
+    }
+    return creating;
   }
 
   private judge(outcome: SendOutcome, attempt: number): Verdict {
@@ -158,36 +193,45 @@ export class WebhookDeliveryService {
     };
   }
 
-  /** Attempt row and delivery state in one statement; false when another run recorded it first. */
-  private async record(
-    delivery: DeliveryRow,
-    attempt: number,
-    verdict: Verdict,
-    startedAt: Date,
-    durationMs: number,
-  ): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      `WITH moved AS (
-         UPDATE webhook_deliveries
-            SET attempts = $2, status = $3, last_status_code = $4, next_attempt_at = $5,
-                completed_at = CASE WHEN $3 = 'pending' THEN NULL ELSE now() END
-          WHERE id = $1 AND attempts = $2 - 1 AND status = 'pending'
-          RETURNING id)
+  /**
+   * Attempt rows and delivery states, one statement per batch. An attempt counts only if the
+   * delivery was still waiting for exactly it: false tells a repeated queue entry it lost.
+   */
+  private async recordBatch(records: readonly AttemptRecord[]): Promise<boolean[]> {
+    const first = new Map<string, AttemptRecord>();
+    for (const record of records) if (!first.has(record.deliveryId)) first.set(record.deliveryId, record);
+    const unique = [...first.values()];
+    const column = <T>(pick: (record: AttemptRecord) => T) => unique.map(pick);
+    const rows: Array<{ delivery_id: string }> = await this.dataSource.query(
+      `WITH input AS (
+         SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::timestamptz[],
+                              $6::text[], $7::text[], $8::timestamptz[], $9::int[])
+                    AS i(id, attempt, status, status_code, next_attempt_at, outcome, error, started_at, duration_ms)),
+       moved AS (
+         UPDATE webhook_deliveries d
+            SET attempts = i.attempt, status = i.status, last_status_code = i.status_code,
+                next_attempt_at = i.next_attempt_at,
+                completed_at = CASE WHEN i.status = 'pending' THEN NULL ELSE now() END
+           FROM input i
+          WHERE d.id = i.id AND d.attempts = i.attempt - 1 AND d.status = 'pending'
+          RETURNING d.id)
        INSERT INTO webhook_attempts (delivery_id, number, outcome, status_code, error, started_at, duration_ms, next_attempt_at)
-       SELECT id, $2, $6, $4, $7, $8, $9, $5 FROM moved
-       RETURNING id`,
+       SELECT i.id, i.attempt, i.outcome, i.status_code, i.error, i.started_at, i.duration_ms, i.next_attempt_at
+         FROM input i JOIN moved m ON m.id = i.id
+       RETURNING delivery_id`,
       [
-        delivery.id,
-        attempt,
-        verdict.status,
-        verdict.statusCode,
-        verdict.nextAttemptAt,
-        verdict.outcome,
-        verdict.error?.slice(0, 1000) ?? null,
-        startedAt,
-        durationMs,
+        column((r) => r.deliveryId),
+        column((r) => r.attempt),
+        column((r) => r.verdict.status),
+        column((r) => r.verdict.statusCode),
+        column((r) => r.verdict.nextAttemptAt),
+        column((r) => r.verdict.outcome),
+        column((r) => r.verdict.error?.slice(0, 1000) ?? null),
+        column((r) => r.startedAt),
+        column((r) => r.durationMs),
       ],
     );
-    return rows.length > 0;
+    const recorded = new Set(rows.map((row) => row.delivery_id));
+    return records.map((record) => first.get(record.deliveryId) === record && recorded.has(record.deliveryId));
   }
 }

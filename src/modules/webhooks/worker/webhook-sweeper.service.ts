@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../../../core/config/config.module';
 import type { AppConfig } from '../../../core/config/config.schema';
-import { WebhookDeliveryQueue } from '../webhook-delivery.queue';
+import { WebhookDeliveryQueue, type ScheduledAttempt } from '../webhook-delivery.queue';
 
 /** Bounded so one sweep stays short; the next sweep takes the rest. */
 const SWEEP_BATCH = 500;
@@ -27,19 +27,19 @@ export class WebhookSweeperService {
   ) {}
 
   async sweep(): Promise<{ requeued: number }> {
-    const overdue: Array<{ id: string; attempts: number }> = await this.dataSource.query(
-      `SELECT id, attempts FROM webhook_deliveries
+    const overdue: Array<{ id: string; account_id: string; attempts: number }> = await this.dataSource.query(
+      `SELECT id, account_id, attempts FROM webhook_deliveries
         WHERE status = 'pending' AND next_attempt_at < now() - make_interval(secs => $1)
         ORDER BY next_attempt_at LIMIT $2`,
       [this.config.SWEEP_GRACE_SECONDS, SWEEP_BATCH],
     );
-    const requeue: Array<{ deliveryId: string; attempt: number; delayMs: number }> = [];
+    const requeue: ScheduledAttempt[] = [];
     for (const delivery of overdue) {
       const attempt = delivery.attempts + 1;
       const entry = await this.queue.getAttempt(delivery.id, attempt);
       if (entry && QUEUED_STATES.has(await entry.getState())) continue;
       await entry?.remove();
-      requeue.push({ deliveryId: delivery.id, attempt, delayMs: 0 });
+      requeue.push({ deliveryId: delivery.id, accountId: delivery.account_id, attempt, delayMs: 0 });
     }
     await this.queue.enqueue(requeue);
     if (requeue.length > 0) this.logger.warn({ requeued: requeue.length }, 'swept stranded webhook deliveries');

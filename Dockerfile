@@ -1,0 +1,64 @@
+# One image for every role: the role is the argument of dist/main.js.
+#   docker build -t image-job-service .
+#   docker run ... image-job-service                          # API (default CMD)
+#   docker run ... image-job-service node dist/main.js worker # worker
+# The api and worker roles need DATABASE_URL and REDIS_URL (see .env.example). Role `all` runs
+# here only with both set: the embedded development PostgreSQL is not prepared in this image.
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# ---- build: compile TypeScript to dist/ ------------------------------------------------------
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+
+# Install scripts are skipped: compiling needs none of them, and the npm bundled with Node 20
+# does not read package.json's `allowScripts`, so it would run every dependency's script.
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+# Migrations are imported classes (src/core/database/entities.ts), so they are compiled into
+# dist/ with the rest: the runtime needs no other file.
+RUN npm run build
+
+# ---- runtime: production dependencies and dist/ only ----------------------------------------
+FROM ${NODE_IMAGE} AS runtime
+
+# Sandbox results draw their label with librsvg through fontconfig: give it a config and the
+# font the renderer asks for (DejaVu Sans). The slim image has neither.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends fontconfig-config fonts-dejavu-core \
+ && rm -rf /var/lib/apt/lists/*
+
+ENV NODE_ENV=production
+WORKDIR /app
+
+# Production dependencies only. Install scripts are skipped here too: sharp loads its prebuilt
+# binary from the @img/sharp-linux-* optional packages in the lockfile (its install script only
+# checks for it), msgpackr-extract loads its prebuilt @msgpackr-extract/* package at run time,
+# and the remaining scripts serve the embedded development services (role `all` only) or
+# telemetry. The last command fails the build if sharp cannot load.
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+ && npm cache clean --force \
+ && node -e "require('sharp'); console.log('sharp', require('sharp').versions.sharp, 'libvips', require('sharp').versions.vips)"
+
+COPY --from=build /app/dist ./dist
+
+# STORAGE_DIR defaults to ./data/results (/app/data/results). Created here, owned by `node`, so
+# that a named volume mounted on it starts with the right owner.
+RUN mkdir -p /app/data/results && chown -R node:node /app/data
+
+USER node
+
+# API port (PORT). A worker listens only on its health port (WORKER_HEALTH_PORT, 3001).
+EXPOSE 3000
+
+# Liveness of whichever role runs: the API port answers for api and all; when nothing listens
+# there (worker), the worker health port is asked instead. Node makes the request (no curl here).
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "const http=require('http');const live=(port)=>new Promise((done)=>{const req=http.get({host:'127.0.0.1',port,path:'/health/live',timeout:3000},(res)=>{res.resume();done(res.statusCode===200);});req.on('timeout',()=>req.destroy());req.on('error',()=>done(false));});(async()=>{for(const port of [process.env.PORT||3000,process.env.WORKER_HEALTH_PORT||3001]){if(await live(port))process.exit(0);}process.exit(1);})();"]
+
+# Node is PID 1 and handles SIGTERM itself (graceful shutdown within SHUTDOWN_GRACE_SECONDS).
+CMD ["node", "dist/main.js", "api"]
