@@ -1,6 +1,6 @@
 import { RateLimitService } from '../../src/modules/rate-limit/rate-limit.service';
 import { RateLimitKind } from '../../src/modules/rate-limit/rate-limit.types';
-import { createTestApp, type TestApp } from '../support/test-app';
+import { bearer, createTestApp, seedAccount, type TestApp } from '../support/test-app';
 
 describe(RateLimitService.name, () => {
   let t: TestApp;
@@ -55,5 +55,30 @@ describe(RateLimitService.name, () => {
     expect((await limits.consume(RateLimitKind.Create, subject('refund'))).allowed).toBe(false);
     await limits.refund(RateLimitKind.Create, subject('refund'), first.token as string);
     expect((await limits.consume(RateLimitKind.Create, subject('refund'))).allowed).toBe(true);
+  });
+});
+
+describe('per-IP limits behind a proxy (TRUST_PROXY)', () => {
+  const poll = (t: TestApp, key: string, forwardedFor: string) =>
+    t.http().get('/api/v1/jobs').set(bearer(key)).set('X-Forwarded-For', forwardedFor);
+
+  it('counts clients by X-Forwarded-For when the proxy is trusted, and by the socket when not', async () => {
+    for (const [trust, expectations] of [
+      ['true', [200, 429, 200]],
+      ['false', [200, 429, 429]],
+    ] as const) {
+      const t = await createTestApp({ TRUST_PROXY: trust, LIMIT_POLLS_PER_HOUR_IP: '1' });
+      try {
+        const account = await seedAccount(t);
+        const statuses = [
+          (await poll(t, account.sandboxKey, '203.0.113.1')).status,
+          (await poll(t, account.sandboxKey, '203.0.113.1')).status,
+          (await poll(t, account.sandboxKey, '203.0.113.2')).status,
+        ];
+        expect(statuses).toEqual(expectations);
+      } finally {
+        await t.close();
+      }
+    }
   });
 });

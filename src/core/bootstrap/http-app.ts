@@ -2,6 +2,8 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { Express } from 'express';
 import { Logger } from 'nestjs-pino';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/config.schema';
 import { parseJsonBody, requireJsonContentType, translateBodyParserErrors } from '../http/body-parsing';
 import { assignRequestId } from '../http/request-id';
 import { ErrorResponseDto } from '../openapi/error-response.dto';
@@ -17,6 +19,9 @@ export function configureHttpApp(app: INestApplication): void {
   app.useLogger(app.get(Logger));
   const express = app.getHttpAdapter().getInstance() as Express;
   express.disable('x-powered-by');
+  // Behind a load balancer, the client's address for per-IP limits comes from X-Forwarded-For,
+  // trusted only as far as TRUST_PROXY says (Express's own setting and semantics).
+  express.set('trust proxy', app.get<symbol, AppConfig>(APP_CONFIG).TRUST_PROXY);
   // Order matters: the id exists before anything can fail, and body errors reach the envelope.
   app.use(assignRequestId, requireJsonContentType, parseJsonBody, translateBodyParserErrors);
 

@@ -54,6 +54,23 @@ export const configSchema = z
     /** Used when the role is not given on the command line. */
     ROLE: z.enum(['api', 'worker', 'all']).optional(),
     PORT: port.default(3000),
+    /**
+     * Which proxies' X-Forwarded-For to believe for the client address: false (none), true
+     * (any), a hop count, or comma-separated addresses and CIDRs (Express's "trust proxy").
+     */
+    TRUST_PROXY: z
+      .string()
+      .trim()
+      .default('false')
+      .transform((value): boolean | number | string[] => {
+        if (value === 'true' || value === 'false') return value === 'true';
+        if (/^[0-9]+$/.test(value)) return Number(value);
+        return value.split(',').map((part) => part.trim()).filter((part) => part.length > 0);
+      })
+      .refine(
+        (value) => typeof value !== 'object' || value.every((entry) => isIP(entry.split('/')[0]) !== 0 || ['loopback', 'linklocal', 'uniquelocal'].includes(entry)),
+        'must be true, false, a hop count, or comma-separated IP addresses, CIDRs, loopback, linklocal or uniquelocal',
+      ),
     DATABASE_URL: optionalUrl(['postgres:', 'postgresql:']),
     DATABASE_POOL_SIZE: positiveInt.max(200).default(10),
     DATABASE_MIGRATE_ON_START: booleanFlag.default('true'),

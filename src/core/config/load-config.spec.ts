@@ -98,4 +98,12 @@ describe(loadConfig.name, () => {
     expect(config.CAPACITY_ACCOUNT_SHARE).toBe(0.25);
     expect(config.WEBHOOK_RETRY_SCHEDULE).toEqual([0, 5, 300, 1800, 7200, 18000, 36000, 36000]);
   });
+
+  it('reads TRUST_PROXY as Express does: a flag, a hop count or a list of addresses', () => {
+    expect(loadConfig({}).TRUST_PROXY).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).TRUST_PROXY).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '2' }).TRUST_PROXY).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, loopback' }).TRUST_PROXY).toEqual(['10.0.0.0/8', 'loopback']);
+    expect(configError({ TRUST_PROXY: 'my-proxy.example' }).message).toContain('TRUST_PROXY');
+  });
 });

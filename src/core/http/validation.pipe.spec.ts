@@ -134,4 +134,21 @@ describe(RequestValidationPipe.name, () => {
     );
     expect(value).toBeInstanceOf(CreateDto);
   });
+
+  it('refuses prototype-named keys at any depth, which the DTO transformation would skip', async () => {
+    for (const [body, path] of [
+      [JSON.parse('{"input":[{"image_url":"https://a.example/1.jpg"}],"__proto__":{"x":1}}'), '__proto__'],
+      [{ input: [{ image_url: 'https://a.example/1.jpg', constructor: 'x' }] }, 'input[0].constructor'],
+      [{ input: [{ image_url: 'https://a.example/1.jpg' }], output: { prototype: {} } }, 'output.prototype'],
+    ] as const) {
+      const thrown = await rejection(pipe.transform(body, { type: 'body', metatype: CreateDto }));
+      expect(thrown.details).toEqual({ errors: [{ path, message: expect.stringContaining('should not exist') }] });
+    }
+  });
+
+  it('refuses NUL characters in any string', async () => {
+    const body = { input: [{ image_url: 'https://a.example/1.jpg', external_id: 'a\u0000b' }] };
+    const thrown = await rejection(pipe.transform(body, { type: 'body', metatype: CreateDto }));
+    expect(thrown.details).toEqual({ errors: [{ path: 'input[0].external_id', message: expect.any(String) }] });
+  });
 });

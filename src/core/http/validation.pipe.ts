@@ -15,19 +15,32 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
   });
 }
 
-/** Path of the first string holding a NUL character, which PostgreSQL text cannot store. */
-function findNulString(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path || 'body' : null;
+/**
+ * Names that the DTO transformation skips rather than reports, so the unknown-field check never
+ * sees them; they are refused here like any other unknown field.
+ */
+const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * The first problem the DTO validation cannot see: a string holding a NUL character, which
+ * PostgreSQL text cannot store, or a prototype-named key.
+ */
+function findUnvalidatable(value: unknown, path: string): FieldError | null {
+  if (typeof value === 'string') {
+    return value.includes('\u0000') ? { path: path || 'body', message: 'must not contain NUL characters' } : null;
+  }
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = findNulString(value[i], `${path}[${i}]`);
+      const found = findUnvalidatable(value[i], `${path}[${i}]`);
       if (found) return found;
     }
     return null;
   }
   if (value !== null && typeof value === 'object') {
     for (const [key, child] of Object.entries(value)) {
-      const found = findNulString(child, joinPath(path, key));
+      const childPath = joinPath(path, key);
+      if (PROTOTYPE_KEYS.has(key)) return { path: childPath, message: `property ${key} should not exist` };
+      const found = findUnvalidatable(child, childPath);
       if (found) return found;
     }
   }
@@ -56,8 +69,8 @@ export class RequestValidationPipe extends ValidationPipe {
     if (metadata.type === 'body' && (typeof value !== 'object' || value === null || Array.isArray(value))) {
       throw DomainError.invalid([{ path: 'body', message: 'the body must be a JSON object' }]);
     }
-    const nulPath = metadata.type === 'body' ? findNulString(value, '') : null;
-    if (nulPath) throw DomainError.invalid([{ path: nulPath, message: 'must not contain NUL characters' }]);
+    const problem = metadata.type === 'body' ? findUnvalidatable(value, '') : null;
+    if (problem) throw DomainError.invalid([problem]);
     try {
       return await super.transform(value, metadata);
     } catch (error) {
