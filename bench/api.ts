@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
 import { Client } from 'pg';
 
 const ROOT = resolve(__dirname, '..');
@@ -18,6 +19,8 @@ const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 200);
 const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '16,64,256').split(',').map(Number);
 const UNLIMITED = '1000000000';
+/** Which scenarios to run: any of bare, create, read. */
+const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'bare,create,read').split(','));
 
 interface Row {
   scenario: string;
@@ -84,7 +87,7 @@ async function main(): Promise<void> {
   const apiPort = await freePort();
   const barePort = await freePort();
   const base = `http://127.0.0.1:${apiPort}`;
-  const api = start(['dist/main.js', 'api'], {
+  const api = start([...(process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/main.js', 'api'], {
     PORT: String(apiPort),
     DATABASE_URL: databaseUrl.toString(),
     DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE ?? '20',
@@ -136,8 +139,8 @@ async function main(): Promise<void> {
     const rows: Row[] = [];
     let sequence = 0;
     for (const connections of CONNECTIONS) {
-      rows.push(await run('bare NestJS route', connections, { url: `http://127.0.0.1:${barePort}/bare` }));
-      rows.push(
+      if (SCENARIOS.has('bare')) rows.push(await run('bare NestJS route', connections, { url: `http://127.0.0.1:${barePort}/bare` }));
+      if (SCENARIOS.has('create')) rows.push(
         await run('POST /api/v1/image/edit (sandbox)', connections, {
           url: base,
           requests: [
@@ -160,7 +163,7 @@ async function main(): Promise<void> {
           ],
         }),
       );
-      rows.push(
+      if (SCENARIOS.has('read')) rows.push(
         await run('GET /api/v1/jobs/{id}', connections, {
           url: base,
           requests: [
@@ -193,6 +196,14 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 2000));
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
     await admin.end();
+    const redis = new Redis(REDIS_URL);
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `bench-${database}:*`, 'COUNT', 1000);
+      if (keys.length > 0) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+    redis.disconnect();
   }
 }
 

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { DomainError } from '../../core/errors/domain-error';
 import { ErrorCode } from '../../core/errors/error-code';
 import { OutboundHttps } from '../../core/outbound/outbound.module';
@@ -138,9 +137,7 @@ export class JobCreationService {
           now,
         });
         const results = this.jobs.buildResults(job, command.request);
-        // TypeORM's insert typing cannot see through the jsonb `options` record.
-        await manager.insert(Job, job as QueryDeepPartialEntity<Job>);
-        await manager.insert(JobResult, results);
+        await this.jobs.insertNew(manager, job, results);
         const remaining = required > 0 ? await this.credits.reserve(manager, caller.accountId, job.id, required) : balance;
         if (remaining === null) throw new Error('reservation failed under the account lock');
         await this.idempotency.remember(manager, idempotent, job.id);
@@ -163,7 +160,6 @@ export class JobCreationService {
     return { job: admission.job, replayed: false, remainingPaidCredits: admission.remainingPaidCredits };
   }
 
-  /** Serialises one account's creates, so limits and the balance are read and changed in turn. */
   /**
    * URLs the service would fetch or post to that name a private, loopback or metadata address
    * outright are refused now (contract section 11); names are checked again at connect time.
@@ -182,6 +178,7 @@ export class JobCreationService {
     if (errors.length > 0) throw DomainError.invalid(errors);
   }
 
+  /** Serialises one account's creates, so limits and the balance are read and changed in turn. */
   private async lockAccount(manager: EntityManager, accountId: string): Promise<number> {
     const [account]: Array<{ paid_credits: number }> = await manager.query(
       `SELECT paid_credits FROM accounts WHERE id = $1 FOR UPDATE`,
