@@ -98,6 +98,55 @@ describe('OpenAPI document', () => {
     expect(Object.keys(doc.paths['/admin/v1/api-keys/{keyId}'])).toEqual(['delete']);
   });
 
+  it('describes every create endpoint with its body, the Idempotency-Key header, 202 and 200, and each error status', () => {
+    const creates: Record<string, string> = {
+      '/api/v1/image/edit': 'ImageEditRequestDto',
+      '/api/v1/image/ai-edit': 'ImageAiEditRequestDto',
+      '/api/v1/ad/create': 'AdCreateRequestDto',
+      '/api/v1/scene/create': 'SceneCreateRequestDto',
+      '/api/v1/image/generate': 'ImageGenerateRequestDto',
+      '/api/v1/remove-background': 'RemoveBackgroundRequestDto',
+      '/api/v1/product-photo-jobs': 'ProductPhotoJobRequestDto',
+    };
+    for (const [path, body] of Object.entries(creates)) {
+      const operation = doc.paths[path]?.post as Operation & {
+        requestBody?: { content: Record<string, { schema: SchemaObject }> };
+        parameters?: Array<{ name: string; in: string; required?: boolean }>;
+      };
+      expect(operation).toBeDefined();
+      expect(operation.requestBody?.content['application/json'].schema.$ref).toBe(`#/components/schemas/${body}`);
+      expect(operation.parameters).toEqual(
+        expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: true })]),
+      );
+      expect(Object.keys(operation.responses)).toEqual(
+        expect.arrayContaining(['200', '202', '400', '401', '402', '403', '409', '429', '503']),
+      );
+      expect(operation.security).toEqual([{ api_key: [] }]);
+    }
+  });
+
+  it('describes reading and cancelling jobs, enhancements, and the webhook operator routes', () => {
+    const expected: Array<[string, string, string[]]> = [
+      ['/api/v1/jobs', 'get', ['200', '429']],
+      ['/api/v1/jobs/{jobId}', 'get', ['200', '404', '429']],
+      ['/api/v1/jobs/{jobId}/cancel', 'post', ['200', '404']],
+      ['/api/v1/product-image-enhancements/{enhancementId}', 'get', ['200', '404']],
+      ['/admin/v1/accounts/{accountId}/webhook-secret', 'get', ['200', '404']],
+      ['/admin/v1/accounts/{accountId}/webhook-secret', 'post', ['200', '404']],
+      ['/admin/v1/accounts/{accountId}/webhook-deliveries', 'get', ['200', '404']],
+      ['/admin/v1/webhook-events/{eventId}/redeliver', 'post', ['202', '400', '404']],
+    ];
+    for (const [path, method, statuses] of expected) {
+      const operation = doc.paths[path]?.[method];
+      expect({ path, method, documented: operation !== undefined }).toEqual({ path, method, documented: true });
+      expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(statuses));
+    }
+    const job = resolve(okSchema('/api/v1/jobs/{jobId}').properties?.job as SchemaObject);
+    expect(Object.keys(job.properties ?? {})).toEqual(
+      expect.arrayContaining(['id', 'api', 'status', 'sandbox', 'total_results', 'credits_reserved', 'credits_used', 'pricing_version']),
+    );
+  });
+
   it('marks which credentials each route needs: none for the catalog, an API key for the account, the admin token for admin', () => {
     expect(doc.paths['/api/v1/tools'].get.security ?? []).toEqual([]);
     expect(doc.paths['/api/v1/product-photo-presets'].get.security ?? []).toEqual([]);

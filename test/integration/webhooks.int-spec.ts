@@ -283,6 +283,11 @@ describe('webhooks', () => {
       await t.http().post('/admin/v1/webhook-events/7d1c3a8e-4f4f-4d55-9a43-0a1d1f1e2b3c/redeliver').set(admin()).expect(404);
       await t.http().post('/admin/v1/webhook-events/not-a-uuid/redeliver').set(admin()).expect(400);
       await t.http().post(`/admin/v1/webhook-events/${eventId}/redeliver`).expect(401);
+      const unknownAccount = '0f2c9f6e-8a4b-4c1d-9e3f-5a6b7c8d9e0f';
+      await t.http().get(`/admin/v1/accounts/${unknownAccount}/webhook-secret`).set(admin()).expect(404);
+      await t.http().post(`/admin/v1/accounts/${unknownAccount}/webhook-secret`).set(admin()).expect(404);
+      await t.http().get(`/admin/v1/accounts/${unknownAccount}/webhook-deliveries`).set(admin()).expect(404);
+      await t.http().get(`/admin/v1/accounts/${account.accountId}/webhook-deliveries?limit=0`).set(admin()).expect(400);
     } finally {
       await receiver.stop();
     }

@@ -1,5 +1,14 @@
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiAcceptedResponse,
+  ApiBadRequestResponse,
+  ApiBearerAuth,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { ErrorResponseDto } from '../../core/openapi/error-response.dto';
 import { UuidParamPipe } from '../../core/http/uuid-param.pipe';
 import { Access, AccessLevel } from '../auth/access.decorator';
 import {
@@ -17,6 +26,7 @@ const DEFAULT_DELIVERIES_LIMIT = 50;
 
 @ApiTags('Admin')
 @ApiBearerAuth('admin')
+@ApiNotFoundResponse({ type: ErrorResponseDto, description: '`not_found`: no such account or event' })
 @Access(AccessLevel.Admin)
 @Controller('admin/v1')
 export class WebhookAdminController {
@@ -57,6 +67,7 @@ export class WebhookAdminController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Send an event again (same id and body) to its job’s webhook URL, as a new delivery.' })
   @ApiAcceptedResponse({ type: RedeliveryResponseDto })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: '`invalid_request`: the event’s job has no webhook_url' })
   async redeliver(@Param('eventId', UuidParamPipe) eventId: string): Promise<{ delivery: DeliveryDto }> {
     return { delivery: presentDelivery(await this.webhooks.redeliver(eventId)) };
   }
