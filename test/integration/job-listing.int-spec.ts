@@ -54,10 +54,12 @@ describe('reading jobs', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const res = await list(`?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`).expect(200);
-      expect(res.body.jobs.length).toBeLessThanOrEqual(3);
-      seen.push(...res.body.jobs);
-      cursor = res.body.next_cursor;
+      const page: { jobs: Summary[]; next_cursor: string | null } = (
+        await list(`?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`).expect(200)
+      ).body;
+      expect(page.jobs.length).toBeLessThanOrEqual(3);
+      seen.push(...page.jobs);
+      cursor = page.next_cursor;
       pages++;
     } while (cursor);
     expect(pages).toBe(4);

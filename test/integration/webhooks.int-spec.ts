@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { OUTBOUND_TLS } from '../../src/core/outbound/outbound.module';
+import { WebhookSweeperService } from '../../src/modules/webhooks/worker/webhook-sweeper.service';
 import { idempotencyKey, imageInputs, waitForJob } from '../support/jobs';
 import { bearer, createTestApp, seedAccount, TEST_ADMIN_TOKEN, type SeededAccount, type TestApp } from '../support/test-app';
 import { standardHeaders, testCertificate, WebhookReceiver } from '../support/webhook-receiver';
@@ -361,5 +362,43 @@ describe('webhook delivery with a receiver that hangs', () => {
       await hanging.stop();
       await healthy.stop();
     }
+  });
+});
+
+describe('webhook retention', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp({ ...SETTINGS, WEBHOOK_RETENTION_DAYS: '30' }, { role: ProcessRole.All });
+  });
+  afterAll(() => t.close());
+
+  it('deletes events past the retention period with their deliveries and attempts, but never a pending one', async () => {
+    const account = await seedAccount(t);
+    const res = await t
+      .http()
+      .post('/api/v1/image/edit')
+      .set(bearer(account.sandboxKey))
+      .set('Idempotency-Key', idempotencyKey())
+      .send({ input: imageInputs(2) })
+      .expect(202);
+    const jobId = res.body.job.id;
+    await waitForJob(t, jobId);
+    const events: Array<{ id: string }> = await t.dataSource.query(
+      `SELECT id FROM webhook_events WHERE job_id = $1 ORDER BY sequence`,
+      [jobId],
+    );
+    expect(events).toHaveLength(3);
+    const [old, pending, fresh] = events.map((event) => event.id);
+    await t.dataSource.query(`UPDATE webhook_events SET created_at = now() - interval '31 days' WHERE id = ANY($1)`, [[old, pending]]);
+    await t.dataSource.query(
+      `INSERT INTO webhook_deliveries (id, event_id, account_id, job_id, url, status, attempts, next_attempt_at)
+       VALUES (gen_random_uuid(), $1, $2, $3, 'https://hooks.example.com/x', 'pending', 3, now() + interval '1 hour')`,
+      [pending, account.accountId, jobId],
+    );
+    const { purged } = await t.app.get(WebhookSweeperService).sweep();
+    expect(purged).toBe(1);
+    const left: Array<{ id: string }> = await t.dataSource.query(`SELECT id FROM webhook_events WHERE job_id = $1`, [jobId]);
+    expect(left.map((event) => event.id).sort()).toEqual([pending, fresh].sort());
   });
 });

@@ -98,6 +98,8 @@ export const configSchema = z
     WEBHOOK_SECRET_OVERLAP_SECONDS: nonNegativeInt.max(30 * 24 * 3600).default(24 * 3600),
     /** Deliveries one account may have in flight in one worker, so a slow receiver cannot hold every slot. */
     WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT: positiveInt.max(1000).default(16),
+    /** Events, their deliveries and attempts older than this are deleted once nothing is pending. */
+    WEBHOOK_RETENTION_DAYS: positiveInt.max(3650).default(30),
     LIMIT_CREATES_PER_HOUR_KEY: positiveInt.default(5),
     LIMIT_CREATES_PER_HOUR_ACCOUNT: positiveInt.default(10),
     LIMIT_CREATES_PER_HOUR_IP: positiveInt.default(50),

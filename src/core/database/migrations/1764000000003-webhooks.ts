@@ -31,6 +31,7 @@ export class Webhooks1764000000003 implements MigrationInterface {
         created_at timestamptz NOT NULL
       )`);
     await queryRunner.query(`CREATE INDEX webhook_events_job_idx ON webhook_events (job_id, sequence)`);
+    await queryRunner.query(`CREATE INDEX webhook_events_created_idx ON webhook_events (created_at)`);
     await queryRunner.query(`
       CREATE TABLE webhook_deliveries (
         id uuid PRIMARY KEY,

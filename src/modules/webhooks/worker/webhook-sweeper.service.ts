@@ -7,6 +7,8 @@ import { WebhookDeliveryQueue, type ScheduledAttempt } from '../webhook-delivery
 
 /** Bounded so one sweep stays short; the next sweep takes the rest. */
 const SWEEP_BATCH = 500;
+/** Bounded like the sweep itself; a large backlog goes over several sweeps. */
+const PURGE_BATCH = 5000;
 /** An attempt in one of these states will still run; any other entry is stale and replaced. */
 const QUEUED_STATES: ReadonlySet<string> = new Set(['waiting', 'delayed', 'active', 'prioritized', 'waiting-children']);
 
@@ -26,7 +28,7 @@ export class WebhookSweeperService {
     private readonly queue: WebhookDeliveryQueue,
   ) {}
 
-  async sweep(): Promise<{ requeued: number }> {
+  async sweep(): Promise<{ requeued: number; purged: number }> {
     const overdue: Array<{ id: string; account_id: string; attempts: number }> = await this.dataSource.query(
       `SELECT id, account_id, attempts FROM webhook_deliveries
         WHERE status = 'pending' AND next_attempt_at < now() - make_interval(secs => $1)
@@ -43,6 +45,22 @@ export class WebhookSweeperService {
     }
     await this.queue.enqueue(requeue);
     if (requeue.length > 0) this.logger.warn({ requeued: requeue.length }, 'swept stranded webhook deliveries');
-    return { requeued: requeue.length };
+    return { requeued: requeue.length, purged: await this.purgeExpired() };
+  }
+
+  /** Events past WEBHOOK_RETENTION_DAYS go, with their deliveries and attempts, unless one is pending. */
+  private async purgeExpired(): Promise<number> {
+    const purged: unknown[] = await this.dataSource.query(
+      `WITH expired AS (
+         DELETE FROM webhook_events WHERE id IN (
+           SELECT e.id FROM webhook_events e
+            WHERE e.created_at < now() - make_interval(days => $1)
+              AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')
+            ORDER BY e.created_at LIMIT $2)
+         RETURNING id)
+       SELECT id FROM expired`,
+      [this.config.WEBHOOK_RETENTION_DAYS, PURGE_BATCH],
+    );
+    return purged.length;
   }
 }
