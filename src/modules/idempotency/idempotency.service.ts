@@ -3,7 +3,6 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DomainError } from '../../core/errors/domain-error';
 import { ErrorCode } from '../../core/errors/error-code';
-import { IdempotencyKey } from './idempotency-key.entity';
 
 /** How long a key keeps its job (contract section 9). */
 export const IDEMPOTENCY_TTL_HOURS = 24;
@@ -31,45 +30,46 @@ export function hashRequestBody(body: unknown): string {
   return createHash('sha256').update(canonicalJson(body)).digest('hex');
 }
 
+const CONFLICT_MESSAGE =
+  'This Idempotency-Key was already used with a different request. Use a new key for a new request.';
+
 /**
- * Idempotency records live in the create transaction: taken under a per-key advisory lock,
- * so a concurrent duplicate waits for the first request and then finds its job.
+ * Idempotency records live in the create transaction. The first statement of a create claims
+ * the key by inserting its record: a concurrent request with the same key waits on the unique
+ * index until the first commits (then finds its job) or rolls back (then claims the key
+ * itself), so no separate lock is needed and a refused request leaves no record.
  */
 @Injectable()
 export class IdempotencyService {
-  /** Serialises requests that carry the same key; held until the transaction ends. */
-  async lock(manager: EntityManager, request: IdempotentRequest): Promise<void> {
-    await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`${request.apiKeyId}:${request.key}`]);
-  }
-
-  /** The job an earlier request with this key created, or null; 409 when the request differs. */
-  async findReplay(manager: EntityManager, request: IdempotentRequest): Promise<string | null> {
-    const rows: Array<{ endpoint: string; request_hash: string; job_id: string }> = await manager.query(
-      `SELECT endpoint, request_hash, job_id FROM idempotency_keys
-        WHERE api_key_id = $1 AND key = $2 AND created_at > now() - make_interval(hours => $3)`,
-      [request.apiKeyId, request.key, IDEMPOTENCY_TTL_HOURS],
+  /**
+   * Claims the key for `jobId` (the job's foreign key is checked at commit, once the job
+   * exists). Null when claimed; otherwise the job of the earlier request, or 409 when that
+   * request differed. An expired record is taken over.
+   */
+  async claim(manager: EntityManager, request: IdempotentRequest, jobId: string): Promise<string | null> {
+    const claimed: unknown[] = await manager.query(
+      `WITH claimed AS (
+         INSERT INTO idempotency_keys (api_key_id, key, endpoint, request_hash, job_id)
+         VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (api_key_id, key) DO UPDATE
+           SET endpoint = EXCLUDED.endpoint, request_hash = EXCLUDED.request_hash,
+               job_id = EXCLUDED.job_id, created_at = now()
+           WHERE idempotency_keys.created_at <= now() - make_interval(hours => $6)
+         RETURNING job_id)
+       SELECT job_id FROM claimed`,
+      [request.apiKeyId, request.key, request.endpoint, request.requestHash, jobId, IDEMPOTENCY_TTL_HOURS],
     );
-    const existing = rows[0];
-    if (!existing) return null;
+    if (claimed.length > 0) return null;
+    // The conflicting record is committed and locked by the statement above: a fresh read sees it.
+    const [existing]: Array<{ endpoint: string; request_hash: string; job_id: string }> = await manager.query(
+      `SELECT endpoint, request_hash, job_id FROM idempotency_keys WHERE api_key_id = $1 AND key = $2`,
+      [request.apiKeyId, request.key],
+    );
+    if (!existing) throw new Error('idempotency record vanished while locked');
     if (existing.endpoint !== request.endpoint || existing.request_hash !== request.requestHash) {
-      throw new DomainError(
-        ErrorCode.IdempotencyConflict,
-        'This Idempotency-Key was already used with a different request. Use a new key for a new request.',
-      );
+      throw new DomainError(ErrorCode.IdempotencyConflict, CONFLICT_MESSAGE);
     }
     return existing.job_id;
-  }
-
-  /** Records the key; an expired record with the same key is replaced. */
-  async remember(manager: EntityManager, request: IdempotentRequest, jobId: string): Promise<void> {
-    await manager.query(
-      `INSERT INTO idempotency_keys (api_key_id, key, endpoint, request_hash, job_id)
-       VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (api_key_id, key) DO UPDATE
-         SET endpoint = EXCLUDED.endpoint, request_hash = EXCLUDED.request_hash,
-             job_id = EXCLUDED.job_id, created_at = now()`,
-      [request.apiKeyId, request.key, request.endpoint, request.requestHash, jobId],
-    );
   }
 
   async purgeExpired(manager: EntityManager): Promise<number> {

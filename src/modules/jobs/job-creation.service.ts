@@ -83,11 +83,11 @@ export class JobCreationService {
     // Read before the transaction: a second pool connection taken while holding the first
     // would let concurrent creates starve the pool.
     const price = await this.catalog.priceFor(command.request.costKey);
+    const jobId = randomUUID();
     let admission: Admission;
     try {
       admission = await this.dataSource.transaction(async (manager): Promise<Admission> => {
-        await this.idempotency.lock(manager, idempotent);
-        const replayOf = await this.idempotency.findReplay(manager, idempotent);
+        const replayOf = await this.idempotency.claim(manager, idempotent, jobId);
         if (replayOf) return { replayOf };
 
         if (!this.tools.isAvailable(command.request.tool, sandbox)) {
@@ -125,7 +125,7 @@ export class JobCreationService {
 
         const now = new Date();
         const job = this.jobs.buildJob({
-          id: randomUUID(),
+          id: jobId,
           caller,
           sandbox,
           kind: command.kind,
@@ -140,7 +140,6 @@ export class JobCreationService {
         await this.jobs.insertNew(manager, job, results);
         const remaining = required > 0 ? await this.credits.reserve(manager, caller.accountId, job.id, required) : balance;
         if (remaining === null) throw new Error('reservation failed under the account lock');
-        await this.idempotency.remember(manager, idempotent, job.id);
         return { job, results, remainingPaidCredits: remaining };
       });
     } catch (error) {

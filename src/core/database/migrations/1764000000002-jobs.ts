@@ -74,7 +74,8 @@ export class Jobs1764000000002 implements MigrationInterface {
         key text NOT NULL,
         endpoint text NOT NULL,
         request_hash text NOT NULL,
-        job_id uuid NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+        -- Deferred: a create claims its key before it inserts the job.
+        job_id uuid NOT NULL REFERENCES jobs(id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
         created_at timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (api_key_id, key)
       )`);
