@@ -86,12 +86,14 @@ export class WebhookDeliveryService {
     if (!this.slots.take(accountId)) return this.postpone(job, token, SLOT_WAIT_MS);
     let delivery: DeliveryRow | undefined;
     let outcome: SendOutcome;
-    const startedAt = new Date();
+    let startedAt: Date;
     try {
       delivery = await this.deliveries.load(deliveryId);
       if (!delivery || delivery.status !== DeliveryStatus.Pending || delivery.attempts !== attempt - 1) return;
       if (delivery.waits_for_earlier_events) return await this.postpone(job, token, ORDER_WAIT_MS);
-      outcome = await this.sender.send(delivery.url, delivery.body, await this.headersFor(delivery));
+      const headers = await this.headersFor(delivery);
+      startedAt = new Date();
+      outcome = await this.sender.send(delivery.url, delivery.body, headers);
     } finally {
       this.slots.release(accountId);
     }
