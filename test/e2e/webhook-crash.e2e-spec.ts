@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { cleanEnv, freePort, startProcess, waitForStatus, type ServiceProcess } from '../support/processes';
 import { createScratchDatabase } from '../support/scratch-database';
+import { deleteRedisKeys } from '../support/test-app';
 import { testServices } from '../support/test-services';
 import { testCertificate, WebhookReceiver } from '../support/webhook-receiver';
 
@@ -26,6 +27,7 @@ describe('a worker killed while webhook deliveries are pending', () => {
   let receiver: WebhookReceiver | undefined;
   const caFile = join(tmpdir(), `imgjobs-webhook-ca-${process.pid}.pem`);
   const processes: ServiceProcess[] = [];
+  let redisPrefix: string | undefined;
 
   beforeAll(async () => {
     database = await createScratchDatabase();
@@ -36,6 +38,7 @@ describe('a worker killed while webhook deliveries are pending', () => {
     await receiver?.stop();
     await db?.end();
     await database.drop();
+    if (redisPrefix) await deleteRedisKeys(testServices().redisUrl, `${redisPrefix}:*`);
     rmSync(caFile, { force: true });
   });
 
@@ -44,10 +47,11 @@ describe('a worker killed while webhook deliveries are pending', () => {
     let slow = true;
     receiver = await WebhookReceiver.start(() => ({ status: 200, delayMs: slow ? 5000 : 0 }));
     const apiPort = await freePort();
+    redisPrefix = `e2e-webhook-crash-${apiPort}`;
     const env = cleanEnv({
       DATABASE_URL: database.url,
       REDIS_URL: testServices().redisUrl,
-      REDIS_KEY_PREFIX: `e2e-webhook-crash-${apiPort}`,
+      REDIS_KEY_PREFIX: redisPrefix,
       PORT: String(apiPort),
       WORKER_HEALTH_PORT: String(await freePort()),
       ADMIN_TOKEN,

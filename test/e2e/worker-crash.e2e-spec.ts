@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { cleanEnv, freePort, startProcess, waitForStatus, type ServiceProcess } from '../support/processes';
 import { createScratchDatabase } from '../support/scratch-database';
+import { deleteRedisKeys } from '../support/test-app';
 import { testServices } from '../support/test-services';
 
 const ADMIN_TOKEN = 'crash-admin-token-0123456789';
@@ -20,6 +21,7 @@ describe('a worker killed in the middle of a batch', () => {
   let database: Awaited<ReturnType<typeof createScratchDatabase>>;
   let db: Client;
   const processes: ServiceProcess[] = [];
+  let redisPrefix: string | undefined;
 
   beforeAll(async () => {
     database = await createScratchDatabase();
@@ -28,14 +30,16 @@ describe('a worker killed in the middle of a batch', () => {
     for (const service of processes) service.kill();
     await db?.end();
     await database.drop();
+    if (redisPrefix) await deleteRedisKeys(testServices().redisUrl, `${redisPrefix}:*`);
   });
 
   it('strands nothing: every result reaches a terminal state and every credit is captured or released, once', async () => {
     const apiPort = await freePort();
+    redisPrefix = `e2e-crash-${apiPort}`;
     const env = cleanEnv({
       DATABASE_URL: database.url,
       REDIS_URL: testServices().redisUrl,
-      REDIS_KEY_PREFIX: `e2e-crash-${apiPort}`,
+      REDIS_KEY_PREFIX: redisPrefix,
       PORT: String(apiPort),
       ADMIN_TOKEN,
       LIMIT_ACTIVE_JOBS_PER_KEY: '5',

@@ -82,7 +82,7 @@ export async function createTestApp(
   };
 }
 
-async function deleteRedisKeys(redisUrl: string, pattern: string): Promise<void> {
+export async function deleteRedisKeys(redisUrl: string, pattern: string): Promise<void> {
   const redis = new Redis(redisUrl);
   try {
     let cursor = '0';
