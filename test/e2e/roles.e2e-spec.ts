@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { cleanEnv, freePort, startProcess, waitForStatus } from '../support/processes';
 import { createScratchDatabase } from '../support/scratch-database';
+import { deleteRedisKeys } from '../support/test-app';
 import { testServices } from '../support/test-services';
 
 function answers(port: number): Promise<boolean> {
@@ -20,16 +21,21 @@ describe('api and worker roles from one build', () => {
   beforeAll(async () => {
     database = await createScratchDatabase();
   });
-  afterAll(() => database.drop());
+  let redisPrefix: string | undefined;
+  afterAll(async () => {
+    await database.drop();
+    if (redisPrefix) await deleteRedisKeys(testServices().redisUrl, `${redisPrefix}:*`);
+  });
 
   it('runs the API and the worker as separate processes that both stop cleanly on SIGTERM', async () => {
     const apiPort = await freePort();
     const healthPort = await freePort();
+    redisPrefix = `e2e-roles-${apiPort}`;
     const env = cleanEnv({
       LOG_LEVEL: 'info',
       DATABASE_URL: database.url,
       REDIS_URL: testServices().redisUrl,
-      REDIS_KEY_PREFIX: `e2e-roles-${apiPort}`,
+      REDIS_KEY_PREFIX: redisPrefix,
       PORT: String(apiPort),
       WORKER_HEALTH_PORT: String(healthPort),
       ADMIN_TOKEN: 'roles-admin-token-0123456789',

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { cleanEnv, freePort, startProcess, waitForStatus, type ServiceProcess } from '../support/processes';
+import { deleteRedisKeys } from '../support/test-app';
 import { testServices } from '../support/test-services';
 
 const STOP_TIMEOUT_MS = 30_000;
@@ -64,7 +65,10 @@ describe('process start-up', () => {
         REDIS_KEY_PREFIX: `e2e-start-${port}`,
       });
     });
-    afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+    afterAll(async () => {
+      rmSync(dataDir, { recursive: true, force: true });
+      await deleteRedisKeys(testServices().redisUrl, `e2e-start-${port}:*`);
+    });
 
     it('brings up the service with embedded PostgreSQL, prints credentials once, and stops cleanly', async () => {
       const first = startProcess('npm', ['start'], env);
