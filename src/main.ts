@@ -1,10 +1,12 @@
 import 'reflect-metadata';
+import cluster from 'node:cluster';
 import type { Server } from 'node:http';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger as NestPinoLogger } from 'nestjs-pino';
 import pino from 'pino';
 import { AppModule } from './app.module';
+import { superviseApiProcesses, type ApiSupervisor } from './core/bootstrap/api-cluster';
 import {
   developmentAdminToken,
   printDevelopmentCredentials,
@@ -41,9 +43,10 @@ function readConfig(): AppConfig {
 async function main(): Promise<void> {
   const config = readConfig();
   const role = parseRole(process.argv[2] ?? config.ROLE);
-  const logger = pino({ level: config.LOG_LEVEL, base: { role } });
+  const logger = pino({ level: config.LOG_LEVEL, base: { role, pid: process.pid } });
   const devServices: StartedService[] = [];
   let running: Running | undefined;
+  let supervisor: ApiSupervisor | undefined;
 
   const stop = async (reason: string, exitCode: number): Promise<never> => {
     logger.info({ reason }, 'shutting down');
@@ -53,6 +56,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.SHUTDOWN_GRACE_SECONDS * 1000).unref();
     try {
+      if (supervisor) exitCode = Math.max(exitCode, await supervisor.stop('SIGTERM'));
       running?.healthServer?.close();
       await running?.app.close();
       for (const service of devServices.reverse()) await service.stop();
@@ -89,6 +93,10 @@ async function main(): Promise<void> {
     if (config.DATABASE_MIGRATE_ON_START) {
       const applied = await runMigrations({ url: databaseUrl, poolSize: 1 });
       if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+    }
+    if (role === ProcessRole.Api && config.API_PROCESSES > 1 && cluster.isPrimary) {
+      supervisor = superviseApiProcesses(config.API_PROCESSES, logger);
+      return;
     }
     const devAdmin =
       role === ProcessRole.All && !config.ADMIN_TOKEN ? await developmentAdminToken(config.DATA_DIR) : null;

@@ -65,4 +65,37 @@ describe('api and worker roles from one build', () => {
       worker.kill();
     }
   }, 120_000);
+
+  it('runs the API role as several processes on one port (API_PROCESSES) that all stop on SIGTERM', async () => {
+    const apiPort = await freePort();
+    const env = cleanEnv({
+      LOG_LEVEL: 'info',
+      DATABASE_URL: database.url,
+      REDIS_URL: testServices().redisUrl,
+      REDIS_KEY_PREFIX: `${redisPrefix}-cluster`,
+      PORT: String(apiPort),
+      ADMIN_TOKEN: 'roles-admin-token-0123456789',
+      API_PROCESSES: '2',
+    });
+    const api = startProcess('node', ['dist/main.js', 'api'], env);
+    try {
+      await api.waitForOutput(/API listening[\s\S]*API listening/);
+      await waitForStatus(`http://127.0.0.1:${apiPort}/health/ready`);
+      const pids = new Set([...api.output().matchAll(/"pid":(\d+)[^\n]*"msg":"API listening"/g)].map((match) => match[1]));
+      expect(pids.size).toBe(2);
+      expect(pids.has(String(api.child.pid))).toBe(false);
+      const answers200 = await Promise.all(
+        Array.from({ length: 20 }, async () => (await fetch(`http://127.0.0.1:${apiPort}/api/v1/tools`)).status),
+      );
+      expect(answers200.every((status) => status === 200)).toBe(true);
+
+      // Only the primary is signalled, as a container runtime signals PID 1: it passes it on.
+      api.child.kill('SIGTERM');
+      expect(await api.exited).toBe(0);
+      expect(await answers(apiPort)).toBe(false);
+      for (const pid of pids) expect(() => process.kill(Number(pid), 0)).toThrow();
+    } finally {
+      api.kill();
+    }
+  }, 120_000);
 });

@@ -54,6 +54,8 @@ export const configSchema = z
     /** Used when the role is not given on the command line. */
     ROLE: z.enum(['api', 'worker', 'all']).optional(),
     PORT: port.default(3000),
+    /** Processes of the api role sharing PORT, to use several cores in one container or host. */
+    API_PROCESSES: positiveInt.max(64).default(1),
     /**
      * Which proxies' X-Forwarded-For to believe for the client address: false (none), true
      * (any), a hop count, or comma-separated addresses and CIDRs (Express's "trust proxy").
