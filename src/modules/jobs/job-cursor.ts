@@ -1,6 +1,12 @@
 import { isUUID } from 'class-validator';
 import { DomainError } from '../../core/errors/domain-error';
 
+/**
+ * The exact form `toISOString` gives for years 0000 to 9999. A forged cursor could otherwise carry
+ * a date JavaScript accepts but PostgreSQL cannot hold (year -100000), failing the query with a 500.
+ */
+const CURSOR_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 export interface JobCursor {
   createdAt: Date;
   id: string;
@@ -15,7 +21,8 @@ export function decodeCursor(value: string): JobCursor {
   try {
     const [createdAt, id] = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as [string, string];
     const date = new Date(createdAt);
-    if (typeof id === 'string' && isUUID(id) && !Number.isNaN(date.getTime())) return { createdAt: date, id };
+    const wellFormed = typeof createdAt === 'string' && CURSOR_TIMESTAMP.test(createdAt) && !Number.isNaN(date.getTime());
+    if (typeof id === 'string' && isUUID(id) && wellFormed) return { createdAt: date, id };
   } catch {
     // Falls through to the client error below.
   }
