@@ -128,6 +128,20 @@ export const configSchema = z
     SWEEP_INTERVAL_SECONDS: positiveInt.max(3600).default(30),
     SWEEP_GRACE_SECONDS: positiveInt.max(86_400).default(60),
     SANDBOX_SLOW_SECONDS: nonNegativeInt.max(600).default(10),
+    /** One deadline for a whole source download, redirects included (issue: 20 s). */
+    SOURCE_FETCH_TIMEOUT_SECONDS: positiveInt.max(300).default(20),
+    /** Largest source download, enforced while streaming (25 MiB). */
+    SOURCE_MAX_BYTES: positiveInt.max(1024 * 1024 * 1024).default(25 * 1024 * 1024),
+    /** Largest decoded source, refused from its header before any pixel is decoded (50 megapixels). */
+    SOURCE_MAX_MEGAPIXELS: positiveInt.max(500).default(50),
+    /** Memory for downloaded sources kept briefly so the variants of one source download it once. */
+    SOURCE_CACHE_MEGABYTES: nonNegativeInt.max(4096).default(128),
+    /** Longest one attempt at a result may take before it fails with `timeout`. */
+    RESULT_TIMEOUT_SECONDS: positiveInt.max(3600).default(120),
+    /** libvips threads per image pipeline; the worker runs several pipelines at once. */
+    IMAGE_PIPELINE_THREADS: positiveInt.max(64).default(1),
+    /** Decoded source pixels a worker holds at once; further results wait, so memory stays bounded. */
+    IMAGE_MEMORY_BUDGET_MEGAPIXELS: positiveInt.max(10_000).default(150),
     AUTH_CACHE_TTL_SECONDS: nonNegativeInt.max(300).default(30),
     WORKER_HEALTH_PORT: port.default(3001),
     SHUTDOWN_GRACE_SECONDS: positiveInt.max(600).default(25),
