@@ -10,7 +10,7 @@ describe(CatalogController.name, () => {
   });
   afterAll(() => t.close());
 
-  it('lists the six tools publicly with every field of spec 2.6', async () => {
+  it('lists the six tools publicly with every field of spec 2.6, and which live keys can use', async () => {
     const res = await t.http().get('/api/v1/tools').expect(200);
     expect(res.headers['x-request-id']).toBe(res.body.request_id);
     expect(res.body.tools.map((tool: { id: string }) => tool.id).sort()).toEqual(Object.values(ToolId).sort());
@@ -24,6 +24,7 @@ describe(CatalogController.name, () => {
         default_cost_key: `${tool.id}.default`,
         pricing_version: 1,
         description: expect.any(String),
+        available: tool.id === ToolId.ImageEditing,
       });
     }
     const costs = Object.fromEntries(res.body.tools.map((tool: { id: string; credits: number }) => [tool.id, tool.credits]));

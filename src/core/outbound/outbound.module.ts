@@ -1,46 +1,18 @@
-import { Global, Inject, Injectable, Module, type OnModuleDestroy } from '@nestjs/common';
-import type { SecureContextOptions } from 'node:tls';
-import { APP_CONFIG } from '../config/config.module';
-import type { AppConfig } from '../config/config.schema';
-import { OutboundAddressPolicy } from './address-policy';
-import { GuardedHttpsAgent } from './guarded-https-agent';
+import { Global, Module } from '@nestjs/common';
+import { OUTBOUND_TLS, OutboundHttps } from './outbound-https';
+import { SourceFetcher } from './source-fetcher';
+
+/** Re-exported so code that imports the outbound client and its TLS token from here keeps working. */
+export { OUTBOUND_TLS, OutboundHttps, type GuardedAgent } from './outbound-https';
 
 /**
- * Extra TLS trust for outbound HTTPS. Production trusts the system's CAs plus
- * NODE_EXTRA_CA_CERTS, as Node does; tests running in one process override this with their
- * own CA, because Node reads NODE_EXTRA_CA_CERTS only at start.
+ * Outbound HTTP for every module: the guarded agents and the source-image fetcher. The
+ * classes live in their own files so the fetcher can depend on OutboundHttps without an
+ * import cycle through this module.
  */
-export const OUTBOUND_TLS = Symbol('OUTBOUND_TLS');
-
-/** Connections are kept alive per destination, so repeated deliveries skip the TLS handshake. */
-const AGENT_OPTIONS = { keepAlive: true, maxSockets: 256, maxFreeSockets: 256, scheduling: 'lifo' as const };
-
-/** The one way the service reaches outside hosts over HTTPS. */
-@Injectable()
-export class OutboundHttps implements OnModuleDestroy {
-  readonly policy: OutboundAddressPolicy;
-  private readonly guarded: GuardedHttpsAgent;
-  private readonly trusted: GuardedHttpsAgent;
-
-  constructor(@Inject(APP_CONFIG) config: AppConfig, @Inject(OUTBOUND_TLS) tls: SecureContextOptions) {
-    this.policy = new OutboundAddressPolicy(config.OUTBOUND_ALLOWLIST);
-    this.guarded = new GuardedHttpsAgent(this.policy, false, { ...AGENT_OPTIONS, ...tls });
-    this.trusted = new GuardedHttpsAgent(this.policy, true, { ...AGENT_OPTIONS, ...tls });
-  }
-
-  agentFor(url: URL): GuardedHttpsAgent {
-    return this.policy.isAllowedHost(url.hostname) ? this.trusted : this.guarded;
-  }
-
-  onModuleDestroy(): void {
-    this.guarded.destroy();
-    this.trusted.destroy();
-  }
-}
-
 @Global()
 @Module({
-  providers: [{ provide: OUTBOUND_TLS, useValue: {} }, OutboundHttps],
-  exports: [OutboundHttps],
+  providers: [{ provide: OUTBOUND_TLS, useValue: {} }, OutboundHttps, SourceFetcher],
+  exports: [OutboundHttps, SourceFetcher],
 })
 export class OutboundModule {}

@@ -1,6 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Access, AccessLevel } from '../auth/access.decorator';
+import { ToolRunners } from '../tools/tool-runners';
 import {
   ListPresetsQueryDto,
   ProductPhotoPresetsResponseDto,
@@ -14,7 +15,10 @@ import { CatalogService } from './catalog.service';
 @Access(AccessLevel.Public)
 @Controller('api/v1')
 export class CatalogController {
-  constructor(private readonly catalog: CatalogService) {}
+  constructor(
+    private readonly catalog: CatalogService,
+    private readonly runners: ToolRunners,
+  ) {}
 
   @Get('tools')
   @ApiOperation({ summary: 'List the tools and their current credit costs (public).' })
@@ -31,6 +35,7 @@ export class CatalogController {
         default_cost_key: tool.price.costKey,
         pricing_version: tool.price.pricingVersion,
         description: tool.description,
+        available: this.runners.isAvailable(tool.id, false),
       })),
     };
   }

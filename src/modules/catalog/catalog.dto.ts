@@ -27,6 +27,13 @@ export class ToolCatalogEntryDto {
 
   @ApiProperty()
   description!: string;
+
+  @ApiProperty({
+    description:
+      'Whether live keys can use the tool on this deployment. Sandbox keys can use every tool; a live create ' +
+      'for an unavailable tool answers 503 `tool_unavailable` and charges nothing.',
+  })
+  available!: boolean;
 }
 
 export class ToolCatalogResponseDto {

@@ -20,11 +20,23 @@ export interface ToolTask {
 export interface ToolOutput {
   image: Buffer;
   format: OutputFormat;
+  /** The 256 px WebP thumbnail, when the tool made it from its own pixels; otherwise it is derived from `image`. */
+  thumbnail?: Buffer;
 }
 
-/** The worker's tool step: the sandbox simulator now, provider-backed pipelines behind it later. */
+/** The worker's tool step: the sandbox simulator, or a live pipeline. */
 export interface ToolRunner {
-  run(task: ToolTask): Promise<ToolOutput>;
+  /** `signal` aborts when the result's time limit is reached; a runner stops as soon as it can. */
+  run(task: ToolTask, signal: AbortSignal): Promise<ToolOutput>;
+}
+
+/**
+ * Which of a source's `number_of_images` variants a result is (0 for the first). Results are
+ * indexed source by source, so the variant is the index within its source's run.
+ */
+export function variantOf(task: Pick<ToolTask, 'index' | 'options'>): number {
+  const perSource = (task.options.output as { number_of_images?: unknown } | undefined)?.number_of_images;
+  return typeof perSource === 'number' && perSource > 1 ? task.index % perSource : 0;
 }
 
 /**
@@ -38,5 +50,19 @@ export class ResultFailure extends UnrecoverableError {
   ) {
     super(message);
     this.name = ResultFailure.name;
+  }
+}
+
+/**
+ * A failure that may pass (a source answering 503, a reset connection): BullMQ retries with
+ * backoff, and if the last attempt fails too, the result fails with this code.
+ */
+export class TransientResultFailure extends Error {
+  constructor(
+    readonly code: ResultErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = TransientResultFailure.name;
   }
 }

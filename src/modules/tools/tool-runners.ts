@@ -4,7 +4,7 @@ import { SandboxSimulator } from './sandbox/sandbox-simulator';
 import type { ToolRunner } from './tool-runner';
 
 /**
- * Provider-backed pipelines for live jobs, by tool. A tool missing here is unavailable to live
+ * The live pipeline of each tool. A tool missing here is unavailable to live
  * keys: creates answer 503 `tool_unavailable` and reserve nothing.
  */
 export const LIVE_TOOL_RUNNERS = Symbol('LIVE_TOOL_RUNNERS');

@@ -77,7 +77,10 @@ function build(
       message: `${sources.length} source images x ${imagesPerSource} images each is ${results} results; a job holds at most ${MAX_RESULTS_PER_JOB}`,
     },
   ]);
-  return { tool, costKey, sources, imagesPerSource, format, options: plain(options), webhookUrl: webhookUrl ?? null };
+  // The variant count travels with the options, so a worker knows which variant a result is.
+  const stored = plain(options);
+  stored.output = { ...(stored.output as object | undefined), number_of_images: imagesPerSource };
+  return { tool, costKey, sources, imagesPerSource, format, options: stored, webhookUrl: webhookUrl ?? null };
 }
 
 export function removeBackgroundJob(dto: RemoveBackgroundRequestDto): JobRequest {

@@ -1,7 +1,10 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG } from '../../../core/config/config.module';
+import type { AppConfig } from '../../../core/config/config.schema';
 import { ImageService } from '../../../core/image/image.service';
 import { ResultStorage } from '../../../core/storage/result-storage';
-import { ResultFailure, type OutputFormat } from '../../tools/tool-runner';
+import { ResultFailure, TransientResultFailure, type OutputFormat, type ToolOutput } from '../../tools/tool-runner';
 import { ToolRunners } from '../../tools/tool-runners';
 import { JobLifecycleService } from '../job-lifecycle.service';
 import { ResultErrorCode } from '../job-status';
@@ -11,22 +14,34 @@ const CONTENT_TYPES: Record<OutputFormat, string> = { jpg: 'image/jpeg', png: 'i
 /** BullMQ's reason for a job whose worker stopped renewing its lock too many times. */
 const STALLED_REASON = /stalled/i;
 
-export function resultFileKeys(jobId: string, resultId: string, format: OutputFormat) {
+export interface ResultFileKeys {
+  resultKey: string;
+  thumbnailKey: string;
+}
+
+/**
+ * Where one run of a result writes its image and thumbnail. Each run has its own pair of keys,
+ * so a retried or duplicate run never overwrites a file another run wrote: the result points at
+ * the pair of the run that completed it, never at an image of one run and a thumbnail of another.
+ */
+export function resultFileKeys(jobId: string, resultId: string, format: OutputFormat, runId: string): ResultFileKeys {
   return {
-    resultKey: `results/${jobId}/${resultId}.${format}`,
-    thumbnailKey: `results/${jobId}/${resultId}.thumb.webp`,
+    resultKey: `results/${jobId}/${resultId}/${runId}.${format}`,
+    thumbnailKey: `results/${jobId}/${resultId}/${runId}.thumb.webp`,
   };
 }
 
 /**
- * One result's work: run the tool, store the image and its thumbnail, settle. Errors are
- * thrown so BullMQ retries; the result is failed only once its last attempt has failed.
+ * One result's work: run the tool within the result's time limit, store the image and its
+ * thumbnail, settle. Errors are thrown so BullMQ retries; the result is failed only once its
+ * last attempt has failed.
  */
 @Injectable()
 export class ResultWorkService {
   private readonly logger = new Logger(ResultWorkService.name);
 
   constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly lifecycle: JobLifecycleService,
     private readonly tools: ToolRunners,
     private readonly images: ImageService,
@@ -40,12 +55,16 @@ export class ResultWorkService {
     if (!runner) {
       throw new ResultFailure(ResultErrorCode.ProviderError, `No ${task.tool} pipeline is configured on this worker.`);
     }
-    const output = await runner.run(task);
-    const thumbnail = await this.images.thumbnail(output.image);
-    const keys = resultFileKeys(task.jobId, task.resultId, output.format);
-    await this.storage.put(keys.resultKey, output.image, CONTENT_TYPES[output.format]);
-    await this.storage.put(keys.thumbnailKey, thumbnail, 'image/webp');
-    await this.lifecycle.complete(resultId, keys);
+    const output = await this.withinTimeLimit((signal) => runner.run(task, signal));
+    const keys = resultFileKeys(task.jobId, task.resultId, output.format, randomBytes(8).toString('hex'));
+    try {
+      await this.store(keys, output);
+    } catch (error) {
+      await this.removeFiles(keys);
+      throw error;
+    }
+    // Another run settled the result first: this run's files would be orphans.
+    if (!(await this.lifecycle.complete(resultId, keys))) await this.removeFiles(keys);
   }
 
   /** Settles a result whose work will not be retried, releasing its credits. */
@@ -55,8 +74,40 @@ export class ResultWorkService {
     if (settled) this.logger.warn({ result_id: resultId, code, err: error }, 'result failed');
   }
 
+  /** Runs the tool with an abort signal; past RESULT_TIMEOUT_SECONDS the attempt fails with `timeout`, whatever the tool does. */
+  private async withinTimeLimit(work: (signal: AbortSignal) => Promise<ToolOutput>): Promise<ToolOutput> {
+    const seconds = this.config.RESULT_TIMEOUT_SECONDS;
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        controller.abort();
+        reject(new ResultFailure(ResultErrorCode.Timeout, `The result took longer than ${seconds} s and was stopped.`));
+      }, seconds * 1000);
+    });
+    try {
+      return await Promise.race([work(controller.signal), expired]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async store(keys: ResultFileKeys, output: ToolOutput): Promise<void> {
+    const thumbnail = output.thumbnail ?? (await this.images.thumbnail(output.image));
+    await Promise.all([
+      this.storage.put(keys.resultKey, output.image, CONTENT_TYPES[output.format]),
+      this.storage.put(keys.thumbnailKey, thumbnail, 'image/webp'),
+    ]);
+  }
+
+  private async removeFiles(keys: ResultFileKeys): Promise<void> {
+    await Promise.all([this.storage.delete(keys.resultKey), this.storage.delete(keys.thumbnailKey)]).catch((error: unknown) => {
+      this.logger.warn({ err: error, key: keys.resultKey }, 'could not remove the files of an unused run');
+    });
+  }
+
   private describeFailure(error: unknown): { code: ResultErrorCode; message: string } {
-    if (error instanceof ResultFailure) return { code: error.code, message: error.message };
+    if (error instanceof ResultFailure || error instanceof TransientResultFailure) return { code: error.code, message: error.message };
     const reason = error instanceof Error ? error.message : String(error);
     if (STALLED_REASON.test(reason)) {
       return { code: ResultErrorCode.Timeout, message: 'The result did not finish in time and was given up.' };

@@ -1,0 +1,143 @@
+import sharp from 'sharp';
+import type { GeometryPlan } from './geometry';
+import type { WindowPosition } from './interesting-region';
+import { fromRaw, toRaw, type RawImage, type Size } from './raw-image';
+import { sourceDecodeOptions, type SourceImage } from './source-image';
+import { saturationMatrix } from './tone';
+
+/**
+ * The sharp halves of an edit, each a small function of pixels and options. sharp runs the
+ * operations of one pipeline in a fixed order of its own (resize and padding before filters,
+ * filters before levels), so an edit that needs another order is split into pipelines over raw
+ * pixels, which cost a copy and no decode.
+ */
+
+export type EncodedFormat = 'jpg' | 'png' | 'webp';
+
+export interface Rgba {
+  r: number;
+  g: number;
+  b: number;
+  alpha: number;
+}
+
+/** What padding and flattened transparency become: white where the format has no alpha. */
+export function backgroundFor(format: EncodedFormat): Rgba {
+  return format === 'jpg' ? { r: 255, g: 255, b: 255, alpha: 1 } : { r: 0, g: 0, b: 0, alpha: 0 };
+}
+
+/** Longest side of a result's thumbnail (contract section 13). */
+export const THUMBNAIL_SIDE = 256;
+
+export interface DecodeOptions {
+  maxPixels: number;
+  /** Transparency is flattened onto this colour (for formats without alpha); null keeps it. */
+  flattenOnto: Rgba | null;
+  /** libvips gives up on the pipeline after this long. */
+  timeoutSeconds: number;
+}
+
+/**
+ * Decode, orient, convert to 8-bit sRGB and resample in one pipeline, straight from the
+ * source's bytes: libvips shrinks JPEG and WebP while decoding when the target is smaller, and
+ * embedded ICC profiles (CMYK included) are applied on the way to sRGB.
+ */
+export async function decodeScaled(source: SourceImage, plan: GeometryPlan, options: DecodeOptions): Promise<RawImage> {
+  let pipeline = sharp(source.bytes, sourceDecodeOptions(options.maxPixels))
+    .timeout({ seconds: options.timeoutSeconds })
+    .autoOrient();
+  if (options.flattenOnto && source.hasAlpha) pipeline = pipeline.flatten({ background: options.flattenOnto });
+  if (plan.scaled.width !== source.width || plan.scaled.height !== source.height) {
+    pipeline = pipeline.resize(plan.scaled.width, plan.scaled.height, {
+      fit: plan.mode === 'cover' ? 'cover' : 'fill',
+      position: 'centre',
+      kernel: 'lanczos3',
+    });
+  }
+  return toRaw(pipeline.toColourspace('srgb'));
+}
+
+/** A `size` window of `image` at `position`: rows copied, nothing resampled. */
+export function cutWindow(image: RawImage, position: WindowPosition, size: Size): RawImage {
+  const rowBytes = size.width * image.channels;
+  const data = Buffer.allocUnsafe(rowBytes * size.height);
+  for (let row = 0; row < size.height; row++) {
+    const start = ((position.top + row) * image.width + position.left) * image.channels;
+    image.data.copy(data, row * rowBytes, start, start + rowBytes);
+  }
+  return { data, width: size.width, height: size.height, channels: image.channels };
+}
+
+export interface SharpenStrength {
+  /** Radius of the detail sharpened, in pixels. */
+  sigma: number;
+  /** Gain on edges; flat areas are never sharpened, so noise is not amplified. */
+  edgeGain: number;
+}
+
+export interface FilterOptions {
+  /** A 3 x 3 median: removes noise and keeps step edges. */
+  denoise: boolean;
+  saturation: number;
+  sharpen: SharpenStrength | null;
+}
+
+export const hasFilters = (options: FilterOptions) => options.denoise || options.saturation !== 1 || options.sharpen !== null;
+
+/** Denoise, saturation and sharpening, in that order (sharp's own), in one pipeline. */
+export async function applyFilters(image: RawImage, options: FilterOptions, timeoutSeconds: number): Promise<RawImage> {
+  let pipeline = fromRaw(image).timeout({ seconds: timeoutSeconds });
+  if (options.denoise) pipeline = pipeline.median(3);
+  if (options.saturation !== 1) pipeline = pipeline.recomb(saturationMatrix(options.saturation) as sharp.Matrix3x3);
+  if (options.sharpen) {
+    // m1 = 0: flat areas (below x1 of local contrast) are left as they are.
+    pipeline = pipeline.sharpen({ sigma: options.sharpen.sigma, m1: 0, m2: options.sharpen.edgeGain, x1: 2 });
+  }
+  return toRaw(pipeline);
+}
+
+/** Pads a pipeline whose image is `inner` to a centred `canvas` (sharp pads after it resizes). */
+function padded(pipeline: sharp.Sharp, inner: Size, canvas: Size | null, background: Rgba): sharp.Sharp {
+  if (!canvas) return pipeline;
+  const left = Math.floor((canvas.width - inner.width) / 2);
+  const top = Math.floor((canvas.height - inner.height) / 2);
+  return pipeline.extend({
+    left,
+    top,
+    right: canvas.width - inner.width - left,
+    bottom: canvas.height - inner.height - top,
+    background,
+  });
+}
+
+/**
+ * Encoder settings per format: quality where the eye does not see the difference, effort where
+ * the time is well spent. No metadata is written (no EXIF, no GPS): sharp strips it unless asked.
+ */
+function encoded(pipeline: sharp.Sharp, format: EncodedFormat): sharp.Sharp {
+  switch (format) {
+    case 'jpg':
+      return pipeline.jpeg({ quality: 88, chromaSubsampling: '4:2:0', optimiseCoding: true });
+    case 'png':
+      return pipeline.png({ compressionLevel: 6, adaptiveFiltering: false });
+    case 'webp':
+      return pipeline.webp({ quality: 85, alphaQuality: 90, effort: 4 });
+  }
+}
+
+export function encode(image: RawImage, format: EncodedFormat, canvas: Size | null): Promise<Buffer> {
+  return encoded(padded(fromRaw(image), image, canvas, backgroundFor(format)), format).toBuffer();
+}
+
+/** The result as a WebP of at most 256 px a side, from the same pixels (no decode of the encoded result). */
+export function encodeThumbnail(image: RawImage, format: EncodedFormat, canvas: Size | null): Promise<Buffer> {
+  const outer = canvas ?? image;
+  const factor = Math.min(1, THUMBNAIL_SIDE / Math.max(outer.width, outer.height));
+  const scale = (size: Size) => ({
+    width: Math.max(1, Math.round(size.width * factor)),
+    height: Math.max(1, Math.round(size.height * factor)),
+  });
+  const inner = scale(image);
+  const pipeline = factor < 1 ? fromRaw(image).resize(inner.width, inner.height, { fit: 'fill' }) : fromRaw(image);
+  return padded(pipeline, inner, canvas && scale(canvas), backgroundFor(format)).webp({ quality: 80 }).toBuffer();
+}

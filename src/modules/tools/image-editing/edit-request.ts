@@ -1,0 +1,107 @@
+import type { ResizeRequest } from '../../../core/image/geometry';
+import type { SharpenStrength } from '../../../core/image/pipeline-steps';
+import { ProductPhotoOperation, type ProductPhotoPreset } from '../../catalog/product-photo-presets';
+import type { EditOperationsDto } from '../../jobs/dto/image-edit.dto';
+import { variantOf, type OutputFormat, type ToolTask } from '../tool-runner';
+
+/**
+ * How the `number_of_images` variants of one source differ. Each row changes only what an
+ * operation the request asked for controls; a request none of them touch (a plain `contain`
+ * resize, say) gives identical variants.
+ */
+export interface EditVariant {
+  /** Added to the midtone target of `light`. */
+  brightnessOffset: number;
+  /** Added to the saturation factor of `color`. */
+  saturationOffset: number;
+  /** Multiplies the sharpening of `polish` and `upscale`. */
+  sharpening: number;
+  /** Which of the distinct most interesting windows `crop` cuts (0 is the most interesting). */
+  cropRank: number;
+}
+
+export const EDIT_VARIANTS: readonly EditVariant[] = [
+  { brightnessOffset: 0, saturationOffset: 0, sharpening: 1, cropRank: 0 },
+  { brightnessOffset: 0.06, saturationOffset: 0.05, sharpening: 0.8, cropRank: 1 },
+  { brightnessOffset: -0.04, saturationOffset: 0.1, sharpening: 1.3, cropRank: 2 },
+  { brightnessOffset: 0.03, saturationOffset: -0.05, sharpening: 0.6, cropRank: 3 },
+];
+
+/** One result's edit, whatever endpoint asked for it. */
+export interface EditRequest {
+  resize: ResizeRequest;
+  light: boolean;
+  color: boolean;
+  polish: boolean;
+  format: OutputFormat;
+  variant: EditVariant;
+  /** Why this request cannot be done on this deployment, or null. */
+  unsupported: string | null;
+}
+
+const NEEDS_SEGMENTATION =
+  'needs background removal, which this deployment does not offer yet; the result was not charged';
+
+function fromOperations(operations: EditOperationsDto, format: OutputFormat, variant: number): EditRequest {
+  const background = operations.background;
+  const unsupported =
+    background?.type !== undefined && background.type !== 'original'
+      ? `The ${background.type} background ${NEEDS_SEGMENTATION}.`
+      : background?.shadow !== undefined && background.shadow !== 'none'
+        ? `The ${background.shadow} shadow ${NEEDS_SEGMENTATION}.`
+        : null;
+  return {
+    resize: {
+      width: operations.resizing?.width,
+      height: operations.resizing?.height,
+      fit: operations.resizing?.fit,
+      upscale: operations.restorations?.upscale === true,
+    },
+    light: operations.adjustments?.light === true,
+    color: operations.adjustments?.color === true,
+    polish: operations.restorations?.polish === true,
+    format,
+    variant: EDIT_VARIANTS[variant] ?? EDIT_VARIANTS[0],
+    unsupported,
+  };
+}
+
+/**
+ * Product photo operations that run on this tool. `product_photo_enhance` relights, corrects
+ * colour and polishes, then applies the preset's size (fitted inside it) and format; a preset
+ * or an operation whose background must be replaced needs background removal.
+ */
+function fromProductPhoto(options: Record<string, unknown>, format: OutputFormat): EditRequest {
+  const operation = options.operation as ProductPhotoOperation;
+  const preset = options.preset as ProductPhotoPreset | null;
+  const edit = fromOperations(
+    {
+      adjustments: { light: true, color: true },
+      restorations: { polish: true },
+      resizing: preset?.width && preset.height ? { width: preset.width, height: preset.height, fit: 'contain' } : undefined,
+    },
+    format,
+    0,
+  );
+  if (operation !== ProductPhotoOperation.ProductPhotoEnhance) {
+    return { ...edit, unsupported: `The ${operation} operation ${NEEDS_SEGMENTATION}.` };
+  }
+  if (preset && preset.background !== 'original') {
+    return { ...edit, unsupported: `The ${preset.id} preset's ${preset.background} background ${NEEDS_SEGMENTATION}.` };
+  }
+  return edit;
+}
+
+export function editRequestOf(task: ToolTask): EditRequest {
+  if (typeof task.options.operation === 'string') return fromProductPhoto(task.options, task.format);
+  return fromOperations((task.options.operations ?? {}) as EditOperationsDto, task.format, variantOf(task));
+}
+
+/** Sharpening after an enlargement, after denoising, or both (the stronger wins). */
+export function sharpeningOf(request: EditRequest, enlargement: number): SharpenStrength | null {
+  const strengths: number[] = [];
+  if (request.polish) strengths.push(1.5);
+  if (request.resize.upscale && enlargement > 1) strengths.push(Math.min(3, 1 + enlargement / 2));
+  if (strengths.length === 0) return null;
+  return { sigma: Math.max(0.8, Math.min(1.5, 0.6 * enlargement)), edgeGain: Math.max(...strengths) * request.variant.sharpening };
+}

@@ -1,0 +1,135 @@
+import { rm } from 'node:fs/promises';
+import sharp from 'sharp';
+import { decodeRgba, fromFixture, productPhoto } from '../support/image-fixtures';
+import { ImageSourceServer } from '../support/image-source-server';
+import { cleanEnv, freePort, startProcess, waitForStatus, type ServiceProcess } from '../support/processes';
+import { createScratchDatabase } from '../support/scratch-database';
+import { deleteRedisKeys } from '../support/test-app';
+import { testServices } from '../support/test-services';
+
+const ADMIN_TOKEN = 'edit-e2e-admin-token-0123456789';
+const CREDITS = 50;
+
+interface ResultBody {
+  external_id: string;
+  status: string;
+  error_code: string | null;
+  result_url: string | null;
+  thumbnail_url: string | null;
+}
+
+describe('live image editing with the API and a worker as separate processes', () => {
+  let database: Awaited<ReturnType<typeof createScratchDatabase>>;
+  let sources: ImageSourceServer;
+  const processes: ServiceProcess[] = [];
+  let redisPrefix: string | undefined;
+  let storageDir: string | undefined;
+
+  beforeAll(async () => {
+    database = await createScratchDatabase();
+    sources = await ImageSourceServer.start();
+  });
+  afterAll(async () => {
+    for (const service of processes) service.kill();
+    await sources.stop();
+    await database.drop();
+    if (redisPrefix) await deleteRedisKeys(testServices().redisUrl, `${redisPrefix}:*`);
+    if (storageDir) await rm(storageDir, { recursive: true, force: true });
+  });
+
+  it('downloads, edits and stores each result; the ledger holds one reservation, a capture per result made and a release per failure', async () => {
+    const apiPort = await freePort();
+    redisPrefix = `e2e-edit-${apiPort}`;
+    storageDir = `/tmp/imgjobs-e2e-edit-${apiPort}`;
+    const env = cleanEnv({
+      DATABASE_URL: database.url,
+      REDIS_URL: testServices().redisUrl,
+      REDIS_KEY_PREFIX: redisPrefix,
+      PORT: String(apiPort),
+      WORKER_HEALTH_PORT: String(await freePort()),
+      ADMIN_TOKEN,
+      OUTBOUND_ALLOWLIST: '127.0.0.1',
+      // API and worker share the store, as two containers share a volume.
+      STORAGE_DIR: storageDir,
+      PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
+    });
+    const api = startProcess('node', ['dist/main.js', 'api'], env);
+    processes.push(api);
+    await waitForStatus(`http://127.0.0.1:${apiPort}/health/ready`);
+    const worker = startProcess('node', ['dist/main.js', 'worker'], env);
+    processes.push(worker);
+    await waitForStatus(`http://127.0.0.1:${env.WORKER_HEALTH_PORT}/health/ready`);
+
+    sources.serve('/shoe.jpg', await fromFixture(productPhoto(1200, 900, 5)).jpeg().toBuffer(), { contentType: 'image/jpeg' });
+    sources.serve('/gone.jpg', 'gone', { status: 404, contentType: 'text/plain' });
+
+    const base = `http://127.0.0.1:${apiPort}`;
+    const admin = { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' };
+    const post = async (path: string, body: object, headers: Record<string, string> = admin) => {
+      const res = await fetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const account = (await post('/admin/v1/accounts', { name: 'edit e2e', credits: CREDITS })).body.account as { id: string };
+    const key = (await post(`/admin/v1/accounts/${account.id}/api-keys`, { environment: 'live' })).body.secret as string;
+    const auth = { Authorization: `Bearer ${key}` };
+
+    const created = await post(
+      '/api/v1/image/edit',
+      {
+        input: [
+          { image_url: sources.url('/shoe.jpg'), external_id: 'shoe' },
+          { image_url: sources.url('/gone.jpg'), external_id: 'gone' },
+        ],
+        operations: { resizing: { width: 600, height: 600, fit: 'cover' }, adjustments: { light: true } },
+        output: { format: 'jpg', number_of_images: 2 },
+      },
+      { ...auth, 'Content-Type': 'application/json', 'Idempotency-Key': 'edit-e2e-1' },
+    );
+    expect(created.status).toBe(202);
+    const jobId = (created.body.job as { id: string }).id;
+    expect(created.body.remaining_paid_credits).toBe(CREDITS - 4);
+
+    let job: { status: string; completed_results: number; failed_results: number } | undefined;
+    let results: ResultBody[] = [];
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      const read = (await (await fetch(`${base}/api/v1/jobs/${jobId}`, { headers: auth })).json()) as {
+        job: typeof job;
+        results: ResultBody[];
+      };
+      ({ job, results } = read);
+      if (job && !['queued', 'processing'].includes(job.status)) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect(job).toMatchObject({ status: 'partially_completed', completed_results: 2, failed_results: 2 });
+
+    for (const result of results) {
+      if (result.external_id === 'gone') {
+        expect(result).toMatchObject({ status: 'failed', error_code: 'source_fetch_failed', result_url: null });
+        continue;
+      }
+      const image = Buffer.from(await (await fetch(result.result_url as string)).arrayBuffer());
+      expect(await sharp(image).metadata()).toMatchObject({ format: 'jpeg', width: 600, height: 600 });
+      // The cover cut is centred on the product, which is darker than the backdrop.
+      const centre = (await decodeRgba(image)).pixel(300, 330);
+      expect(centre[0]).toBeGreaterThan(centre[1] + 40);
+      const thumbnail = await fetch(result.thumbnail_url as string);
+      expect(thumbnail.headers.get('content-type')).toBe('image/webp');
+      expect(await sharp(Buffer.from(await thumbnail.arrayBuffer())).metadata()).toMatchObject({ width: 256, height: 256 });
+    }
+    expect(sources.requests('/shoe.jpg')).toBe(1);
+
+    const ledger = (await (await fetch(`${base}/admin/v1/accounts/${account.id}/ledger`, { headers: admin })).json()) as {
+      entries: Array<{ kind: string; amount: number; job_id: string | null }>;
+    };
+    const ofJob = ledger.entries.filter((entry) => entry.job_id === jobId);
+    expect(ofJob.filter((entry) => entry.kind === 'reserve').map((entry) => entry.amount)).toEqual([-4]);
+    expect(ofJob.filter((entry) => entry.kind === 'capture')).toHaveLength(2);
+    expect(ofJob.filter((entry) => entry.kind === 'release').map((entry) => entry.amount)).toEqual([1, 1]);
+    const balance = ((await (await fetch(`${base}/admin/v1/accounts/${account.id}`, { headers: admin })).json()) as {
+      account: { paid_credits: number };
+    }).account.paid_credits;
+    expect(balance).toBe(CREDITS - 2);
+    expect(ledger.entries.reduce((sum, entry) => sum + entry.amount, 0)).toBe(balance);
+  }, 120_000);
+});
