@@ -1,5 +1,8 @@
+import { readdir } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import sharp from 'sharp';
 import { ProcessRole } from '../../src/core/bootstrap/role';
+import { ResultWorkService } from '../../src/modules/jobs/worker/result-work.service';
 import { decodeRgba, fromFixture, paint, productPhoto } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
 import { creditTotals, idempotencyKey, waitForJob } from '../support/jobs';
@@ -267,5 +270,47 @@ describe('a live result over its time limit', () => {
     const [result] = await t.dataSource.query(`SELECT status, error_code, attempts FROM job_results WHERE job_id = $1`, [res.body.job.id]);
     expect(result).toEqual({ status: 'failed', error_code: 'timeout', attempts: 1 });
     expect(await creditTotals(t, account.accountId)).toEqual({ balance: 10, ledgerSum: 10 });
+  });
+});
+
+describe('two runs of one result', () => {
+  let t: TestApp;
+  let server: ImageSourceServer;
+
+  beforeAll(async () => {
+    server = await ImageSourceServer.start();
+    server.serve('/twice.png', await fromFixture(productPhoto(500, 400)).png().toBuffer(), { contentType: 'image/png' });
+    // No processing worker: the test runs the result itself, twice at once.
+    t = await createTestApp(
+      { ...GENEROUS_LIMITS, OUTBOUND_ALLOWLIST: '127.0.0.1', WORKER_QUEUES: 'maintenance' },
+      { role: ProcessRole.All },
+    );
+  });
+  afterAll(async () => {
+    await t.close();
+    await server.stop();
+  });
+
+  it('leave the image and thumbnail of one run, and no file of the other', async () => {
+    const account = await seedAccount(t, { credits: 10 });
+    const res = await t
+      .http()
+      .post('/api/v1/image/edit')
+      .set(bearer(account.liveKey))
+      .set('Idempotency-Key', idempotencyKey())
+      .send({ input: [{ image_url: server.url('/twice.png'), external_id: 'twice' }], operations: { adjustments: { light: true } } })
+      .expect(202);
+    const [{ id: resultId }] = await t.dataSource.query(`SELECT id FROM job_results WHERE job_id = $1`, [res.body.job.id]);
+    const work = t.app.get(ResultWorkService);
+    await Promise.all([work.perform(resultId), work.perform(resultId)]);
+
+    const [result] = await t.dataSource.query(`SELECT status, result_key, thumbnail_key FROM job_results WHERE id = $1`, [resultId]);
+    expect(result.status).toBe('completed');
+    const folder = join(t.config.STORAGE_DIR, 'results', res.body.job.id, resultId);
+    const files = (await readdir(folder)).sort();
+    expect(files.map((file) => `results/${res.body.job.id}/${resultId}/${file}`)).toEqual([result.result_key, result.thumbnail_key].sort());
+    const run = basename(result.result_key, '.png');
+    expect(basename(result.thumbnail_key)).toBe(`${run}.thumb.webp`);
+    expect(await creditTotals(t, account.accountId)).toEqual({ balance: 9, ledgerSum: 9 });
   });
 });

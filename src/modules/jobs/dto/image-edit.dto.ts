@@ -6,12 +6,32 @@ export const EDIT_BACKGROUNDS = ['original', 'transparent', 'white', 'color'] as
 export const RESIZE_FITS = ['contain', 'cover', 'crop'] as const;
 
 export class AdjustmentsDto {
-  @ApiPropertyOptional({ description: 'Relight the product.' }) @IsOptional() @IsBoolean() light?: boolean;
-  @ApiPropertyOptional({ description: 'Correct colours.' }) @IsOptional() @IsBoolean() color?: boolean;
+  @ApiPropertyOptional({
+    description:
+      'Exposure and contrast, measured on the photo: a flat histogram is stretched to the full range and dark ' +
+      'midtones are lifted; a well-exposed photo is left as it is (nothing is clipped).',
+  })
+  @IsOptional()
+  @IsBoolean()
+  light?: boolean;
+
+  @ApiPropertyOptional({
+    description:
+      'White balance from the photo\'s near-grey pixels (a grey under a colour cast comes out neutral; a photo with ' +
+      'nothing grey is left alone) and a mild saturation boost for dull photos.',
+  })
+  @IsOptional()
+  @IsBoolean()
+  color?: boolean;
 }
 
 export class EditBackgroundDto {
-  @ApiPropertyOptional({ enum: EDIT_BACKGROUNDS })
+  @ApiPropertyOptional({
+    enum: EDIT_BACKGROUNDS,
+    description:
+      'Anything but `original` needs background removal: until this deployment offers it, such a live result ' +
+      'fails with `processing_failed` and its credits are released.',
+  })
   @IsOptional()
   @IsIn(EDIT_BACKGROUNDS)
   type?: (typeof EDIT_BACKGROUNDS)[number];
@@ -41,15 +61,34 @@ export class ResizingDto {
   @Max(8192)
   height?: number;
 
-  @ApiPropertyOptional({ enum: RESIZE_FITS })
+  @ApiPropertyOptional({
+    enum: RESIZE_FITS,
+    default: 'contain',
+    description:
+      'Used when both width and height are given (one alone keeps the aspect ratio). `contain`: fit inside and pad ' +
+      'to exactly width x height, centred (white for jpg, transparent for png and webp). `cover`: fill the box and ' +
+      'cut the overflow, centred. `crop`: cut exactly width x height at the source\'s own scale around its most ' +
+      'interesting region, scaling up only a source smaller than the box. No side is ever above 8192.',
+  })
   @IsOptional()
   @IsIn(RESIZE_FITS)
   fit?: (typeof RESIZE_FITS)[number];
 }
 
 export class RestorationsDto {
-  @ApiPropertyOptional() @IsOptional() @IsBoolean() upscale?: boolean;
-  @ApiPropertyOptional() @IsOptional() @IsBoolean() polish?: boolean;
+  @ApiPropertyOptional({
+    description:
+      'Double the source\'s own size (Lanczos resampling, then sharpening), at most 8192 a side. With an explicit ' +
+      'width and height the size is theirs, and upscale adds the sharpening of an enlargement.',
+  })
+  @IsOptional()
+  @IsBoolean()
+  upscale?: boolean;
+
+  @ApiPropertyOptional({ description: 'Denoise (noise in flat areas goes down) and sharpen edges.' })
+  @IsOptional()
+  @IsBoolean()
+  polish?: boolean;
 }
 
 export class EditOperationsDto {

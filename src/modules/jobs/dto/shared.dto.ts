@@ -79,7 +79,16 @@ export class OutputOptionsDto {
   @IsIn(OUTPUT_FORMATS)
   format?: OutputFormatOption;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 4, default: 1, description: 'Images per source image.' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: 4,
+    default: 1,
+    description:
+      'Images per source image. For POST /image/edit the variants differ in what the requested operations can ' +
+      'vary: light and color strength, sharpening, and for `crop` the window (the most interesting ones in turn); ' +
+      'a request that only resizes with contain or cover gives identical variants.',
+  })
   @IsOptional()
   @IsInt()
   @Min(1)
