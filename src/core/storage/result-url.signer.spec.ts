@@ -85,6 +85,11 @@ describe(ResultUrlSigner.name, () => {
     const { key, expires, signature } = parse(signer.sign(KEY, NOW));
     const flipped = `${signature.slice(0, -1)}${signature.endsWith('A') ? 'B' : 'A'}`;
     expect(signer.verify(key, expires, flipped, NOW)).toBe(false);
+    // Every other last character, including those that decode to the same 32 bytes.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    for (const last of alphabet.replace(signature.slice(-1), '')) {
+      expect(signer.verify(key, expires, `${signature.slice(0, -1)}${last}`, NOW)).toBe(false);
+    }
     const other = new ResultUrlSigner(settings({ RESULT_URL_SECRET: 'another-secret-of-at-least-32-characters' }), noDatabase);
     expect(other.verify(key, expires, signature, NOW)).toBe(false);
   });

@@ -53,8 +53,10 @@ export class ResultUrlSigner implements OnModuleInit {
   verify(key: string, expires: string, signature: string, now: Date = new Date()): boolean {
     if (!isValidStorageKey(key) || !EXPIRES_FORMAT.test(expires) || !SIGNATURE_FORMAT.test(signature)) return false;
     if (unixSeconds(now) >= Number(expires)) return false;
-    const presented = Buffer.from(signature, 'base64url');
-    const expected = Buffer.from(this.signatureOf(key, expires), 'base64url');
+    // Compared as text, not decoded: the last base64url character carries 2 unused bits, so
+    // decoding would accept several spellings of one signature.
+    const presented = Buffer.from(signature, 'latin1');
+    const expected = Buffer.from(this.signatureOf(key, expires), 'latin1');
     return presented.length === expected.length && timingSafeEqual(presented, expected);
   }
 
