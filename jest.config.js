@@ -1,6 +1,11 @@
 /** Three kinds of test, each selectable with `--selectProjects unit|integration|e2e`. */
 const tsJest = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] };
-const common = { moduleFileExtensions: ['ts', 'js', 'json'], transform: tsJest, testEnvironment: 'node' };
+/** Node's environment with the main realm's Float32Array, so onnxruntime works under jest (see the file). */
+const common = {
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  transform: tsJest,
+  testEnvironment: '<rootDir>/test/support/main-realm-environment.js',
+};
 
 module.exports = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',

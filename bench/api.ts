@@ -5,11 +5,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { Redis } from 'ioredis';
 import { Client } from 'pg';
+import { deleteRedisKeys, freePort, UNLIMITED_LIMITS, waitFor } from './support';
 
 const ROOT = resolve(__dirname, '..');
 const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -18,7 +17,6 @@ const ADMIN_TOKEN = `bench-${randomBytes(16).toString('hex')}`;
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 200);
 const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '16,64,256').split(',').map(Number);
-const UNLIMITED = '1000000000';
 /** Which scenarios to run: any of bare, create, read. */
 const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'bare,create,read').split(','));
 
@@ -30,28 +28,6 @@ interface Row {
   p99: number;
   non2xx: number;
   errors: number;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((done) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-async function waitFor(url: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // Not up yet.
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${url} did not come up`);
 }
 
 function start(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
@@ -95,14 +71,7 @@ async function main(): Promise<void> {
     REDIS_KEY_PREFIX: `bench-${database}`,
     ADMIN_TOKEN,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-    LIMIT_CREATES_PER_HOUR_KEY: UNLIMITED,
-    LIMIT_CREATES_PER_HOUR_ACCOUNT: UNLIMITED,
-    LIMIT_CREATES_PER_HOUR_IP: UNLIMITED,
-    LIMIT_POLLS_PER_HOUR_KEY: UNLIMITED,
-    LIMIT_POLLS_PER_HOUR_ACCOUNT: UNLIMITED,
-    LIMIT_POLLS_PER_HOUR_IP: UNLIMITED,
-    LIMIT_ACTIVE_JOBS_PER_KEY: UNLIMITED,
-    LIMIT_ACTIVE_JOBS_PER_ACCOUNT: UNLIMITED,
+    ...UNLIMITED_LIMITS,
   });
   const bare = start(['-r', 'ts-node/register/transpile-only', 'bench/bare-server.ts'], { PORT: String(barePort) });
   try {
@@ -196,14 +165,7 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 2000));
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
     await admin.end();
-    const redis = new Redis(REDIS_URL);
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `bench-${database}:*`, 'COUNT', 1000);
-      if (keys.length > 0) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-    redis.disconnect();
+    await deleteRedisKeys(REDIS_URL, `bench-${database}`);
   }
 }
 

@@ -8,7 +8,6 @@
 import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { NestFactory } from '@nestjs/core';
@@ -21,6 +20,7 @@ import { runMigrations } from '../src/core/database/migrate';
 import { ToolId } from '../src/modules/catalog/tools';
 import { JobStatus, ResultStatus } from '../src/modules/jobs/job-status';
 import { WebhookOutbox, type RecordedDelivery } from '../src/modules/webhooks/webhook-outbox.service';
+import { freePort, deleteRedisKeys } from './support';
 
 const ROOT = resolve(__dirname, '..');
 const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -32,15 +32,6 @@ const RESULTS_PER_JOB = 20;
 const RATE = Number(process.env.BENCH_RATE ?? 1000);
 /** Delivered first and not measured: new TLS connections, first secrets and JIT warm up here. */
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1000);
-
-function freePort(): Promise<number> {
-  return new Promise((done) => {
-    const server = createNetServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 function certificate(): { cert: string; key: string; file: string } {
   const dir = mkdtempSync(join(tmpdir(), 'imgjobs-bench-'));
@@ -222,15 +213,7 @@ async function main(): Promise<void> {
     receiver.kill();
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
     await admin.end();
-    const { Redis } = await import('ioredis');
-    const redis = new Redis(REDIS_URL);
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      if (keys.length > 0) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-    redis.disconnect();
+    await deleteRedisKeys(REDIS_URL, `${prefix}`);
   }
 }
 

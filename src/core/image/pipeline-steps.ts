@@ -125,12 +125,18 @@ function encoded(pipeline: sharp.Sharp, format: EncodedFormat): sharp.Sharp {
   }
 }
 
-export function encode(image: RawImage, format: EncodedFormat, canvas: Size | null): Promise<Buffer> {
-  return encoded(padded(fromRaw(image), image, canvas, backgroundFor(format)), format).toBuffer();
+/** `padding` fills the canvas around the image: by default white for jpg, transparent otherwise. */
+export function encode(image: RawImage, format: EncodedFormat, canvas: Size | null, padding = backgroundFor(format)): Promise<Buffer> {
+  return encoded(padded(fromRaw(image), image, canvas, padding), format).toBuffer();
 }
 
 /** The result as a WebP of at most 256 px a side, from the same pixels (no decode of the encoded result). */
-export function encodeThumbnail(image: RawImage, format: EncodedFormat, canvas: Size | null): Promise<Buffer> {
+export function encodeThumbnail(
+  image: RawImage,
+  format: EncodedFormat,
+  canvas: Size | null,
+  padding = backgroundFor(format),
+): Promise<Buffer> {
   const outer = canvas ?? image;
   const factor = Math.min(1, THUMBNAIL_SIDE / Math.max(outer.width, outer.height));
   const scale = (size: Size) => ({
@@ -139,5 +145,5 @@ export function encodeThumbnail(image: RawImage, format: EncodedFormat, canvas: 
   });
   const inner = scale(image);
   const pipeline = factor < 1 ? fromRaw(image).resize(inner.width, inner.height, { fit: 'fill' }) : fromRaw(image);
-  return padded(pipeline, inner, canvas && scale(canvas), backgroundFor(format)).webp({ quality: 80 }).toBuffer();
+  return padded(pipeline, inner, canvas && scale(canvas), padding).webp({ quality: 80 }).toBuffer();
 }

@@ -23,14 +23,23 @@ export class RemovedBackgroundDto {
   @HexColor()
   color?: string;
 
-  @ApiPropertyOptional({ enum: SHADOWS })
+  @ApiPropertyOptional({
+    enum: SHADOWS,
+    default: 'none',
+    description:
+      '`soft`: a contact shadow made of the product\'s footprint; `natural`: that plus its silhouette cast on the ' +
+      'floor. Drawn beneath the product, never on it; black at its opacity on a transparent background. ' +
+      '`number_of_images` variants differ only in this light (without a shadow they are identical).',
+  })
   @OptionalWithDefault()
   @IsIn(SHADOWS)
   shadow?: (typeof SHADOWS)[number];
 }
 
 export class CutoutOutputDto extends OutputOptionsDto {
-  @ApiPropertyOptional({ description: 'Crop the result to the subject.' })
+  @ApiPropertyOptional({
+    description: 'Crop the result to the subject and its shadow, with `margin_percent` of its longer side on every side.',
+  })
   @OptionalWithDefault()
   @IsBoolean()
   crop_to_subject?: boolean;

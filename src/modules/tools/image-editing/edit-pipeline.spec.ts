@@ -18,6 +18,7 @@ const LIMITS = { maxPixels: 50_000_000, timeoutSeconds: 60 };
 
 const request = (overrides: Partial<EditRequest> = {}): EditRequest => ({
   resize: { upscale: false },
+  cutout: null,
   light: false,
   color: false,
   polish: false,

@@ -8,16 +8,25 @@ import {
   encode,
   encodeThumbnail,
   hasFilters,
+  type Rgba,
 } from '../../../core/image/pipeline-steps';
 import { SourceImageError, SourceImageProblem, type SourceImage } from '../../../core/image/source-image';
 import { analyseTone, applyCurves } from '../../../core/image/tone';
-import { sharpeningOf, type EditRequest } from './edit-request';
+import { sharpeningOf, type EditCutout, type EditRequest } from './edit-request';
+import { composite, shaded } from '../../../core/image/compose/composite';
+import { drawShadow } from '../../../core/image/compose/shadow';
+import type { AlphaMask } from '../../../core/image/mask/alpha-mask';
+import { decontaminate } from '../../../core/image/mask/decontaminate';
+import type { RawImage } from '../../../core/image/raw-image';
+import type { Segmenter } from '../../../core/segmentation/segmenter';
 
 /** libvips' reason, without the file paths or internals some of its messages carry. */
 const describe = (error: unknown) => (error instanceof Error ? error.message.split('\n')[0].slice(0, 200) : 'unknown error');
 
 export interface PipelineLimits {
   maxPixels: number;
+  /** Cuts the subject out for the `background` operation; null where none is configured. */
+  segmenter?: Segmenter | null;
   /** libvips' own deadline for each pipeline; the worker's time limit covers the whole result. */
   timeoutSeconds: number;
   signal?: AbortSignal;
@@ -33,9 +42,11 @@ export interface EditedImage {
  *
  * 1. decode, orient, sRGB, and one resample to the planned size (shrink-on-load where smaller);
  * 2. `crop`: cut the window at the most interesting place (the variant picks which one);
- * 3. `light` and `color`: curves measured on the pixels about to be written;
- * 4. `polish` (denoise), colour saturation, sharpening after `polish` or `upscale`;
- * 5. `contain`: pad to the box; encode; the thumbnail from the same pixels.
+ * 3. `background`: the subject's mask, from the pixels as photographed;
+ * 4. `light` and `color`: curves measured on the pixels about to be written;
+ * 5. `polish` (denoise), colour saturation, sharpening after `polish` or `upscale`;
+ * 6. `background` and `shadow`: the subject over its new background and shadow;
+ * 7. `contain`: pad to the box with the chosen background; encode; the thumbnail from the same pixels.
  *
  * Every geometric decision is made from the source's header, before decoding.
  */
@@ -43,7 +54,8 @@ export async function runEdit(source: SourceImage, request: EditRequest, limits:
   const plan = planGeometry(source, request.resize);
   let working = await decodeScaled(source, plan, {
     maxPixels: limits.maxPixels,
-    flattenOnto: request.format === 'jpg' ? backgroundFor('jpg') : null,
+    // A cut-out starts from opaque pixels, as the segmentation model was trained on.
+    flattenOnto: request.format === 'jpg' || request.cutout ? backgroundFor('jpg') : null,
     timeoutSeconds: limits.timeoutSeconds,
   }).catch((error: unknown) => {
     limits.signal?.throwIfAborted();
@@ -56,6 +68,8 @@ export async function runEdit(source: SourceImage, request: EditRequest, limits:
     const windows = interestingWindows(working, plan.window, request.variant.cropRank + 1);
     working = cutWindow(working, windows[Math.min(request.variant.cropRank, windows.length - 1)], plan.window);
   }
+
+  const alpha = request.cutout ? await segmented(working, limits) : null;
 
   const tone = analyseTone(working, {
     light: request.light,
@@ -76,9 +90,33 @@ export async function runEdit(source: SourceImage, request: EditRequest, limits:
   }
 
   limits.signal?.throwIfAborted();
+  const padding = request.cutout ? paddingFor(request.cutout, request.format) : backgroundFor(request.format);
+  if (request.cutout && alpha) working = await replacedBackground(working, alpha, request.cutout);
+
+  limits.signal?.throwIfAborted();
   const [image, thumbnail] = await Promise.all([
-    encode(working, request.format, plan.canvas),
-    encodeThumbnail(working, request.format, plan.canvas),
+    encode(working, request.format, plan.canvas, padding),
+    encodeThumbnail(working, request.format, plan.canvas, padding),
   ]);
   return { image, thumbnail };
+}
+
+async function segmented(image: RawImage, limits: PipelineLimits): Promise<AlphaMask> {
+  if (!limits.segmenter || !limits.signal) throw new Error('A background operation needs a segmenter and a signal');
+  const alpha = await limits.segmenter.segment(image, limits.signal);
+  limits.signal.throwIfAborted();
+  return alpha;
+}
+
+/** The subject over its new background with its shadow, or its shadow cast on its own photo. */
+async function replacedBackground(photo: RawImage, alpha: AlphaMask, cutout: EditCutout): Promise<RawImage> {
+  const shadow = await drawShadow(alpha, cutout.shadow);
+  if (cutout.background === 'original') return shadow ? shaded(photo, alpha, shadow) : photo;
+  return composite({ colour: decontaminate(photo, alpha), alpha, shadow }, cutout.background);
+}
+
+/** What `contain` pads with: the new background (transparent where it is), else the format's default. */
+function paddingFor(cutout: EditCutout, format: EditRequest['format']): Rgba {
+  if (cutout.background === 'original') return backgroundFor(format);
+  return cutout.background ?? backgroundFor(format);
 }

@@ -2,6 +2,8 @@ import type { ResizeRequest } from '../../../core/image/geometry';
 import type { SharpenStrength } from '../../../core/image/pipeline-steps';
 import { ProductPhotoOperation, type ProductPhotoPreset } from '../../catalog/product-photo-presets';
 import type { EditOperationsDto } from '../../jobs/dto/image-edit.dto';
+import { backgroundOf, shadowStyle, type CutoutBackground } from '../background-removal/cutout-request';
+import type { ShadowStyle } from '../../../core/image/compose/shadow';
 import { variantOf, type OutputFormat, type ToolTask } from '../tool-runner';
 
 /**
@@ -27,9 +29,20 @@ export const EDIT_VARIANTS: readonly EditVariant[] = [
   { brightnessOffset: 0.03, saturationOffset: -0.05, sharpening: 0.6, cropRank: 3 },
 ];
 
+/**
+ * The `background` operation: the subject cut out onto `background` (a colour, or null for
+ * transparent) or kept on its own photo (`original`, with a shadow only), with its shadow.
+ */
+export interface EditCutout {
+  background: CutoutBackground | 'original';
+  shadow: ShadowStyle;
+}
+
 /** One result's edit, whatever endpoint asked for it. */
 export interface EditRequest {
   resize: ResizeRequest;
+  /** Null when the photo keeps its background and gets no shadow: nothing is cut out. */
+  cutout: EditCutout | null;
   light: boolean;
   color: boolean;
   polish: boolean;
@@ -39,17 +52,14 @@ export interface EditRequest {
   unsupported: string | null;
 }
 
-const NEEDS_SEGMENTATION =
-  'needs background removal, which this deployment does not offer yet; the result was not charged';
+function cutoutOf(background: EditOperationsDto['background'], variant: number): EditCutout | null {
+  const type = background?.type ?? 'original';
+  const shadow = background?.shadow ?? 'none';
+  if (type === 'original' && shadow === 'none') return null;
+  return { background: type === 'original' ? 'original' : backgroundOf(background), shadow: shadowStyle(shadow, variant) };
+}
 
 function fromOperations(operations: EditOperationsDto, format: OutputFormat, variant: number): EditRequest {
-  const background = operations.background;
-  const unsupported =
-    background?.type !== undefined && background.type !== 'original'
-      ? `The ${background.type} background ${NEEDS_SEGMENTATION}.`
-      : background?.shadow !== undefined && background.shadow !== 'none'
-        ? `The ${background.shadow} shadow ${NEEDS_SEGMENTATION}.`
-        : null;
   return {
     resize: {
       width: operations.resizing?.width,
@@ -57,19 +67,20 @@ function fromOperations(operations: EditOperationsDto, format: OutputFormat, var
       fit: operations.resizing?.fit,
       upscale: operations.restorations?.upscale === true,
     },
+    cutout: cutoutOf(operations.background, variant),
     light: operations.adjustments?.light === true,
     color: operations.adjustments?.color === true,
     polish: operations.restorations?.polish === true,
     format,
     variant: EDIT_VARIANTS[variant] ?? EDIT_VARIANTS[0],
-    unsupported,
+    unsupported: null,
   };
 }
 
 /**
- * Product photo operations that run on this tool. `product_photo_enhance` relights, corrects
- * colour and polishes, then applies the preset's size (fitted inside it) and format; a preset
- * or an operation whose background must be replaced needs background removal.
+ * `product_photo_enhance` on a preset that keeps the photo's background: relight, correct
+ * colour and polish, then the preset's size (fitted inside it) and format. The operations that
+ * cut the product out are CutoutRequests (see productPhotoCutout).
  */
 function fromProductPhoto(options: Record<string, unknown>, format: OutputFormat): EditRequest {
   const operation = options.operation as ProductPhotoOperation;
@@ -84,10 +95,7 @@ function fromProductPhoto(options: Record<string, unknown>, format: OutputFormat
     0,
   );
   if (operation !== ProductPhotoOperation.ProductPhotoEnhance) {
-    return { ...edit, unsupported: `The ${operation} operation ${NEEDS_SEGMENTATION}.` };
-  }
-  if (preset && preset.background !== 'original') {
-    return { ...edit, unsupported: `The ${preset.id} preset's ${preset.background} background ${NEEDS_SEGMENTATION}.` };
+    return { ...edit, unsupported: `The ${operation} operation does not run on the image editing tool.` };
   }
   return edit;
 }

@@ -1,0 +1,161 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { convertForCpu, EXPORTED_INPUT_SIZE } from './isnet-conversion';
+
+/** The ISNet model converted for the CPU and one input size, written once under the models folder. */
+export interface PreparedModel {
+  /** The prepared `.onnx` file. */
+  path: string;
+  /** The side, in pixels, of the square image the model takes and of the map it answers. */
+  inputSize: number;
+  /** The prepared file's sha256 (hex), as recorded in its `.sha256` sidecar. */
+  sha256: string;
+}
+
+const DATA_PACKAGE = '@imgly/background-removal-data';
+const DATA_PACKAGE_VERSION = '1.4.5';
+/** The fp16 "medium" ISNet (general use) model; the int8 "small" one was slower and noisier here. */
+const MODEL_RESOURCE = '/models/medium';
+/**
+ * sha256 of the model assembled from the chunks of @imgly/background-removal-data 1.4.5. The chunk
+ * layout is that package's internal format and the graph surgery below is written for this exact
+ * graph, so any other bytes are refused rather than converted.
+ */
+const SOURCE_MODEL_SHA256 = 'b6e8497ba978a6f5fbb647e419d2696cd80df5a23cb6a8ea532021911bd76acb';
+/**
+ * The version of convertForCpu's output. It is part of the prepared file's name, so a change to
+ * the conversion prepares a new file instead of reusing one made the old way.
+ */
+const CONVERSION_VERSION = 1;
+
+/**
+ * The ISNet model ready for onnxruntime's CPU provider at `inputSize` x `inputSize`: assembled from
+ * the data package, verified, converted to fp32 and resized, then written atomically as
+ * `<modelsDir>/isnet-general-<inputSize>-<source sha256 prefix>-v<conversion>.onnx` with a `.sha256` sidecar. A
+ * file already there is reused when it still matches its sidecar, and rebuilt otherwise. Nothing is
+ * downloaded: the weights come from the installed package.
+ */
+export async function prepareIsnetModel(options: { modelsDir: string; inputSize: number }): Promise<PreparedModel> {
+  const { modelsDir, inputSize } = options;
+  if (!Number.isInteger(inputSize) || inputSize < 32 || inputSize > EXPORTED_INPUT_SIZE || inputSize % 32 !== 0) {
+    throw new Error(`The ISNet input size must be a multiple of 32 up to ${EXPORTED_INPUT_SIZE}, not ${inputSize}`);
+  }
+  const modelPath = path.join(modelsDir, `isnet-general-${inputSize}-${SOURCE_MODEL_SHA256.slice(0, 12)}-v${CONVERSION_VERSION}.onnx`);
+  const sidecarPath = `${modelPath}.sha256`;
+
+  const existing = await verifiedSha256(modelPath, sidecarPath);
+  if (existing) return { path: modelPath, inputSize, sha256: existing };
+
+  await mkdir(modelsDir, { recursive: true });
+  await removeAbandonedTemporaries(modelsDir);
+  const prepared = convertForCpu(await assembleSourceModel(), inputSize);
+  const sha256 = sha256Of(prepared);
+  // The model goes first and the sidecar last: a sidecar on disk always describes a complete model.
+  await writeAtomically(modelPath, prepared);
+  await writeAtomically(sidecarPath, Buffer.from(`${sha256}\n`));
+  return { path: modelPath, inputSize, sha256 };
+}
+
+/** The sha256 of a prepared model that matches its sidecar, or null when either is missing or they differ. */
+async function verifiedSha256(modelPath: string, sidecarPath: string): Promise<string | null> {
+  const recorded = await readFile(sidecarPath, 'utf8').catch(nullWhenMissing);
+  if (recorded === null) return null;
+  const actual = await sha256OfFile(modelPath).catch(nullWhenMissing);
+  return actual === recorded.trim() ? actual : null;
+}
+
+interface ChunkedResource {
+  size: number;
+  chunks: { hash: string; offsets: [number, number] }[];
+}
+
+/** The model's bytes, copied chunk by chunk into one buffer, each chunk and the whole checked against known hashes. */
+async function assembleSourceModel(): Promise<Buffer> {
+  const packageJson = require.resolve(`${DATA_PACKAGE}/package.json`);
+  const { version } = JSON.parse(await readFile(packageJson, 'utf8')) as { version: string };
+  const refuse = (problem: string) =>
+    new Error(
+      `${DATA_PACKAGE} ${version}: ${problem}; the ISNet model is read from the chunk layout of ` +
+        `${DATA_PACKAGE} ${DATA_PACKAGE_VERSION} exactly, install that version`,
+    );
+
+  const dist = path.join(path.dirname(packageJson), 'dist');
+  const resources = JSON.parse(await readFile(path.join(dist, 'resources.json'), 'utf8')) as Record<string, ChunkedResource | undefined>;
+  const resource = resources[MODEL_RESOURCE];
+  if (!resource) throw refuse(`resources.json lists no ${MODEL_RESOURCE}`);
+
+  const model = Buffer.allocUnsafe(resource.size);
+  let assembled = 0;
+  for (const { hash, offsets } of resource.chunks) {
+    const [start, end] = offsets;
+    if (start !== assembled || end <= start || end > resource.size) throw refuse(`chunk ${hash} is out of order`);
+    const file = await open(path.join(dist, hash), 'r');
+    try {
+      const { bytesRead } = await file.read(model, start, end - start, 0);
+      if (bytesRead !== end - start) throw refuse(`chunk ${hash} is shorter than its offsets say`);
+    } finally {
+      await file.close();
+    }
+    if (sha256Of(model.subarray(start, end)) !== hash) throw refuse(`chunk ${hash} does not match its hash`);
+    assembled = end;
+  }
+  if (assembled !== resource.size) throw refuse(`the chunks of ${MODEL_RESOURCE} do not cover its ${resource.size} bytes`);
+  if (sha256Of(model) !== SOURCE_MODEL_SHA256) {
+    throw refuse(`the assembled ${MODEL_RESOURCE} model is not the one this code was written for`);
+  }
+  return model;
+}
+
+/**
+ * Writes a temporary file beside `target`, flushes it to disk and renames it over `target`, so a
+ * process that opens `target` (several workers may start at once) sees the old file or the whole
+ * new one, never part of it.
+ */
+async function writeAtomically(target: string, data: Uint8Array): Promise<void> {
+  const temporary = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    const file = await open(temporary, 'wx');
+    try {
+      await file.writeFile(data);
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(temporary, target);
+  } catch (error) {
+    await unlink(temporary).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** A temporary file this old was left by a process that died while writing (several workers never take this long). */
+const ABANDONED_AFTER_MS = 15 * 60_000;
+
+/** Temporaries of processes killed mid-write (about 176 MB each) would otherwise stay forever. */
+async function removeAbandonedTemporaries(modelsDir: string): Promise<void> {
+  const now = Date.now();
+  for (const name of await readdir(modelsDir)) {
+    if (!name.endsWith('.tmp')) continue;
+    const file = path.join(modelsDir, name);
+    const info = await stat(file).catch(nullWhenMissing);
+    if (info && now - info.mtimeMs > ABANDONED_AFTER_MS) await unlink(file).catch(() => undefined);
+  }
+}
+
+function sha256Of(data: Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** Streams the file through the hash, so checking a prepared model does not load it whole. */
+async function sha256OfFile(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+function nullWhenMissing(error: unknown): null {
+  if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+  throw error;
+}

@@ -1,0 +1,94 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import sharp from 'sharp';
+import type { OutboundHttps } from '../outbound/outbound-https';
+import type { AlphaMask } from '../image/mask/alpha-mask';
+import { fromRaw, type RawImage } from '../image/raw-image';
+import { SegmentationError, type Segmenter } from './segmenter';
+
+export interface RemoteSegmenterSettings {
+  url: URL;
+  timeoutSeconds: number;
+}
+
+/** A mask larger than this is not a mask of an image we sent (64 MiB). */
+const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A segmentation service over HTTP: `POST` the image as PNG, the answer is an image the size
+ * of the one sent (or any size: it is resampled) whose alpha channel, or else its first
+ * channel, is the mask. The connection goes through the outbound address policy like every
+ * other outbound request; a service on a private address must be named in OUTBOUND_ALLOWLIST.
+ */
+export class RemoteSegmenter implements Segmenter {
+  constructor(
+    private readonly settings: RemoteSegmenterSettings,
+    private readonly outbound: OutboundHttps,
+  ) {}
+
+  ready(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  async segment(image: RawImage, signal: AbortSignal): Promise<AlphaMask> {
+    const png = await fromRaw(image).png({ compressionLevel: 1 }).toBuffer();
+    const deadline = AbortSignal.timeout(this.settings.timeoutSeconds * 1000);
+    const body = await this.post(png, AbortSignal.any([signal, deadline])).catch((error: unknown) => {
+      signal.throwIfAborted();
+      if (error instanceof SegmentationError) throw error;
+      const reason = deadline.aborted ? `did not answer within ${this.settings.timeoutSeconds} s` : `failed (${String(error)})`;
+      throw new SegmentationError(`The segmentation service ${reason}.`, true, true);
+    });
+    return this.maskOf(body, image).catch((error: unknown) => {
+      throw new SegmentationError(`The segmentation service answered something that is not a mask (${String(error)}).`, false, true);
+    });
+  }
+
+  private post(png: Buffer, signal: AbortSignal): Promise<Buffer> {
+    const url = this.settings.url;
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise<Buffer>((resolve, reject) => {
+      const req = send(url, {
+        method: 'POST',
+        agent: this.outbound.agentFor(url),
+        headers: { 'content-type': 'image/png', 'content-length': png.length, accept: 'image/png, image/webp, image/*' },
+        signal,
+      });
+      req.on('error', reject);
+      req.on('response', (res) => readAnswer(res).then(resolve, reject));
+      req.end(png);
+    });
+  }
+
+  /** The answer's alpha (or first) channel at the image's size. */
+  private async maskOf(body: Buffer, image: RawImage): Promise<AlphaMask> {
+    const answer = sharp(body, { limitInputPixels: image.width * image.height * 4 });
+    const { hasAlpha } = await answer.metadata();
+    const channel = answer
+      .extractChannel(hasAlpha ? 'alpha' : 0)
+      .resize(image.width, image.height, { fit: 'fill', kernel: 'cubic' })
+      .raw({ depth: 'uchar' });
+    const data = await channel.toBuffer();
+    return { data: new Uint8Array(data.buffer, data.byteOffset, data.length), width: image.width, height: image.height };
+  }
+}
+
+function readAnswer(res: IncomingMessage): Promise<Buffer> {
+  const status = res.statusCode ?? 0;
+  if (status < 200 || status >= 300) {
+    res.destroy();
+    const retryable = status >= 500 || status === 429 || status === 408;
+    return Promise.reject(new SegmentationError(`The segmentation service answered HTTP ${status}.`, retryable, true));
+  }
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    res.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > MAX_RESPONSE_BYTES) res.destroy(new SegmentationError('The segmentation service answered too much.', false, true));
+      else chunks.push(chunk);
+    });
+    res.on('end', () => resolve(Buffer.concat(chunks, received)));
+    res.on('error', reject);
+  });
+}

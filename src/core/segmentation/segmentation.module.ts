@@ -1,0 +1,78 @@
+import { Inject, Injectable, Logger, Module, type OnApplicationBootstrap } from '@nestjs/common';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/config.schema';
+import { HealthModule } from '../health/health.module';
+import { HealthService, type CheckState } from '../health/health.service';
+import { OutboundHttps } from '../outbound/outbound-https';
+import { LocalSegmenter } from './local-segmenter';
+import { RemoteSegmenter } from './remote-segmenter';
+import { SEGMENTER, type Segmenter } from './segmenter';
+
+const WARM_UP_RETRY_MS = 30_000;
+
+function segmenterFor(config: AppConfig, outbound: OutboundHttps): Segmenter | null {
+  switch (config.SEGMENTER) {
+    case 'local':
+      return new LocalSegmenter({
+        modelsDir: config.MODELS_DIR,
+        inputSize: config.SEGMENTATION_INPUT_SIZE,
+        threads: config.SEGMENTATION_THREADS,
+      });
+    case 'remote':
+      return new RemoteSegmenter({ url: new URL(config.SEGMENTER_URL as string), timeoutSeconds: config.SEGMENTER_TIMEOUT_SECONDS }, outbound);
+    case 'none':
+      return null;
+  }
+}
+
+/**
+ * The configured segmenter. Creating it costs nothing: the local model loads on first use, or
+ * at a worker's start through SegmenterWarmUp, so an API process never loads it.
+ */
+@Module({
+  providers: [{ provide: SEGMENTER, inject: [APP_CONFIG, OutboundHttps], useFactory: segmenterFor }],
+  exports: [SEGMENTER],
+})
+export class SegmentationModule {}
+
+/**
+ * A worker that consumes the background-removal queue warms the segmenter as it starts and is
+ * not ready (`/health/ready` answers 503 with `segmenter: starting`) until it is: the first
+ * result it takes does not wait for the model, and an orchestrator sees a slow or failed model
+ * load. Other workers (the processing queue's `image_editing` background operations) load it
+ * on first use.
+ */
+@Injectable()
+export class SegmenterWarmUp implements OnApplicationBootstrap {
+  private readonly logger = new Logger(SegmenterWarmUp.name);
+  private state: CheckState = 'starting';
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(SEGMENTER) private readonly segmenter: Segmenter | null,
+    private readonly health: HealthService,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.segmenter || !this.config.WORKER_QUEUES.includes('background-removal')) return;
+    this.health.addCheck('segmenter', () => this.state);
+    // Not awaited: the health port must answer (live, not ready) while the model loads.
+    this.warm(this.segmenter);
+  }
+
+  /** Tries again every WARM_UP_RETRY_MS after a failure, so a transient problem does not leave the worker unready. */
+  private warm(segmenter: Segmenter): void {
+    segmenter.ready().then(
+      () => (this.state = 'up'),
+      (error: unknown) => {
+        this.state = 'down';
+        this.logger.error({ err: error }, 'the segmenter is not available; trying again shortly');
+        setTimeout(() => this.warm(segmenter), WARM_UP_RETRY_MS).unref();
+      },
+    );
+  }
+}
+
+/** The warm-up, for the worker role only. */
+@Module({ imports: [SegmentationModule, HealthModule], providers: [SegmenterWarmUp] })
+export class SegmentationWorkerModule {}

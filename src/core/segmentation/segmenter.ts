@@ -1,0 +1,32 @@
+import type { AlphaMask } from '../image/mask/alpha-mask';
+import type { RawImage } from '../image/raw-image';
+
+/**
+ * The seam between the tools and whatever cuts subjects out: an image in, the subject's alpha
+ * mask out, at the image's own size. The local ISNet model and a remote service both fit it.
+ */
+export interface Segmenter {
+  /** Resolves once the segmenter can answer at full speed (the local model's session is warm). */
+  ready(): Promise<void>;
+  /** Rejects with SegmentationError when the segmenter fails; `signal` stops waiting for it. */
+  segment(image: RawImage, signal: AbortSignal): Promise<AlphaMask>;
+}
+
+/** The configured Segmenter, or null when SEGMENTER is `none`. */
+export const SEGMENTER = Symbol('SEGMENTER');
+
+/**
+ * A segmenter that failed: `retryable` when trying again later may succeed (a remote 503, a
+ * timeout, a model that could not load yet); `remote` when an outside service failed, which the
+ * client sees as `provider_error` rather than `processing_failed`.
+ */
+export class SegmentationError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly remote = false,
+  ) {
+    super(message);
+    this.name = SegmentationError.name;
+  }
+}

@@ -1,0 +1,93 @@
+import { WHITE } from '../../../core/image/compose/colour';
+import { composite } from '../../../core/image/compose/composite';
+import { reframe, type CutoutLayers } from '../../../core/image/compose/cutout-layers';
+import { planFrame, union } from '../../../core/image/compose/framing';
+import { drawShadow } from '../../../core/image/compose/shadow';
+import { planGeometry, type GeometryPlan } from '../../../core/image/geometry';
+import { subjectBounds, type AlphaMask } from '../../../core/image/mask/alpha-mask';
+import { decontaminate } from '../../../core/image/mask/decontaminate';
+import { applyFilters, decodeScaled, encode, encodeThumbnail, hasFilters } from '../../../core/image/pipeline-steps';
+import type { RawImage, Size } from '../../../core/image/raw-image';
+import { SourceImageError, SourceImageProblem, type SourceImage } from '../../../core/image/source-image';
+import { analyseTone, applyCurves } from '../../../core/image/tone';
+import type { Segmenter } from '../../../core/segmentation/segmenter';
+import type { EditedImage, PipelineLimits } from '../image-editing/edit-pipeline';
+import type { CutoutRequest } from './cutout-request';
+
+/** Cut-outs are made at most this large; a larger source's result is scaled down to it (25 megapixels). */
+export const CUTOUT_MAX_PIXELS = 25_000_000;
+
+/** Shadow opacity below this does not count as part of the subject's frame. */
+const SHADOW_FRAME_THRESHOLD = 8;
+
+/** How a source is decoded for a cut-out: at its own size, or scaled down to CUTOUT_MAX_PIXELS. */
+export function cutoutPlan(source: Size): GeometryPlan {
+  const factor = Math.min(1, Math.sqrt(CUTOUT_MAX_PIXELS / (source.width * source.height)));
+  return planGeometry(source, { width: Math.max(1, Math.floor(source.width * factor)), upscale: false });
+}
+
+/**
+ * The product's own pixels corrected as asked: the same light, colour and polish steps as
+ * `image_editing`, before the cut-out is composed, so the background is never corrected with it.
+ */
+async function corrected(image: RawImage, request: CutoutRequest, limits: PipelineLimits): Promise<RawImage> {
+  const tone = analyseTone(image, { light: request.light, color: request.color, brightnessOffset: 0, saturationOffset: 0 });
+  if (tone.curves) applyCurves(image, tone.curves);
+  const filters = { denoise: request.polish, saturation: tone.saturation, sharpen: request.polish ? { sigma: 0.8, edgeGain: 1.5 } : null };
+  return hasFilters(filters) ? applyFilters(image, filters, limits.timeoutSeconds) : image;
+}
+
+/** The subject cut out of the photo, its colours cleaned at soft edges, with its shadow. */
+export async function cutOut(
+  photo: RawImage,
+  alpha: AlphaMask,
+  request: Pick<CutoutRequest, 'shadow' | 'light' | 'color' | 'polish'>,
+  limits: PipelineLimits,
+): Promise<CutoutLayers> {
+  const shadow = await drawShadow(alpha, request.shadow);
+  limits.signal?.throwIfAborted();
+  const colour = decontaminate(await corrected(photo, request as CutoutRequest, limits), alpha);
+  return { colour, alpha, shadow };
+}
+
+/**
+ * The photo a cut-out is made from, decoded at `plan`'s size with any transparency flattened
+ * onto white, which is what the model was trained on.
+ */
+export function decodePhoto(source: SourceImage, plan: GeometryPlan, limits: PipelineLimits & { signal: AbortSignal }): Promise<RawImage> {
+  return decodeScaled(source, plan, { maxPixels: limits.maxPixels, flattenOnto: WHITE, timeoutSeconds: limits.timeoutSeconds }).catch(
+    (error: unknown) => {
+      limits.signal.throwIfAborted();
+      throw new SourceImageError(SourceImageProblem.NotImage, `The source image could not be decoded (${String(error).slice(0, 200)}).`);
+    },
+  );
+}
+
+/**
+ * One cut-out result: decode (flattening any transparency onto white, which is what the model
+ * was trained on), segment, correct the product's pixels, draw the shadow, frame (the whole
+ * photo, a crop around the subject, or a canvas the subject fills a set share of), compose onto
+ * the background, encode with the thumbnail.
+ */
+export async function runCutout(
+  source: SourceImage,
+  request: CutoutRequest,
+  segmenter: Segmenter,
+  limits: PipelineLimits & { signal: AbortSignal },
+): Promise<EditedImage> {
+  const photo = await decodePhoto(source, cutoutPlan(source), limits);
+  const alpha = await segmenter.segment(photo, limits.signal);
+  limits.signal.throwIfAborted();
+  const layers = await cutOut(photo, alpha, request, limits);
+
+  const subject = subjectBounds(alpha);
+  const shadow = layers.shadow && subjectBounds(layers.shadow, SHADOW_FRAME_THRESHOLD);
+  const framing = planFrame(photo, request.placement.kind === 'crop' ? union(subject, shadow) : subject, request.placement);
+  const whole = framing.frame.left === 0 && framing.frame.top === 0 && framing.frame.width === photo.width && framing.frame.height === photo.height;
+  const placed = whole && framing.size.width === photo.width && framing.size.height === photo.height ? layers : await reframe(layers, framing.frame, framing.size);
+  limits.signal.throwIfAborted();
+
+  const image = composite(placed, request.background);
+  const [encoded, thumbnail] = await Promise.all([encode(image, request.format, null), encodeThumbnail(image, request.format, null)]);
+  return { image: encoded, thumbnail };
+}

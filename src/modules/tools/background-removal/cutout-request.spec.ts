@@ -1,0 +1,80 @@
+import { findPreset, ProductPhotoOperation } from '../../catalog/product-photo-presets';
+import { ToolId } from '../../catalog/tools';
+import type { ToolTask } from '../tool-runner';
+import { cutoutRequestOf, productPhotoCutout } from './cutout-request';
+
+const WHITE = { r: 255, g: 255, b: 255, alpha: 1 };
+
+const removeBackgroundTask = (options: Record<string, unknown>, index = 0): ToolTask => ({
+  jobId: 'job',
+  resultId: 'result',
+  tool: ToolId.RemoveBackground,
+  sandbox: false,
+  index,
+  sourceImageUrl: 'https://images.example.com/a.jpg',
+  externalId: null,
+  format: 'png',
+  options,
+});
+
+describe('cutoutRequestOf (POST /remove-background)', () => {
+  const stored = (background: object, output: object = {}, numberOfImages = 1) => ({
+    background: { type: 'transparent', shadow: 'none', ...background },
+    output: { crop_to_subject: false, margin_percent: 0, number_of_images: numberOfImages, ...output },
+  });
+
+  it('maps backgrounds, crops and shadows', () => {
+    expect(cutoutRequestOf(removeBackgroundTask(stored({})))).toMatchObject({ background: null, placement: { kind: 'source' }, shadow: { kind: 'none' } });
+    expect(cutoutRequestOf(removeBackgroundTask(stored({ type: 'white' })))?.background).toEqual(WHITE);
+    expect(cutoutRequestOf(removeBackgroundTask(stored({ type: 'color', color: '#2050c0' })))?.background).toEqual({ r: 0x20, g: 0x50, b: 0xc0, alpha: 1 });
+    expect(cutoutRequestOf(removeBackgroundTask(stored({}, { crop_to_subject: true, margin_percent: 12 })))?.placement).toEqual({ kind: 'crop', marginPercent: 12 });
+  });
+
+  it('gives each variant of a source its own light, and never touches the product\'s pixels', () => {
+    const first = cutoutRequestOf(removeBackgroundTask(stored({ shadow: 'natural' }, {}, 2), 0));
+    const second = cutoutRequestOf(removeBackgroundTask(stored({ shadow: 'natural' }, {}, 2), 1));
+    expect(first?.shadow.kind).toBe('natural');
+    expect(Math.sign(first?.shadow.lean ?? 0)).toBe(1);
+    expect(Math.sign(second?.shadow.lean ?? 0)).toBe(-1);
+    expect(first).toMatchObject({ light: false, color: false, polish: false });
+  });
+});
+
+describe('productPhotoCutout', () => {
+  const options = (operation: ProductPhotoOperation, preset: string | null, level?: string) => ({
+    operation,
+    preset: preset ? findPreset(preset) : null,
+    preservation_level: level,
+  });
+
+  it('honours the preservation level: strict keeps the pixels, balanced corrects light and colour, creative polishes too', () => {
+    expect(productPhotoCutout(options(ProductPhotoOperation.StudioPackshot, null), 'jpg')).toMatchObject({ light: false, color: false, polish: false });
+    expect(productPhotoCutout(options(ProductPhotoOperation.StudioPackshot, null, 'balanced'), 'jpg')).toMatchObject({ light: true, color: true, polish: false });
+    expect(productPhotoCutout(options(ProductPhotoOperation.StudioPackshot, null, 'creative'), 'jpg')).toMatchObject({ light: true, color: true, polish: true });
+  });
+
+  it('places packshots and marketplace images on the preset\'s canvas, on white', () => {
+    expect(productPhotoCutout(options(ProductPhotoOperation.StudioPackshot, 'etsy_listing_image'), 'jpg')).toMatchObject({
+      background: WHITE,
+      shadow: { kind: 'soft' },
+      placement: { kind: 'canvas', width: 2700, height: 2025, fill: 0.8 },
+    });
+    expect(productPhotoCutout(options(ProductPhotoOperation.MarketplaceClean, 'amazon_main_image'), 'jpg')).toMatchObject({
+      background: WHITE,
+      shadow: { kind: 'none' },
+      placement: { kind: 'canvas', width: 2000, height: 2000, fill: 0.85 },
+    });
+    expect(productPhotoCutout(options(ProductPhotoOperation.MarketplaceClean, null), 'jpg')?.placement).toMatchObject({ width: 2000, height: 2000 });
+  });
+
+  it('cuts out on transparency for png, on white for jpg, and leaves original-background enhancement alone', () => {
+    expect(productPhotoCutout(options(ProductPhotoOperation.RemoveBackground, 'transparent_cutout'), 'png')).toMatchObject({ background: null, placement: { kind: 'source' } });
+    expect(productPhotoCutout(options(ProductPhotoOperation.RemoveBackground, null), 'jpg')?.background).toEqual(WHITE);
+    expect(productPhotoCutout(options(ProductPhotoOperation.ProductPhotoEnhance, null), 'jpg')).toBeNull();
+    expect(productPhotoCutout(options(ProductPhotoOperation.ProductPhotoEnhance, 'shop_square_image'), 'webp')).toMatchObject({
+      background: WHITE,
+      light: true,
+      placement: { kind: 'canvas', width: 2048, height: 2048 },
+    });
+  });
+});

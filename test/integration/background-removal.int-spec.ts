@@ -1,0 +1,286 @@
+import sharp from 'sharp';
+import { ProcessRole } from '../../src/core/bootstrap/role';
+import { decodeRgba } from '../support/image-fixtures';
+import { ImageSourceServer } from '../support/image-source-server';
+import { creditTotals, GENEROUS_LIMITS, idempotencyKey, waitForJob, writtenRows, type ResultBody } from '../support/jobs';
+import { alphaIoU, BACKDROPS, PRODUCTS, productShot, type ProductShot } from '../support/product-shots';
+import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
+
+type Decoded = Awaited<ReturnType<typeof decodeRgba>>;
+
+/** The mask's bounding box. */
+function boundsOf(mask: Uint8Array, width: number): { left: number; top: number; right: number; bottom: number } {
+  let left = Infinity;
+  let top = Infinity;
+  let right = -1;
+  let bottom = -1;
+  for (let i = 0; i < mask.length; i++) {
+    if (mask[i] < 128) continue;
+    const x = i % width;
+    const y = Math.floor(i / width);
+    left = Math.min(left, x);
+    right = Math.max(right, x);
+    top = Math.min(top, y);
+    bottom = Math.max(bottom, y);
+  }
+  return { left, top, right, bottom };
+}
+
+const alphaOf = (image: Decoded) => Uint8Array.from({ length: image.width * image.height }, (_, i) => image.data[i * 4 + 3]);
+
+/** Every pixel of the image's outer `band` rows and columns. */
+function border(image: Decoded, band: number): number[][] {
+  const pixels: number[][] = [];
+  for (let y = 0; y < image.height; y++) {
+    for (let x = 0; x < image.width; x++) {
+      if (x < band || y < band || x >= image.width - band || y >= image.height - band) pixels.push(image.pixel(x, y));
+    }
+  }
+  return pixels;
+}
+
+describe('live background removal with the local model, through the API and a worker', () => {
+  let t: TestApp;
+  let server: ImageSourceServer;
+  let account: SeededAccount;
+  const shots = new Map<string, ProductShot>();
+
+  beforeAll(async () => {
+    server = await ImageSourceServer.start();
+    for (const product of PRODUCTS) {
+      for (const backdrop of BACKDROPS) {
+        const shot = await productShot(product, backdrop);
+        shots.set(shot.name, shot);
+        server.serve(`/${shot.name}.jpg`, shot.jpeg, { contentType: 'image/jpeg' });
+      }
+    }
+    t = await createTestApp(
+      { ...GENEROUS_LIMITS, CAPACITY_ACCOUNT_SHARE: '1', SEGMENTER: 'local', OUTBOUND_ALLOWLIST: '127.0.0.1', WORKER_CONCURRENCY_BACKGROUND_REMOVAL: '2', RESULT_TIMEOUT_SECONDS: '300' },
+      { role: ProcessRole.All },
+    );
+    account = await seedAccount(t, { credits: 1000 });
+  }, 180_000);
+  afterAll(async () => {
+    await t.close();
+    await server.stop();
+  });
+
+  const create = (path: string, body: object) =>
+    t.http().post(path).set(bearer(account.liveKey)).set('Idempotency-Key', idempotencyKey()).send(body);
+  const results = async (jobId: string, timeoutMs = 240_000): Promise<ResultBody[]> => {
+    await waitForJob(t, jobId, undefined, timeoutMs);
+    return (await t.http().get(`/api/v1/jobs/${jobId}`).set(bearer(account.liveKey)).expect(200)).body.results;
+  };
+  const download = async (url: string) => {
+    const parsed = new URL(url);
+    return (await t.http().get(parsed.pathname + parsed.search).buffer(true).expect(200)).body as Buffer;
+  };
+  const shot = (name: string) => shots.get(name) as ProductShot;
+  /** One remove-background result of `name` with `options`, decoded. */
+  const cutOut = async (name: string, options: object = {}): Promise<Decoded> => {
+    const res = await create('/api/v1/remove-background', { input: [{ image_url: server.url(`/${name}.jpg`) }], ...options }).expect(202);
+    const [result] = await results(res.body.job.id);
+    expect(result).toMatchObject({ status: 'completed', error_code: null });
+    return decodeRgba(await download(result.result_url as string));
+  };
+
+  it('is ready only once the model session is warm, and offers remove_background to live keys', async () => {
+    const deadline = Date.now() + 120_000;
+    let ready = await t.http().get('/health/ready');
+    while (ready.status !== 200 && Date.now() < deadline) {
+      expect(ready.body.checks.segmenter).toBe('starting');
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      ready = await t.http().get('/health/ready');
+    }
+    expect(ready.body).toMatchObject({ status: 'ok', checks: { segmenter: 'up' } });
+    const catalog = await t.http().get('/api/v1/tools').expect(200);
+    const available = catalog.body.tools.filter((tool: { available: boolean }) => tool.available).map((tool: { id: string }) => tool.id);
+    expect(available.sort()).toEqual(['image_editing', 'remove_background']);
+  }, 150_000);
+
+  it('cuts every generated product shot out with mean alpha IoU >= 0.95 and none below 0.90', async () => {
+    const names = [...shots.keys()];
+    const scores = new Map<string, number>();
+    for (let first = 0; first < names.length; first += 20) {
+      const batch = names.slice(first, first + 20);
+      const res = await create('/api/v1/remove-background', {
+        input: batch.map((name) => ({ image_url: server.url(`/${name}.jpg`), external_id: name })),
+      }).expect(202);
+      for (const result of await results(res.body.job.id, 600_000)) {
+        expect(result).toMatchObject({ status: 'completed', error_code: null });
+        const output = await decodeRgba(await download(result.result_url as string));
+        scores.set(result.external_id, alphaIoU(alphaOf(output), shot(result.external_id).mask));
+      }
+    }
+    const table = [...scores].map(([name, iou]) => `${name.padEnd(28)} ${iou.toFixed(4)}`).join('\n');
+    process.stdout.write(`\nalpha IoU per shot (local segmenter):\n${table}\n`);
+    const values = [...scores.values()];
+    expect(values).toHaveLength(names.length);
+    expect(values.reduce((sum, value) => sum + value, 0) / values.length).toBeGreaterThanOrEqual(0.95);
+    expect(Math.min(...values)).toBeGreaterThanOrEqual(0.9);
+  }, 900_000);
+
+  it('makes the background exactly what was asked: transparent, white, or a colour', async () => {
+    const name = `${PRODUCTS[0]}-on-studio`;
+    const { left, top, right, bottom } = boundsOf(shot(name).mask, shot(name).width);
+    const centre = [Math.round((left + right) / 2), Math.round((top + bottom) / 2)] as const;
+
+    const transparent = await cutOut(name);
+    expect(border(transparent, 4).every((pixel) => pixel[3] === 0)).toBe(true);
+    expect(transparent.pixel(...centre)[3]).toBe(255);
+
+    const white = await cutOut(name, { background: { type: 'white' }, output: { format: 'png' } });
+    expect(border(white, 4).every((pixel) => pixel.slice(0, 3).every((value) => value === 255))).toBe(true);
+
+    const blue = await cutOut(name, { background: { type: 'color', color: '#2050c0' }, output: { format: 'png' } });
+    expect(border(blue, 4).every(([r, g, b]) => r === 0x20 && g === 0x50 && b === 0xc0)).toBe(true);
+    // The product itself is the same whatever the background.
+    expect(blue.pixel(...centre).slice(0, 3)).toEqual(transparent.pixel(...centre).slice(0, 3));
+  }, 300_000);
+
+  it('crops to the subject with the margin asked, on every side', async () => {
+    const name = `${PRODUCTS[1]}-on-tabletop`;
+    const truth = boundsOf(shot(name).mask, shot(name).width);
+    const width = truth.right - truth.left + 1;
+    const height = truth.bottom - truth.top + 1;
+    const margin = Math.round(Math.max(width, height) * 0.1);
+    const cropped = await cutOut(name, { output: { crop_to_subject: true, margin_percent: 10 } });
+    expect(Math.abs(cropped.width - (width + 2 * margin))).toBeLessThanOrEqual(6);
+    expect(Math.abs(cropped.height - (height + 2 * margin))).toBeLessThanOrEqual(6);
+    const inside = boundsOf(alphaOf(cropped), cropped.width);
+    for (const gap of [inside.left, inside.top, cropped.width - 1 - inside.right, cropped.height - 1 - inside.bottom]) {
+      expect(Math.abs(gap - margin)).toBeLessThanOrEqual(4);
+    }
+  }, 300_000);
+
+  it('lays shadows under the product, never on it; variants move the natural shadow', async () => {
+    const name = `${PRODUCTS[0]}-on-studio`;
+    const truth = boundsOf(shot(name).mask, shot(name).width);
+    const plain = await cutOut(name, { background: { type: 'white' }, output: { format: 'png' } });
+    const soft = await cutOut(name, { background: { type: 'white', shadow: 'soft' }, output: { format: 'png' } });
+    const centreX = Math.round((truth.left + truth.right) / 2);
+    // Just under the base it is darker than the plain white; far above the product it is not.
+    expect(soft.pixel(centreX, truth.bottom + 3)[0]).toBeLessThan(235);
+    expect(soft.pixel(centreX, Math.max(0, truth.top - 40)).slice(0, 3)).toEqual([255, 255, 255]);
+    // Inside the product (where the mask is solid) the shadow changes nothing.
+    const mask = shot(name).mask;
+    let differing = 0;
+    let solid = 0;
+    for (let y = truth.top; y <= truth.bottom; y += 3) {
+      for (let x = truth.left; x <= truth.right; x += 3) {
+        const around = [-6, 0, 6].every((dy) => [-6, 0, 6].every((dx) => mask[(y + dy) * soft.width + x + dx] === 255));
+        if (!around) continue;
+        solid++;
+        if (Math.abs(soft.pixel(x, y)[0] - plain.pixel(x, y)[0]) > 2) differing++;
+      }
+    }
+    expect(solid).toBeGreaterThan(100);
+    expect(differing / solid).toBeLessThan(0.01);
+
+    const res = await create('/api/v1/remove-background', {
+      input: [{ image_url: server.url(`/${name}.jpg`) }],
+      background: { type: 'white', shadow: 'natural' },
+      output: { format: 'png', number_of_images: 2 },
+    }).expect(202);
+    const variants = await Promise.all((await results(res.body.job.id)).map(async (result) => decodeRgba(await download(result.result_url as string))));
+    const darkness = (image: Decoded, from: number, to: number) => {
+      let sum = 0;
+      for (let y = truth.top + Math.round((truth.bottom - truth.top) * 0.6); y <= truth.bottom; y++) {
+        for (let x = from; x < to; x++) sum += 255 - image.pixel(x, y)[0];
+      }
+      return sum;
+    };
+    const rightOf = (image: Decoded) => darkness(image, truth.right + 2, Math.min(image.width, truth.right + 60));
+    const leftOf = (image: Decoded) => darkness(image, Math.max(0, truth.left - 60), truth.left - 2);
+    // The first variant's light throws the shadow to the right, the second's to the left.
+    expect(rightOf(variants[0])).toBeGreaterThan(2 * leftOf(variants[0]));
+    expect(leftOf(variants[1])).toBeGreaterThan(2 * rightOf(variants[1]));
+  }, 300_000);
+
+  it('refuses jpg with a transparent background before creating anything', async () => {
+    const before = await writtenRows(t);
+    const res = await create('/api/v1/image/edit', {
+      input: [{ image_url: server.url(`/${PRODUCTS[0]}-on-studio.jpg`) }],
+      operations: { background: { type: 'transparent' } },
+      output: { format: 'jpg' },
+    }).expect(400);
+    expect(res.body.error.code).toBe('invalid_request');
+    expect(await writtenRows(t)).toEqual(before);
+  });
+
+  it('composes background and shadow with the other image_editing operations: cut out, then resize and pad with the background', async () => {
+    const name = `${PRODUCTS[2]}-on-gradient`;
+    const res = await create('/api/v1/image/edit', {
+      input: [{ image_url: server.url(`/${name}.jpg`) }],
+      operations: { background: { type: 'color', color: '#f0e0c0', shadow: 'soft' }, resizing: { width: 800, height: 800, fit: 'contain' } },
+      output: { format: 'png' },
+    }).expect(202);
+    const [result] = await results(res.body.job.id);
+    expect(result.status).toBe('completed');
+    const edited = await decodeRgba(await download(result.result_url as string));
+    expect([edited.width, edited.height]).toEqual([800, 800]);
+    // The padding above and below the 4:3 photo and its corners are all the chosen colour.
+    expect(border(edited, 3).every(([r, g, b]) => r === 0xf0 && g === 0xe0 && b === 0xc0)).toBe(true);
+    // The product is still there, at the centre, not the backdrop colour.
+    const truth = boundsOf(shot(name).mask, shot(name).width);
+    const scale = 800 / shot(name).width;
+    const offset = (800 - shot(name).height * scale) / 2;
+    const centre = edited.pixel(Math.round(((truth.left + truth.right) / 2) * scale), Math.round(((truth.top + truth.bottom) / 2) * scale + offset));
+    expect(Math.abs(centre[0] - 0xf0) + Math.abs(centre[1] - 0xe0) + Math.abs(centre[2] - 0xc0)).toBeGreaterThan(40);
+  }, 300_000);
+
+  describe('product photos', () => {
+    const enhance = async (body: object) => {
+      const res = await create('/api/v1/product-photo-jobs', body).expect(202);
+      await waitForJob(t, res.body.job.id, undefined, 240_000);
+      return (await t.http().get(`/api/v1/product-image-enhancements/${res.body.job.id}`).set(bearer(account.liveKey)).expect(200)).body
+        .enhancement as { credits_used: number; items: Array<{ credits_used: number; result_url: string; thumbnail_url: string; error_code: string | null }> };
+    };
+
+    it('studio_packshot: the preset\'s exact size, pure white borders, the product centred with even margins and a shadow under it', async () => {
+      const name = `${PRODUCTS[0]}-on-tabletop`;
+      const enhancement = await enhance({ images: [{ source_url: server.url(`/${name}.jpg`), external_id: 'sku-1' }], preset: 'etsy_listing_image' });
+      const [item] = enhancement.items;
+      expect(item).toMatchObject({ credits_used: 2, error_code: null });
+      expect(await sharp(await download(item.thumbnail_url)).metadata()).toMatchObject({ format: 'webp', width: 256 });
+      const packshot = await decodeRgba(await download(item.result_url));
+      expect([packshot.width, packshot.height]).toEqual([2700, 2025]);
+      expect(border(packshot, 10).every((pixel) => pixel.slice(0, 3).every((value) => value >= 253))).toBe(true);
+      const dark = Uint8Array.from({ length: packshot.width * packshot.height }, (_, i) => (packshot.data[i * 4] < 200 ? 255 : 0));
+      const product = boundsOf(dark, packshot.width);
+      const [left, right] = [product.left, packshot.width - 1 - product.right];
+      expect(Math.abs(left - right)).toBeLessThan(packshot.width * 0.04);
+      expect((product.bottom - product.top + 1) / packshot.height).toBeGreaterThan(0.7);
+    }, 300_000);
+
+    it('marketplace_clean: pure white RGB 255, the product filling about 85% of the frame, no props left', async () => {
+      const name = `${PRODUCTS[3]}-on-clutter`;
+      const enhancement = await enhance({ images: [{ source_url: server.url(`/${name}.jpg`), external_id: 'sku-2' }], preset: 'amazon_main_image' });
+      const clean = await decodeRgba(await download(enhancement.items[0].result_url));
+      expect([clean.width, clean.height]).toEqual([2000, 2000]);
+      const notWhite = Uint8Array.from({ length: clean.width * clean.height }, (_, i) =>
+        clean.data[i * 4] < 250 || clean.data[i * 4 + 1] < 250 || clean.data[i * 4 + 2] < 250 ? 255 : 0,
+      );
+      // Everything that is not white is the product: one box, filling 85% of the frame along its tighter side.
+      const product = boundsOf(notWhite, clean.width);
+      const fill = Math.max((product.right - product.left + 1) / clean.width, (product.bottom - product.top + 1) / clean.height);
+      expect(fill).toBeGreaterThan(0.82);
+      expect(fill).toBeLessThan(0.88);
+      expect(border(clean, 20).every((pixel) => pixel.slice(0, 3).every((value) => value === 255))).toBe(true);
+    }, 300_000);
+
+    it('remove_background with the transparent cut-out preset: a PNG at the source size, transparent around the product', async () => {
+      const name = `${PRODUCTS[4]}-on-similar`;
+      const enhancement = await enhance({ images: [{ source_url: server.url(`/${name}.jpg`), external_id: 'sku-3' }], preset: 'transparent_cutout' });
+      expect(enhancement.items[0]).toMatchObject({ credits_used: 1, error_code: null });
+      const cutout = await decodeRgba(await download(enhancement.items[0].result_url));
+      expect([cutout.width, cutout.height]).toEqual([shot(name).width, shot(name).height]);
+      expect(alphaIoU(alphaOf(cutout), shot(name).mask)).toBeGreaterThan(0.9);
+    }, 300_000);
+
+    it('settles credits per item: every completed result captured, the ledger summing to the balance', async () => {
+      const totals = await creditTotals(t, account.accountId);
+      expect(totals.ledgerSum).toBe(totals.balance);
+    });
+  });
+});

@@ -1,0 +1,37 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import sharp from 'sharp';
+
+const readBody = (req: IncomingMessage) =>
+  new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+
+/**
+ * The second Segmenter: a segmentation service over real loopback HTTP. It keys out the colour
+ * of the image's corner and answers the mask as a one-channel PNG, so what comes back through
+ * the API proves the service's mask, not a model's, was used.
+ */
+export class FakeSegmentationService {
+  readonly received: Array<{ contentType: string | undefined; width: number; height: number }> = [];
+  failWith: number | null = null;
+
+  handle = (req: IncomingMessage, res: ServerResponse): void => {
+    void (async () => {
+      const body = await readBody(req);
+      const { data, info } = await sharp(body).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+      this.received.push({ contentType: req.headers['content-type'], width: info.width, height: info.height });
+      if (this.failWith) return res.writeHead(this.failWith, { 'content-type': 'text/plain' }).end('unavailable');
+      const corner = [data[0], data[1], data[2]];
+      const mask = Buffer.alloc(info.width * info.height);
+      for (let i = 0; i < mask.length; i++) {
+        const distance = Math.abs(data[i * 3] - corner[0]) + Math.abs(data[i * 3 + 1] - corner[1]) + Math.abs(data[i * 3 + 2] - corner[2]);
+        mask[i] = distance > 60 ? 255 : 0;
+      }
+      const png = await sharp(mask, { raw: { width: info.width, height: info.height, channels: 1 } }).png().toBuffer();
+      res.writeHead(200, { 'content-type': 'image/png' }).end(png);
+    })();
+  };
+}
