@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
+import type { EntityManager } from 'typeorm';
 import { AdminController } from '../../src/modules/admin/admin.controller';
+import { CreditsService } from '../../src/modules/credits/credits.service';
 import { bearer, createTestApp, seedAccount, TEST_ADMIN_TOKEN, type TestApp } from '../support/test-app';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -67,6 +69,7 @@ describe(AdminController.name, () => {
     accounts: await t.dataSource.query(`SELECT * FROM accounts ORDER BY id`),
     keys: await t.dataSource.query(`SELECT * FROM api_keys ORDER BY id`),
     ledger: await t.dataSource.query(`SELECT * FROM credit_ledger ORDER BY id`),
+    idempotencyKeys: await t.dataSource.query(`SELECT * FROM operator_idempotency_keys ORDER BY key`),
   });
 
   describe('POST /admin/v1/accounts', () => {
@@ -244,6 +247,142 @@ describe(AdminController.name, () => {
     });
   });
 
+  describe('POST /admin/v1/accounts/{id}/credits with an Idempotency-Key', () => {
+    const grant = (accountId: string, body: object, key?: string) => {
+      const req = call('post', `/accounts/${accountId}/credits`);
+      return key === undefined ? req.send(body) : req.set('Idempotency-Key', key).send(body);
+    };
+    const grantsOf = async (accountId: string) => (await ledgerOf(accountId)).filter((e) => e.kind === 'grant');
+    const newKey = () => `grant-${randomUUID()}`;
+
+    it('applies a retried grant once and answers the retry like the first request', async () => {
+      const { id } = await createAccount({ name: 'Retried grant' });
+      const key = newKey();
+      const first = await grant(id, { amount: 40, reason: 'top-up' }, key).expect(200);
+      const retry = await grant(id, { reason: 'top-up', amount: 40 }, key).expect(200);
+      expect(first.body.account).toMatchObject({ id, paid_credits: 40 });
+      expect(retry.body.account).toEqual(first.body.account);
+      expect(retry.body.request_id).toBe(retry.headers['x-request-id']);
+      expect(await balanceOf(id)).toBe(40);
+      expect(await grantsOf(id)).toHaveLength(1);
+    });
+
+    it('grants once when concurrent requests share a key, and every one gets the same answer', async () => {
+      const { id } = await createAccount({ name: 'Concurrent grant' });
+      const key = newKey();
+      const responses = await Promise.all(
+        Array.from({ length: 6 }, () => grant(id, { amount: 25, reason: 'parallel top-up' }, key)),
+      );
+      for (const res of responses) {
+        expect(res.status).toBe(200);
+        expect(res.body.account).toEqual(responses[0].body.account);
+      }
+      expect(responses[0].body.account.paid_credits).toBe(25);
+      expect(await balanceOf(id)).toBe(25);
+      expect(await grantsOf(id)).toHaveLength(1);
+    });
+
+    it('answers 409 idempotency_conflict for the same key with another body or another account, changing nothing', async () => {
+      const { id } = await createAccount({ name: 'Conflicting grant' });
+      const { id: otherId } = await createAccount({ name: 'Other account' });
+      const key = newKey();
+      await grant(id, { amount: 10, reason: 'first' }, key).expect(200);
+      const before = await snapshot();
+      expectError(await grant(id, { amount: 11, reason: 'first' }, key), 409, 'idempotency_conflict');
+      expectError(await grant(id, { amount: 10, reason: 'second' }, key), 409, 'idempotency_conflict');
+      expectError(await grant(otherId, { amount: 10, reason: 'first' }, key), 409, 'idempotency_conflict');
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('stores nothing for a refused change: the key can be used again', async () => {
+      const { id } = await createAccount({ name: 'Refused then retried', credits: 5 });
+      const key = newKey();
+      expectInvalid(await grant(id, { amount: -6, reason: 'too much' }, key), 'amount');
+      await grant(id, { amount: -5, reason: 'all of it' }, key).expect(200);
+      expect(await balanceOf(id)).toBe(0);
+      expectError(await grant(randomUUID(), { amount: 1, reason: 'nobody' }, newKey()), 404, 'not_found');
+    });
+
+    it('keeps working without the header: two requests are two grants', async () => {
+      const { id } = await createAccount({ name: 'No key' });
+      await grant(id, { amount: 3, reason: 'same' }).expect(200);
+      await grant(id, { amount: 3, reason: 'same' }).expect(200);
+      expect(await balanceOf(id)).toBe(6);
+    });
+
+    it.each([['short'], ['has spaces in it'], ['k'.repeat(161)], ['']])(
+      'refuses the malformed key %j with 400 naming headers.idempotency-key, changing nothing',
+      async (key) => {
+        const { id } = await createAccount({ name: 'Bad key' });
+        const before = await snapshot();
+        expectInvalid(await grant(id, { amount: 1, reason: 'x' }, key), 'headers.idempotency-key');
+        expect(await snapshot()).toEqual(before);
+      },
+    );
+  });
+
+  describe('balance bound: grants leave room for the credits still reserved', () => {
+    const MAX_BALANCE = 2_147_483_647;
+    let credits: CreditsService;
+
+    beforeAll(() => {
+      credits = t.app.get(CreditsService);
+    });
+
+    /** An account holding exactly the largest balance, built from grants within the per-move limit. */
+    async function fullAccount(name: string): Promise<string> {
+      const { id } = await createAccount({ name, credits: 1_000_000_000 });
+      await call('post', `/accounts/${id}/credits`).send({ amount: 1_000_000_000, reason: 'more' }).expect(200);
+      await call('post', `/accounts/${id}/credits`).send({ amount: MAX_BALANCE - 2_000_000_000, reason: 'to the top' }).expect(200);
+      expect(await balanceOf(id)).toBe(MAX_BALANCE);
+      return id;
+    }
+    const inTransaction = <T>(work: (manager: EntityManager) => Promise<T>) => t.dataSource.transaction(work);
+
+    it('refuses a grant that fits the balance but not the balance plus reservations, so the release still fits', async () => {
+      const id = await fullAccount('Reserved whale');
+      const jobId = randomUUID();
+      expect(await inTransaction((m) => credits.reserve(m, id, jobId, 100))).toBe(MAX_BALANCE - 100);
+
+      const before = await snapshot();
+      expectInvalid(await call('post', `/accounts/${id}/credits`).send({ amount: 100, reason: 'would overflow' }), 'amount');
+      expectInvalid(await call('post', `/accounts/${id}/credits`).send({ amount: 1, reason: 'would overflow' }), 'amount');
+      expect(await snapshot()).toEqual(before);
+
+      // The reserved credits come back without overflowing the integer column.
+      await inTransaction((m) => credits.release(m, id, jobId, 100));
+      expect(await balanceOf(id)).toBe(MAX_BALANCE);
+    });
+
+    it('counts captured and released credits as no longer reserved', async () => {
+      const id = await fullAccount('Settled whale');
+      const jobId = randomUUID();
+      await inTransaction((m) => credits.reserve(m, id, jobId, 100));
+      await inTransaction((m) => credits.capture(m, id, jobId, 30));
+      await inTransaction((m) => credits.release(m, id, jobId, 10));
+      // 60 still reserved, balance MAX - 90: room for 30 more, not 31.
+      expectInvalid(await call('post', `/accounts/${id}/credits`).send({ amount: 31, reason: 'one too many' }), 'amount');
+      await call('post', `/accounts/${id}/credits`).send({ amount: 30, reason: 'exactly' }).expect(200);
+      await inTransaction((m) => credits.release(m, id, jobId, 60));
+      expect(await balanceOf(id)).toBe(MAX_BALANCE);
+      const [{ sum }] = await t.dataSource.query(`SELECT sum(amount)::bigint AS sum FROM credit_ledger WHERE account_id = $1`, [id]);
+      expect(Number(sum)).toBe(MAX_BALANCE);
+    });
+
+    it('fails a release that would overflow with a clear error and changes nothing, should the bound ever be broken', async () => {
+      const id = await fullAccount('Broken by hand');
+      const jobId = randomUUID();
+      await inTransaction((m) => credits.reserve(m, id, jobId, 5));
+      // Outside the service: an operator setting the balance by hand breaks the grant rule.
+      await t.dataSource.query(`UPDATE accounts SET paid_credits = $2 WHERE id = $1`, [id, MAX_BALANCE]);
+      const before = await snapshot();
+      await expect(inTransaction((m) => credits.release(m, id, jobId, 5))).rejects.toThrow(
+        `would take the balance of account ${id} above ${MAX_BALANCE}`,
+      );
+      expect(await snapshot()).toEqual(before);
+    });
+  });
+
   describe('GET /admin/v1/accounts/{id}/ledger', () => {
     it('lists entries newest first with their fields, and the balance equals the sum of amounts', async () => {
       const { id } = await createAccount({ name: 'Ledger', credits: 100 });
@@ -255,12 +394,13 @@ describe(AdminController.name, () => {
       const entries: LedgerEntryBody[] = res.body.entries;
       expect(entries.map((e) => e.amount)).toEqual([-2, 7, -40, 25, 100]);
       expect(entries.map((e) => e.kind)).toEqual(['adjustment', 'grant', 'adjustment', 'grant', 'grant']);
+      expect(entries.map((e) => e.credits)).toEqual([2, 7, 40, 25, 100]);
       for (const entry of entries) {
         expect(entry).toEqual({
           id: expect.stringMatching(UUID),
           kind: expect.any(String),
           amount: expect.any(Number),
-          credits: Math.abs(entry.amount),
+          credits: expect.any(Number),
           job_id: null,
           reason: expect.any(String),
           created_at: expect.stringMatching(ISO_UTC),

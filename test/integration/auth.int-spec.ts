@@ -1,6 +1,8 @@
 import { createHash, randomInt } from 'node:crypto';
 import type { Response } from 'supertest';
+import { ApiKey } from '../../src/modules/auth/api-key.entity';
 import { AccessGuard } from '../../src/modules/auth/access.guard';
+import { createSecondInstance } from '../support/second-instance';
 import { bearer, createTestApp, seedAccount, TEST_ADMIN_TOKEN, type TestApp } from '../support/test-app';
 
 const ACCOUNT = '/api/v1/account';
@@ -164,5 +166,149 @@ describe(AccessGuard.name, () => {
       expect(row?.prefix.length).toBeLessThanOrEqual(secret.indexOf('_', 3) + 1 + 8);
       expect(row?.as_text).not.toContain(secret.slice(-32));
     }
+  });
+});
+
+describe('failed authentication limit per client IP', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp({ LIMIT_FAILED_AUTH_PER_HOUR_IP: '3', TRUST_PROXY: 'true', RATE_LIMIT_WINDOW_SECONDS: '60' });
+  });
+  afterAll(() => t.close());
+
+  const fromIp = (ip: string, key: string) => t.http().get(ACCOUNT).set(bearer(key)).set('X-Forwarded-For', ip);
+  const randomKey = () => `sk_live_${base62(40)}`;
+
+  it('answers 429 rate_limit_exceeded with Retry-After once an IP has failed too often, without a database lookup', async () => {
+    const { liveKey } = await seedAccount(t);
+    await fromIp('203.0.113.10', liveKey).expect(200);
+    for (let i = 0; i < 3; i++) expectError(await fromIp('203.0.113.10', randomKey()), 401, 'unauthorized');
+
+    const lookups = jest.spyOn(t.dataSource.getRepository(ApiKey), 'findOne');
+    try {
+      for (const key of [randomKey(), 'sk_live_malformed']) {
+        const refused = await fromIp('203.0.113.10', key);
+        expectError(refused, 429, 'rate_limit_exceeded');
+        expect(refused.body.error.details).toMatchObject({ scope: 'ip', limit: 3 });
+        expect(refused.headers['retry-after']).toMatch(/^\d+$/);
+        expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+        expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+      }
+      expect(lookups).not.toHaveBeenCalled();
+      // The spy does see lookups: another IP's unknown key costs one.
+      expectError(await fromIp('203.0.113.12', randomKey()), 401, 'unauthorized');
+      expect(lookups).toHaveBeenCalledTimes(1);
+    } finally {
+      lookups.mockRestore();
+    }
+
+    // A key already known keeps working from that IP, and other IPs are not affected.
+    await fromIp('203.0.113.10', liveKey).expect(200);
+    expectError(await fromIp('203.0.113.11', randomKey()), 401, 'unauthorized');
+  });
+
+  it('looks up concurrent guesses at most once each, then refuses the IP without a lookup', async () => {
+    const lookups = jest.spyOn(t.dataSource.getRepository(ApiKey), 'findOne');
+    try {
+      const guesses = Array.from({ length: 10 }, () => fromIp('203.0.113.30', randomKey()));
+      const statuses = (await Promise.all(guesses)).map((res) => res.status);
+      expect(statuses.every((status) => status === 401 || status === 429)).toBe(true);
+      expect(lookups.mock.calls.length).toBeLessThanOrEqual(10);
+      const before = lookups.mock.calls.length;
+      expectError(await fromIp('203.0.113.30', randomKey()), 429, 'rate_limit_exceeded');
+      expect(lookups).toHaveBeenCalledTimes(before);
+    } finally {
+      lookups.mockRestore();
+    }
+  });
+
+  it('never refuses valid keys for other keys\' failures in flight: valid keys do not count', async () => {
+    const keys = await Promise.all(Array.from({ length: 6 }, () => seedAccount(t).then((seeded) => seeded.liveKey)));
+    const statuses = (await Promise.all(keys.map((key) => fromIp('203.0.113.50', key)))).map((res) => res.status);
+    expect(statuses).toEqual(keys.map(() => 200));
+  });
+
+  it('does not count a valid key looked up from the database', async () => {
+    const { liveKey } = await seedAccount(t);
+    await fromIp('203.0.113.40', liveKey).expect(200);
+    for (let i = 0; i < 3; i++) expectError(await fromIp('203.0.113.40', randomKey()), 401, 'unauthorized');
+    expectError(await fromIp('203.0.113.40', randomKey()), 429, 'rate_limit_exceeded');
+  });
+
+  it('counts malformed and revoked keys as failures too', async () => {
+    const { liveKey, liveKeyId } = await seedAccount(t);
+    await t.http().delete(`/admin/v1/api-keys/${liveKeyId}`).set(admin).expect(204);
+    expectError(await fromIp('203.0.113.20', liveKey), 401, 'unauthorized');
+    expectError(await fromIp('203.0.113.20', 'sk_live_short'), 401, 'unauthorized');
+    expectError(await fromIp('203.0.113.20', randomKey()), 401, 'unauthorized');
+    expectError(await fromIp('203.0.113.20', randomKey()), 429, 'rate_limit_exceeded');
+  });
+});
+
+describe('key revocation across API instances', () => {
+  // The longest lookup cache the configuration allows: only the invalidation can explain a refusal within the test.
+  const CACHE_TTL_SECONDS = 300;
+  let first: TestApp;
+  let second: TestApp;
+
+  beforeAll(async () => {
+    first = await createTestApp({ AUTH_CACHE_TTL_SECONDS: String(CACHE_TTL_SECONDS) });
+    second = await createSecondInstance(first);
+  });
+  afterAll(async () => {
+    await second?.close();
+    await first?.close();
+  });
+
+  it('refuses a key on the second instance as soon as the first revokes it, although the second had it cached', async () => {
+    const { liveKey, liveKeyId, sandboxKey } = await seedAccount(first);
+    await first.http().get(ACCOUNT).set(bearer(liveKey)).expect(200);
+    await second.http().get(ACCOUNT).set(bearer(liveKey)).expect(200);
+    await second.http().get(ACCOUNT).set(bearer(sandboxKey)).expect(200);
+
+    // The second instance answers from its cache now: no database lookup for the key.
+    const lookups = jest.spyOn(second.dataSource.getRepository(ApiKey), 'findOne');
+    try {
+      await second.http().get(ACCOUNT).set(bearer(liveKey)).expect(200);
+      expect(lookups).not.toHaveBeenCalled();
+    } finally {
+      lookups.mockRestore();
+    }
+
+    const revokedAt = Date.now();
+    await first.http().delete(`/admin/v1/api-keys/${liveKeyId}`).set(admin).expect(204);
+
+    // The invalidation travels through Redis pub/sub, so allow it the time of a round trip, not of the cache TTL.
+    let refused: Response | undefined;
+    while (Date.now() - revokedAt < 2000) {
+      const res = await second.http().get(ACCOUNT).set(bearer(liveKey));
+      if (res.status !== 200) {
+        refused = res;
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(refused).toBeDefined();
+    expectError(refused as Response, 401, 'unauthorized');
+    expect(Date.now() - revokedAt).toBeLessThan(CACHE_TTL_SECONDS * 1000);
+    expectError(await first.http().get(ACCOUNT).set(bearer(liveKey)), 401, 'unauthorized');
+    // Only that key: the account's other key, cached on the second instance too, keeps working there.
+    await second.http().get(ACCOUNT).set(bearer(sandboxKey)).expect(200);
+  });
+
+  it('applies an account change made on the first instance to the second instance\'s cached keys', async () => {
+    const { accountId, liveKey } = await seedAccount(first);
+    await second.http().get(ACCOUNT).set(bearer(liveKey)).expect(200);
+
+    await first.http().patch(`/admin/v1/accounts/${accountId}`).set(admin).send({ api_access: false }).expect(200);
+
+    const changedAt = Date.now();
+    let status = 200;
+    while (status === 200 && Date.now() - changedAt < 2000) {
+      status = (await second.http().get(ACCOUNT).set(bearer(liveKey))).status;
+      if (status === 200) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expectError(await second.http().get(ACCOUNT).set(bearer(liveKey)), 403, 'api_access_disabled');
   });
 });

@@ -1,7 +1,12 @@
+import { getQueueToken } from '@nestjs/bullmq';
+import type { Queue } from 'bullmq';
 import { ProcessRole } from '../../src/core/bootstrap/role';
+import { QueueName } from '../../src/core/queue/queue-name';
 import { JobCreationService } from '../../src/modules/jobs/job-creation.service';
 import { ResultQueueProducer } from '../../src/modules/jobs/result-queue.producer';
-import { creditTotals, idempotencyKey, imageInputs, waitForJob, withFakeProvider, writtenRows } from '../support/jobs';
+import { ResultSweeperService } from '../../src/modules/jobs/worker/result-sweeper.service';
+import { RateLimitService } from '../../src/modules/rate-limit/rate-limit.service';
+import { creditTotals, idempotencyKey, imageInputs, until, waitForJob, withFakeProvider, writtenRows } from '../support/jobs';
 import { bearer, createTestApp, seedAccount, type TestApp } from '../support/test-app';
 
 const ADMIN = 'test-admin-token-0123456789';
@@ -185,7 +190,8 @@ describe(JobCreationService.name, () => {
 
     it('does not count a replay, and gives back the slot of a request refused later in admission', async () => {
       const account = await seedAccount(t, { credits: 0 });
-      // Refused for credits after the rate limit counted it: the slot is given back.
+      // Refused for credits after the rate limit counted it: the slot is given back, and the
+      // refusal's own RateLimit-Remaining already counts it as returned.
       for (let i = 0; i < 4; i++) {
         const broke = await t
           .http()
@@ -194,7 +200,7 @@ describe(JobCreationService.name, () => {
           .set('Idempotency-Key', idempotencyKey())
           .send({ input: imageInputs(1) });
         expectRefusal(broke, 402, 'insufficient_credits');
-        expect(broke.headers['ratelimit-remaining']).toBe('2');
+        expect(broke.headers['ratelimit-remaining']).toBe('3');
       }
       const key = idempotencyKey();
       const first = await t.http().post('/api/v1/image/edit').set(bearer(account.sandboxKey)).set('Idempotency-Key', key).send({ input: imageInputs(1) });
@@ -206,6 +212,46 @@ describe(JobCreationService.name, () => {
       const next = await t.http().post('/api/v1/image/edit').set(bearer(account.sandboxKey)).set('Idempotency-Key', idempotencyKey()).send({ input: imageInputs(1) });
       expect(next.status).toBe(202);
       expect(next.headers['ratelimit-remaining']).toBe('1');
+    });
+
+    it('counts the rate limit before the create transaction opens, holding no idempotency row while Redis answers', async () => {
+      const account = await seedAccount(t);
+      const rateLimits = t.app.get(RateLimitService);
+      const consume = rateLimits.consume.bind(rateLimits);
+      const heldDuringConsume: number[] = [];
+      const spy = jest.spyOn(rateLimits, 'consume').mockImplementation(async (kind, subject) => {
+        // A claim's uncommitted insert holds this lock on the table until its transaction ends.
+        const [held] = await t.dataSource.query(
+          `SELECT count(*)::int AS n FROM pg_locks WHERE relation = 'idempotency_keys'::regclass AND mode = 'RowExclusiveLock'`,
+        );
+        heldDuringConsume.push(held.n);
+        return consume(kind, subject);
+      });
+      try {
+        const key = idempotencyKey();
+        const send = () =>
+          t.http().post('/api/v1/image/edit').set(bearer(account.sandboxKey)).set('Idempotency-Key', key).send({ input: imageInputs(1) });
+        expect((await send()).status).toBe(202);
+        expect((await send()).status).toBe(200);
+      } finally {
+        spy.mockRestore();
+      }
+      expect(heldDuringConsume).toEqual([0, 0]);
+    });
+
+    it('answers a replay with its job even when the create limit is used up', async () => {
+      const account = await seedAccount(t);
+      const key = idempotencyKey();
+      const send = (idempotency: string) =>
+        t.http().post('/api/v1/image/edit').set(bearer(account.sandboxKey)).set('Idempotency-Key', idempotency).send({ input: imageInputs(1) });
+      const first = await send(key);
+      expect(first.status).toBe(202);
+      expect([(await send(idempotencyKey())).status, (await send(idempotencyKey())).status]).toEqual([202, 202]);
+      expectRefusal(await send(idempotencyKey()), 429, 'rate_limit_exceeded');
+      const replay = await send(key);
+      expect(replay.status).toBe(200);
+      expect(replay.body.job.id).toBe(first.body.job.id);
+      expectRefusal(await send(idempotencyKey()), 429, 'rate_limit_exceeded');
     });
   });
 
@@ -282,6 +328,74 @@ describe(JobCreationService.name, () => {
       const responses = await Promise.all(Array.from({ length: 10 }, () => create(account.sandboxKey, 1)));
       expect(responses.filter((res) => res.status === 202)).toHaveLength(1);
       expect(responses.filter((res) => res.status === 429)).toHaveLength(9);
+    });
+  });
+
+  describe('the capacity group counter', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await createTestApp(
+        { ...RAISED, CAPACITY_MAX_PENDING_RESULTS: '3', CAPACITY_ACCOUNT_SHARE: '1' },
+        { role: ProcessRole.All, override: withFakeProvider() },
+      );
+    });
+    afterAll(() => t.close());
+
+    const create = (key: string, count: number) =>
+      t.http().post('/api/v1/image/edit').set(bearer(key)).set('Idempotency-Key', idempotencyKey()).send({ input: imageInputs(count) });
+    const counter = async (): Promise<{ counted: number; pending: number }> =>
+      (
+        await t.dataSource.query(
+          `SELECT (SELECT pending_results FROM capacity_groups WHERE name = 'processing') AS counted,
+                  (SELECT count(*)::int FROM job_results
+                    WHERE capacity_group = 'processing' AND status IN ('queued', 'processing') AND NOT sandbox) AS pending`,
+        )
+      )[0];
+
+    it('lets exactly one of several accounts racing for the last slot of a group take it, and frees it on cancel', async () => {
+      // Paused, no result settles during the race, so the group holds exactly what was admitted.
+      await t.app.get<Queue>(getQueueToken(QueueName.Processing)).pause();
+      try {
+        const filler = await seedAccount(t, { credits: 100 });
+        expect((await create(filler.liveKey, 2)).status).toBe(202);
+        const racers = await Promise.all(Array.from({ length: 8 }, () => seedAccount(t, { credits: 10 })));
+
+        for (let round = 0; round < 2; round++) {
+          const before = await writtenRows(t);
+          const answers = await Promise.all(racers.map((racer) => create(racer.liveKey, 1)));
+          const winners = answers.filter((res) => res.status === 202);
+          expect(winners).toHaveLength(1);
+          for (const res of answers.filter((answer) => answer.status !== 202)) expectRefusal(res, 503, 'capacity_unavailable');
+          expect(await writtenRows(t)).toMatchObject({ jobs: before.jobs + 1, results: before.results + 1 });
+          expect(await counter()).toEqual({ counted: 3, pending: 3 });
+          const balances = await Promise.all(racers.map((racer) => creditTotals(t, racer.accountId)));
+          expect(balances.filter((balance) => balance.balance === 9)).toHaveLength(1);
+          expect(balances.filter((balance) => balance.balance === 10)).toHaveLength(racers.length - 1);
+
+          // The winner's cancel gives its slot back for the next round.
+          const winner = racers[balances.findIndex((balance) => balance.balance === 9)];
+          const cancelled = await t.http().post(`/api/v1/jobs/${winners[0].body.job.id}/cancel`).set(bearer(winner.liveKey));
+          expect(cancelled.status).toBe(200);
+          expect(await counter()).toEqual({ counted: 2, pending: 2 });
+        }
+      } finally {
+        await t.app.get<Queue>(getQueueToken(QueueName.Processing)).resume();
+      }
+    });
+
+    it('gives a slot back as each result settles, and the sweeper corrects a counter changed behind its back', async () => {
+      const account = await seedAccount(t, { credits: 10 });
+      await until(async () => (await counter()).pending === 0, 'the earlier test\'s results settled');
+      const res = await create(account.liveKey, 2);
+      expect(res.status).toBe(202);
+      await waitForJob(t, res.body.job.id, (job) => job.status === 'completed');
+      expect(await counter()).toEqual({ counted: 0, pending: 0 });
+
+      await t.dataSource.query(`UPDATE capacity_groups SET pending_results = 3 WHERE name = 'processing'`);
+      expectRefusal(await create(account.liveKey, 1), 503, 'capacity_unavailable');
+      await t.app.get(ResultSweeperService).sweep();
+      expect(await counter()).toEqual({ counted: 0, pending: 0 });
+      expect((await create(account.liveKey, 1)).status).toBe(202);
     });
   });
 

@@ -1,5 +1,7 @@
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { JobLifecycleService } from '../../src/modules/jobs/job-lifecycle.service';
+import { ResultErrorCode } from '../../src/modules/jobs/job-status';
+import { TransientResultFailure, type ToolOutput, type ToolTask } from '../../src/modules/tools/tool-runner';
 import {
   creditTotals,
   FakeProviderRunner,
@@ -21,11 +23,23 @@ const GENEROUS_LIMITS = {
   LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '10',
 };
 
+/** The fake provider, except that a source whose external_id starts with `transient-once` fails transiently on its first try. */
+class FlakyProviderRunner extends FakeProviderRunner {
+  override async run(task: ToolTask): Promise<ToolOutput> {
+    const tries = this.tasks.filter((seen) => seen.resultId === task.resultId).length;
+    if (task.externalId?.startsWith('transient-once') && tries === 0) {
+      this.tasks.push(task);
+      throw new TransientResultFailure(ResultErrorCode.SourceFetchFailed, 'The source answered 503.');
+    }
+    return super.run(task);
+  }
+}
+
 describe(JobLifecycleService.name, () => {
   describe('with API and worker in one process', () => {
     let t: TestApp;
     let account: SeededAccount;
-    const provider = new FakeProviderRunner();
+    const provider = new FlakyProviderRunner();
 
     beforeAll(async () => {
       t = await createTestApp(GENEROUS_LIMITS, { role: ProcessRole.All, override: withFakeProvider(provider) });
@@ -119,6 +133,50 @@ describe(JobLifecycleService.name, () => {
       );
       expect(ledger.filter((entry) => entry.kind === 'capture')).toHaveLength(2);
       expect(provider.tasks.some((task) => task.jobId === res.body.job.id)).toBe(true);
+    });
+
+    it('cancels a result waiting for its retry: it never runs again and its credits are released', async () => {
+      const before = await creditTotals(t, account.accountId);
+      const res = await create(account.liveKey, { input: imageInputs(1, () => 'transient-once-cancel') });
+      expect(res.status).toBe(202);
+      const jobId: string = res.body.job.id;
+      const [{ id: resultId }]: Array<{ id: string }> = await t.dataSource.query(
+        `SELECT id FROM job_results WHERE job_id = $1`,
+        [jobId],
+      );
+      // The first attempt fails transiently; BullMQ holds the entry for its backoff (2 s) while the result stays processing.
+      const deadline = Date.now() + 10_000;
+      while (!provider.tasks.some((task) => task.resultId === resultId)) {
+        if (Date.now() > deadline) throw new Error('the first attempt never ran');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const cancelled = await t.http().post(`/api/v1/jobs/${jobId}/cancel`).set(bearer(account.liveKey)).expect(200);
+      expect(cancelled.body.job.status).toBe('cancelled');
+
+      const settledBy = Date.now() + 15_000;
+      let result: { status: string; credits_used: number; completed_at: Date | null };
+      for (;;) {
+        [result] = await t.dataSource.query(`SELECT status, credits_used, completed_at FROM job_results WHERE id = $1`, [resultId]);
+        if (result.status !== 'processing' || Date.now() > settledBy) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(result).toMatchObject({ status: 'cancelled', credits_used: 0, completed_at: expect.any(Date) });
+      // Past the retry's backoff, the tool has still been called only once.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(provider.tasks.filter((task) => task.resultId === resultId)).toHaveLength(1);
+
+      const read = await t.http().get(`/api/v1/jobs/${jobId}`).set(bearer(account.liveKey)).expect(200);
+      expect(read.body.job).toMatchObject({ status: 'cancelled', credits_used: 0, completed_results: 0 });
+      expect(read.body.results).toEqual([expect.objectContaining({ status: 'cancelled', credits_used: 0 })]);
+      const ledger: Array<{ kind: string; amount: number }> = await t.dataSource.query(
+        `SELECT kind, amount FROM credit_ledger WHERE job_id = $1 ORDER BY created_at, kind DESC`,
+        [jobId],
+      );
+      expect(ledger).toEqual([
+        { kind: 'reserve', amount: -1 },
+        { kind: 'release', amount: 1 },
+      ]);
+      expect(await creditTotals(t, account.accountId)).toEqual(before);
     });
 
     it('refuses live jobs of a tool without a configured provider with 503 tool_unavailable, reserving nothing', async () => {

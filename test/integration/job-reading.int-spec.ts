@@ -1,7 +1,7 @@
 import type { Response } from 'supertest';
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { JobsController } from '../../src/modules/jobs/jobs.controller';
-import { creditTotals, idempotencyKey, imageInputs, waitForJob, withFakeProvider } from '../support/jobs';
+import { creditTotals, idempotencyKey, imageInputs, unsigned, waitForJob, withFakeProvider } from '../support/jobs';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 
 const GENEROUS_LIMITS = {
@@ -97,9 +97,9 @@ describe(JobsController.name, () => {
       t = await createTestApp(
         {
           ...GENEROUS_LIMITS,
-          // One background-removal result at a time, each sandbox_slow one running 2 s: a job
-          // can be caught with one result running and the others still queued.
-          WORKER_CONCURRENCY_BACKGROUND_REMOVAL: '1',
+          // One sandbox result at a time, each sandbox_slow one running 2 s: a job can be
+          // caught with one result running and the others still queued.
+          WORKER_CONCURRENCY_SANDBOX: '1',
           SANDBOX_SLOW_SECONDS: '2',
         },
         { role: ProcessRole.All, override: withFakeProvider() },
@@ -433,7 +433,7 @@ describe(JobsController.name, () => {
         const before = await t.http().get(`/api/v1/jobs/${id}`).set(bearer(account.sandboxKey)).expect(200);
         const res = await t.http().post(`/api/v1/jobs/${id}/cancel`).set(bearer(account.sandboxKey)).expect(200);
         expect(res.body.job).toEqual(before.body.job);
-        expect(res.body.results).toEqual(before.body.results);
+        expect(unsigned(res.body.results)).toEqual(unsigned(before.body.results));
       });
 
       it('answers 404 not_found for an unknown or another environment’s job, and 400 for a non-UUID id', async () => {

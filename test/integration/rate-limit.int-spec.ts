@@ -1,6 +1,29 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import type { Response } from 'supertest';
 import { RateLimitService } from '../../src/modules/rate-limit/rate-limit.service';
 import { RateLimitKind } from '../../src/modules/rate-limit/rate-limit.types';
+import { REDIS } from '../../src/core/redis/redis.module';
+import { idempotencyKey, imageInputs, withFakeProvider } from '../support/jobs';
 import { bearer, createTestApp, seedAccount, type TestApp } from '../support/test-app';
+
+/** What Redis Cluster hashes a key by: the first non-empty `{...}`, else the whole key. */
+function hashedPartOf(key: string): string {
+  const open = key.indexOf('{');
+  const close = open < 0 ? -1 : key.indexOf('}', open + 1);
+  return close > open + 1 ? key.slice(open + 1, close) : key;
+}
+
+/** The 429 envelope of contract section 2 with the headers of section 10. */
+function expectRateLimited(res: Response, limit: number): void {
+  expect(res.status).toBe(429);
+  expect(res.body.error).toMatchObject({ code: 'rate_limit_exceeded', details: { limit } });
+  expect(res.body.request_id).toBe(res.headers['x-request-id']);
+  expect(res.headers['retry-after']).toMatch(/^\d+$/);
+  expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  expect(res.headers['ratelimit-limit']).toBe(String(limit));
+  expect(res.headers['ratelimit-remaining']).toBe('0');
+}
 
 describe(RateLimitService.name, () => {
   let t: TestApp;
@@ -49,6 +72,30 @@ describe(RateLimitService.name, () => {
     });
   });
 
+  it('reports the room left after a refund', async () => {
+    const first = await limits.consume(RateLimitKind.Create, subject('refund-room'));
+    expect(first.remaining).toBe(4);
+    expect(await limits.refund(RateLimitKind.Create, subject('refund-room'), first.token as string)).toMatchObject({
+      limit: 5,
+      remaining: 5,
+      scope: 'key',
+    });
+  });
+
+  it('keeps the keys of one call in one Redis Cluster slot, so the script never fails with CROSSSLOT', async () => {
+    const redis = t.app.get<Redis>(REDIS);
+    for (const kind of [RateLimitKind.Create, RateLimitKind.Poll]) {
+      const call = subject(`slot-${kind}`, `slot-account-${kind}`, `198.51.100.${kind === RateLimitKind.Create ? 1 : 2}`);
+      const decision = await limits.consume(kind, call);
+      const keys = await redis.keys(`${t.config.REDIS_KEY_PREFIX}:rl:*${call.keyId}`);
+      keys.push(...(await redis.keys(`${t.config.REDIS_KEY_PREFIX}:rl:*${call.accountId}`)));
+      keys.push(...(await redis.keys(`${t.config.REDIS_KEY_PREFIX}:rl:*${call.ip}`)));
+      expect(keys).toHaveLength(3);
+      expect(new Set(keys.map(hashedPartOf)).size).toBe(1);
+      await limits.refund(kind, call, decision.token as string);
+    }
+  });
+
   it('gives a refunded slot back in every scope', async () => {
     const first = await limits.consume(RateLimitKind.Create, subject('refund'));
     for (let i = 0; i < 4; i++) await limits.consume(RateLimitKind.Create, subject('refund'));
@@ -79,6 +126,77 @@ describe('per-IP limits behind a proxy (TRUST_PROXY)', () => {
       } finally {
         await t.close();
       }
+    }
+  });
+});
+
+describe('rate limits of the job endpoints', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp(
+      {
+        LIMIT_CREATES_PER_HOUR_KEY: '3',
+        LIMIT_CREATES_PER_HOUR_ACCOUNT: '100',
+        LIMIT_CREATES_PER_HOUR_IP: '100',
+        LIMIT_POLLS_PER_HOUR_KEY: '3',
+        LIMIT_POLLS_PER_HOUR_ACCOUNT: '100',
+        LIMIT_POLLS_PER_HOUR_IP: '100',
+        LIMIT_ACTIVE_JOBS_PER_KEY: '10',
+        LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '10',
+        RATE_LIMIT_WINDOW_SECONDS: '60',
+      },
+      { override: withFakeProvider() },
+    );
+  });
+  afterAll(() => t.close());
+
+  const create = (key: string) =>
+    t.http().post('/api/v1/image/edit').set(bearer(key)).set('Idempotency-Key', idempotencyKey()).send({ input: imageInputs(1) });
+
+  it('counts GET /product-image-enhancements/{id} against the polling limit, with GET /jobs', async () => {
+    const { sandboxKey } = await seedAccount(t);
+    const enhancement = () => t.http().get(`/api/v1/product-image-enhancements/${randomUUID()}`).set(bearer(sandboxKey));
+    const first = await enhancement();
+    expect(first.status).toBe(404);
+    expect(first.headers).toMatchObject({ 'ratelimit-limit': '3', 'ratelimit-remaining': '2' });
+    expect(Number(first.headers['ratelimit-reset'])).toBeGreaterThanOrEqual(1);
+    expect((await t.http().get('/api/v1/jobs').set(bearer(sandboxKey))).headers['ratelimit-remaining']).toBe('1');
+    expect((await enhancement()).headers['ratelimit-remaining']).toBe('0');
+    const refused = await enhancement();
+    expectRateLimited(refused, 3);
+    expect(refused.body.error.details).toMatchObject({ scope: 'key' });
+  });
+
+  it('counts POST /jobs/{id}/cancel against the create limit, giving the slot back when the cancel is refused', async () => {
+    const { sandboxKey } = await seedAccount(t);
+    const created = await create(sandboxKey);
+    expect(created.status).toBe(202);
+    expect(created.headers['ratelimit-remaining']).toBe('2');
+    const cancel = (id: string) => t.http().post(`/api/v1/jobs/${id}/cancel`).set(bearer(sandboxKey));
+
+    const cancelled = await cancel(created.body.job.id);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.headers).toMatchObject({ 'ratelimit-limit': '3', 'ratelimit-remaining': '1' });
+
+    const unknown = await cancel(randomUUID());
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers['ratelimit-remaining']).toBe('1');
+
+    expect((await cancel(created.body.job.id)).headers['ratelimit-remaining']).toBe('0');
+    const refused = await cancel(created.body.job.id);
+    expectRateLimited(refused, 3);
+    // Cancels spend the create budget, not the polling one.
+    expect((await t.http().get('/api/v1/jobs').set(bearer(sandboxKey))).headers['ratelimit-remaining']).toBe('2');
+  });
+
+  it('reports the slot a refused create gave back in that response\'s RateLimit-Remaining', async () => {
+    const { liveKey } = await seedAccount(t, { credits: 0 });
+    for (let i = 0; i < 2; i++) {
+      const refused = await create(liveKey);
+      expect(refused.status).toBe(402);
+      expect(refused.body.error.code).toBe('insufficient_credits');
+      expect(refused.headers).toMatchObject({ 'ratelimit-limit': '3', 'ratelimit-remaining': '3' });
     }
   });
 });

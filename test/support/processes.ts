@@ -96,5 +96,6 @@ export async function waitForStatus(url: string, status = 200, timeoutMs = 60_00
 export function cleanEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of ['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'PORT', 'ROLE', 'DATA_DIR', 'NODE_OPTIONS']) delete env[name];
-  return { ...env, LOG_LEVEL: 'warn', ...overrides };
+  // No segmentation model unless a test asks for one: loading it costs seconds and a gigabyte.
+  return { ...env, LOG_LEVEL: 'warn', SEGMENTER: 'none', ...overrides };
 }

@@ -19,6 +19,9 @@ import { testServices } from './test-services';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
 
+/** Where tests keep the prepared segmentation model, shared by every test run on the machine (preparation is atomic). */
+export const TEST_MODELS_DIR = join(tmpdir(), 'imgjobs-test-models');
+
 export interface TestApp {
   app: INestApplication;
   config: AppConfig;
@@ -53,6 +56,9 @@ export async function createTestApp(
     LOG_LEVEL: 'silent',
     NODE_ENV: 'test',
     STORAGE_DIR: join(tmpdir(), `imgjobs-test-${suffix}`),
+    // No segmentation model unless a test asks for one (SEGMENTER: 'local'): loading it costs seconds and a gigabyte.
+    SEGMENTER: 'none',
+    MODELS_DIR: TEST_MODELS_DIR,
     ...settings,
   });
   const moduleRef = await override(

@@ -6,6 +6,7 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { parseJsonBody, requireJsonContentType, translateBodyParserErrors } from '../http/body-parsing';
 import { assignRequestId } from '../http/request-id';
+import { fixOpenApiDocument } from '../openapi/document-fixes';
 import { ErrorResponseDto } from '../openapi/error-response.dto';
 
 export const OPENAPI_JSON_PATH = 'api/v1/openapi.json';
@@ -25,7 +26,7 @@ export function configureHttpApp(app: INestApplication): void {
   // Order matters: the id exists before anything can fail, and body errors reach the envelope.
   app.use(assignRequestId, requireJsonContentType, parseJsonBody, translateBodyParserErrors);
 
-  const document = SwaggerModule.createDocument(
+  const document = fixOpenApiDocument(SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
       .setTitle('Image Job Service API')
@@ -42,6 +43,6 @@ export function configureHttpApp(app: INestApplication): void {
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque token', description: 'Operator ADMIN_TOKEN' }, 'admin')
       .build(),
     { extraModels: [ErrorResponseDto] },
-  );
+  ));
   SwaggerModule.setup(DOCS_PATH, app, document, { jsonDocumentUrl: OPENAPI_JSON_PATH });
 }

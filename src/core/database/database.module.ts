@@ -13,6 +13,8 @@ import { dataSourceOptions } from './data-source-options';
           url: connections.databaseUrl,
           poolSize: config.DATABASE_POOL_SIZE,
           schema: connections.databaseSchema,
+          lockTimeoutMs: config.DATABASE_LOCK_TIMEOUT_MS,
+          statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
         }),
         // Start-up fails fast on a bad DATABASE_URL rather than retrying for minutes.
         retryAttempts: 2,

@@ -1,8 +1,10 @@
 import { Account } from '../../modules/accounts/account.entity';
 import { ApiKey } from '../../modules/auth/api-key.entity';
+import { CapacityGroupCounter } from '../../modules/capacity/capacity-group.entity';
 import { Price } from '../../modules/catalog/price.entity';
 import { CreditLedgerEntry } from '../../modules/credits/credit-ledger-entry.entity';
 import { IdempotencyKey } from '../../modules/idempotency/idempotency-key.entity';
+import { OperatorIdempotencyKey } from '../../modules/idempotency/operator-idempotency-key.entity';
 import { Job } from '../../modules/jobs/job.entity';
 import { JobResult } from '../../modules/jobs/job-result.entity';
 import { WebhookAttempt, WebhookDelivery, WebhookEvent, WebhookSecret } from '../../modules/webhooks/webhook.entities';
@@ -10,6 +12,8 @@ import { Platform1764000000000 } from './migrations/1764000000000-platform';
 import { ServiceSecrets1764000000001 } from './migrations/1764000000001-service-secrets';
 import { Jobs1764000000002 } from './migrations/1764000000002-jobs';
 import { Webhooks1764000000003 } from './migrations/1764000000003-webhooks';
+import { OperatorIdempotency1764000000004 } from './migrations/1764000000004-operator-idempotency';
+import { CapacityGroups1764000000005 } from './migrations/1764000000005-capacity-groups';
 
 /** Listed, not globbed, so the same list works from `src/` under jest and from `dist/`. */
 export const ENTITIES = [
@@ -19,7 +23,9 @@ export const ENTITIES = [
   Price,
   Job,
   JobResult,
+  CapacityGroupCounter,
   IdempotencyKey,
+  OperatorIdempotencyKey,
   WebhookSecret,
   WebhookEvent,
   WebhookDelivery,
@@ -31,4 +37,6 @@ export const MIGRATIONS = [
   ServiceSecrets1764000000001,
   Jobs1764000000002,
   Webhooks1764000000003,
+  OperatorIdempotency1764000000004,
+  CapacityGroups1764000000005,
 ];

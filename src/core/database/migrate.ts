@@ -9,7 +9,11 @@ const MIGRATION_LOCK_ID = 727_001;
  * together do not race to create the same tables. Returns the names of the migrations applied.
  */
 export async function runMigrations(options: DatabaseOptions): Promise<string[]> {
-  const dataSource = new DataSource({ ...dataSourceOptions({ ...options, poolSize: 1 }) });
+  // Its own connection, without the service's lock and statement timeouts: a migration may
+  // rewrite a large table, and waiting on the migration lock for another process is expected.
+  const dataSource = new DataSource({
+    ...dataSourceOptions({ ...options, poolSize: 1, lockTimeoutMs: 0, statementTimeoutMs: 0 }),
+  });
   await dataSource.initialize();
   try {
     if (options.schema) await dataSource.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`);

@@ -19,7 +19,7 @@ export interface QueuePayloads {
 
 /** Queues that carry each job name; a worker refuses to start if it consumes one it cannot handle. */
 export const JOB_QUEUES: Record<QueueJobName, readonly QueueName[]> = {
-  [QueueJobName.ProcessResult]: [QueueName.BackgroundRemoval, QueueName.Processing],
+  [QueueJobName.ProcessResult]: [QueueName.BackgroundRemoval, QueueName.Processing, QueueName.Sandbox],
   [QueueJobName.SweepUnsettledResults]: [QueueName.Maintenance],
   [QueueJobName.DeliverWebhook]: [QueueName.WebhookDelivery],
   [QueueJobName.SweepWebhookDeliveries]: [QueueName.Maintenance],

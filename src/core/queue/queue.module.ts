@@ -1,6 +1,7 @@
-import { BullModule } from '@nestjs/bullmq';
-import { Global, Module } from '@nestjs/common';
-import type { ConnectionOptions } from 'bullmq';
+import { BullModule, getQueueToken } from '@nestjs/bullmq';
+import { Global, Injectable, Logger, Module, type OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import type { ConnectionOptions, Queue } from 'bullmq';
 import { APP_CONFIG, CONNECTIONS, type Connections } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { ALL_QUEUES } from './queue-name';
@@ -28,6 +29,25 @@ export function queueConnection(config: AppConfig, connections: Connections): Qu
   };
 }
 
+/**
+ * A queue without an `error` listener prints every failed reconnection to the console, stack
+ * and all, while Redis is down. They go to the log instead, once per attempt, as warnings: the
+ * connection retries by itself and requests meanwhile answer 503.
+ */
+@Injectable()
+class QueueErrorLogger implements OnModuleInit {
+  private readonly logger = new Logger('QueueConnection');
+
+  constructor(private readonly moduleRef: ModuleRef) {}
+
+  onModuleInit(): void {
+    for (const name of ALL_QUEUES) {
+      const queue = this.moduleRef.get<Queue>(getQueueToken(name), { strict: false });
+      queue.on('error', (error) => this.logger.warn({ err: error, queue: name }, 'queue connection error'));
+    }
+  }
+}
+
 const registeredQueues = BullModule.registerQueue(...ALL_QUEUES.map((name) => ({ name })));
 
 /** BullMQ on the service's Redis, with every queue registered for producers and Bull Board. */
@@ -37,7 +57,7 @@ const registeredQueues = BullModule.registerQueue(...ALL_QUEUES.map((name) => ({
     BullModule.forRootAsync({ inject: [APP_CONFIG, CONNECTIONS], useFactory: queueConnection }),
     registeredQueues,
   ],
-  providers: [{ provide: QUEUE_CONNECTION, inject: [APP_CONFIG, CONNECTIONS], useFactory: queueConnection }],
+  providers: [{ provide: QUEUE_CONNECTION, inject: [APP_CONFIG, CONNECTIONS], useFactory: queueConnection }, QueueErrorLogger],
   exports: [registeredQueues, QUEUE_CONNECTION],
 })
 export class QueueModule {}

@@ -1,14 +1,18 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiBearerAuth,
+  ApiConflictResponse,
   ApiCreatedResponse,
+  ApiHeader,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
 import { UuidParamPipe } from '../../core/http/uuid-param.pipe';
+import { ErrorResponseDto } from '../../core/openapi/error-response.dto';
 import { Access, AccessLevel } from '../auth/access.decorator';
+import { OptionalIdempotencyKeyHeader } from '../idempotency/idempotency-key.decorator';
 import {
   AccountResponseDto,
   CreateAccountDto,
@@ -88,13 +92,26 @@ export class AdminController {
 
   @Post('accounts/:accountId/credits')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Grant credits or correct the balance; written to the ledger.' })
+  @ApiOperation({
+    summary: 'Grant credits or correct the balance; written to the ledger.',
+    description:
+      'Send an `Idempotency-Key` to make a retry safe: the same key with the same account and body ' +
+      'changes nothing again and answers 200 with the account as it is now (kept 24 h); with another ' +
+      'account or body it is 409 `idempotency_conflict`. A concurrent request with the key waits for ' +
+      'the first. A refused change stores no key. A grant must leave the balance, plus the credits ' +
+      'still reserved by unfinished results, within 2147483647 (400 otherwise).',
+  })
+  @ApiHeader({ name: 'Idempotency-Key', required: false, description: '8 to 160 of A-Z a-z 0-9 . _ : -' })
   @ApiOkResponse({ type: AccountResponseDto })
+  @ApiConflictResponse({ type: ErrorResponseDto, description: '`idempotency_conflict`' })
   async changeCredits(
     @Param('accountId', UuidParamPipe) accountId: string,
     @Body() body: CreditChangeDto,
+    @OptionalIdempotencyKeyHeader() idempotencyKey: string | undefined,
   ): Promise<{ account: AccountDto }> {
-    return { account: presentAccount(await this.admin.changeCredits(accountId, body.amount, body.reason)) };
+    return {
+      account: presentAccount(await this.admin.changeCredits(accountId, body.amount, body.reason, idempotencyKey)),
+    };
   }
 
   @Get('accounts/:accountId/ledger')

@@ -5,6 +5,7 @@ import type { KeyEnvironment } from '../auth/api-key.entity';
 import { ApiKeysService, type IssuedKey } from '../auth/api-keys.service';
 import type { CreditLedgerEntry } from '../credits/credit-ledger-entry.entity';
 import { CreditsService } from '../credits/credits.service';
+import { hashRequestBody, type OperatorIdempotentRequest } from '../idempotency/idempotency.service';
 
 /** The operator's actions, shared by the admin HTTP API and the `npm run admin` command line. */
 @Injectable()
@@ -38,8 +39,22 @@ export class AdminService {
     await this.apiKeys.revoke(keyId);
   }
 
-  async changeCredits(accountId: string, amount: number, reason: string): Promise<Account> {
-    await this.credits.applyOperatorChange(accountId, amount, reason);
+  /**
+   * With an Idempotency-Key, a retry (same key, same account, same amount and reason) changes
+   * nothing and answers with the account as it is now, like a replayed create (contract
+   * section 9); the same key for another account or body is 409 `idempotency_conflict`.
+   */
+  async changeCredits(accountId: string, amount: number, reason: string, idempotencyKey?: string): Promise<Account> {
+    const idempotent: OperatorIdempotentRequest | undefined =
+      idempotencyKey === undefined
+        ? undefined
+        : {
+            key: idempotencyKey,
+            endpoint: `POST /admin/v1/accounts/${accountId}/credits`,
+            requestHash: hashRequestBody({ amount, reason }),
+            accountId,
+          };
+    await this.credits.applyOperatorChange(accountId, amount, reason, idempotent);
     return this.accounts.get(accountId);
   }
 

@@ -63,8 +63,7 @@ export class AccessGuard implements CanActivate {
     if (!token) {
       throw new DomainError(ErrorCode.Unauthorized, 'Send your API key as Authorization: Bearer <API_KEY>.');
     }
-    const key = await this.apiKeys.resolve(token);
-    if (!key) throw new DomainError(ErrorCode.Unauthorized, 'The API key is invalid or has been revoked.');
+    const key = await this.apiKeys.authenticate(token, req.ip ?? 'unknown');
     if (!key.apiAccess) {
       throw new DomainError(ErrorCode.ApiAccessDisabled, 'API access is not enabled for this account.');
     }

@@ -5,7 +5,9 @@ import { IsNull, Repository } from 'typeorm';
 import { APP_CONFIG } from '../../core/config/config.module';
 import type { AppConfig } from '../../core/config/config.schema';
 import { DomainError } from '../../core/errors/domain-error';
+import { ErrorCode } from '../../core/errors/error-code';
 import { REDIS, REDIS_SUBSCRIBER } from '../../core/redis/redis.module';
+import { FailedAuthLimitService } from '../rate-limit/failed-auth-limit.service';
 import { ApiKey, KeyEnvironment } from './api-key.entity';
 import { generateKeySecret, hashSecret, isWellFormedKey } from './api-key-secret';
 import { KeyLookupCache, type ResolvedKey } from './key-lookup-cache';
@@ -33,6 +35,7 @@ export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
     @Inject(REDIS) private readonly redis: Redis,
     @Inject(REDIS_SUBSCRIBER) private readonly subscriber: Redis,
     @Inject(APP_CONFIG) config: AppConfig,
+    private readonly failedAuth: FailedAuthLimitService,
   ) {
     this.cache = new KeyLookupCache(config.AUTH_CACHE_TTL_SECONDS * 1000);
     this.channel = `${config.REDIS_KEY_PREFIX}:auth:invalidate`;
@@ -64,6 +67,24 @@ export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
   /** Drops cached lookups of an account's keys everywhere, after its flags changed. */
   async forgetAccount(accountId: string): Promise<void> {
     await this.invalidate({ accountId });
+  }
+
+  /**
+   * The key a presented secret stands for, or 401. A key known from the cache passes at once.
+   * Otherwise the client IP must have failed authentications left (429 before any database
+   * lookup when it has none), and a secret that proves unknown, revoked or malformed counts as
+   * one more failure, so guessing keys costs a bounded number of lookups per IP and window.
+   */
+  async authenticate(secret: string, clientIp: string): Promise<ResolvedKey> {
+    const cached = isWellFormedKey(secret) ? this.cache.get(hashSecret(secret)) : undefined;
+    if (cached) return cached;
+    await this.failedAuth.ensureAllowed(clientIp);
+    const resolved = await this.resolve(secret);
+    if (!resolved) {
+      await this.failedAuth.recordFailure(clientIp);
+      throw new DomainError(ErrorCode.Unauthorized, 'The API key is invalid or has been revoked.');
+    }
+    return resolved;
   }
 
   async resolve(secret: string): Promise<ResolvedKey | null> {

@@ -86,3 +86,38 @@ describe(KeyLookupCache.name, () => {
     expect(held).toEqual([3, 4, 5]);
   });
 });
+
+describe(`${KeyLookupCache.name} eviction`, () => {
+  const clock = () => 1_000_000;
+
+  it('evicts the least recently used key, not the first inserted', () => {
+    const cache = new KeyLookupCache(30_000, 3, clock);
+    for (let i = 1; i <= 3; i++) cache.set(`h${i}`, resolved(`k${i}`, 'a1'), cache.currentGeneration());
+    expect(cache.get('h1')).toBeDefined();
+    cache.set('h4', resolved('k4', 'a1'), cache.currentGeneration());
+    const held = [1, 2, 3, 4].filter((i) => cache.get(`h${i}`) !== undefined);
+    expect(held).toEqual([1, 3, 4]);
+  });
+
+  it('never lets unknown hashes evict known keys', () => {
+    const cache = new KeyLookupCache(30_000, 3, clock);
+    for (let i = 1; i <= 3; i++) cache.set(`h${i}`, resolved(`k${i}`, 'a1'), cache.currentGeneration());
+    for (let i = 0; i < 1_000; i++) cache.set(`random-${i}`, null, cache.currentGeneration());
+    expect([1, 2, 3].map((i) => cache.get(`h${i}`))).toEqual([1, 2, 3].map((i) => resolved(`k${i}`, 'a1')));
+  });
+
+  it('keeps misses in a bounded LRU of their own', () => {
+    const cache = new KeyLookupCache(30_000, 100, clock, 2);
+    for (let i = 1; i <= 3; i++) cache.set(`u${i}`, null, cache.currentGeneration());
+    expect(['u1', 'u2', 'u3'].map((hash) => cache.get(hash))).toEqual([undefined, null, null]);
+  });
+
+  it('forgets a cached miss once the key is found, and a found key once it is unknown', () => {
+    const cache = new KeyLookupCache(30_000, 10, clock);
+    cache.set('h1', null, cache.currentGeneration());
+    cache.set('h1', resolved('k1', 'a1'), cache.currentGeneration());
+    expect(cache.get('h1')).toEqual(resolved('k1', 'a1'));
+    cache.set('h1', null, cache.currentGeneration());
+    expect(cache.get('h1')).toBeNull();
+  });
+});

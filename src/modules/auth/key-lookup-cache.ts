@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { KeyEnvironment } from './api-key.entity';
 
 /** What a key resolves to; the account flags are re-checked on every request against the clock. */
@@ -9,35 +10,37 @@ export interface ResolvedKey {
   restrictedUntil: Date | null;
 }
 
-interface CacheEntry {
-  key: ResolvedKey | null;
+interface CacheEntry<T> {
+  value: T;
   expiresAt: number;
 }
 
 /**
  * A small in-process cache of key lookups by secret hash, so authentication does not cost a
  * database round trip per request. Entries live `ttlMs`; invalidation by key or account
- * removes them at once. Unknown hashes are cached too, which keeps guessing off the database.
+ * removes them at once. Known keys and unknown hashes sit in two separate LRUs: a stream of
+ * random well-formed keys only churns the small one for misses and never evicts a known key.
  */
 export class KeyLookupCache {
-  private readonly entries = new Map<string, CacheEntry>();
+  private readonly known: LRUCache<string, CacheEntry<ResolvedKey>>;
+  private readonly unknown: LRUCache<string, CacheEntry<null>>;
   /** Bumped by every invalidation, so a lookup that raced one is not cached. */
   private generation = 0;
 
   constructor(
     private readonly ttlMs: number,
-    private readonly maxEntries = 10_000,
+    maxEntries = 10_000,
     private readonly now: () => number = Date.now,
-  ) {}
+    maxUnknownEntries = Math.max(1, Math.min(1_000, maxEntries)),
+  ) {
+    this.known = new LRUCache({ max: maxEntries });
+    this.unknown = new LRUCache({ max: maxUnknownEntries });
+  }
 
   get(hash: string): ResolvedKey | null | undefined {
-    const entry = this.entries.get(hash);
-    if (!entry) return undefined;
-    if (entry.expiresAt <= this.now()) {
-      this.entries.delete(hash);
-      return undefined;
-    }
-    return entry.key;
+    const known = this.fresh(this.known, hash);
+    if (known !== undefined) return known;
+    return this.fresh(this.unknown, hash);
   }
 
   /** Call before reading the database; pass the value to `set`. */
@@ -47,18 +50,30 @@ export class KeyLookupCache {
 
   set(hash: string, key: ResolvedKey | null, readAtGeneration: number): void {
     if (this.ttlMs <= 0 || readAtGeneration !== this.generation) return;
-    if (!this.entries.has(hash) && this.entries.size >= this.maxEntries) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
+    const expiresAt = this.now() + this.ttlMs;
+    if (key) {
+      this.unknown.delete(hash);
+      this.known.set(hash, { value: key, expiresAt });
+    } else {
+      this.known.delete(hash);
+      this.unknown.set(hash, { value: null, expiresAt });
     }
-    this.entries.set(hash, { key, expiresAt: this.now() + this.ttlMs });
   }
 
   invalidate(match: { keyId?: string; accountId?: string }): void {
     this.generation++;
-    for (const [hash, entry] of this.entries) {
-      if (!entry.key) continue;
-      if (entry.key.keyId === match.keyId || entry.key.accountId === match.accountId) this.entries.delete(hash);
+    for (const [hash, entry] of this.known.entries()) {
+      if (entry.value.keyId === match.keyId || entry.value.accountId === match.accountId) this.known.delete(hash);
     }
+  }
+
+  private fresh<T extends ResolvedKey | null>(cache: LRUCache<string, CacheEntry<T>>, hash: string): T | undefined {
+    const entry = cache.get(hash);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= this.now()) {
+      cache.delete(hash);
+      return undefined;
+    }
+    return entry.value;
   }
 }

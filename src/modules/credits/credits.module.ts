@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { CreditsService } from './credits.service';
 
-@Module({ providers: [CreditsService], exports: [CreditsService] })
+@Module({ imports: [IdempotencyModule], providers: [CreditsService], exports: [CreditsService] })
 export class CreditsModule {}

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { DomainError } from '../../core/errors/domain-error';
 import { Account } from '../accounts/account.entity';
+import { IdempotencyService, type OperatorIdempotentRequest } from '../idempotency/idempotency.service';
 import { CreditLedgerEntry, LedgerEntryKind } from './credit-ledger-entry.entity';
 
 /** The largest balance the `integer` column holds. */
@@ -22,26 +23,74 @@ export interface BalanceChange {
  */
 @Injectable()
 export class CreditsService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly idempotency: IdempotencyService,
+  ) {}
 
-  /** A grant (positive) or a correction (either sign) made by an operator. */
-  async applyOperatorChange(accountId: string, amount: number, reason: string): Promise<void> {
-    await this.dataSource.transaction((manager) =>
-      this.changeBalance(manager, {
+  /**
+   * A grant (positive) or a correction (either sign) made by an operator. With an idempotency
+   * request, the key is claimed first in the same transaction: a repeat of an earlier request
+   * changes nothing, and a concurrent one waits for the first to commit (contract section 9).
+   * Returns whether this call made the change (false for a repeat).
+   */
+  async applyOperatorChange(
+    accountId: string,
+    amount: number,
+    reason: string,
+    idempotent?: OperatorIdempotentRequest,
+  ): Promise<boolean> {
+    return this.dataSource.transaction(async (manager) => {
+      if (idempotent && !(await this.idempotency.claimOperatorRequest(manager, idempotent))) return false;
+      await this.changeBalance(manager, {
         accountId,
         amount,
         kind: amount > 0 ? LedgerEntryKind.Grant : LedgerEntryKind.Adjustment,
         reason,
-      }),
-    );
+      });
+      return true;
+    });
   }
 
   /**
-   * Moves the balance and writes the ledger row. The conditional update is what keeps the
-   * balance from ever going below zero, whatever runs concurrently.
+   * Moves the balance and writes the ledger row. The account row is locked first, so no
+   * reservation or release interleaves between the checks and the update.
+   *
+   * A grant must leave room for the credits still reserved by unsettled results: each of them
+   * will be released or captured, and a release adds them back to the balance. Keeping
+   * `balance + reserved <= MAX_BALANCE` here (the only place the sum grows) is what makes every
+   * later release fit the `integer` column.
    */
   async changeBalance(manager: EntityManager, change: BalanceChange): Promise<number> {
+    const [account]: Array<{ paid_credits: number }> = await manager.query(
+      `SELECT paid_credits FROM accounts WHERE id = $1 FOR UPDATE`,
+      [change.accountId],
+    );
+    if (!account) throw DomainError.notFound('account');
+    const balance = account.paid_credits;
+    if (balance + change.amount < 0) {
+      throw DomainError.invalid(
+        [{ path: 'amount', message: `would take the balance below zero (balance is ${balance})` }],
+        'The correction is larger than the balance.',
+      );
+    }
+    if (change.amount > 0) {
+      // Read after the lock: every reservation and release of this account that committed is seen.
+      const reserved = await this.outstandingReservations(manager, change.accountId);
+      if (balance + reserved + change.amount > MAX_BALANCE) {
+        throw DomainError.invalid(
+          [
+            {
+              path: 'amount',
+              message: `would take the balance plus the ${reserved} credits still reserved above ${MAX_BALANCE} (balance is ${balance})`,
+            },
+          ],
+          'The grant would exceed the largest balance an account can hold.',
+        );
+      }
+    }
     // Wrapped in a SELECT because TypeORM reshapes the result of a bare UPDATE ... RETURNING.
+    // The bound is computed in bigint, so the check itself cannot overflow.
     const rows: Array<{ paid_credits: number }> = await manager.query(
       `WITH updated AS (
          UPDATE accounts SET paid_credits = paid_credits + $1, updated_at = now()
@@ -50,20 +99,7 @@ export class CreditsService {
        SELECT paid_credits FROM updated`,
       [change.amount, change.accountId, MAX_BALANCE],
     );
-    if (rows.length === 0) {
-      const account = await manager.findOneBy(Account, { id: change.accountId });
-      if (!account) throw DomainError.notFound('account');
-      if (change.amount > 0) {
-        throw DomainError.invalid(
-          [{ path: 'amount', message: `would take the balance above ${MAX_BALANCE} (balance is ${account.paidCredits})` }],
-          'The grant would exceed the largest balance an account can hold.',
-        );
-      }
-      throw DomainError.invalid(
-        [{ path: 'amount', message: `would take the balance below zero (balance is ${account.paidCredits})` }],
-        'The correction is larger than the balance.',
-      );
-    }
+    if (rows.length === 0) throw new Error(`the balance of account ${change.accountId} changed while locked`);
     await manager.insert(CreditLedgerEntry, {
       accountId: change.accountId,
       kind: change.kind,
@@ -98,14 +134,40 @@ export class CreditsService {
     if (credits > 0) await this.record(manager, accountId, LedgerEntryKind.Capture, 0, credits, jobId);
   }
 
-  /** Reserved credits that will not be spent go back to the balance. */
+  /**
+   * Reserved credits that will not be spent go back to the balance. Grants leave room for every
+   * outstanding reservation (see `changeBalance`), so this always fits; the bound in the WHERE
+   * clause, computed in bigint, is the guard should that ever be broken (say, by a balance set
+   * by hand): the release then fails with a clear error, rolling back the settlement, instead
+   * of an `integer out of range` from the database or a silently clipped balance.
+   */
   async release(manager: EntityManager, accountId: string, jobId: string, credits: number): Promise<void> {
     if (credits <= 0) return;
-    await manager.query(`UPDATE accounts SET paid_credits = paid_credits + $1, updated_at = now() WHERE id = $2`, [
-      credits,
-      accountId,
-    ]);
+    const rows: unknown[] = await manager.query(
+      `WITH updated AS (
+         UPDATE accounts SET paid_credits = paid_credits + $1, updated_at = now()
+          WHERE id = $2 AND paid_credits::bigint + $1 <= $3
+          RETURNING id)
+       SELECT id FROM updated`,
+      [credits, accountId, MAX_BALANCE],
+    );
+    if (rows.length === 0) {
+      throw new Error(
+        `Releasing ${credits} credits of job ${jobId} would take the balance of account ${accountId} above ${MAX_BALANCE}, or the account is gone`,
+      );
+    }
     await this.record(manager, accountId, LedgerEntryKind.Release, credits, credits, jobId);
+  }
+
+  /** Credits reserved by results not yet settled: reserved, less what was captured or released. */
+  private async outstandingReservations(manager: EntityManager, accountId: string): Promise<number> {
+    const [{ reserved }]: Array<{ reserved: string }> = await manager.query(
+      `SELECT coalesce(sum(CASE kind WHEN 'reserve' THEN credits ELSE -credits END), 0)::bigint AS reserved
+         FROM credit_ledger
+        WHERE account_id = $1 AND kind IN ('reserve', 'capture', 'release')`,
+      [accountId],
+    );
+    return Number(reserved);
   }
 
   async balance(accountId: string): Promise<number> {

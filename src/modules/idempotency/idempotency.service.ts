@@ -30,6 +30,14 @@ export function hashRequestBody(body: unknown): string {
   return createHash('sha256').update(canonicalJson(body)).digest('hex');
 }
 
+/** An operator request made with an Idempotency-Key; one admin token, so the key alone is the scope. */
+export interface OperatorIdempotentRequest {
+  key: string;
+  endpoint: string;
+  requestHash: string;
+  accountId: string;
+}
+
 const CONFLICT_MESSAGE =
   'This Idempotency-Key was already used with a different request. Use a new key for a new request.';
 
@@ -72,11 +80,47 @@ export class IdempotencyService {
     return existing.job_id;
   }
 
+  /**
+   * Claims an operator's key the same way `claim` does (a concurrent request with the key waits
+   * on the unique index for the first to commit or roll back). True when claimed, so the change
+   * is to be made; false when an earlier request with the same endpoint and body made it; 409
+   * when that request differed. An expired record is taken over.
+   */
+  async claimOperatorRequest(manager: EntityManager, request: OperatorIdempotentRequest): Promise<boolean> {
+    const claimed: unknown[] = await manager.query(
+      `WITH claimed AS (
+         INSERT INTO operator_idempotency_keys (key, endpoint, request_hash, account_id)
+         VALUES ($1, $2, $3, $4)
+         ON CONFLICT (key) DO UPDATE
+           SET endpoint = EXCLUDED.endpoint, request_hash = EXCLUDED.request_hash,
+               account_id = EXCLUDED.account_id, created_at = now()
+           WHERE operator_idempotency_keys.created_at <= now() - make_interval(hours => $5)
+         RETURNING key)
+       SELECT key FROM claimed`,
+      [request.key, request.endpoint, request.requestHash, request.accountId, IDEMPOTENCY_TTL_HOURS],
+    );
+    if (claimed.length > 0) return true;
+    const [existing]: Array<{ endpoint: string; request_hash: string }> = await manager.query(
+      `SELECT endpoint, request_hash FROM operator_idempotency_keys WHERE key = $1`,
+      [request.key],
+    );
+    if (!existing) throw new Error('operator idempotency record vanished while locked');
+    if (existing.endpoint !== request.endpoint || existing.request_hash !== request.requestHash) {
+      throw new DomainError(ErrorCode.IdempotencyConflict, CONFLICT_MESSAGE);
+    }
+    return false;
+  }
+
+  /** Deletes expired records, the public creates' and the operators' alike. */
   async purgeExpired(manager: EntityManager): Promise<number> {
     const [, deleted]: [unknown, number] = await manager.query(
       `DELETE FROM idempotency_keys WHERE created_at <= now() - make_interval(hours => $1)`,
       [IDEMPOTENCY_TTL_HOURS],
     );
-    return deleted;
+    const [, deletedOperator]: [unknown, number] = await manager.query(
+      `DELETE FROM operator_idempotency_keys WHERE created_at <= now() - make_interval(hours => $1)`,
+      [IDEMPOTENCY_TTL_HOURS],
+    );
+    return deleted + deletedOperator;
   }
 }

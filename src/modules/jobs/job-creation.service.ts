@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import { withTransactionRetry } from '../../core/database/transaction-retry';
 import { DomainError } from '../../core/errors/domain-error';
 import { ErrorCode } from '../../core/errors/error-code';
 import { OutboundHttps } from '../../core/outbound/outbound.module';
 import { KeyEnvironment } from '../auth/api-key.entity';
 import type { AuthContext } from '../auth/auth-context';
-import { CapacityService } from '../capacity/capacity.service';
+import { CapacityService, type CapacityDemand } from '../capacity/capacity.service';
 import { CatalogService } from '../catalog/catalog.service';
 import { toolDefinition } from '../catalog/tools';
 import { CreditsService } from '../credits/credits.service';
@@ -48,7 +49,8 @@ type Admission = { replayOf: string } | { job: Job; results: JobResult[]; remain
 /**
  * The create path (contract sections 8 to 10): idempotency, rate limit, active jobs, capacity
  * and credits are decided, and the job, its results, the reservation and the idempotency
- * record written, in one transaction. A refused request leaves nothing behind.
+ * record written, in one transaction (the rate limit is counted in Redis just before it opens,
+ * and applied inside it). A refused request leaves nothing behind.
  */
 @Injectable()
 export class JobCreationService {
@@ -78,15 +80,20 @@ export class JobCreationService {
       requestHash: command.requestHash,
     };
     const subject: RateLimitSubject = { keyId: caller.keyId, accountId: caller.accountId, ip: command.clientIp };
-    let rateLimitToken: string | null = null;
 
     // Read before the transaction: a second pool connection taken while holding the first
     // would let concurrent creates starve the pool.
     const price = await this.catalog.priceFor(command.request.costKey);
+    // The rate limit is a Redis round trip: taken before the transaction, so no idempotency
+    // row or account row is held locked while it runs. It is only applied once the key has
+    // been claimed (contract section 10: replay or conflict come first), and its slot is given
+    // back whenever the request turns out to be a replay or is refused, so a replay never
+    // counts against the limit (it holds a slot only for the length of this request).
+    const decision = await this.rateLimits.consume(RateLimitKind.Create, subject);
     const jobId = randomUUID();
     let admission: Admission;
     try {
-      admission = await this.dataSource.transaction(async (manager): Promise<Admission> => {
+      admission = await withTransactionRetry(this.dataSource, async (manager): Promise<Admission> => {
         const replayOf = await this.idempotency.claim(manager, idempotent, jobId);
         if (replayOf) return { replayOf };
 
@@ -97,21 +104,14 @@ export class JobCreationService {
           );
         }
 
-        const decision = await this.rateLimits.consume(RateLimitKind.Create, subject);
         command.onRateLimit?.(decision);
         if (!decision.allowed) throw rateLimitExceeded(RateLimitKind.Create, decision, this.rateLimits.windowSeconds);
-        rateLimitToken = decision.token;
 
         const totalResults = command.request.sources.length * command.request.imagesPerSource;
         const balance = await this.lockAccount(manager, caller.accountId);
         const group = toolDefinition(command.request.tool).capacityGroup;
-        await this.capacity.admit(manager, {
-          accountId: caller.accountId,
-          keyId: caller.keyId,
-          sandbox,
-          group,
-          results: totalResults,
-        });
+        const demand: CapacityDemand = { accountId: caller.accountId, keyId: caller.keyId, sandbox, group, results: totalResults };
+        await this.capacity.admit(manager, demand);
 
         const creditsPerResult = sandbox ? 0 : price.credits;
         const required = creditsPerResult * totalResults;
@@ -140,14 +140,16 @@ export class JobCreationService {
         await this.jobs.insertNew(manager, job, results);
         const remaining = required > 0 ? await this.credits.reserve(manager, caller.accountId, job.id, required) : balance;
         if (remaining === null) throw new Error('reservation failed under the account lock');
+        await this.capacity.reserve(manager, demand);
         return { job, results, remainingPaidCredits: remaining };
       });
     } catch (error) {
-      if (rateLimitToken) await this.refund(subject, rateLimitToken);
+      if (decision.token) await this.refund(subject, decision.token);
       throw error;
     }
 
     if ('replayOf' in admission) {
+      if (decision.token) await this.refund(subject, decision.token);
       const job = await this.jobs.findOwned(caller, admission.replayOf);
       if (!job) throw DomainError.notFound('job');
       return { job, replayed: true, remainingPaidCredits: await this.credits.balance(caller.accountId) };

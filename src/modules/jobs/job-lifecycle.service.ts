@@ -1,13 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import { withTransactionRetry } from '../../core/database/transaction-retry';
 import { CreditsService } from '../credits/credits.service';
 import type { OutputFormat, ToolTask } from '../tools/tool-runner';
-import type { ToolId } from '../catalog/tools';
+import type { CapacityGroup, ToolId } from '../catalog/tools';
+import { CapacityService } from '../capacity/capacity.service';
 import { WebhookOutbox, type EventJob, type EventResult, type RecordedDelivery } from '../webhooks/webhook-outbox.service';
 import { JobStatus, ResultStatus, terminalJobStatus, type ResultErrorCode } from './job-status';
 
-interface SettledResult {
+/** Where a settled result held its capacity slot: live results hold one in their group until they settle. */
+interface CapacitySlot {
+  capacity_group: CapacityGroup;
+  sandbox: boolean;
+}
+
+interface SettledResult extends CapacitySlot {
   job_id: string;
   account_id: string;
   external_id: string | null;
@@ -33,6 +41,23 @@ const ACTIVE = `('queued', 'processing')`;
  * Every state change of jobs and results. Each is a conditional update whose row count says
  * whether this caller won, so two workers can never both finish a result, and a terminal
  * state never changes again (contract section 7).
+ *
+ * Lock order, for every transaction of the service that locks more than one of these rows:
+ *
+ *   1. the job row          (`lockJobOf`, or cancel's `UPDATE jobs` as its first statement)
+ *   2. its result row(s)
+ *   3. the account row      (`CreditsService.release` / `reserve` / `changeBalance`)
+ *   4. the capacity group's counter row (`CapacityService.reserve` / `release`), always the
+ *      transaction's last statement, so it is held only until the commit
+ *
+ * A transaction may skip a level, never go back up one: a cancel (job, results, account) and
+ * an attempt starting or failing (job, result, account) of the same job then queue on the job
+ * row instead of deadlocking. Creation locks the account (after the idempotency row), inserts
+ * its job and results, which no other transaction can hold yet, and reserves its group's slots
+ * last; operator balance changes lock the account alone. Should PostgreSQL still abort one of them (a deadlock with
+ * something outside this order, a serialization failure, `lock_timeout`), the whole
+ * transaction is run again by `withTransactionRetry`: nothing inside one is assumed to have
+ * happened until it commits.
  */
 @Injectable()
 export class JobLifecycleService {
@@ -40,14 +65,23 @@ export class JobLifecycleService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly credits: CreditsService,
     private readonly webhooks: WebhookOutbox,
+    private readonly capacity: CapacityService,
   ) {}
 
   /**
-   * Marks a result as running and its job as processing. Null when the result is already
-   * terminal (finished by an earlier attempt, or cancelled): there is nothing to do.
+   * Marks a result as running and its job as processing. Null when there is nothing to run: the
+   * result is already terminal (finished by an earlier attempt, or cancelled), or its job was
+   * cancelled while it waited for this attempt (a retry's backoff), in which case the result is
+   * cancelled here and its credits released rather than run.
    */
   async start(resultId: string): Promise<ToolTask | null> {
-    return this.dataSource.transaction(async (manager) => {
+    return withTransactionRetry(this.dataSource, async (manager) => {
+      const jobStatus = await this.lockJobOf(manager, resultId);
+      if (jobStatus === null) return null;
+      if (jobStatus === JobStatus.Cancelled) {
+        await this.cancelResult(manager, resultId);
+        return null;
+      }
       const [row]: Array<{
         job_id: string;
         index: number;
@@ -86,16 +120,29 @@ export class JobLifecycleService {
     });
   }
 
+  /**
+   * Cancels a result of a cancelled job that is waiting for its next attempt, releasing its
+   * credits, without waiting for that attempt. Only for a result no attempt is running for: a
+   * running one may still finish. False when the job is not cancelled or the result is settled.
+   */
+  async cancelWaitingResult(resultId: string): Promise<boolean> {
+    return withTransactionRetry(this.dataSource, async (manager) => {
+      if ((await this.lockJobOf(manager, resultId)) !== JobStatus.Cancelled) return false;
+      return this.cancelResult(manager, resultId);
+    });
+  }
+
   /** A result produced its image: its credits are captured. False if it was already settled. */
   async complete(resultId: string, files: { resultKey: string; thumbnailKey: string }): Promise<boolean> {
-    const deliveries = await this.dataSource.transaction(async (manager) => {
+    const deliveries = await withTransactionRetry(this.dataSource, async (manager) => {
+      await this.lockJobOf(manager, resultId);
       const [result]: SettledResult[] = await manager.query(
         `WITH done AS (
            UPDATE job_results
               SET status = 'completed', result_key = $2, thumbnail_key = $3,
                   credits_used = credits_reserved, completed_at = now()
             WHERE id = $1 AND status = 'processing'
-            RETURNING job_id, account_id, external_id, credits_reserved)
+            RETURNING job_id, account_id, external_id, credits_reserved, capacity_group, sandbox)
          SELECT * FROM done`,
         [resultId, files.resultKey, files.thumbnailKey],
       );
@@ -107,7 +154,7 @@ export class JobLifecycleService {
         cancelled: 0,
         creditsUsed: result.credits_reserved,
       });
-      return this.recordEvents(manager, counted, {
+      const deliveries = await this.recordEvents(manager, counted, {
         id: resultId,
         externalId: result.external_id,
         status: ResultStatus.Completed,
@@ -116,6 +163,8 @@ export class JobLifecycleService {
         errorCode: null,
         errorMessage: null,
       });
+      await this.releaseSlots(manager, result, 1);
+      return deliveries;
     });
     return this.dispatch(deliveries);
   }
@@ -123,20 +172,21 @@ export class JobLifecycleService {
   /** A result will never be produced: its credits go back. False if it was already settled. */
   async fail(resultId: string, code: ResultErrorCode, message: string): Promise<boolean> {
     const errorMessage = message.slice(0, 1000);
-    const deliveries = await this.dataSource.transaction(async (manager) => {
+    const deliveries = await withTransactionRetry(this.dataSource, async (manager) => {
+      await this.lockJobOf(manager, resultId);
       const [result]: SettledResult[] = await manager.query(
         `WITH done AS (
            UPDATE job_results
               SET status = 'failed', error_code = $2, error_message = $3, completed_at = now()
             WHERE id = $1 AND status IN ${ACTIVE}
-            RETURNING job_id, account_id, external_id, credits_reserved)
+            RETURNING job_id, account_id, external_id, credits_reserved, capacity_group, sandbox)
          SELECT * FROM done`,
         [resultId, code, errorMessage],
       );
       if (!result) return null;
       await this.credits.release(manager, result.account_id, result.job_id, result.credits_reserved);
       const counted = await this.countOnJob(manager, result.job_id, { completed: 0, failed: 1, cancelled: 0, creditsUsed: 0 });
-      return this.recordEvents(manager, counted, {
+      const deliveries = await this.recordEvents(manager, counted, {
         id: resultId,
         externalId: result.external_id,
         status: ResultStatus.Failed,
@@ -145,20 +195,24 @@ export class JobLifecycleService {
         errorCode: code,
         errorMessage,
       });
+      await this.releaseSlots(manager, result, 1);
+      return deliveries;
     });
     return this.dispatch(deliveries);
   }
 
   /**
    * Cancels a job that has not ended: results not yet started are cancelled and their credits
-   * released; running ones may still finish. Returns false when the job had already ended.
+   * released; running ones may still finish. A result between two attempts (processing, its
+   * queue entry waiting out a retry's backoff) is cancelled by its next attempt's `start`.
+   * Returns false when the job had already ended.
    */
   async cancel(manager: EntityManager, jobId: string): Promise<boolean> {
-    const [job]: Array<{ account_id: string }> = await manager.query(
+    const [job]: Array<{ account_id: string } & CapacitySlot> = await manager.query(
       `WITH cancelled AS (
          UPDATE jobs SET status = 'cancelled', completed_at = now(), updated_at = now()
           WHERE id = $1 AND status IN ${ACTIVE}
-          RETURNING account_id)
+          RETURNING account_id, capacity_group, sandbox)
        SELECT * FROM cancelled`,
       [jobId],
     );
@@ -176,12 +230,51 @@ export class JobLifecycleService {
       jobId,
       released.results,
     ]);
+    await this.releaseSlots(manager, job, released.results);
     return true;
   }
 
   /**
+   * Locks the row of the result's job and returns its status (null for an unknown result).
+   * Every transaction here takes the job row first, then result rows, then the account, as
+   * `cancel` does: one lock order, so a cancel and a settlement of the same job queue up
+   * instead of deadlocking, and a cancel either committed before an attempt starts (which then
+   * sees it) or waits until that start has committed (and leaves the running result be).
+   */
+  private async lockJobOf(manager: EntityManager, resultId: string): Promise<JobStatus | null> {
+    const [job]: Array<{ status: JobStatus }> = await manager.query(
+      `SELECT j.status FROM jobs j JOIN job_results r ON r.job_id = j.id WHERE r.id = $1 FOR NO KEY UPDATE OF j`,
+      [resultId],
+    );
+    return job?.status ?? null;
+  }
+
+  /** Settles an unfinished result of a cancelled job as cancelled and releases its credits; the job row is locked. */
+  private async cancelResult(manager: EntityManager, resultId: string): Promise<boolean> {
+    const [result]: Array<{ job_id: string; account_id: string; credits_reserved: number } & CapacitySlot> = await manager.query(
+      `WITH cancelled AS (
+         UPDATE job_results SET status = 'cancelled', completed_at = now()
+          WHERE id = $1 AND status IN ${ACTIVE}
+          RETURNING job_id, account_id, credits_reserved, capacity_group, sandbox)
+       SELECT * FROM cancelled`,
+      [resultId],
+    );
+    if (!result) return false;
+    await this.credits.release(manager, result.account_id, result.job_id, result.credits_reserved);
+    await manager.query(`UPDATE jobs SET cancelled_results = cancelled_results + 1 WHERE id = $1`, [result.job_id]);
+    await this.releaseSlots(manager, result, 1);
+    return true;
+  }
+
+  /** Last in every settling transaction: the group's counter row is the last lock taken (see the lock order). */
+  private async releaseSlots(manager: EntityManager, slot: CapacitySlot, results: number): Promise<void> {
+    if (!slot.sandbox) await this.capacity.release(manager, slot.capacity_group, results);
+  }
+
+  /**
    * Adds one settled result to the job's counters; the last one moves the job to its terminal
-   * status. The job row lock taken by the first update orders concurrent settlements.
+   * status. The job row, locked since the start of the transaction (`lockJobOf`), orders
+   * concurrent settlements.
    */
   private async countOnJob(manager: EntityManager, jobId: string, counts: ResultCounts): Promise<CountedJob> {
     const [row]: Array<{

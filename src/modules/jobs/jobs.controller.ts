@@ -10,6 +10,7 @@ import {
 import { UuidParamPipe } from '../../core/http/uuid-param.pipe';
 import { ErrorResponseDto } from '../../core/openapi/error-response.dto';
 import { Auth, type AuthContext } from '../auth/auth-context';
+import { CancelRateLimitInterceptor } from '../rate-limit/cancel-rate-limit.interceptor';
 import { PollRateLimitInterceptor } from '../rate-limit/poll-rate-limit.interceptor';
 import {
   EnhancementResponseDto,
@@ -63,10 +64,14 @@ export class JobsController {
 
   @Post('jobs/:jobId/cancel')
   @HttpCode(200)
+  @UseInterceptors(CancelRateLimitInterceptor)
   @ApiOperation({
-    summary: 'Cancel a queued or processing job: results not started are cancelled and their credits released.',
+    summary:
+      'Cancel a queued or processing job: results not started are cancelled and their credits released ' +
+      '(counts toward the create limit; a refused cancel gives its slot back).',
   })
   @ApiOkResponse({ type: JobDetailResponseDto })
+  @ApiTooManyRequestsResponse({ type: ErrorResponseDto, description: '`rate_limit_exceeded`' })
   async cancel(
     @Auth() caller: AuthContext,
     @Param('jobId', UuidParamPipe) jobId: string,
@@ -76,8 +81,10 @@ export class JobsController {
   }
 
   @Get('product-image-enhancements/:enhancementId')
-  @ApiOperation({ summary: 'The status of a product photo job, item by item.' })
+  @UseInterceptors(PollRateLimitInterceptor)
+  @ApiOperation({ summary: 'The status of a product photo job, item by item (counts toward the polling limit).' })
   @ApiOkResponse({ type: EnhancementResponseDto })
+  @ApiTooManyRequestsResponse({ type: ErrorResponseDto, description: '`rate_limit_exceeded`' })
   async enhancement(
     @Auth() caller: AuthContext,
     @Param('enhancementId', UuidParamPipe) enhancementId: string,

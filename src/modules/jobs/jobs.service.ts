@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { withTransactionRetry } from '../../core/database/transaction-retry';
 import { DomainError } from '../../core/errors/domain-error';
 import type { AuthContext } from '../auth/auth-context';
 import type { ToolId } from '../catalog/tools';
@@ -57,7 +58,8 @@ export class JobsService {
   async cancel(caller: AuthContext, jobId: string): Promise<{ job: Job; results: JobResult[] }> {
     const job = await this.jobs.findOwned(caller, jobId);
     if (!job) throw DomainError.notFound('job');
-    await this.dataSource.transaction((manager) => this.lifecycle.cancel(manager, job.id));
+    // Run again from the start if PostgreSQL aborts it (deadlock, lock timeout): see JobLifecycleService.
+    await withTransactionRetry(this.dataSource, (manager) => this.lifecycle.cancel(manager, job.id));
     return this.get(caller, jobId);
   }
 }

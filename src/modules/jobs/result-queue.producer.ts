@@ -7,11 +7,29 @@ import { QueueJobName, RETENTION, type QueuePayloads } from '../../core/queue/qu
 import { QueueName } from '../../core/queue/queue-name';
 import { CapacityGroup } from '../catalog/tools';
 
+/** What decides a result's queue. */
+export interface QueuedResult {
+  id: string;
+  capacityGroup: CapacityGroup;
+  sandbox: boolean;
+}
+
+export type ResultQueueName = QueueName.BackgroundRemoval | QueueName.Processing | QueueName.Sandbox;
+
 /** Background removal and the other tools are queued, and so scaled, apart. */
-export const RESULT_QUEUE: Record<CapacityGroup, QueueName> = {
+const LIVE_QUEUE: Record<CapacityGroup, ResultQueueName> = {
   [CapacityGroup.BackgroundRemoval]: QueueName.BackgroundRemoval,
   [CapacityGroup.Processing]: QueueName.Processing,
 };
+
+/**
+ * Sandbox results have their own queue, whatever their tool, with its own concurrency: they
+ * are admitted outside group capacity, so on the live queues a burst of them would delay paid
+ * work.
+ */
+export function resultQueueOf(result: Pick<QueuedResult, 'capacityGroup' | 'sandbox'>): ResultQueueName {
+  return result.sandbox ? QueueName.Sandbox : LIVE_QUEUE[result.capacityGroup];
+}
 
 /** Retry delays grow from this, doubling per attempt. */
 const BACKOFF_MS = 2000;
@@ -22,25 +40,35 @@ const BACKOFF_MS = 2000;
  */
 @Injectable()
 export class ResultQueueProducer {
-  private readonly queues: Record<CapacityGroup, Queue<QueuePayloads[QueueJobName.ProcessResult]>>;
+  private readonly queues: Record<ResultQueueName, Queue<QueuePayloads[QueueJobName.ProcessResult]>>;
 
   constructor(
     @InjectQueue(QueueName.BackgroundRemoval) backgroundRemoval: Queue,
     @InjectQueue(QueueName.Processing) processing: Queue,
+    @InjectQueue(QueueName.Sandbox) sandbox: Queue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.queues = {
-      [CapacityGroup.BackgroundRemoval]: backgroundRemoval,
-      [CapacityGroup.Processing]: processing,
+      [QueueName.BackgroundRemoval]: backgroundRemoval,
+      [QueueName.Processing]: processing,
+      [QueueName.Sandbox]: sandbox,
     };
   }
 
-  async enqueue(results: ReadonlyArray<{ id: string; capacityGroup: CapacityGroup }>): Promise<void> {
-    const byGroup = new Map<CapacityGroup, string[]>();
-    for (const result of results) byGroup.set(result.capacityGroup, [...(byGroup.get(result.capacityGroup) ?? []), result.id]);
+  /** The queue a result travels on, to look its entry up. */
+  queueOf(result: Pick<QueuedResult, 'capacityGroup' | 'sandbox'>): Queue<QueuePayloads[QueueJobName.ProcessResult]> {
+    return this.queues[resultQueueOf(result)];
+  }
+
+  async enqueue(results: readonly QueuedResult[]): Promise<void> {
+    const byQueue = new Map<ResultQueueName, string[]>();
+    for (const result of results) {
+      const queue = resultQueueOf(result);
+      byQueue.set(queue, [...(byQueue.get(queue) ?? []), result.id]);
+    }
     await Promise.all(
-      [...byGroup].map(([group, ids]) =>
-        this.queues[group].addBulk(
+      [...byQueue].map(([queue, ids]) =>
+        this.queues[queue].addBulk(
           ids.map((resultId) => ({
             name: QueueJobName.ProcessResult,
             data: { resultId },

@@ -5,20 +5,47 @@ import { RateLimitKind, type RateLimitDecision, type RateLimitScope } from './ra
 
 const SCOPE_NAMES: Record<RateLimitScope, string> = { key: 'API key', account: 'account', ip: 'IP address' };
 
-/** `RateLimit-*` headers (contract section 10) for the scope with the least room. */
-export function setRateLimitHeaders(res: Response, decision: RateLimitDecision): void {
+/**
+ * Responses not yet sent whose headers came from a decision that consumed a slot, by its token,
+ * so a refund (which knows only the token) can correct them. An entry leaves when its response
+ * closes, so the map holds at most the requests in flight.
+ */
+const refundableResponses = new Map<string, Response>();
+
+function writeHeaders(res: Response, decision: RateLimitDecision): void {
   res.setHeader('RateLimit-Limit', String(decision.limit));
   res.setHeader('RateLimit-Remaining', String(Math.max(0, decision.remaining)));
   res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
 }
 
+/** `RateLimit-*` headers (contract section 10) for the scope with the least room. */
+export function setRateLimitHeaders(res: Response, decision: RateLimitDecision): void {
+  writeHeaders(res, decision);
+  const token = decision.token;
+  if (token === null || res.headersSent || refundableResponses.has(token)) return;
+  refundableResponses.set(token, res);
+  res.once('close', () => refundableResponses.delete(token));
+}
+
+/** Called by the rate-limit service once a slot is given back: the same response reports it. */
+export function rewriteRateLimitHeadersAfterRefund(token: string, after: RateLimitDecision): void {
+  const res = refundableResponses.get(token);
+  if (!res) return;
+  refundableResponses.delete(token);
+  if (!res.headersSent) writeHeaders(res, after);
+}
+
+const WHAT_IS_LIMITED: Record<RateLimitKind, string> = {
+  [RateLimitKind.Create]: 'create and cancel requests',
+  [RateLimitKind.Poll]: 'job status requests',
+};
+
 export function rateLimitExceeded(kind: RateLimitKind, decision: RateLimitDecision, windowSeconds: number): DomainError {
-  const what = kind === RateLimitKind.Create ? 'create requests' : 'job status requests';
   const wait = decision.retryAfterSeconds ?? decision.resetSeconds;
   return new DomainError(
     ErrorCode.RateLimitExceeded,
-    `Rate limit reached: ${decision.limit} ${what} per ${windowSeconds} seconds per ${SCOPE_NAMES[decision.scope]}. ` +
-      `Retry in ${wait} seconds.`,
+    `Rate limit reached: ${decision.limit} ${WHAT_IS_LIMITED[kind]} per ${windowSeconds} seconds ` +
+      `per ${SCOPE_NAMES[decision.scope]}. Retry in ${wait} seconds.`,
     { scope: decision.scope, limit: decision.limit, window_seconds: windowSeconds },
     wait,
   );

@@ -1,17 +1,24 @@
 import { Module } from '@nestjs/common';
 import { ImageModule } from '../../../core/image/image.module';
+import { SegmentationWorkerModule } from '../../../core/segmentation/segmentation.module';
 import { StorageModule } from '../../../core/storage/storage.module';
+import { CapacityModule } from '../../capacity/capacity.module';
 import { IdempotencyModule } from '../../idempotency/idempotency.module';
 import { ToolsModule } from '../../tools/tools.module';
 import { WebhooksWorkerModule } from '../../webhooks/worker/webhooks-worker.module';
 import { JobsModule } from '../jobs.module';
 import { QueueWorkersService } from './queue-workers.service';
-import { ResultSweeperService } from './result-sweeper.service';
+import { DEFAULT_RESULT_SWEEP_LIMITS, RESULT_SWEEP_LIMITS, ResultSweeperService } from './result-sweeper.service';
 import { ResultWorkService } from './result-work.service';
 
 /** The consuming half: only the worker role imports it, so an API process never takes work. */
 @Module({
-  imports: [JobsModule, ToolsModule, ImageModule, StorageModule, IdempotencyModule, WebhooksWorkerModule],
-  providers: [QueueWorkersService, ResultSweeperService, ResultWorkService],
+  imports: [JobsModule, CapacityModule, ToolsModule, ImageModule, SegmentationWorkerModule, StorageModule, IdempotencyModule, WebhooksWorkerModule],
+  providers: [
+    QueueWorkersService,
+    ResultSweeperService,
+    ResultWorkService,
+    { provide: RESULT_SWEEP_LIMITS, useValue: DEFAULT_RESULT_SWEEP_LIMITS },
+  ],
 })
 export class JobsWorkerModule {}

@@ -15,7 +15,7 @@ import { QUEUE_CONNECTION, type QueueConnection } from '../../../core/queue/queu
 import { WebhookDeliveryService } from '../../webhooks/worker/webhook-delivery.service';
 import { WebhookSweeperService } from '../../webhooks/worker/webhook-sweeper.service';
 import { ResultSweeperService } from './result-sweeper.service';
-import { ResultWorkService } from './result-work.service';
+import { codedFailure, ResultWorkService, type ResultEntryData } from './result-work.service';
 
 type Handlers = {
   [Name in QueueJobName]: (job: Job<QueuePayloads[Name]>, token: string | undefined) => Promise<unknown>;
@@ -34,9 +34,12 @@ const SWEEPS = [QueueJobName.SweepUnsettledResults, QueueJobName.SweepWebhookDel
 export class QueueWorkersService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(QueueWorkersService.name);
   private readonly workers: Worker[] = [];
+  private scheduleKeeper: NodeJS.Timeout | undefined;
+  /** While Redis is down a check can outlast the interval; the ticks meanwhile do not pile up behind it. */
+  private checkingSweeps = false;
   /** Every job name has a handler: a missing one is a compile error, not a stuck queue. */
   private readonly handlers: Handlers = {
-    [QueueJobName.ProcessResult]: (job) => this.results.perform(job.data.resultId),
+    [QueueJobName.ProcessResult]: (job) => this.performResult(job),
     [QueueJobName.SweepUnsettledResults]: () => this.sweeper.sweep(),
     [QueueJobName.DeliverWebhook]: (job, token) => this.webhooks.perform(job, token),
     [QueueJobName.SweepWebhookDeliveries]: () => this.webhookSweeper.sweep(),
@@ -60,20 +63,51 @@ export class QueueWorkersService implements OnApplicationBootstrap, BeforeApplic
     }
     for (const queue of queues) this.workers.push(this.startWorker(queue));
     if (queues.includes(QueueName.Maintenance)) {
-      for (const sweep of SWEEPS) {
-        await this.maintenance.upsertJobScheduler(
-          sweep,
-          { every: this.config.SWEEP_INTERVAL_SECONDS * 1000 },
-          { name: sweep, data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } },
-        );
-      }
+      for (const sweep of SWEEPS) await this.scheduleSweep(sweep);
+      // The schedules live only in Redis: a Redis that comes back empty (no persistence, a
+      // failover to an empty replica) has none, and nothing else would recreate them before a
+      // restart. Checking every interval bounds how long the sweeps stay missing.
+      this.scheduleKeeper = setInterval(() => void this.restoreMissingSweeps(), this.config.SWEEP_INTERVAL_SECONDS * 1000);
+      this.scheduleKeeper.unref();
     }
     this.logger.log({ queues }, 'queue workers started');
   }
 
   /** Lets running work finish; what does not finish in the grace period is retried elsewhere. */
   async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.scheduleKeeper);
     await Promise.all(this.workers.map((worker) => worker.close()));
+  }
+
+  private async scheduleSweep(sweep: (typeof SWEEPS)[number]): Promise<void> {
+    await this.maintenance.upsertJobScheduler(
+      sweep,
+      { every: this.config.SWEEP_INTERVAL_SECONDS * 1000 },
+      { name: sweep, data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } },
+    );
+  }
+
+  /**
+   * Recreates a sweep schedule that Redis lost. Only a missing one is upserted: upserting a
+   * live schedule would be harmless but costs a script run per worker per interval. While
+   * Redis is unreachable this fails and the next tick tries again.
+   */
+  private async restoreMissingSweeps(): Promise<void> {
+    if (this.checkingSweeps) return;
+    this.checkingSweeps = true;
+    try {
+      for (const sweep of SWEEPS) {
+        try {
+          if (await this.maintenance.getJobScheduler(sweep)) continue;
+          await this.scheduleSweep(sweep);
+          this.logger.warn({ scheduler: sweep }, 'sweep schedule was missing from Redis; restored');
+        } catch (error) {
+          this.logger.warn({ err: error, scheduler: sweep }, 'could not check the sweep schedule; retrying next interval');
+        }
+      }
+    } finally {
+      this.checkingSweeps = false;
+    }
   }
 
   private startWorker(queue: QueueName): Worker {
@@ -97,6 +131,21 @@ export class QueueWorkersService implements OnApplicationBootstrap, BeforeApplic
     return handler(job, token);
   }
 
+  /**
+   * One attempt of a result. A failed attempt's code is kept on its queue entry before BullMQ
+   * records the failure, so a later settlement from the entry (the sweeper's) keeps that code.
+   */
+  private async performResult(job: Job<ResultEntryData>): Promise<void> {
+    try {
+      await this.results.perform(job.data.resultId);
+    } catch (error) {
+      await job.updateData({ resultId: job.data.resultId, failure: codedFailure(error) }).catch((recordError: unknown) => {
+        this.logger.warn({ err: recordError, job_id: job.id }, 'could not record the failure code on the queue entry');
+      });
+      throw error;
+    }
+  }
+
   /** A result is failed, and its credits released, only after its last attempt. */
   private async onFailed(job: Job | undefined, error: Error): Promise<void> {
     if (!job || job.name !== QueueJobName.ProcessResult) return;
@@ -115,6 +164,8 @@ export class QueueWorkersService implements OnApplicationBootstrap, BeforeApplic
         return this.config.WORKER_CONCURRENCY_BACKGROUND_REMOVAL;
       case QueueName.Processing:
         return this.config.WORKER_CONCURRENCY_PROCESSING;
+      case QueueName.Sandbox:
+        return this.config.WORKER_CONCURRENCY_SANDBOX;
       case QueueName.WebhookDelivery:
         return this.config.WORKER_CONCURRENCY_WEBHOOKS;
       case QueueName.Maintenance:

@@ -1,65 +1,125 @@
-import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { Queue } from 'bullmq';
+import type { Job } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../../../core/config/config.module';
 import type { AppConfig } from '../../../core/config/config.schema';
-import { QueueName } from '../../../core/queue/queue-name';
 import type { CapacityGroup } from '../../catalog/tools';
+import { CapacityService } from '../../capacity/capacity.service';
 import { IdempotencyService } from '../../idempotency/idempotency.service';
-import { RESULT_QUEUE, ResultQueueProducer } from '../result-queue.producer';
-import { ResultWorkService } from './result-work.service';
+import { JobLifecycleService } from '../job-lifecycle.service';
+import { ResultQueueProducer } from '../result-queue.producer';
+import { failureOfEntry, ResultWorkService, type ResultEntryData } from './result-work.service';
 
-/** Bounded so one sweep stays short however much is stranded; the next sweep takes the rest. */
-const SWEEP_BATCH = 500;
+/** How much of the unsettled backlog one sweep reads: bounded, so one sweep stays short however long the backlog. */
+export interface ResultSweepLimits {
+  /** Results read per query. */
+  pageSize: number;
+  /** Pages read per sweep; the next sweep goes on where this one stopped. */
+  pagesPerSweep: number;
+}
+
+export const RESULT_SWEEP_LIMITS = Symbol('RESULT_SWEEP_LIMITS');
+
+export const DEFAULT_RESULT_SWEEP_LIMITS: ResultSweepLimits = { pageSize: 500, pagesPerSweep: 4 };
+
+/** Where the next page starts: after this result in (created_at, id) order. */
+interface SweepCursor {
+  /** PostgreSQL's own text of the timestamp: a JS Date would drop its microseconds and re-read rows. */
+  createdAt: string;
+  id: string;
+}
+
+interface StaleResult {
+  id: string;
+  capacity_group: CapacityGroup;
+  sandbox: boolean;
+  created_at: string;
+  job_cancelled: boolean;
+}
 
 /**
  * The safety net for "no lost work": results that stayed queued or running past a grace period
  * are re-enqueued when their queue entry is gone (a crash between commit and enqueue), and
  * settled as failed when BullMQ gave up on them (stalled too often, or failed while no worker
- * could settle it).
+ * could settle it). A result of a cancelled job waiting out a long retry backoff is cancelled
+ * here and its queue entry dropped, rather than only when its next attempt comes.
+ *
+ * Each sweep reads a bounded number of pages and the next one resumes after the last result
+ * read, wrapping round to the oldest at the end, so a stranded result behind a long legitimate
+ * backlog is reached within a few sweeps rather than only once the backlog has drained. The
+ * cursor is this process's: with several maintenance workers each walks the backlog on its own.
+ *
+ * Each sweep also reconciles the capacity groups' counters with the results actually pending,
+ * which only differ after changes made outside the service (or by an older release during a
+ * rolling upgrade).
  */
 @Injectable()
 export class ResultSweeperService {
   private readonly logger = new Logger(ResultSweeperService.name);
-  private readonly queues: Record<QueueName.BackgroundRemoval | QueueName.Processing, Queue>;
+  private resumeAfter: SweepCursor | null = null;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @InjectQueue(QueueName.BackgroundRemoval) backgroundRemoval: Queue,
-    @InjectQueue(QueueName.Processing) processing: Queue,
+    @Inject(RESULT_SWEEP_LIMITS) private readonly limits: ResultSweepLimits,
     private readonly producer: ResultQueueProducer,
     private readonly work: ResultWorkService,
+    private readonly lifecycle: JobLifecycleService,
     private readonly idempotency: IdempotencyService,
+    private readonly capacity: CapacityService,
   ) {
-    this.queues = { [QueueName.BackgroundRemoval]: backgroundRemoval, [QueueName.Processing]: processing };
   }
 
-  async sweep(): Promise<{ requeued: number; failed: number }> {
-    const stale: Array<{ id: string; capacity_group: CapacityGroup }> = await this.dataSource.query(
-      `SELECT id, capacity_group FROM job_results
-        WHERE status IN ('queued', 'processing')
-          AND coalesce(started_at, created_at) < now() - make_interval(secs => $1)
-        ORDER BY created_at LIMIT $2`,
-      [this.config.SWEEP_GRACE_SECONDS, SWEEP_BATCH],
-    );
+  async sweep(): Promise<{ requeued: number; failed: number; cancelled: number }> {
     let requeued = 0;
     let failed = 0;
-    for (const result of stale) {
-      const queue = this.queues[RESULT_QUEUE[result.capacity_group] as keyof typeof this.queues];
-      const entry = await queue.getJob(result.id);
-      if (!entry) {
-        await this.producer.enqueue([{ id: result.id, capacityGroup: result.capacity_group }]);
-        requeued++;
-      } else if ((await entry.getState()) === 'failed') {
-        await this.work.settleFailure(result.id, new Error(entry.failedReason));
-        failed++;
+    let cancelled = 0;
+    for (let page = 0; page < this.limits.pagesPerSweep; page++) {
+      const stale = await this.stalePage(this.resumeAfter);
+      for (const result of stale) {
+        const queued = { id: result.id, capacityGroup: result.capacity_group, sandbox: result.sandbox };
+        const entry: Job<ResultEntryData> | undefined = await this.producer.queueOf(queued).getJob(result.id);
+        if (!entry) {
+          await this.producer.enqueue([queued]);
+          requeued++;
+        } else {
+          const state = await entry.getState();
+          if (state === 'failed') {
+            await this.work.settleFailure(result.id, failureOfEntry(entry));
+            failed++;
+          } else if (state === 'delayed' && result.job_cancelled && (await this.lifecycle.cancelWaitingResult(result.id))) {
+            // Promoted and taken by a worker meanwhile, its attempt finds the result settled and does nothing.
+            await entry.remove().catch(() => undefined);
+            cancelled++;
+          }
+        }
       }
+      const last = stale[stale.length - 1];
+      if (stale.length < this.limits.pageSize || !last) {
+        this.resumeAfter = null;
+        break;
+      }
+      this.resumeAfter = { createdAt: last.created_at, id: last.id };
     }
     await this.dataSource.transaction((manager) => this.idempotency.purgeExpired(manager));
-    if (requeued + failed > 0) this.logger.warn({ requeued, failed }, 'swept stranded results');
-    return { requeued, failed };
+    for (const drift of await this.capacity.reconcile()) {
+      this.logger.warn(drift, 'capacity group counter corrected to the results actually pending');
+    }
+    if (requeued + failed + cancelled > 0) this.logger.warn({ requeued, failed, cancelled }, 'swept stranded results');
+    return { requeued, failed, cancelled };
+  }
+
+  /** One page of results unsettled past the grace period, oldest first, after the cursor. */
+  private stalePage(after: SweepCursor | null): Promise<StaleResult[]> {
+    return this.dataSource.query(
+      `SELECT r.id, r.capacity_group, r.sandbox, r.created_at::text AS created_at, j.status = 'cancelled' AS job_cancelled
+         FROM job_results r JOIN jobs j ON j.id = r.job_id
+        WHERE r.status IN ('queued', 'processing')
+          AND coalesce(r.started_at, r.created_at) < now() - make_interval(secs => $1)
+          AND ($3::timestamptz IS NULL OR (r.created_at, r.id) > ($3::timestamptz, $4::uuid))
+        ORDER BY r.created_at, r.id LIMIT $2`,
+      [this.config.SWEEP_GRACE_SECONDS, this.limits.pageSize, after?.createdAt ?? null, after?.id ?? null],
+    );
   }
 }

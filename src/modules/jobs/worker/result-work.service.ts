@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { Job } from 'bullmq';
 import { APP_CONFIG } from '../../../core/config/config.module';
 import type { AppConfig } from '../../../core/config/config.schema';
+import type { QueueJobName, QueuePayloads } from '../../../core/queue/queue-jobs';
 import { ImageService } from '../../../core/image/image.service';
 import { ResultStorage } from '../../../core/storage/result-storage';
 import { ResultFailure, TransientResultFailure, type OutputFormat, type ToolOutput } from '../../tools/tool-runner';
@@ -13,6 +15,35 @@ const CONTENT_TYPES: Record<OutputFormat, string> = { jpg: 'image/jpeg', png: 'i
 
 /** BullMQ's reason for a job whose worker stopped renewing its lock too many times. */
 const STALLED_REASON = /stalled/i;
+
+/** The code and message of a failed attempt. */
+export interface RecordedFailure {
+  code: ResultErrorCode;
+  message: string;
+}
+
+/**
+ * A result's queue entry: its payload, and the coded failure of its latest failed attempt.
+ * BullMQ keeps only a failure's message (`failedReason`), so the worker keeps the code beside
+ * it, and whoever settles the entry later (the sweeper) reports the code the tool gave.
+ */
+export type ResultEntryData = QueuePayloads[QueueJobName.ProcessResult] & { failure?: RecordedFailure };
+
+/** The failure an attempt's error carries a code for, if any. */
+export function codedFailure(error: unknown): RecordedFailure | undefined {
+  if (error instanceof ResultFailure || error instanceof TransientResultFailure) return { code: error.code, message: error.message };
+  return undefined;
+}
+
+/**
+ * What failed a queue entry that BullMQ gave up on. The recorded failure explains it only when
+ * BullMQ kept the same message: a stalled entry's reason is BullMQ's own, not the last attempt's.
+ */
+export function failureOfEntry(entry: Pick<Job<ResultEntryData>, 'data' | 'failedReason'>): Error {
+  const recorded = entry.data.failure;
+  if (recorded && recorded.message === entry.failedReason) return new ResultFailure(recorded.code, recorded.message);
+  return new Error(entry.failedReason);
+}
 
 export interface ResultFileKeys {
   resultKey: string;
@@ -106,8 +137,9 @@ export class ResultWorkService {
     });
   }
 
-  private describeFailure(error: unknown): { code: ResultErrorCode; message: string } {
-    if (error instanceof ResultFailure || error instanceof TransientResultFailure) return { code: error.code, message: error.message };
+  private describeFailure(error: unknown): RecordedFailure {
+    const coded = codedFailure(error);
+    if (coded) return coded;
     const reason = error instanceof Error ? error.message : String(error);
     if (STALLED_REASON.test(reason)) {
       return { code: ResultErrorCode.Timeout, message: 'The result did not finish in time and was given up.' };

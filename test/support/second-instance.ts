@@ -1,0 +1,34 @@
+import { Test } from '@nestjs/testing';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { AppModule } from '../../src/app.module';
+import { configureHttpApp } from '../../src/core/bootstrap/http-app';
+import { ProcessRole } from '../../src/core/bootstrap/role';
+import type { TestApp } from './test-app';
+import { testServices } from './test-services';
+
+/**
+ * Another API instance of the same deployment as `first`: the same database schema, the same
+ * Redis key prefix and the same configuration, but its own process state (caches, Redis
+ * connections), as a second replica behind a load balancer would have. Closing it leaves the
+ * schema and the Redis keys to `first`, which owns them.
+ */
+export async function createSecondInstance(first: TestApp, role: ProcessRole = ProcessRole.Api): Promise<TestApp> {
+  const { databaseUrl, redisUrl } = testServices();
+  const schema = (first.dataSource.options as { schema?: string }).schema;
+  if (!schema) throw new Error('the first app has no schema of its own to share');
+  const config = first.config;
+  const moduleRef = await Test.createTestingModule({
+    imports: [AppModule.forRole(role, config, { databaseUrl, redisUrl, databaseSchema: schema })],
+  }).compile();
+  const app = moduleRef.createNestApplication({ bodyParser: false, bufferLogs: true });
+  configureHttpApp(app);
+  await app.init();
+  return {
+    app,
+    config,
+    dataSource: app.get(DataSource),
+    http: () => request(app.getHttpServer()),
+    close: () => app.close(),
+  };
+}
