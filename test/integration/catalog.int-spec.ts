@@ -2,6 +2,9 @@ import { CatalogController } from '../../src/modules/catalog/catalog.controller'
 import { ToolId } from '../../src/modules/catalog/tools';
 import { createTestApp, type TestApp } from '../support/test-app';
 
+/** What runs with the test defaults (no segmenter, no image provider): the tools that need neither. */
+const LOCAL_TOOLS: string[] = [ToolId.ImageEditing, ToolId.AdCreative];
+
 describe(CatalogController.name, () => {
   let t: TestApp;
 
@@ -13,7 +16,8 @@ describe(CatalogController.name, () => {
   it('lists the six tools publicly with every field of spec 2.6, and which live keys can use', async () => {
     const res = await t.http().get('/api/v1/tools').expect(200);
     expect(res.headers['x-request-id']).toBe(res.body.request_id);
-    expect(res.body.tools.map((tool: { id: string }) => tool.id).sort()).toEqual(Object.values(ToolId).sort());
+    // The contract's six tool ids, written out: a tool dropped from the code's enum must fail here.
+    expect(res.body.tools.map((tool: { id: string }) => tool.id).sort()).toEqual(['ad_creative', 'ai_background', 'image_ai_edit', 'image_editing', 'image_generation', 'remove_background']);
     for (const tool of res.body.tools) {
       expect(tool).toEqual({
         id: expect.any(String),
@@ -24,7 +28,9 @@ describe(CatalogController.name, () => {
         default_cost_key: `${tool.id}.default`,
         pricing_version: 1,
         description: expect.any(String),
-        available: tool.id === ToolId.ImageEditing,
+        available: LOCAL_TOOLS.includes(tool.id),
+        mode: LOCAL_TOOLS.includes(tool.id) ? expect.any(String) : null,
+        unavailable_reason: LOCAL_TOOLS.includes(tool.id) ? null : expect.stringMatching(/^needs /),
       });
     }
     const costs = Object.fromEntries(res.body.tools.map((tool: { id: string; credits: number }) => [tool.id, tool.credits]));

@@ -3,7 +3,7 @@ import type { Response } from 'supertest';
 import { ToolId } from '../../src/modules/catalog/tools';
 import { CreateJobsController } from '../../src/modules/jobs/create-jobs.controller';
 import { LIVE_TOOL_RUNNERS } from '../../src/modules/tools/tool-runners';
-import { creditTotals, FakeProviderRunner, idempotencyKey, imageInputs, writtenRows } from '../support/jobs';
+import { creditTotals, FakeProviderRunner, idempotencyKey, imageInputs, liveTool, writtenRows } from '../support/jobs';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 
 /**
@@ -32,7 +32,7 @@ const RAISED_LIMITS = {
 const fakeProviders = (builder: TestingModuleBuilder) =>
   builder
     .overrideProvider(LIVE_TOOL_RUNNERS)
-    .useValue(new Map(Object.values(ToolId).map((tool) => [tool, new FakeProviderRunner()])));
+    .useValue(new Map(Object.values(ToolId).map((tool) => [tool, liveTool(new FakeProviderRunner())])));
 
 const HOOK = 'https://hooks.example.com/image-jobs';
 const SOURCE = 'https://images.example.com/p/source.jpg';

@@ -1,5 +1,4 @@
 import { CatalogController } from '../../src/modules/catalog/catalog.controller';
-import { ProductPhotoOperation } from '../../src/modules/catalog/product-photo-presets';
 import { createTestApp, type TestApp } from '../support/test-app';
 
 interface Preset {
@@ -51,7 +50,6 @@ describe(`${CatalogController.name} presets`, () => {
   });
 
   it('describes every preset with exactly the documented fields', () => {
-    expect(Object.values(ProductPhotoOperation).sort()).toEqual([...OPERATIONS].sort());
     for (const preset of all) {
       expect(Object.keys(preset).sort()).toEqual(
         ['background', 'channel', 'description', 'format', 'height', 'id', 'name', 'operation', 'width'],

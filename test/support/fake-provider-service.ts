@@ -15,7 +15,7 @@ import { runMigrations } from '../../src/core/database/migrate';
 import { ToolId } from '../../src/modules/catalog/tools';
 import type { ToolOutput, ToolTask } from '../../src/modules/tools/tool-runner';
 import { LIVE_TOOL_RUNNERS } from '../../src/modules/tools/tool-runners';
-import { FakeProviderRunner } from './jobs';
+import { FakeProviderRunner, liveTool } from './jobs';
 
 /** Slow sources (external_id `slow…`) keep the worker busy long enough to be killed mid-batch. */
 class SlowFakeProvider extends FakeProviderRunner {
@@ -38,7 +38,7 @@ async function main(): Promise<void> {
     ],
   })
     .overrideProvider(LIVE_TOOL_RUNNERS)
-    .useValue(new Map([[ToolId.ImageEditing, new SlowFakeProvider()]]))
+    .useValue(new Map([[ToolId.ImageEditing, liveTool(new SlowFakeProvider())]]))
     .compile();
   const running: INestApplicationContext = servesHttp(role)
     ? moduleRef.createNestApplication({ bodyParser: false })

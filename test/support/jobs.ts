@@ -3,7 +3,7 @@ import type { TestingModuleBuilder } from '@nestjs/testing';
 import { ToolId } from '../../src/modules/catalog/tools';
 import { ResultErrorCode } from '../../src/modules/jobs/job-status';
 import { ResultFailure, type ToolOutput, type ToolRunner, type ToolTask } from '../../src/modules/tools/tool-runner';
-import { LIVE_TOOL_RUNNERS } from '../../src/modules/tools/tool-runners';
+import { LIVE_TOOL_RUNNERS, type LiveTool } from '../../src/modules/tools/tool-runners';
 import type { TestApp } from './test-app';
 
 /** A 1x1 PNG: enough for storage and thumbnails, with no image library in the test. */
@@ -28,10 +28,13 @@ export class FakeProviderRunner implements ToolRunner {
   }
 }
 
+/** A live tool that is available, as the tools module registers one. */
+export const liveTool = (runner: ToolRunner): LiveTool => ({ runner, availability: { available: true } });
+
 /** Gives live keys a working image_editing tool through the fake provider. */
 export function withFakeProvider(runner = new FakeProviderRunner()) {
   return (builder: TestingModuleBuilder) =>
-    builder.overrideProvider(LIVE_TOOL_RUNNERS).useValue(new Map([[ToolId.ImageEditing, runner]]));
+    builder.overrideProvider(LIVE_TOOL_RUNNERS).useValue(new Map([[ToolId.ImageEditing, liveTool(runner)]]));
 }
 
 export const idempotencyKey = () => `test-${randomUUID()}`;
@@ -78,3 +81,44 @@ export async function writtenRows(t: TestApp): Promise<{ jobs: number; results: 
   );
   return row;
 }
+
+/** Create, poll and active-job limits high enough that a test's own requests never meet them. */
+export const GENEROUS_LIMITS = {
+  LIMIT_CREATES_PER_HOUR_KEY: '1000',
+  LIMIT_CREATES_PER_HOUR_ACCOUNT: '1000',
+  LIMIT_POLLS_PER_HOUR_KEY: '1000',
+  LIMIT_POLLS_PER_HOUR_ACCOUNT: '1000',
+  LIMIT_ACTIVE_JOBS_PER_KEY: '100',
+  LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '100',
+};
+
+/** A result as `GET /jobs/{id}` shows it. */
+export interface ResultBody {
+  external_id: string;
+  status: string;
+  error_code: string | null;
+  error_message: string | null;
+  result_url: string | null;
+  thumbnail_url: string | null;
+  credits_used: number;
+}
+
+/** Polls `check` until it holds, failing with `what` after `timeoutMs`. */
+export async function until(check: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * Results with their signed URLs cut to the path: each read signs anew, so two reads a second
+ * apart differ in `expires` and `signature` while naming the same file.
+ */
+export const unsigned = (results: Array<Record<string, unknown>>) =>
+  results.map((result) => ({
+    ...result,
+    result_url: typeof result.result_url === 'string' ? result.result_url.split('?')[0] : result.result_url,
+    thumbnail_url: typeof result.thumbnail_url === 'string' ? result.thumbnail_url.split('?')[0] : result.thumbnail_url,
+  }));

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { join } from 'node:path';
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(1).max(65535);
@@ -108,6 +109,8 @@ export const configSchema = z
     LIMIT_POLLS_PER_HOUR_KEY: positiveInt.default(120),
     LIMIT_POLLS_PER_HOUR_ACCOUNT: positiveInt.default(240),
     LIMIT_POLLS_PER_HOUR_IP: positiveInt.default(1200),
+    /** Failed API-key authentications per client IP per window, so keys cannot be guessed at database cost. */
+    LIMIT_FAILED_AUTH_PER_HOUR_IP: positiveInt.default(100),
     /** Length of the sliding window of the create and poll limits (the limits are per hour by default). */
     RATE_LIMIT_WINDOW_SECONDS: positiveInt.max(86_400).default(3600),
     LIMIT_ACTIVE_JOBS_PER_KEY: positiveInt.default(1),
@@ -116,11 +119,13 @@ export const configSchema = z
     CAPACITY_ACCOUNT_SHARE: z.coerce.number().gt(0).max(1).default(0.25),
     RESULT_ATTEMPTS: positiveInt.max(20).default(3),
     /** Which queues a worker process consumes, so background removal can scale apart. */
-    WORKER_QUEUES: commaList(z.enum(['background-removal', 'processing', 'webhook-delivery', 'maintenance'])).default(
-      'background-removal,processing,webhook-delivery,maintenance',
+    WORKER_QUEUES: commaList(z.enum(['background-removal', 'processing', 'sandbox', 'webhook-delivery', 'maintenance'])).default(
+      'background-removal,processing,sandbox,webhook-delivery,maintenance',
     ),
     WORKER_CONCURRENCY_BACKGROUND_REMOVAL: positiveInt.max(256).default(8),
     WORKER_CONCURRENCY_PROCESSING: positiveInt.max(256).default(8),
+    /** Sandbox results only write a small generated image (or wait, for `sandbox_slow`). */
+    WORKER_CONCURRENCY_SANDBOX: positiveInt.max(256).default(16),
     WORKER_CONCURRENCY_WEBHOOKS: positiveInt.max(1024).default(64),
     WORKER_LOCK_SECONDS: positiveInt.max(3600).default(30),
     WORKER_STALLED_CHECK_SECONDS: positiveInt.max(3600).default(30),
@@ -142,15 +147,64 @@ export const configSchema = z
     IMAGE_PIPELINE_THREADS: positiveInt.max(64).default(1),
     /** Decoded source pixels a worker holds at once; further results wait, so memory stays bounded. */
     IMAGE_MEMORY_BUDGET_MEGAPIXELS: positiveInt.max(10_000).default(150),
+    /**
+     * Who cuts subjects out: `local` (the ISNet model on this worker's CPU), `remote` (an HTTP
+     * service at SEGMENTER_URL) or `none` (background removal unavailable).
+     */
+    SEGMENTER: z.enum(['local', 'remote', 'none']).default('local'),
+    /** The remote segmenter: it receives a PNG and answers the subject's mask as an image. */
+    SEGMENTER_URL: optionalUrl(['http:', 'https:']),
+    SEGMENTER_TIMEOUT_SECONDS: positiveInt.max(600).default(30),
+    /** The local model's square input side, in pixels; 768 was the smallest that lost no thin product detail. */
+    SEGMENTATION_INPUT_SIZE: z.coerce.number().int().min(320).max(1024).multipleOf(32).default(768),
+    /** Threads of the one inference session per worker; inferences in one process run one at a time. */
+    SEGMENTATION_THREADS: positiveInt.max(64).default(2),
+    /** Where the prepared model is kept; unset, `<DATA_DIR>/models`. */
+    MODELS_DIR: z.string().min(1).optional(),
+    /**
+     * Who paints generated pixels (AI edits, generated scenes and images): `openai`, any server
+     * speaking the OpenAI images API at IMAGE_PROVIDER_BASE_URL, or `none` (those tools are
+     * unavailable to live keys, except where a local mode is enabled).
+     */
+    IMAGE_PROVIDER: z.enum(['openai', 'none']).default('none'),
+    IMAGE_PROVIDER_BASE_URL: optionalUrl(['http:', 'https:']),
+    IMAGE_PROVIDER_API_KEY: z.string().min(1).optional(),
+    IMAGE_PROVIDER_MODEL: z.string().min(1).default('gpt-image-1'),
+    /** Longest one provider call may take, retries included. */
+    IMAGE_PROVIDER_TIMEOUT_SECONDS: positiveInt.max(600).default(120),
+    /** Retries of one provider call after a 429 or 5xx, each after the provider's Retry-After. */
+    IMAGE_PROVIDER_MAX_RETRIES: nonNegativeInt.max(10).default(2),
+    /**
+     * Lets `ai_background` run without a provider on built-in studio backdrops (seamless paper,
+     * soft gradients, a floor with a horizon), named as such in the catalog.
+     */
+    STUDIO_BACKDROPS: booleanFlag.default('false'),
     AUTH_CACHE_TTL_SECONDS: nonNegativeInt.max(300).default(30),
     WORKER_HEALTH_PORT: port.default(3001),
     SHUTDOWN_GRACE_SECONDS: positiveInt.max(600).default(25),
     DEMO_ACCOUNT_CREDITS: nonNegativeInt.default(1000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /**
+     * Longest wait for a row or advisory lock in the service's PostgreSQL sessions (0: no limit).
+     * A transaction cut short by it is run again a few times, then answered as an error, rather
+     * than letting requests pile up behind one stuck lock. Migrations are not subject to it.
+     */
+    DATABASE_LOCK_TIMEOUT_MS: nonNegativeInt.max(600_000).default(5000),
+    /** Longest any one statement of the service may run (0: no limit); migrations are not subject to it. */
+    DATABASE_STATEMENT_TIMEOUT_MS: nonNegativeInt.max(3_600_000).default(30_000),
+  })
+  .superRefine((env, context) => {
+    if (env.SEGMENTER === 'remote' && !env.SEGMENTER_URL) {
+      context.addIssue({ code: 'custom', path: ['SEGMENTER_URL'], message: 'is required when SEGMENTER is remote' });
+    }
+    if (env.IMAGE_PROVIDER === 'openai' && !env.IMAGE_PROVIDER_API_KEY) {
+      context.addIssue({ code: 'custom', path: ['IMAGE_PROVIDER_API_KEY'], message: 'is required when IMAGE_PROVIDER is openai' });
+    }
   })
   .transform((env) => ({
     ...env,
     PUBLIC_BASE_URL: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
+    MODELS_DIR: env.MODELS_DIR ?? join(env.DATA_DIR, 'models'),
   }));
 
 export type AppConfig = z.infer<typeof configSchema>;

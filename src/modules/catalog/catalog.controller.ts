@@ -26,17 +26,22 @@ export class CatalogController {
   async listTools(): Promise<{ tools: ToolCatalogEntryDto[] }> {
     const tools = await this.catalog.pricedTools();
     return {
-      tools: tools.map((tool) => ({
-        id: tool.id,
-        name: tool.name,
-        endpoint: tool.endpoint,
-        credits: tool.price.credits,
-        unit: 'image',
-        default_cost_key: tool.price.costKey,
-        pricing_version: tool.price.pricingVersion,
-        description: tool.description,
-        available: this.runners.isAvailable(tool.id, false),
-      })),
+      tools: tools.map((tool) => {
+        const availability = this.runners.availability(tool.id);
+        return {
+          id: tool.id,
+          name: tool.name,
+          endpoint: tool.endpoint,
+          credits: tool.price.credits,
+          unit: 'image',
+          default_cost_key: tool.price.costKey,
+          pricing_version: tool.price.pricingVersion,
+          description: tool.description,
+          available: availability.available,
+          mode: availability.available ? (availability.mode ?? null) : null,
+          unavailable_reason: availability.available ? null : availability.reason,
+        };
+      }),
     };
   }
 

@@ -34,6 +34,20 @@ export class ToolCatalogEntryDto {
       'for an unavailable tool answers 503 `tool_unavailable` and charges nothing.',
   })
   available!: boolean;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'How the tool runs for live keys here (for example which image provider, or built-in studio backdrops); null when unavailable.',
+  })
+  mode!: string | null;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'Why live keys cannot use the tool here (what the deployment lacks); null when available.',
+  })
+  unavailable_reason!: string | null;
 }
 
 export class ToolCatalogResponseDto {

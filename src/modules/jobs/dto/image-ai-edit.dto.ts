@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional } from 'class-validator';
 import {
   AspectRatio,
   InputImageDto,
@@ -9,6 +10,7 @@ import {
   RequiredNestedObject,
   WebhookUrl,
 } from './shared.dto';
+import { PRESERVATION_LEVELS } from './product-photo-job.dto';
 
 export class AiEditOptionsDto {
   @ApiProperty({ minLength: 1, maxLength: 4000, example: 'Place the bottle on a marble counter in soft morning light' })
@@ -17,6 +19,18 @@ export class AiEditOptionsDto {
 
   @AspectRatio()
   aspect_ratio?: string;
+
+  @ApiPropertyOptional({
+    enum: PRESERVATION_LEVELS,
+    default: 'balanced',
+    description:
+      'How much of the product the edit may change, found by background removal: `strict` keeps its pixels exactly ' +
+      '(generated content only around it), `balanced` keeps its body and lets the edit blend its edges and light, ' +
+      '`creative` lets the edit change anything.',
+  })
+  @IsOptional()
+  @IsIn(PRESERVATION_LEVELS)
+  preservation_level?: (typeof PRESERVATION_LEVELS)[number];
 }
 
 export class ImageAiEditRequestDto {

@@ -29,8 +29,9 @@ export class EditBackgroundDto {
   @ApiPropertyOptional({
     enum: EDIT_BACKGROUNDS,
     description:
-      'Anything but `original` needs background removal: until this deployment offers it, such a live result ' +
-      'fails with `processing_failed` and its credits are released.',
+      'Anything but `original` cuts the subject out and puts it on the new background (`color` takes `color`); ' +
+      '`contain` padding uses the same background. `jpg` with `transparent` is refused. On a deployment without ' +
+      'background removal such a live result fails with `processing_failed` and its credits are released.',
   })
   @IsOptional()
   @IsIn(EDIT_BACKGROUNDS)
@@ -40,7 +41,12 @@ export class EditBackgroundDto {
   @HexColor()
   color?: string;
 
-  @ApiPropertyOptional({ enum: SHADOWS })
+  @ApiPropertyOptional({
+    enum: SHADOWS,
+    description:
+      '`soft`: a contact shadow under the subject; `natural`: that plus the silhouette cast on the floor. Drawn ' +
+      'from the subject\'s mask beneath it, never on it; with `original` the photo\'s own floor is darkened.',
+  })
   @IsOptional()
   @IsIn(SHADOWS)
   shadow?: (typeof SHADOWS)[number];

@@ -42,6 +42,15 @@ const PRODUCT_PHOTO_TOOL: Record<ProductPhotoOperation, ToolId> = {
 const sourcesOf = (input: InputImageDto[] | undefined): JobSource[] =>
   (input ?? []).map((image) => ({ imageUrl: image.image_url, externalId: image.external_id ?? null }));
 
+/**
+ * `given` over `defaults`, where a member `given` leaves undefined keeps its default: DTO
+ * instances carry every declared member, set or not, so a plain spread would erase defaults.
+ */
+function withDefaults<T extends object>(defaults: T, given: object | undefined): T {
+  const set = Object.fromEntries(Object.entries(given ?? {}).filter(([, value]) => value !== undefined));
+  return { ...defaults, ...set };
+}
+
 /** Plain data for the jsonb column: class instances and undefined members dropped. */
 const plain = (value: object): Record<string, unknown> => JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
 
@@ -84,7 +93,7 @@ function build(
 }
 
 export function removeBackgroundJob(dto: RemoveBackgroundRequestDto): JobRequest {
-  const background = { type: 'transparent', shadow: 'none', ...dto.background };
+  const background = withDefaults({ type: 'transparent', shadow: 'none' }, dto.background);
   rejectIf([
     ...colourProblems('background', dto.background),
     dto.output?.format === 'jpg' &&
@@ -103,7 +112,14 @@ export function removeBackgroundJob(dto: RemoveBackgroundRequestDto): JobRequest
 }
 
 export function imageEditJob(dto: ImageEditRequestDto): JobRequest {
-  rejectIf(colourProblems('operations.background', dto.operations?.background));
+  rejectIf([
+    ...colourProblems('operations.background', dto.operations?.background),
+    dto.output?.format === 'jpg' &&
+      dto.operations?.background?.type === 'transparent' && {
+        path: 'output.format',
+        message: 'jpg cannot hold a transparent background; use png or webp, or a white or color background',
+      },
+  ]);
   return build(ToolId.ImageEditing, sourcesOf(dto.input), dto.output, { operations: dto.operations ?? {} }, dto.webhook_url);
 }
 
@@ -116,7 +132,7 @@ export function sceneCreateJob(dto: SceneCreateRequestDto): JobRequest {
     ToolId.AiBackground,
     sourcesOf(dto.input),
     dto.output,
-    { scene: { shadow: 'natural', ...dto.scene } },
+    { scene: withDefaults({ shadow: 'natural' }, dto.scene) },
     dto.webhook_url,
   );
 }
@@ -135,7 +151,7 @@ export function imageGenerateJob(dto: ImageGenerateRequestDto): JobRequest {
 }
 
 export function adCreateJob(dto: AdCreateRequestDto): JobRequest {
-  const creative = { goal: 'conversion', style: 'minimal', ...dto.creative };
+  const creative = withDefaults({ goal: 'conversion', style: 'minimal' }, dto.creative);
   return build(ToolId.AdCreative, sourcesOf(dto.input), dto.output, { creative }, dto.webhook_url);
 }
 

@@ -1,0 +1,38 @@
+import { Module } from '@nestjs/common';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/config.schema';
+import { OutboundHttps } from '../outbound/outbound-https';
+import { IMAGE_PROVIDER, type ImageProvider } from './image-provider';
+import { OpenAiImageProvider } from './openai-image-provider';
+
+/** OpenAI's own API, used when IMAGE_PROVIDER is openai and IMAGE_PROVIDER_BASE_URL is unset. */
+export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+
+function imageProviderFor(config: AppConfig, outbound: OutboundHttps): ImageProvider | null {
+  switch (config.IMAGE_PROVIDER) {
+    case 'openai':
+      return new OpenAiImageProvider(
+        {
+          // The configuration schema requires the key when IMAGE_PROVIDER is openai.
+          apiKey: config.IMAGE_PROVIDER_API_KEY as string,
+          baseUrl: config.IMAGE_PROVIDER_BASE_URL ?? OPENAI_BASE_URL,
+          model: config.IMAGE_PROVIDER_MODEL,
+          timeoutSeconds: config.IMAGE_PROVIDER_TIMEOUT_SECONDS,
+          maxRetries: config.IMAGE_PROVIDER_MAX_RETRIES,
+        },
+        outbound,
+      );
+    case 'none':
+      return null;
+  }
+}
+
+/**
+ * The configured image provider (IMAGE_PROVIDER), or null when there is none. Creating it
+ * costs nothing and connects nowhere; OutboundHttps comes from the global OutboundModule.
+ */
+@Module({
+  providers: [{ provide: IMAGE_PROVIDER, inject: [APP_CONFIG, OutboundHttps], useFactory: imageProviderFor }],
+  exports: [IMAGE_PROVIDER],
+})
+export class ImageProviderModule {}

@@ -1,0 +1,294 @@
+import { Logger } from '@nestjs/common';
+import OpenAI, { APIConnectionError, APIError, toFile, type ClientOptions } from 'openai';
+import sharp from 'sharp';
+import { BlockedDestinationError } from '../outbound/address-policy';
+import { createGuardedFetch, type FetchFunction } from '../outbound/guarded-fetch';
+import type { OutboundHttps } from '../outbound/outbound-https';
+import { ImageProviderError, type ImageProvider, type ProviderEdit, type ProviderGeneration, type ProviderShape } from './image-provider';
+
+export interface OpenAiImageProviderSettings {
+  apiKey: string;
+  /** The API's base URL, ending in `/v1` for OpenAI itself. */
+  baseUrl: string;
+  model: string;
+  /** One deadline for a whole call: every attempt, the waits between them and an image download. */
+  timeoutSeconds: number;
+  /** Retries after a 429, a 5xx or a failed connection, each after the provider's Retry-After. */
+  maxRetries: number;
+}
+
+/** The sizes the OpenAI images API renders (gpt-image-1); the pipelines fit the result to the ratio asked for. */
+const SIZES: Readonly<Record<ProviderShape, '1024x1024' | '1536x1024' | '1024x1536'>> = {
+  square: '1024x1024',
+  landscape: '1536x1024',
+  portrait: '1024x1536',
+};
+
+/** Largest image downloaded when the provider answers with a URL (25 MiB). */
+const MAX_IMAGE_BYTES = 25 * 1024 * 1024;
+
+/** What `ImageProvider` promises its callers. */
+const IMAGE_FORMATS: ReadonlySet<string> = new Set(['png', 'jpeg', 'webp']);
+
+/** A provider's error code, shown only when it is a plain identifier (it never carries the prompt or the key). */
+const ERROR_CODE = /^[a-z0-9_.-]{1,64}$/i;
+
+type Operation = 'generation' | 'edit';
+
+/**
+ * The OpenAI images API (or a server speaking it) through the official client. Every
+ * connection goes through the outbound address policy (see `createGuardedFetch`), so a
+ * provider on a private address must be named in OUTBOUND_ALLOWLIST. Retries on 429 and 5xx,
+ * honouring Retry-After, are the client's own; one deadline covers the whole call.
+ */
+export class OpenAiImageProvider implements ImageProvider {
+  readonly description: string;
+  private readonly logger = new Logger(OpenAiImageProvider.name);
+  private readonly client: OpenAI;
+  private readonly fetch: FetchFunction;
+  private readonly timeoutMs: number;
+
+  constructor(
+    private readonly settings: OpenAiImageProviderSettings,
+    private readonly outbound: OutboundHttps,
+  ) {
+    this.description = `openai (${settings.model})`;
+    this.timeoutMs = settings.timeoutSeconds * 1000;
+    this.fetch = createGuardedFetch(outbound);
+    this.client = new OpenAI({
+      apiKey: settings.apiKey,
+      baseURL: settings.baseUrl,
+      // Each attempt may take the whole deadline; the deadline itself is enforced in call().
+      timeout: this.timeoutMs,
+      maxRetries: settings.maxRetries,
+      fetch: this.refusingHopelessRetries(this.fetch),
+      // The client reads these from process.env when they are not given; settings come only
+      // from the validated configuration.
+      organization: null,
+      project: null,
+      webhookSecret: null,
+      logger: this.clientLogger(),
+      // Its debug lines carry request bodies (prompts, images); an explicit level also keeps
+      // OPENAI_LOG from turning them on.
+      logLevel: 'info',
+    });
+  }
+
+  async generate(request: ProviderGeneration, signal: AbortSignal): Promise<Buffer> {
+    const size = SIZES[request.shape];
+    const { model } = this.settings;
+    if (request.references.length === 0) {
+      return this.call('generation', signal, (combined) =>
+        this.client.images.generate({ model, prompt: request.prompt, size, n: 1 }, { signal: combined }),
+      );
+    }
+    const images = await Promise.all(request.references.map((png, i) => toFile(png, `reference-${i + 1}.png`, { type: 'image/png' })));
+    return this.call('generation', signal, (combined) =>
+      this.client.images.edit({ model, prompt: request.prompt, size, n: 1, image: images }, { signal: combined }),
+    );
+  }
+
+  async edit(request: ProviderEdit, signal: AbortSignal): Promise<Buffer> {
+    const image = await toFile(request.image, 'image.png', { type: 'image/png' });
+    const mask = request.mask ? await toFile(request.mask, 'mask.png', { type: 'image/png' }) : undefined;
+    const { model } = this.settings;
+    return this.call('edit', signal, (combined) =>
+      this.client.images.edit({ model, prompt: request.prompt, size: SIZES[request.shape], n: 1, image, mask }, { signal: combined }),
+    );
+  }
+
+  /**
+   * One provider call under one deadline, ending in the image's bytes. The caller's abort
+   * rejects with its reason; everything else rejects with ImageProviderError.
+   */
+  private async call(operation: Operation, signal: AbortSignal, send: (signal: AbortSignal) => Promise<unknown>): Promise<Buffer> {
+    signal.throwIfAborted();
+    // The client retries a refused connection as it would a 5xx, so what the policy can refuse
+    // without DNS (an IP literal, a local name) is refused here at once; a name resolving to a
+    // forbidden address is refused by the guarded agent, after those retries.
+    const violation = this.outbound.policy.urlViolation(new URL(this.settings.baseUrl));
+    if (violation) throw new ImageProviderError('provider_error', `The image provider's address is not allowed: ${violation}.`);
+    const started = Date.now();
+    // A timer of our own rather than AbortSignal.timeout, so it is cleared as soon as the call
+    // ends and tells the deadline apart from the caller's abort.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.timeoutMs);
+    const combined = AbortSignal.any([signal, deadline.signal]);
+    try {
+      const answer = await settledOrAborted(send(combined), combined);
+      const image = await checkedImage(await this.imageBytes(answer, combined));
+      this.logger.debug({ operation, model: this.settings.model, ms: Date.now() - started }, 'image provider call succeeded');
+      return image;
+    } catch (error) {
+      signal.throwIfAborted();
+      const failure = deadline.signal.aborted
+        ? new ImageProviderError('timeout', `The image provider did not answer within ${this.settings.timeoutSeconds} s.`)
+        : this.asProviderError(error);
+      this.logger.debug({ operation, model: this.settings.model, ms: Date.now() - started, err: failure }, 'image provider call failed');
+      throw failure;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The encoded image an answer of the images API holds, inline (`b64_json`) or at a `url`. */
+  private async imageBytes(answer: unknown, signal: AbortSignal): Promise<Buffer> {
+    const first: unknown = isRecord(answer) && Array.isArray(answer.data) ? answer.data[0] : undefined;
+    if (isRecord(first) && typeof first.b64_json === 'string' && first.b64_json.length > 0) return Buffer.from(first.b64_json, 'base64');
+    if (isRecord(first) && typeof first.url === 'string') return this.download(first.url, signal);
+    throw new ImageProviderError('provider_error', 'The image provider answered without an image (a malformed response).');
+  }
+
+  /** The image at `url`, through the guarded outbound path, at most MAX_IMAGE_BYTES. */
+  private async download(url: string, signal: AbortSignal): Promise<Buffer> {
+    const subject = "The image provider's image URL";
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      throw new ImageProviderError('provider_error', `${subject} is not a valid URL.`);
+    }
+    if (target.protocol !== 'https:' && target.protocol !== 'http:') {
+      throw new ImageProviderError('provider_error', `${subject} does not use http or https.`);
+    }
+    const violation = this.outbound.policy.urlViolation(target);
+    if (violation) throw new ImageProviderError('provider_error', `${subject} is not allowed: ${violation}.`);
+    const response = await this.fetch(target, { headers: { accept: 'image/*' }, signal }).catch((error: unknown) => {
+      // An abort is described by call(), which knows whether it was the deadline or the caller.
+      throw signal.aborted ? error : unreachable(subject, error);
+    });
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw new ImageProviderError('provider_error', `${subject} answered HTTP ${response.status}.`);
+    }
+    return readCapped(response, MAX_IMAGE_BYTES, subject);
+  }
+
+  /** Any failure of the client as a message fit for API clients: never the prompt, the key or the provider's own text. */
+  private asProviderError(error: unknown): ImageProviderError {
+    if (error instanceof ImageProviderError) return error;
+    if (error instanceof APIError && error.status !== undefined) return this.statusError(error.status, error);
+    if (error instanceof APIConnectionError) return unreachable('The image provider', error.cause);
+    // By name, not instanceof: fetch's Response parses the body in Node's main realm, whose
+    // error classes are not those of a jest test's realm.
+    if ((error as Error | null)?.name === 'SyntaxError') {
+      return new ImageProviderError('provider_error', 'The image provider answered with malformed JSON.');
+    }
+    return new ImageProviderError('provider_error', 'The image provider call failed.');
+  }
+
+  private statusError(status: number, error: APIError): ImageProviderError {
+    const retried = `after ${this.settings.maxRetries} ${this.settings.maxRetries === 1 ? 'retry' : 'retries'}`;
+    const wait = error.headers ? requestedWaitMs(error.headers) : null;
+    if ((status === 429 || status >= 500) && wait !== null && wait > this.timeoutMs) {
+      return new ImageProviderError(
+        'provider_error',
+        `The image provider answered HTTP ${status} and asked to wait ${Math.ceil(wait / 1000)} s, longer than a call may take (${this.settings.timeoutSeconds} s).`,
+      );
+    }
+    if (status === 429) return new ImageProviderError('provider_error', `The image provider is rate limiting this service (HTTP 429), still ${retried}.`);
+    if (status >= 500) return new ImageProviderError('provider_error', `The image provider failed with HTTP ${status}, still ${retried}.`);
+    const code = typeof error.code === 'string' && ERROR_CODE.test(error.code) ? `, ${error.code}` : '';
+    return new ImageProviderError('provider_error', `The image provider refused the request (HTTP ${status}${code}).`);
+  }
+
+  /**
+   * `fetch`, except that a 429 or 5xx asking to wait longer than the whole deadline is marked
+   * not to be retried (`x-should-retry: false`, which the client obeys): the client sleeps out
+   * any Retry-After, however long, so the call would otherwise only end at its deadline.
+   */
+  private refusingHopelessRetries(fetch: FetchFunction): FetchFunction {
+    return async (input, init) => {
+      const response = await fetch(input, init);
+      const wait = response.status === 429 || response.status >= 500 ? requestedWaitMs(response.headers) : null;
+      if (wait === null || wait <= this.timeoutMs) return response;
+      const headers = new Headers(response.headers);
+      headers.set('x-should-retry', 'false');
+      return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+    };
+  }
+
+  /** The client's log lines at debug: they tell of attempts and retries, never of prompts. */
+  private clientLogger(): NonNullable<ClientOptions['logger']> {
+    return {
+      error: (message) => this.logger.error(message),
+      warn: (message) => this.logger.warn(message),
+      info: (message) => this.logger.debug(message),
+      // Never called at logLevel 'info'; the type requires it.
+      debug: () => undefined,
+    };
+  }
+}
+
+/**
+ * `work`, or a rejection with the signal's reason as soon as it aborts. The client sleeps out
+ * a Retry-After without watching the signal (it looks again only before the next attempt), so
+ * without this a deadline or a cancellation would wait for the sleep to end.
+ */
+function settledOrAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener('abort', abort, { once: true });
+    void work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
+}
+
+/** The wait a response asks for before a retry, read as the client reads it: `retry-after-ms`, else Retry-After in seconds or as a date. */
+function requestedWaitMs(headers: Headers): number | null {
+  const milliseconds = parseFloat(headers.get('retry-after-ms') ?? '');
+  // Zero counts as absent, as for the client, which then reads Retry-After.
+  if (!Number.isNaN(milliseconds) && milliseconds !== 0) return milliseconds;
+  const retryAfter = headers.get('retry-after');
+  if (!retryAfter) return null;
+  const seconds = parseFloat(retryAfter);
+  if (!Number.isNaN(seconds)) return seconds * 1000;
+  const date = Date.parse(retryAfter);
+  return Number.isNaN(date) ? null : date - Date.now();
+}
+
+/** The body, refused when Content-Length or the bytes as they stream pass `maxBytes`. */
+async function readCapped(response: Response, maxBytes: number, subject: string): Promise<Buffer> {
+  const tooLarge = () => new ImageProviderError('provider_error', `${subject} answered more than ${maxBytes / (1024 * 1024)} MiB.`);
+  if (Number(response.headers.get('content-length')) > maxBytes) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  if (!response.body) return Buffer.alloc(0);
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    received += chunk.value.length;
+    if (received > maxBytes) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(chunk.value);
+  }
+  return Buffer.concat(chunks, received);
+}
+
+/** `bytes` when they are an image by their content (PNG, JPEG or WebP with a size), whatever any header said. */
+async function checkedImage(bytes: Buffer): Promise<Buffer> {
+  const metadata = await sharp(bytes)
+    .metadata()
+    .catch(() => null);
+  if (!metadata?.format || !IMAGE_FORMATS.has(metadata.format) || !metadata.width || !metadata.height) {
+    throw new ImageProviderError('provider_error', 'The image provider returned something that is not an image.');
+  }
+  return bytes;
+}
+
+/**
+ * A connection that failed: refused by the outbound policy, or a network error by its code.
+ * Built from the code, not Node's text, so nothing of the request can leak into the message.
+ */
+function unreachable(subject: string, error: unknown): ImageProviderError {
+  if (error instanceof BlockedDestinationError) return new ImageProviderError('provider_error', `${subject} is not allowed: ${error.message}.`);
+  const code = (error as NodeJS.ErrnoException | null | undefined)?.code;
+  return new ImageProviderError('provider_error', `${subject} could not be reached${code ? ` (${code})` : ''}.`);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}

@@ -1,0 +1,75 @@
+import sharp from 'sharp';
+import { canvasHolding, type AspectRatio } from '../../../core/image/aspect-ratio';
+import { composite, compositeOnImage } from '../../../core/image/compose/composite';
+import { reframe, type CutoutLayers } from '../../../core/image/compose/cutout-layers';
+import { subjectBounds, type AlphaMask } from '../../../core/image/mask/alpha-mask';
+import type { RawImage, Size } from '../../../core/image/raw-image';
+import type { PreservationLevel } from './generative-request';
+
+/** How far `balanced` lets the edit reach into the product from its outline, as a share of its longer side. */
+const BALANCED_BLEND_SHARE = 0.02;
+
+/**
+ * Where the photo goes on a canvas of the requested ratio: the canvas holds it whole, and it is
+ * shifted so the subject is as near the centre as the photo's edges allow. The rest of the canvas
+ * is new ground for the provider to paint.
+ */
+export function placeOnCanvas(photo: Size, subject: { left: number; top: number; width: number; height: number } | null, ratio: AspectRatio | null): { canvas: Size; left: number; top: number } {
+  if (!ratio) return { canvas: { width: photo.width, height: photo.height }, left: 0, top: 0 };
+  const canvas = canvasHolding(photo, ratio);
+  const centre = subject ?? { left: 0, top: 0, ...photo };
+  const offset = (canvasSide: number, photoSide: number, subjectCentre: number) =>
+    Math.min(canvasSide - photoSide, Math.max(0, Math.round(canvasSide / 2 - subjectCentre)));
+  return {
+    canvas,
+    left: offset(canvas.width, photo.width, centre.left + centre.width / 2),
+    top: offset(canvas.height, photo.height, centre.top + centre.height / 2),
+  };
+}
+
+/** The photo and its subject's alpha moved onto the canvas; outside the photo both are empty. */
+export function photoOnCanvas(photo: RawImage, alpha: AlphaMask, placement: { canvas: Size; left: number; top: number }): Promise<CutoutLayers> {
+  const frame = { left: -placement.left, top: -placement.top, ...placement.canvas };
+  return reframe({ colour: photo, alpha, shadow: null }, frame, placement.canvas);
+}
+
+/**
+ * What the provider is sent: the photo on the canvas (transparent where the canvas extends it),
+ * and the mask of what it must keep: the subject for `strict` and `balanced`, nothing for
+ * `creative`, which may repaint the whole image.
+ */
+export function providerInputs(placed: CutoutLayers, photoArea: AlphaMask, level: PreservationLevel): { image: RawImage; keep: AlphaMask } {
+  const image = composite({ ...placed, alpha: photoArea, shadow: null }, null);
+  const keep = level === 'creative' ? { ...placed.alpha, data: new Uint8Array(placed.alpha.data.length) } : placed.alpha;
+  return { image, keep };
+}
+
+/** 255 inside the photo's rectangle on the canvas, 0 in the extension. */
+export function photoArea(placement: { canvas: Size; left: number; top: number }, photo: Size): AlphaMask {
+  const { canvas } = placement;
+  const data = new Uint8Array(canvas.width * canvas.height);
+  for (let y = placement.top; y < placement.top + photo.height; y++) {
+    data.fill(255, y * canvas.width + placement.left, y * canvas.width + placement.left + photo.width);
+  }
+  return { data, width: canvas.width, height: canvas.height };
+}
+
+/**
+ * The edit's final pixels. `strict`: the subject is the photo's own pixels, composited over
+ * whatever the provider painted (its alpha edge included). `balanced`: the subject's body is the
+ * photo's, but a band inside its outline blends into the provider's pixels, so light and edges
+ * can match the new surroundings. `creative`: the provider's image as it is.
+ */
+export async function finishEdit(placed: CutoutLayers, painted: RawImage, level: PreservationLevel): Promise<RawImage> {
+  if (level === 'creative') return painted;
+  if (level === 'strict') return compositeOnImage(placed, painted);
+  const bounds = subjectBounds(placed.alpha);
+  if (!bounds) return painted;
+  const sigma = Math.max(0.5, Math.max(bounds.width, bounds.height) * BALANCED_BLEND_SHARE);
+  const { width, height } = placed.alpha;
+  const blurred = await sharp(Buffer.from(placed.alpha.data), { raw: { width, height, channels: 1 } }).blur(sigma).extractChannel(0).raw().toBuffer();
+  // Twice the blur less its middle shrinks the mask by about sigma and keeps a soft edge inside the outline.
+  const body = new Uint8Array(blurred.length);
+  for (let i = 0; i < body.length; i++) body[i] = Math.max(0, Math.min(255, 2 * blurred[i] - 255, placed.alpha.data[i]));
+  return compositeOnImage({ ...placed, alpha: { data: body, width, height } }, painted);
+}

@@ -1,0 +1,166 @@
+import { ProcessRole } from '../../src/core/bootstrap/role';
+import { decodeRgba, fromFixture, paint } from '../support/image-fixtures';
+import { FakeSegmentationService } from '../support/fake-segmentation-service';
+import { ImageSourceServer } from '../support/image-source-server';
+import { creditTotals, GENEROUS_LIMITS, idempotencyKey, waitForJob, writtenRows } from '../support/jobs';
+import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
+
+/** A 480 x 360 product photo: an orange disc of radius 110 centred at (240, 180) on flat blue-grey. */
+const DISC = { cx: 240, cy: 180, r: 110 };
+const ORANGE = [240, 140, 30];
+const inDisc = (x: number, y: number) => (x - DISC.cx) ** 2 + (y - DISC.cy) ** 2 <= DISC.r ** 2;
+const photo = () => paint(480, 360, (x, y) => (inDisc(x, y) ? [240, 140, 30] : [90, 100, 120]));
+
+const near = (pixel: number[], colour: number[], tolerance: number) =>
+  Math.abs(pixel[0] - colour[0]) + Math.abs(pixel[1] - colour[1]) + Math.abs(pixel[2] - colour[2]) <= tolerance;
+
+interface ResultBody {
+  status: string;
+  error_code: string | null;
+  result_url: string | null;
+  credits_used: number;
+}
+
+/** The pieces every generative test app shares: a source server with the photo and a segmentation service. */
+async function startSources(): Promise<{ server: ImageSourceServer; segmenter: FakeSegmentationService; photoUrl: string }> {
+  const server = await ImageSourceServer.start();
+  server.serve('/product.png', await fromFixture(photo()).png().toBuffer(), { contentType: 'image/png' });
+  const segmenter = new FakeSegmentationService();
+  server.route('/segment', segmenter.handle);
+  return { server, segmenter, photoUrl: server.url('/product.png') };
+}
+
+function generativeClient(t: TestApp, account: () => SeededAccount) {
+  const create = (path: string, body: object) =>
+    t.http().post(`/api/v1${path}`).set(bearer(account().liveKey)).set('Idempotency-Key', idempotencyKey()).send(body);
+  const results = async (jobId: string): Promise<ResultBody[]> => {
+    await waitForJob(t, jobId, undefined, 60_000);
+    return (await t.http().get(`/api/v1/jobs/${jobId}`).set(bearer(account().liveKey)).expect(200)).body.results;
+  };
+  const download = async (url: string) => {
+    const parsed = new URL(url);
+    return decodeRgba((await t.http().get(parsed.pathname + parsed.search).buffer(true).expect(200)).body);
+  };
+  return { create, results, download };
+}
+
+describe('Generative tools without an image provider', () => {
+  let t: TestApp;
+  let sources: Awaited<ReturnType<typeof startSources>>;
+  let account: SeededAccount;
+  const client = () => generativeClient(t, () => account);
+
+  beforeAll(async () => {
+    sources = await startSources();
+    t = await createTestApp(
+      {
+        ...GENEROUS_LIMITS,
+        SEGMENTER: 'remote',
+        SEGMENTER_URL: sources.server.url('/segment'),
+        STUDIO_BACKDROPS: 'true',
+        OUTBOUND_ALLOWLIST: '127.0.0.1',
+        CAPACITY_ACCOUNT_SHARE: '1',
+      },
+      { role: ProcessRole.All },
+    );
+    account = await seedAccount(t, { credits: 100 });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await sources?.server.stop();
+  });
+
+  it('says in the catalog which tools need a provider and which run locally, and how', async () => {
+    const { body } = await t.http().get('/api/v1/tools').expect(200);
+    const entry = (id: string) => body.tools.find((tool: { id: string }) => tool.id === id);
+    for (const id of ['image_ai_edit', 'image_generation']) {
+      expect(entry(id)).toMatchObject({ available: false, mode: null, unavailable_reason: expect.stringContaining('IMAGE_PROVIDER') });
+    }
+    expect(entry('ai_background')).toMatchObject({ available: true, mode: expect.stringContaining('studio backdrops'), unavailable_reason: null });
+    expect(entry('ad_creative')).toMatchObject({ available: true, mode: expect.stringContaining('cut out'), unavailable_reason: null });
+  });
+
+  it('answers 503 tool_unavailable for a tool that needs a provider, writing and charging nothing', async () => {
+    const before = await writtenRows(t);
+    const credits = await creditTotals(t, account.accountId);
+    const edit = await client().create('/image/ai-edit', { input: [{ image_url: sources.photoUrl }], options: { prompt: 'On marble' } });
+    const generate = await client().create('/image/generate', { prompt: 'A red bicycle' });
+    for (const res of [edit, generate]) {
+      expect(res.status).toBe(503);
+      expect(res.body.error.code).toBe('tool_unavailable');
+    }
+    expect(await writtenRows(t)).toEqual(before);
+    expect(await creditTotals(t, account.accountId)).toEqual(credits);
+  });
+
+  it('places the product on a studio backdrop at the exact ratio, a different backdrop per variant', async () => {
+    const credits = await creditTotals(t, account.accountId);
+    const res = await client()
+      .create('/scene/create', {
+        input: [{ image_url: sources.photoUrl }],
+        scene: { prompt: 'On a kitchen counter', aspect_ratio: '16:9', shadow: 'soft' },
+        output: { number_of_images: 2, format: 'png' },
+      })
+      .expect(202);
+    const results = await client().results(res.body.job.id);
+    expect(results.map((result) => result.status)).toEqual(['completed', 'completed']);
+    const images = await Promise.all(results.map((result) => client().download(result.result_url as string)));
+    for (const image of images) {
+      expect(image.width * 9).toBe(image.height * 16);
+      // The product is there, whole, in its own colour; the corner is backdrop, not the photo's blue-grey.
+      let product = 0;
+      for (let y = 0; y < image.height; y++) for (let x = 0; x < image.width; x++) if (near(image.pixel(x, y), ORANGE, 12)) product++;
+      const expectedArea = Math.PI * (0.62 * image.height * 0.5) ** 2;
+      expect(product / expectedArea).toBeGreaterThan(0.85);
+      expect(product / expectedArea).toBeLessThan(1.1);
+      expect(near(image.pixel(3, 3), [90, 100, 120], 20)).toBe(false);
+    }
+    expect(near(images[0].pixel(3, 3), images[1].pixel(3, 3), 6)).toBe(false);
+    expect(results.map((result) => result.credits_used)).toEqual([3, 3]);
+    expect((await creditTotals(t, account.accountId)).balance).toBe(credits.balance - 6);
+  });
+
+  it('lays out ads on each platform\'s exact canvas with the brand colour, credits captured per result', async () => {
+    const platforms = { instagram_story: [1080, 1920], facebook_feed: [1200, 628] } as const;
+    for (const [platform, [width, height]] of Object.entries(platforms)) {
+      const res = await client()
+        .create('/ad/create', {
+          input: [{ image_url: sources.photoUrl }],
+          creative: { platform, style: 'bold', headline: 'Ultra-light trail running shoes built for all mountain paths', call_to_action: 'Shop now', brand_color: '#7C3AED' },
+          output: { format: 'png' },
+        })
+        .expect(202);
+      const [result] = await client().results(res.body.job.id);
+      expect(result).toMatchObject({ status: 'completed', credits_used: 5, error_message: null });
+      const image = await client().download(result.result_url as string);
+      expect([image.width, image.height]).toEqual([width, height]);
+      let brand = 0;
+      let product = 0;
+      for (let y = 0; y < height; y += 2) {
+        for (let x = 0; x < width; x += 2) {
+          if (near(image.pixel(x, y), [124, 58, 237], 24)) brand++;
+          if (near(image.pixel(x, y), ORANGE, 12)) product++;
+        }
+      }
+      expect(brand).toBeGreaterThan((width * height) / 4 / 10);
+      expect(product).toBeGreaterThan(100);
+    }
+  });
+
+  it('makes a natural_lifestyle product photo on the preset\'s canvas and format', async () => {
+    const res = await t
+      .http()
+      .post('/api/v1/product-photo-jobs')
+      .set(bearer(account.liveKey))
+      .set('Idempotency-Key', idempotencyKey())
+      .send({ images: [{ source_url: sources.photoUrl, external_id: 'lifestyle-1' }], preset: 'instagram_feed_image' })
+      .expect(202);
+    const [result] = await client().results(res.body.job.id);
+    expect(result.status).toBe('completed');
+    const parsed = new URL(result.result_url as string);
+    const bytes = (await t.http().get(parsed.pathname + parsed.search).buffer(true).expect(200)).body as Buffer;
+    expect([...bytes.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
+    const image = await decodeRgba(bytes);
+    expect([image.width, image.height]).toEqual([1080, 1350]);
+  });
+});
