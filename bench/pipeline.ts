@@ -19,7 +19,10 @@
  *    through the local segmenter with a warm session, one at a time, step by step; the model run
  *    bare on a preprocessed tensor; peak RSS; and the IoU of every product on every backdrop.
  *
- * BENCH_PARTS (throughput,memory,e2e,segmentation) selects parts; BENCH_ROUNDS (3) the rounds;
+ * 6. Generative tools (bench/generative-child.ts): ads per second per platform and the composition
+ *    of ai_background scenes (the provider's own time left out), one at a time, with peak RSS.
+ *
+ * BENCH_PARTS (throughput,memory,e2e,segmentation,generative) selects parts; BENCH_ROUNDS (3) the rounds;
  * BENCH_CPU_PROF=<dir> writes CPU profiles of the (a) children there.
  * The end-to-end part needs PostgreSQL (DATABASE_URL) and Redis (REDIS_URL), like bench:api.
  */
@@ -33,13 +36,14 @@ import sharp from 'sharp';
 import { fromFixture, productPhoto } from '../test/support/image-fixtures';
 import { ImageSourceServer } from '../test/support/image-source-server';
 import type { ChildReport, ChildTask, GroupResult, SizeGroup, Variant } from './pipeline-child';
+import type { GenerativeReport, GenerativeTask } from './generative-child';
 import type { SegmentationReport, SegmentationTask, StepTimes } from './segmentation-child';
 import { deleteRedisKeys, freePort, UNLIMITED_LIMITS, waitFor } from './support';
 
 const ROOT = resolve(__dirname, '..');
 const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const PARTS = new Set((process.env.BENCH_PARTS ?? 'throughput,memory,e2e,segmentation').split(','));
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'throughput,memory,e2e,segmentation,generative').split(','));
 /** Rounds of throughput children (a, b, b2); the ratio reported is the median over them. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONCURRENCY = 2;
@@ -200,6 +204,47 @@ function segmentation(): Promise<SegmentationReport> {
     child.on('error', fail);
     child.on('exit', (code, signal) => (report && code === 0 ? done(report) : fail(new Error(`segmentation child exited with ${code ?? signal}`))));
   });
+}
+
+const GENERATIVE_TASK: GenerativeTask = { adsPerPlatform: 24, scenesPerBackdrop: 12, warmup: 2 };
+
+function generative(): Promise<GenerativeReport> {
+  log('generative tools: ads and scene composition');
+  return new Promise((done, fail) => {
+    const child = fork(join(__dirname, 'generative-child.ts'), [], {
+      cwd: ROOT,
+      execArgv: ['-r', 'ts-node/register/transpile-only'],
+      env: childEnv({ BENCH_GENERATIVE_TASK: JSON.stringify(GENERATIVE_TASK) }),
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    let report: GenerativeReport | undefined;
+    child.on('message', (message) => (report = message as GenerativeReport));
+    child.on('error', fail);
+    child.on('exit', (code, signal) => (report && code === 0 ? done(report) : fail(new Error(`generative child exited with ${code ?? signal}`))));
+  });
+}
+
+function generativeReport(r: GenerativeReport): string[] {
+  const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+  const row = (label: string, canvas: string, ms: number[]) =>
+    `| ${label} | ${canvas} | ${ms.length} | ${Math.round(mean(ms))} | ${Math.round(percentile(ms, 95))} | ${fixed(1000 / mean(ms))} |`;
+  return [
+    '',
+    `Generative tools: one result at a time from a ${r.photo.width} x ${r.photo.height} product shot with its mask known ` +
+      '(segmentation is measured above), JPEG result and WebP thumbnail included',
+    '',
+    '| ad platform | canvas | ads | mean ms | p95 ms | ads/s |',
+    '|---|---|---|---|---|---|',
+    ...r.ads.map((ad) => row(ad.platform, `${ad.width} x ${ad.height}`, ad.ms)),
+    '',
+    '| ai_background backdrop | canvas | scenes | mean ms | p95 ms | scenes/s |',
+    '|---|---|---|---|---|---|',
+    ...r.scenes.map((scene) =>
+      row(scene.backdrop === 'provider' ? `provider's image (its time excluded), ${scene.ratio}` : `studio backdrop, ${scene.ratio}`, `${scene.width} x ${scene.height}`, scene.ms),
+    ),
+    '',
+    `Peak RSS ${Math.round(r.peakRssMb)} MB (${Math.round(r.baselineRssMb)} MB after the fixtures were made).`,
+  ];
 }
 
 function segmentationReport(r: SegmentationReport): string[] {
@@ -428,6 +473,7 @@ function report(
   mem: Awaited<ReturnType<typeof memory>> | undefined,
   e2e: EndToEnd | undefined,
   cutouts: SegmentationReport | undefined,
+  scenes: GenerativeReport | undefined,
 ): string {
   const lines: string[] = [];
   const settings = runs[0]?.report.settings ?? mem?.budget.settings;
@@ -513,6 +559,7 @@ function report(
     );
   }
   if (cutouts) lines.push(...segmentationReport(cutouts));
+  if (scenes) lines.push(...generativeReport(scenes));
   return lines.join('\n');
 }
 
@@ -524,7 +571,8 @@ async function main(): Promise<void> {
     const mem = PARTS.has('memory') ? await memory(fixtures) : undefined;
     const e2e = PARTS.has('e2e') ? await endToEnd(fixtures) : undefined;
     const cutouts = PARTS.has('segmentation') ? await segmentation() : undefined;
-    process.stdout.write(`\n${report(runs, mem, e2e, cutouts)}\n`);
+    const scenes = PARTS.has('generative') ? await generative() : undefined;
+    process.stdout.write(`\n${report(runs, mem, e2e, cutouts, scenes)}\n`);
     if (e2e && e2e.completed !== E2E_RESULTS) {
       process.stderr.write(`end to end: only ${e2e.completed} of ${E2E_RESULTS} results completed\n`);
       process.exitCode = 1;

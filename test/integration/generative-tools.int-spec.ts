@@ -1,57 +1,17 @@
 import { ProcessRole } from '../../src/core/bootstrap/role';
-import { decodeRgba, fromFixture, paint } from '../support/image-fixtures';
-import { FakeSegmentationService } from '../support/fake-segmentation-service';
-import { ImageSourceServer } from '../support/image-source-server';
-import { creditTotals, GENEROUS_LIMITS, idempotencyKey, waitForJob, writtenRows } from '../support/jobs';
+import { decodeRgba } from '../support/image-fixtures';
+import { BLUE_GREY, generativeClient, near, ORANGE, startGenerativeSources, type GenerativeSources } from '../support/generative';
+import { creditTotals, GENEROUS_LIMITS, idempotencyKey, writtenRows } from '../support/jobs';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
-
-/** A 480 x 360 product photo: an orange disc of radius 110 centred at (240, 180) on flat blue-grey. */
-const DISC = { cx: 240, cy: 180, r: 110 };
-const ORANGE = [240, 140, 30];
-const inDisc = (x: number, y: number) => (x - DISC.cx) ** 2 + (y - DISC.cy) ** 2 <= DISC.r ** 2;
-const photo = () => paint(480, 360, (x, y) => (inDisc(x, y) ? [240, 140, 30] : [90, 100, 120]));
-
-const near = (pixel: number[], colour: number[], tolerance: number) =>
-  Math.abs(pixel[0] - colour[0]) + Math.abs(pixel[1] - colour[1]) + Math.abs(pixel[2] - colour[2]) <= tolerance;
-
-interface ResultBody {
-  status: string;
-  error_code: string | null;
-  result_url: string | null;
-  credits_used: number;
-}
-
-/** The pieces every generative test app shares: a source server with the photo and a segmentation service. */
-async function startSources(): Promise<{ server: ImageSourceServer; segmenter: FakeSegmentationService; photoUrl: string }> {
-  const server = await ImageSourceServer.start();
-  server.serve('/product.png', await fromFixture(photo()).png().toBuffer(), { contentType: 'image/png' });
-  const segmenter = new FakeSegmentationService();
-  server.route('/segment', segmenter.handle);
-  return { server, segmenter, photoUrl: server.url('/product.png') };
-}
-
-function generativeClient(t: TestApp, account: () => SeededAccount) {
-  const create = (path: string, body: object) =>
-    t.http().post(`/api/v1${path}`).set(bearer(account().liveKey)).set('Idempotency-Key', idempotencyKey()).send(body);
-  const results = async (jobId: string): Promise<ResultBody[]> => {
-    await waitForJob(t, jobId, undefined, 60_000);
-    return (await t.http().get(`/api/v1/jobs/${jobId}`).set(bearer(account().liveKey)).expect(200)).body.results;
-  };
-  const download = async (url: string) => {
-    const parsed = new URL(url);
-    return decodeRgba((await t.http().get(parsed.pathname + parsed.search).buffer(true).expect(200)).body);
-  };
-  return { create, results, download };
-}
 
 describe('Generative tools without an image provider', () => {
   let t: TestApp;
-  let sources: Awaited<ReturnType<typeof startSources>>;
+  let sources: GenerativeSources;
   let account: SeededAccount;
   const client = () => generativeClient(t, () => account);
 
   beforeAll(async () => {
-    sources = await startSources();
+    sources = await startGenerativeSources();
     t = await createTestApp(
       {
         ...GENEROUS_LIMITS,
@@ -113,7 +73,7 @@ describe('Generative tools without an image provider', () => {
       const expectedArea = Math.PI * (0.62 * image.height * 0.5) ** 2;
       expect(product / expectedArea).toBeGreaterThan(0.85);
       expect(product / expectedArea).toBeLessThan(1.1);
-      expect(near(image.pixel(3, 3), [90, 100, 120], 20)).toBe(false);
+      expect(near(image.pixel(3, 3), BLUE_GREY, 20)).toBe(false);
     }
     expect(near(images[0].pixel(3, 3), images[1].pixel(3, 3), 6)).toBe(false);
     expect(results.map((result) => result.credits_used)).toEqual([3, 3]);
@@ -157,8 +117,7 @@ describe('Generative tools without an image provider', () => {
       .expect(202);
     const [result] = await client().results(res.body.job.id);
     expect(result.status).toBe('completed');
-    const parsed = new URL(result.result_url as string);
-    const bytes = (await t.http().get(parsed.pathname + parsed.search).buffer(true).expect(200)).body as Buffer;
+    const bytes = await client().bytes(result.result_url as string);
     expect([...bytes.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
     const image = await decodeRgba(bytes);
     expect([image.width, image.height]).toEqual([1080, 1350]);

@@ -1,0 +1,47 @@
+import { decodeRgba, fromFixture, paint, type Rgb } from './image-fixtures';
+import { FakeSegmentationService } from './fake-segmentation-service';
+import { ImageSourceServer } from './image-source-server';
+import { idempotencyKey, waitForJob, type ResultBody } from './jobs';
+import { bearer, type SeededAccount, type TestApp } from './test-app';
+
+/** The product photo of the generative tests: an orange disc of radius 110 centred at (240, 180) on flat blue-grey, 480 x 360. */
+export const DISC = { cx: 240, cy: 180, r: 110 };
+export const ORANGE: Rgb = [240, 140, 30];
+export const BLUE_GREY: Rgb = [90, 100, 120];
+const inDisc = (x: number, y: number) => (x - DISC.cx) ** 2 + (y - DISC.cy) ** 2 <= DISC.r ** 2;
+export const discPhoto = () => paint(480, 360, (x, y) => (inDisc(x, y) ? ORANGE : BLUE_GREY));
+
+/** Whether two colours are within `tolerance` of each other, summed over the three channels. */
+export const near = (pixel: number[], colour: number[], tolerance: number) =>
+  Math.abs(pixel[0] - colour[0]) + Math.abs(pixel[1] - colour[1]) + Math.abs(pixel[2] - colour[2]) <= tolerance;
+
+export interface GenerativeSources {
+  server: ImageSourceServer;
+  segmenter: FakeSegmentationService;
+  photoUrl: string;
+}
+
+/** A source server with the disc photo, and a segmentation service on the same server. */
+export async function startGenerativeSources(): Promise<GenerativeSources> {
+  const server = await ImageSourceServer.start();
+  server.serve('/product.png', await fromFixture(discPhoto()).png().toBuffer(), { contentType: 'image/png' });
+  const segmenter = new FakeSegmentationService();
+  server.route('/segment', segmenter.handle);
+  return { server, segmenter, photoUrl: server.url('/product.png') };
+}
+
+/** Creates live jobs, waits for their results and downloads their images. */
+export function generativeClient(t: TestApp, account: () => SeededAccount) {
+  const create = (path: string, body: object) =>
+    t.http().post(`/api/v1${path}`).set(bearer(account().liveKey)).set('Idempotency-Key', idempotencyKey()).send(body);
+  const results = async (jobId: string): Promise<ResultBody[]> => {
+    await waitForJob(t, jobId, undefined, 60_000);
+    return (await t.http().get(`/api/v1/jobs/${jobId}`).set(bearer(account().liveKey)).expect(200)).body.results;
+  };
+  const bytes = async (url: string): Promise<Buffer> => {
+    const parsed = new URL(url);
+    return (await t.http().get(parsed.pathname + parsed.search).buffer(true).expect(200)).body as Buffer;
+  };
+  const download = async (url: string) => decodeRgba(await bytes(url));
+  return { create, results, bytes, download };
+}
