@@ -16,84 +16,66 @@ export interface StudioBackdrop {
   svg(size: Size): string;
 }
 
+/** A gradient stop: where (0 to 1), its colour, and how opaque (1 unless given). */
+type Stop = [offset: number, colour: string, opacity?: number];
+
+const stops = (list: Stop[]) =>
+  list.map(([offset, colour, opacity = 1]) => `<stop offset="${offset}" stop-color="${colour}" stop-opacity="${opacity}"/>`).join('');
+
+/** A linear gradient from top to bottom, or from the top-left to the bottom-right corner. */
+const linear = (id: string, direction: 'down' | 'diagonal', list: Stop[]) =>
+  `<linearGradient id="${id}" x1="0" y1="0" x2="${direction === 'diagonal' ? 1 : 0}" y2="1">${stops(list)}</linearGradient>`;
+
+/** A radial gradient centred at (cx, cy) with radius r, each a share of the canvas. */
+const radial = (id: string, cx: number, cy: number, r: number, list: Stop[]) =>
+  `<radialGradient id="${id}" cx="${cx * 100}%" cy="${cy * 100}%" r="${r * 100}%">${stops(list)}</radialGradient>`;
+
+/** A band of the canvas's full width from `top` down `height` pixels (the whole canvas by default). */
+const band = (fill: string, top?: number, height?: number) =>
+  `<rect${top === undefined ? '' : ` y="${top}"`} width="100%" height="${height ?? '100%'}" fill="${fill}"/>`;
+
+const svg = ({ width, height }: Size, gradients: string[], bands: string[]) =>
+  `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><defs>${gradients.join('')}</defs>${bands.join('')}</svg>`;
+
 /**
  * Seamless paper: one colour, a touch lighter where the light falls (top centre) and a touch
  * darker where the paper curves away at the bottom, as a lit sweep looks.
  */
 function paper(name: string, colour: string, shade: string): StudioBackdrop {
-  return {
-    kind: 'seamless_paper',
-    name,
-    floorLine: 0.86,
-    svg: ({ width, height }) => `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
-      <defs>
-        <radialGradient id="light" cx="50%" cy="30%" r="80%">
-          <stop offset="0" stop-color="#ffffff" stop-opacity="0.35"/>
-          <stop offset="1" stop-color="#ffffff" stop-opacity="0"/>
-        </radialGradient>
-        <linearGradient id="sweep" x1="0" y1="0" x2="0" y2="1">
-          <stop offset="0.6" stop-color="${shade}" stop-opacity="0"/>
-          <stop offset="1" stop-color="${shade}" stop-opacity="0.45"/>
-        </linearGradient>
-      </defs>
-      <rect width="100%" height="100%" fill="${colour}"/>
-      <rect width="100%" height="100%" fill="url(#light)"/>
-      <rect width="100%" height="100%" fill="url(#sweep)"/>
-    </svg>`,
-  };
+  const gradients = [
+    radial('light', 0.5, 0.3, 0.8, [[0, '#ffffff', 0.35], [1, '#ffffff', 0]]),
+    linear('sweep', 'down', [[0.6, shade, 0], [1, shade, 0.45]]),
+  ];
+  return { kind: 'seamless_paper', name, floorLine: 0.86, svg: (size) => svg(size, gradients, [band(colour), band('url(#light)'), band('url(#sweep)')]) };
 }
 
 /** A soft two-colour gradient, diagonal, with a glow behind where the subject stands. */
 function gradient(name: string, from: string, to: string): StudioBackdrop {
-  return {
-    kind: 'soft_gradient',
-    name,
-    floorLine: 0.84,
-    svg: ({ width, height }) => `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
-      <defs>
-        <linearGradient id="wash" x1="0" y1="0" x2="1" y2="1">
-          <stop offset="0" stop-color="${from}"/>
-          <stop offset="1" stop-color="${to}"/>
-        </linearGradient>
-        <radialGradient id="glow" cx="50%" cy="55%" r="45%">
-          <stop offset="0" stop-color="#ffffff" stop-opacity="0.4"/>
-          <stop offset="1" stop-color="#ffffff" stop-opacity="0"/>
-        </radialGradient>
-      </defs>
-      <rect width="100%" height="100%" fill="url(#wash)"/>
-      <rect width="100%" height="100%" fill="url(#glow)"/>
-    </svg>`,
-  };
+  const gradients = [linear('wash', 'diagonal', [[0, from], [1, to]]), radial('glow', 0.5, 0.55, 0.45, [[0, '#ffffff', 0.4], [1, '#ffffff', 0]])];
+  return { kind: 'soft_gradient', name, floorLine: 0.84, svg: (size) => svg(size, gradients, [band('url(#wash)'), band('url(#glow)')]) };
 }
 
 /** A wall and a floor meeting at a soft horizon; the subject stands on the floor in front of it. */
 function floor(name: string, wall: string, ground: string): StudioBackdrop {
   const horizon = 0.62;
+  const gradients = [
+    linear('wall', 'down', [[0, wall], [1, wall, 0.85]]),
+    linear('ground', 'down', [[0, ground, 0.8], [1, ground]]),
+    linear('seam', 'down', [[0, '#000000', 0], [0.5, '#000000', 0.12], [1, '#000000', 0]]),
+  ];
   return {
     kind: 'floor_horizon',
     name,
     floorLine: 0.88,
-    svg: ({ width, height }) => `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
-      <defs>
-        <linearGradient id="wall" x1="0" y1="0" x2="0" y2="1">
-          <stop offset="0" stop-color="${wall}"/>
-          <stop offset="1" stop-color="${wall}" stop-opacity="0.85"/>
-        </linearGradient>
-        <linearGradient id="ground" x1="0" y1="0" x2="0" y2="1">
-          <stop offset="0" stop-color="${ground}" stop-opacity="0.8"/>
-          <stop offset="1" stop-color="${ground}"/>
-        </linearGradient>
-        <linearGradient id="seam" x1="0" y1="0" x2="0" y2="1">
-          <stop offset="0" stop-color="#000000" stop-opacity="0"/>
-          <stop offset="0.5" stop-color="#000000" stop-opacity="0.12"/>
-          <stop offset="1" stop-color="#000000" stop-opacity="0"/>
-        </linearGradient>
-      </defs>
-      <rect width="100%" height="100%" fill="#ffffff"/>
-      <rect width="100%" height="${Math.round(height * horizon)}" fill="url(#wall)"/>
-      <rect y="${Math.round(height * horizon)}" width="100%" height="${height - Math.round(height * horizon)}" fill="url(#ground)"/>
-      <rect y="${Math.round(height * (horizon - 0.03))}" width="100%" height="${Math.round(height * 0.06)}" fill="url(#seam)"/>
-    </svg>`,
+    svg: (size) => {
+      const wallHeight = Math.round(size.height * horizon);
+      return svg(size, gradients, [
+        band('#ffffff'),
+        band('url(#wall)', 0, wallHeight),
+        band('url(#ground)', wallHeight, size.height - wallHeight),
+        band('url(#seam)', Math.round(size.height * (horizon - 0.03)), Math.round(size.height * 0.06)),
+      ]);
+    },
   };
 }
 

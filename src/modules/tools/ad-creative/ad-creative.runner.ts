@@ -3,9 +3,7 @@ import sharp from 'sharp';
 import { APP_CONFIG } from '../../../core/config/config.module';
 import type { AppConfig } from '../../../core/config/config.schema';
 import { shapeFor } from '../../../core/image/aspect-ratio';
-import { planGeometry } from '../../../core/image/geometry';
 import { subjectBounds, type AlphaMask } from '../../../core/image/mask/alpha-mask';
-import { encode, encodeThumbnail } from '../../../core/image/pipeline-steps';
 import { PixelBudget } from '../../../core/image/pixel-budget';
 import { toRaw, type RawImage } from '../../../core/image/raw-image';
 import { IMAGE_PROVIDER, type ImageProvider } from '../../../core/image-provider/image-provider';
@@ -13,10 +11,8 @@ import { SEGMENTER, type Segmenter } from '../../../core/segmentation/segmenter'
 import type { ProductPhotoPreset } from '../../catalog/product-photo-presets';
 import { ResultErrorCode } from '../../jobs/job-status';
 import { decodePhoto } from '../background-removal/cutout-pipeline';
-import { asSegmentationFailure } from '../background-removal/segmentation-failures';
-import { asProviderFailure } from '../generative/provider-failures';
+import { asComposingFailure, encodedResult, photoPlan, resultLimits } from '../generative/generative-steps';
 import { coverTo } from '../generative/provider-images';
-import { asResultFailure } from '../sources/source-failures';
 import { SourceLoader } from '../sources/source-loader';
 import { ResultFailure, variantOf, type ToolOutput, type ToolRunner, type ToolTask } from '../tool-runner';
 import type { ToolAvailability } from '../tool-runners';
@@ -71,9 +67,8 @@ export class AdCreativeRunner implements ToolRunner {
     const request = this.requestOf(task);
     const variant = variantOf(task);
     const source = await this.sources.load(task, signal);
-    const factor = Math.min(1, PHOTO_LONG_SIDE / Math.max(source.width, source.height));
-    const plan = planGeometry(source, { width: Math.max(1, Math.floor(source.width * factor)), upscale: false });
-    const limits = { maxPixels: this.config.SOURCE_MAX_MEGAPIXELS * 1_000_000, timeoutSeconds: this.config.RESULT_TIMEOUT_SECONDS, signal };
+    const plan = photoPlan(source, PHOTO_LONG_SIDE);
+    const limits = resultLimits(this.config, signal);
     const image = await this.budget
       .run(plan.scaled.width * plan.scaled.height * AD_LAYERS, async () => {
         const photo = await decodePhoto(source, plan, limits);
@@ -87,10 +82,9 @@ export class AdCreativeRunner implements ToolRunner {
         return toRaw(sharp(ad.image));
       })
       .catch((error: unknown) => {
-        throw asProviderFailure(asSegmentationFailure(asResultFailure(error)));
+        throw asComposingFailure(error);
       });
-    const [encoded, thumbnail] = await Promise.all([encode(image, task.format, null), encodeThumbnail(image, task.format, null)]);
-    return { image: encoded, thumbnail, format: task.format };
+    return encodedResult(image, task.format);
   }
 
   private requestOf(task: ToolTask): AdRequest {

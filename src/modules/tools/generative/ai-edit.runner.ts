@@ -2,22 +2,20 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '../../../core/config/config.module';
 import type { AppConfig } from '../../../core/config/config.schema';
 import { shapeFor } from '../../../core/image/aspect-ratio';
-import { planGeometry } from '../../../core/image/geometry';
 import { subjectBounds } from '../../../core/image/mask/alpha-mask';
-import { encode, encodeThumbnail } from '../../../core/image/pipeline-steps';
 import { PixelBudget } from '../../../core/image/pixel-budget';
 import { IMAGE_PROVIDER, type ImageProvider } from '../../../core/image-provider/image-provider';
 import { SEGMENTER, type Segmenter } from '../../../core/segmentation/segmenter';
 import { ResultErrorCode } from '../../jobs/job-status';
 import { decodePhoto } from '../background-removal/cutout-pipeline';
-import { asSegmentationFailure, NO_SEGMENTER } from '../background-removal/segmentation-failures';
-import { asResultFailure } from '../sources/source-failures';
+import { NO_SEGMENTER } from '../background-removal/segmentation-failures';
 import { SourceLoader } from '../sources/source-loader';
 import { ResultFailure, type ToolOutput, type ToolRunner, type ToolTask } from '../tool-runner';
 import type { ToolAvailability } from '../tool-runners';
 import { finishEdit, photoArea, photoOnCanvas, placeOnCanvas, providerInputs } from './ai-edit-pipeline';
 import { aiEditRequestOf } from './generative-request';
-import { asProviderFailure, NO_PROVIDER } from './provider-failures';
+import { asComposingFailure, encodedResult, photoPlan, resultLimits } from './generative-steps';
+import { NO_PROVIDER } from './provider-failures';
 import { coverTo, keepMaskPng, providerPng } from './provider-images';
 
 /** The photo is decoded no larger than this: providers paint at about 1.5k a side. */
@@ -55,9 +53,8 @@ export class AiEditRunner implements ToolRunner {
       throw new ResultFailure(ResultErrorCode.ProcessingFailed, `The ${request.preservation} preservation level ${NO_SEGMENTER}.`);
     }
     const source = await this.sources.load(task, signal);
-    const factor = Math.min(1, PHOTO_LONG_SIDE / Math.max(source.width, source.height));
-    const plan = planGeometry(source, { width: Math.max(1, Math.floor(source.width * factor)), upscale: false });
-    const limits = { maxPixels: this.config.SOURCE_MAX_MEGAPIXELS * 1_000_000, timeoutSeconds: this.config.RESULT_TIMEOUT_SECONDS, signal };
+    const plan = photoPlan(source, PHOTO_LONG_SIDE);
+    const limits = resultLimits(this.config, signal);
     const image = await this.budget
       .run(plan.scaled.width * plan.scaled.height * EDIT_LAYERS, async () => {
         const photo = await decodePhoto(source, plan, limits);
@@ -72,9 +69,8 @@ export class AiEditRunner implements ToolRunner {
         return finishEdit(placed, await coverTo(painted, placement.canvas), request.preservation);
       })
       .catch((error: unknown) => {
-        throw asProviderFailure(asSegmentationFailure(asResultFailure(error)));
+        throw asComposingFailure(error);
       });
-    const [encoded, thumbnail] = await Promise.all([encode(image, task.format, null), encodeThumbnail(image, task.format, null)]);
-    return { image: encoded, thumbnail, format: task.format };
+    return encodedResult(image, task.format);
   }
 }

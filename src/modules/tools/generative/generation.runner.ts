@@ -3,8 +3,6 @@ import sharp from 'sharp';
 import { APP_CONFIG } from '../../../core/config/config.module';
 import type { AppConfig } from '../../../core/config/config.schema';
 import { canvasWithin, shapeFor } from '../../../core/image/aspect-ratio';
-import { planGeometry } from '../../../core/image/geometry';
-import { encode, encodeThumbnail } from '../../../core/image/pipeline-steps';
 import { PixelBudget } from '../../../core/image/pixel-budget';
 import type { Size } from '../../../core/image/raw-image';
 import { IMAGE_PROVIDER, ImageProviderError, type ImageProvider } from '../../../core/image-provider/image-provider';
@@ -15,6 +13,7 @@ import { SourceLoader } from '../sources/source-loader';
 import { ResultFailure, type ToolOutput, type ToolRunner, type ToolTask } from '../tool-runner';
 import type { ToolAvailability } from '../tool-runners';
 import { generationRequestOf } from './generative-request';
+import { encodedResult, photoPlan, resultLimits } from './generative-steps';
 import { asProviderFailure, NO_PROVIDER } from './provider-failures';
 import { coverTo, PROVIDER_LONG_SIDE, providerPng } from './provider-images';
 
@@ -56,16 +55,14 @@ export class GenerationRunner implements ToolRunner {
       .catch((error: unknown) => {
         throw asProviderFailure(error);
       });
-    const [encoded, thumbnail] = await Promise.all([encode(image, task.format, null), encodeThumbnail(image, task.format, null)]);
-    return { image: encoded, thumbnail, format: task.format };
+    return encodedResult(image, task.format);
   }
 
   /** The result's reference image, downloaded safely and sent as PNG no larger than the provider paints. */
   private async reference(task: ToolTask, signal: AbortSignal): Promise<Buffer> {
     const source = await this.sources.load(task, signal);
-    const factor = Math.min(1, PROVIDER_LONG_SIDE / Math.max(source.width, source.height));
-    const plan = planGeometry(source, { width: Math.max(1, Math.floor(source.width * factor)), upscale: false });
-    const limits = { maxPixels: this.config.SOURCE_MAX_MEGAPIXELS * 1_000_000, timeoutSeconds: this.config.RESULT_TIMEOUT_SECONDS, signal };
+    const plan = photoPlan(source, PROVIDER_LONG_SIDE);
+    const limits = resultLimits(this.config, signal);
     return this.budget
       .run(plan.scaled.width * plan.scaled.height, async () => providerPng(await decodePhoto(source, plan, limits)))
       .catch((error: unknown) => {

@@ -4,8 +4,6 @@ import type { AppConfig } from '../../../core/config/config.schema';
 import { shapeFor, withLongSide } from '../../../core/image/aspect-ratio';
 import { composite } from '../../../core/image/compose/composite';
 import { renderStudioBackdrop, studioBackdropFor } from '../../../core/image/compose/studio-backdrop';
-import { planGeometry } from '../../../core/image/geometry';
-import { encode, encodeThumbnail } from '../../../core/image/pipeline-steps';
 import { PixelBudget } from '../../../core/image/pixel-budget';
 import type { Size } from '../../../core/image/raw-image';
 import { IMAGE_PROVIDER, type ImageProvider } from '../../../core/image-provider/image-provider';
@@ -13,13 +11,13 @@ import { SEGMENTER, type Segmenter } from '../../../core/segmentation/segmenter'
 import { ResultErrorCode } from '../../jobs/job-status';
 import { shadowStyle } from '../background-removal/cutout-request';
 import { decodePhoto } from '../background-removal/cutout-pipeline';
-import { asSegmentationFailure, NO_SEGMENTER } from '../background-removal/segmentation-failures';
-import { asResultFailure } from '../sources/source-failures';
+import { NO_SEGMENTER } from '../background-removal/segmentation-failures';
 import { SourceLoader } from '../sources/source-loader';
 import { ResultFailure, variantOf, type ToolOutput, type ToolRunner, type ToolTask } from '../tool-runner';
 import type { ToolAvailability } from '../tool-runners';
 import { exactCanvas, sceneRequestOf, type SceneRequest } from './generative-request';
-import { asProviderFailure, NO_PROVIDER } from './provider-failures';
+import { asComposingFailure, encodedResult, photoPlan, resultLimits } from './generative-steps';
+import { NO_PROVIDER } from './provider-failures';
 import { coverTo, keepMaskPng, providerPng } from './provider-images';
 import { composeScene, type BackdropPainter } from './scene-pipeline';
 
@@ -66,11 +64,10 @@ export class SceneRunner implements ToolRunner {
     const request = sceneRequestOf(task);
     const variant = variantOf(task);
     const source = await this.sources.load(task, signal);
-    const factor = Math.min(1, PHOTO_LONG_SIDE / Math.max(source.width, source.height));
-    const plan = planGeometry(source, { width: Math.max(1, Math.floor(source.width * factor)), upscale: false });
+    const plan = photoPlan(source, PHOTO_LONG_SIDE);
     const canvas = sceneCanvas(request, plan.scaled);
     const pixels = Math.max(plan.scaled.width * plan.scaled.height, canvas.width * canvas.height) * SCENE_LAYERS;
-    const limits = { maxPixels: this.config.SOURCE_MAX_MEGAPIXELS * 1_000_000, timeoutSeconds: this.config.RESULT_TIMEOUT_SECONDS, signal };
+    const limits = resultLimits(this.config, signal);
     const image = await this.budget
       .run(pixels, async () => {
         const photo = await decodePhoto(source, plan, limits);
@@ -83,10 +80,9 @@ export class SceneRunner implements ToolRunner {
         return composeScene(photo, alpha, { canvas, shadow: shadowStyle(request.shadow, variant), floorLine, variant }, painter, limits);
       })
       .catch((error: unknown) => {
-        throw asProviderFailure(asSegmentationFailure(asResultFailure(error)));
+        throw asComposingFailure(error);
       });
-    const [encoded, thumbnail] = await Promise.all([encode(image, task.format, null), encodeThumbnail(image, task.format, null)]);
-    return { image: encoded, thumbnail, format: task.format };
+    return encodedResult(image, task.format);
   }
 
   /**
