@@ -3,7 +3,7 @@ import { OUTBOUND_TLS } from '../../src/core/outbound/outbound.module';
 import { FAKE_IMAGE_PROVIDER_KEY, FakeImageProvider } from '../support/fake-image-provider';
 import { decodeRgba } from '../support/image-fixtures';
 import { BLUE_GREY, DISC, generativeClient, near, ORANGE, startGenerativeSources, type GenerativeSources } from '../support/generative';
-import { creditTotals, GENEROUS_LIMITS, idempotencyKey } from '../support/jobs';
+import { creditTotals, GENEROUS_LIMITS, idempotencyKey, until } from '../support/jobs';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 import { testCertificate, WebhookReceiver } from '../support/webhook-receiver';
 
@@ -60,6 +60,21 @@ describe('Generative tools with an image provider, end to end', () => {
     await Promise.all([provider?.stop(), sources?.server.stop(), receiver?.stop()]);
   });
 
+  /** The create body with this spec's webhook receiver. */
+  const hooked = (body: object) => ({ ...body, webhook_url: receiver.url });
+
+  /** The job's events, once its terminal event arrived: one per result, then the job's. */
+  async function eventsOf(jobId: string): Promise<EventBody[]> {
+    const ofJob = () => receiver.received.map((delivery) => JSON.parse(delivery.body) as EventBody).filter((event) => event.job.id === jobId);
+    await until(async () => ofJob().some((event) => event.type.startsWith('image_api.job.')), `the job event of ${jobId}`);
+    return ofJob();
+  }
+
+  async function expectCompletedEvents(jobId: string, results: number): Promise<void> {
+    const events = await eventsOf(jobId);
+    expect(events.map((event) => event.type)).toEqual([...Array.from({ length: results }, () => 'image_api.result.completed'), 'image_api.job.completed']);
+  }
+
   /** The requests the provider received while `work` ran. */
   async function providerRequestsDuring(work: () => Promise<void>) {
     const first = provider.requests.length;
@@ -107,16 +122,17 @@ describe('Generative tools with an image provider, end to end', () => {
     expect(requests[0].mask).toEqual({ width: 480, height: 480 });
     expect((await creditTotals(t, account.accountId)).balance).toBe(credits.balance - 4);
 
-    const events = (await receiver.waitFor(2)).map((delivery) => JSON.parse(delivery.body) as EventBody).filter((event) => event.job.id === jobId);
+    const events = await eventsOf(jobId);
     expect(events.map((event) => event.type)).toEqual(['image_api.result.completed', 'image_api.job.completed']);
     expect(events[0].result).toMatchObject({ status: 'completed' });
   });
 
   it('hands the whole image to the provider under creative preservation', async () => {
     const res = await client()
-      .create('/image/ai-edit', { input: [{ image_url: sources.photoUrl }], options: { prompt: 'Make it a watercolour', preservation_level: 'creative' }, output: { format: 'png' } })
+      .create('/image/ai-edit', hooked({ input: [{ image_url: sources.photoUrl }], options: { prompt: 'Make it a watercolour', preservation_level: 'creative' }, output: { format: 'png' } }))
       .expect(202);
     const [result] = await client().results(res.body.job.id);
+    await expectCompletedEvents(res.body.job.id, 1);
     expect(result.status).toBe('completed');
     const image = await client().download(result.result_url as string);
     expect([image.width, image.height]).toEqual([480, 360]);
@@ -126,13 +142,17 @@ describe('Generative tools with an image provider, end to end', () => {
   it('composes the product into a generated scene at the exact ratio, a different scene per variant', async () => {
     const requests = await providerRequestsDuring(async () => {
       const res = await client()
-        .create('/scene/create', {
-          input: [{ image_url: sources.photoUrl }],
-          scene: { prompt: 'On a kitchen counter by a window', aspect_ratio: '4:5', shadow: 'soft' },
-          output: { number_of_images: 2, format: 'png' },
-        })
+        .create(
+          '/scene/create',
+          hooked({
+            input: [{ image_url: sources.photoUrl }],
+            scene: { prompt: 'On a kitchen counter by a window', aspect_ratio: '4:5', shadow: 'soft' },
+            output: { number_of_images: 2, format: 'png' },
+          }),
+        )
         .expect(202);
       const results = await client().results(res.body.job.id);
+      await expectCompletedEvents(res.body.job.id, 2);
       expect(results.map((result) => [result.status, result.credits_used])).toEqual([['completed', 3], ['completed', 3]]);
       const images = await Promise.all(results.map((result) => client().download(result.result_url as string)));
       for (const image of images) {
@@ -154,9 +174,10 @@ describe('Generative tools with an image provider, end to end', () => {
     const prompt = 'A ceramic mug on a linen tablecloth, studio light';
     const requests = await providerRequestsDuring(async () => {
       const res = await client()
-        .create('/image/generate', { prompt, options: { aspect_ratio: '16:9' }, output: { number_of_images: 3, format: 'png' } })
+        .create('/image/generate', hooked({ prompt, options: { aspect_ratio: '16:9' }, output: { number_of_images: 3, format: 'png' } }))
         .expect(202);
       const results = await client().results(res.body.job.id);
+      await expectCompletedEvents(res.body.job.id, 3);
       expect(results.map((result) => [result.status, result.credits_used])).toEqual([['completed', 4], ['completed', 4], ['completed', 4]]);
       const images = await Promise.all(results.map((result) => client().download(result.result_url as string)));
       for (const image of images) expect(image.width * 9).toBe(image.height * 16);
@@ -176,9 +197,10 @@ describe('Generative tools with an image provider, end to end', () => {
         .post('/api/v1/product-photo-jobs')
         .set(bearer(account.liveKey))
         .set('Idempotency-Key', idempotencyKey())
-        .send({ images: [{ source_url: sources.photoUrl, external_id: 'ad-1' }], preset: 'instagram_story_ad', instructions })
+        .send(hooked({ images: [{ source_url: sources.photoUrl, external_id: 'ad-1' }], preset: 'instagram_story_ad', instructions }))
         .expect(202);
       const [result] = await client().results(res.body.job.id);
+      await expectCompletedEvents(res.body.job.id, 1);
       expect(result).toMatchObject({ status: 'completed', credits_used: 5 });
       const bytes = await client().bytes(result.result_url as string);
       expect([...bytes.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
@@ -189,6 +211,42 @@ describe('Generative tools with an image provider, end to end', () => {
       expect(product).toBeGreaterThan(500);
     });
     expect(requests.map((request) => [request.path, request.prompt])).toEqual([['/v1/images/generations', instructions]]);
+  });
+
+  it('makes a natural_lifestyle product photo with the provider, the scene painted from the instructions', async () => {
+    const instructions = 'On a sunlit wooden breakfast table';
+    const requests = await providerRequestsDuring(async () => {
+      const res = await t
+        .http()
+        .post('/api/v1/product-photo-jobs')
+        .set(bearer(account.liveKey))
+        .set('Idempotency-Key', idempotencyKey())
+        .send(hooked({ images: [{ source_url: sources.photoUrl, external_id: 'lifestyle-1' }], preset: 'instagram_feed_image', instructions }))
+        .expect(202);
+      const [result] = await client().results(res.body.job.id);
+      expect(result).toMatchObject({ status: 'completed', credits_used: 3 });
+      await expectCompletedEvents(res.body.job.id, 1);
+      const image = await decodeRgba(await client().bytes(result.result_url as string));
+      expect([image.width, image.height]).toEqual([1080, 1350]);
+      expect(near(image.pixel(3, 3), BLUE_GREY, 20)).toBe(false);
+    });
+    expect(requests.map((request) => [request.path, request.prompt])).toEqual([['/v1/images/edits', instructions]]);
+  });
+
+  it('lays out an ad creative without asking the provider, credits and webhooks as for every tool', async () => {
+    const credits = await creditTotals(t, account.accountId);
+    const requests = await providerRequestsDuring(async () => {
+      const res = await client()
+        .create('/ad/create', hooked({ input: [{ image_url: sources.photoUrl }], creative: { platform: 'pinterest', style: 'luxury', headline: 'Autumn sale' }, output: { format: 'png' } }))
+        .expect(202);
+      const [result] = await client().results(res.body.job.id);
+      expect(result).toMatchObject({ status: 'completed', credits_used: 5 });
+      await expectCompletedEvents(res.body.job.id, 1);
+      const image = await client().download(result.result_url as string);
+      expect([image.width, image.height]).toEqual([1000, 1500]);
+    });
+    expect(requests).toEqual([]);
+    expect((await creditTotals(t, account.accountId)).balance).toBe(credits.balance - 5);
   });
 
   it('fails a result with provider_error once the provider\'s 500s outlast the retries, and gives its credits back', async () => {
