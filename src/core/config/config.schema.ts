@@ -4,6 +4,8 @@ import { z } from 'zod';
 
 const port = z.coerce.number().int().min(1).max(65535);
 const positiveInt = z.coerce.number().int().min(1);
+/** Signature V4, which presigned S3 URLs use, refuses an expiry beyond 7 days. */
+const MAX_PRESIGNED_URL_SECONDS = 7 * 24 * 3600;
 const nonNegativeInt = z.coerce.number().int().min(0);
 
 const optionalUrl = (protocols: string[]) =>
@@ -84,7 +86,25 @@ export const configSchema = z
       .default('imgjobs'),
     ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
     PUBLIC_BASE_URL: optionalUrl(['http:', 'https:']),
+    /** Where result files live: a local folder every API and worker shares, or an S3-compatible bucket. */
+    STORAGE_DRIVER: z.enum(['local', 's3']).default('local'),
     STORAGE_DIR: z.string().min(1).default('./data/results'),
+    S3_BUCKET: z.string().min(1).optional(),
+    /** An S3-compatible server's URL (MinIO, Ceph, R2...); unset, AWS S3 in S3_REGION. */
+    S3_ENDPOINT: optionalUrl(['http:', 'https:']),
+    S3_REGION: z.string().min(1).default('us-east-1'),
+    /** Unset, the AWS SDK's default credential chain (instance role, environment, profile). */
+    S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+    S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+    /** Bucket in the path (`endpoint/bucket/key`) rather than the host name, as most self-hosted servers need. */
+    S3_FORCE_PATH_STYLE: booleanFlag.default('false'),
+    /**
+     * What result URLs point at: `api`, the API's own signed, expiring URLs (it streams the file
+     * from storage), or `presigned`, presigned S3 URLs that clients download from the bucket directly.
+     */
+    RESULT_URLS: z.enum(['api', 'presigned']).default('api'),
+    /** Result files and thumbnails are deleted this many days after their result finished. */
+    RESULT_RETENTION_DAYS: positiveInt.max(3650).default(30),
     /** How long a signed result or thumbnail URL works (contract section 13: 7 days). */
     RESULT_URL_TTL_SECONDS: positiveInt.max(365 * 24 * 3600).default(7 * 24 * 3600),
     /** HMAC key for result URLs; unset, a secret generated once and kept in PostgreSQL is shared by every instance. */
@@ -196,6 +216,22 @@ export const configSchema = z
   .superRefine((env, context) => {
     if (env.SEGMENTER === 'remote' && !env.SEGMENTER_URL) {
       context.addIssue({ code: 'custom', path: ['SEGMENTER_URL'], message: 'is required when SEGMENTER is remote' });
+    }
+    if (env.STORAGE_DRIVER === 's3' && !env.S3_BUCKET) {
+      context.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'is required when STORAGE_DRIVER is s3' });
+    }
+    if (env.RESULT_URLS === 'presigned' && env.STORAGE_DRIVER !== 's3') {
+      context.addIssue({ code: 'custom', path: ['RESULT_URLS'], message: 'presigned needs STORAGE_DRIVER=s3' });
+    }
+    if (env.RESULT_URLS === 'presigned' && env.RESULT_URL_TTL_SECONDS > MAX_PRESIGNED_URL_SECONDS) {
+      context.addIssue({
+        code: 'custom',
+        path: ['RESULT_URL_TTL_SECONDS'],
+        message: `must be at most ${MAX_PRESIGNED_URL_SECONDS} (7 days) with RESULT_URLS=presigned: S3 refuses longer presigned URLs`,
+      });
+    }
+    if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY)) {
+      context.addIssue({ code: 'custom', path: ['S3_SECRET_ACCESS_KEY'], message: 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together' });
     }
     if (env.IMAGE_PROVIDER === 'openai' && !env.IMAGE_PROVIDER_API_KEY) {
       context.addIssue({ code: 'custom', path: ['IMAGE_PROVIDER_API_KEY'], message: 'is required when IMAGE_PROVIDER is openai' });

@@ -106,4 +106,64 @@ describe(loadConfig.name, () => {
     expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, loopback' }).TRUST_PROXY).toEqual(['10.0.0.0/8', 'loopback']);
     expect(configError({ TRUST_PROXY: 'my-proxy.example' }).message).toContain('TRUST_PROXY');
   });
+
+  describe('result storage', () => {
+    const s3 = { STORAGE_DRIVER: 's3', S3_BUCKET: 'results' };
+
+    it('defaults to local disk, the API’s signed URLs and 30 days of retention', () => {
+      expect(loadConfig({})).toMatchObject({
+        STORAGE_DRIVER: 'local',
+        RESULT_URLS: 'api',
+        RESULT_RETENTION_DAYS: 30,
+        S3_REGION: 'us-east-1',
+        S3_FORCE_PATH_STYLE: false,
+      });
+    });
+
+    it('accepts an S3 bucket with presigned URLs, with or without credentials', () => {
+      expect(loadConfig({ ...s3, RESULT_URLS: 'presigned' })).toMatchObject({ STORAGE_DRIVER: 's3', RESULT_URLS: 'presigned' });
+      const config = loadConfig({
+        ...s3,
+        S3_ENDPOINT: 'http://minio:9000',
+        S3_ACCESS_KEY_ID: 'key-id',
+        S3_SECRET_ACCESS_KEY: 'secret',
+        S3_FORCE_PATH_STYLE: 'true',
+      });
+      expect(config).toMatchObject({ S3_ENDPOINT: 'http://minio:9000', S3_FORCE_PATH_STYLE: true });
+    });
+
+    it('refuses STORAGE_DRIVER=s3 without S3_BUCKET', () => {
+      const error = configError({ STORAGE_DRIVER: 's3' });
+      expect(error.problems).toEqual([expect.stringMatching(/^S3_BUCKET.*required when STORAGE_DRIVER is s3/)]);
+    });
+
+    it('refuses presigned URLs that would live longer than the 7 days S3 allows', () => {
+      const error = configError({ ...s3, RESULT_URLS: 'presigned', RESULT_URL_TTL_SECONDS: String(7 * 24 * 3600 + 1) });
+      expect(error.problems).toEqual([expect.stringMatching(/^RESULT_URL_TTL_SECONDS.*at most 604800/)]);
+      expect(loadConfig({ ...s3, RESULT_URLS: 'presigned', RESULT_URL_TTL_SECONDS: String(7 * 24 * 3600) }).RESULT_URL_TTL_SECONDS).toBe(604800);
+    });
+
+    it('refuses RESULT_URLS=presigned without STORAGE_DRIVER=s3', () => {
+      const error = configError({ RESULT_URLS: 'presigned', S3_BUCKET: 'results' });
+      expect(error.problems).toEqual([expect.stringMatching(/^RESULT_URLS.*presigned needs STORAGE_DRIVER=s3/)]);
+    });
+
+    it.each([
+      ['only S3_ACCESS_KEY_ID', { S3_ACCESS_KEY_ID: 'key-id' }],
+      ['only S3_SECRET_ACCESS_KEY', { S3_SECRET_ACCESS_KEY: 'secret' }],
+    ])('refuses half the credentials: %s', (_case, credentials) => {
+      const error = configError({ ...s3, ...credentials });
+      expect(error.problems).toEqual([expect.stringMatching(/S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together/)]);
+    });
+
+    it.each([
+      ['STORAGE_DRIVER', 'gcs'],
+      ['RESULT_URLS', 'cdn'],
+      ['RESULT_RETENTION_DAYS', '0'],
+      ['S3_ENDPOINT', 'ftp://minio:9000'],
+    ])('refuses %s=%s', (name, value) => {
+      const error = configError({ ...s3, [name]: value });
+      expect(error.problems.every((problem) => problem.startsWith(name))).toBe(true);
+    });
+  });
 });

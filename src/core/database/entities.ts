@@ -14,6 +14,7 @@ import { Jobs1764000000002 } from './migrations/1764000000002-jobs';
 import { Webhooks1764000000003 } from './migrations/1764000000003-webhooks';
 import { OperatorIdempotency1764000000004 } from './migrations/1764000000004-operator-idempotency';
 import { CapacityGroups1764000000005 } from './migrations/1764000000005-capacity-groups';
+import { ResultFileRetention1764000000006 } from './migrations/1764000000006-result-file-retention';
 
 /** Listed, not globbed, so the same list works from `src/` under jest and from `dist/`. */
 export const ENTITIES = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   Webhooks1764000000003,
   OperatorIdempotency1764000000004,
   CapacityGroups1764000000005,
+  ResultFileRetention1764000000006,
 ];

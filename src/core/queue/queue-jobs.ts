@@ -7,6 +7,7 @@ export enum QueueJobName {
   SweepUnsettledResults = 'sweep-unsettled-results',
   DeliverWebhook = 'deliver-webhook',
   SweepWebhookDeliveries = 'sweep-webhook-deliveries',
+  SweepExpiredResultFiles = 'sweep-expired-result-files',
 }
 
 export interface QueuePayloads {
@@ -15,6 +16,7 @@ export interface QueuePayloads {
   /** One attempt of one delivery; the attempt number is part of the BullMQ job id. */
   [QueueJobName.DeliverWebhook]: { deliveryId: string; accountId: string; attempt: number };
   [QueueJobName.SweepWebhookDeliveries]: Record<string, never>;
+  [QueueJobName.SweepExpiredResultFiles]: Record<string, never>;
 }
 
 /** Queues that carry each job name; a worker refuses to start if it consumes one it cannot handle. */
@@ -23,6 +25,7 @@ export const JOB_QUEUES: Record<QueueJobName, readonly QueueName[]> = {
   [QueueJobName.SweepUnsettledResults]: [QueueName.Maintenance],
   [QueueJobName.DeliverWebhook]: [QueueName.WebhookDelivery],
   [QueueJobName.SweepWebhookDeliveries]: [QueueName.Maintenance],
+  [QueueJobName.SweepExpiredResultFiles]: [QueueName.Maintenance],
 };
 
 /**

@@ -1,25 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { mkdir, open, rename, unlink, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, extname, join, resolve, sep } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
-import { assertValidStorageKey, InvalidStorageKeyError, ResultStorage, type StoredFile } from './result-storage';
-
-/**
- * The content type of each extension this store accepts. The type is derived from the key on
- * read rather than kept in a second file, which could not be replaced atomically with the first.
- */
-const CONTENT_TYPES: Record<string, string> = {
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.webp': 'image/webp',
-};
-
-/** `image/png; charset=binary` and `IMAGE/PNG` name the same type as `image/png`. */
-const essence = (contentType: string) => contentType.split(';')[0].trim().toLowerCase();
+import { assertValidStorageKey, ResultStorage, type StoredFile } from './result-storage';
+import { assertContentTypeOfKey, contentTypeOfKey } from './stored-content-type';
 
 /** Errors that mean "no file under this key" rather than a broken disk. */
 const MISSING = new Set(['ENOENT', 'ENOTDIR']);
@@ -41,10 +28,7 @@ export class LocalDiskStorage extends ResultStorage {
 
   async put(key: string, data: Buffer, contentType: string): Promise<void> {
     const path = this.pathOf(key);
-    const expected = this.contentTypeOf(key);
-    if (essence(contentType) !== expected) {
-      throw new Error(`Content type ${contentType} does not match the extension of ${key} (${expected})`);
-    }
+    assertContentTypeOfKey(key, contentType);
     const folder = dirname(path);
     await mkdir(folder, { recursive: true });
     // Hidden (keys never start a segment with ".") and random, so concurrent writers of one key
@@ -69,7 +53,7 @@ export class LocalDiskStorage extends ResultStorage {
 
   async open(key: string): Promise<StoredFile | null> {
     const path = this.pathOf(key);
-    const contentType = this.contentTypeOf(key);
+    const contentType = contentTypeOfKey(key);
     let handle: FileHandle;
     try {
       handle = await open(path, constants.O_RDONLY);
@@ -107,13 +91,5 @@ export class LocalDiskStorage extends ResultStorage {
     // Redundant with the key rules; kept so a future change to them cannot open the whole disk.
     if (!path.startsWith(this.root + sep)) throw new Error(`Storage key ${key} resolves outside the store`);
     return path;
-  }
-
-  private contentTypeOf(key: string): string {
-    const contentType = CONTENT_TYPES[extname(key).toLowerCase()];
-    if (!contentType) {
-      throw new InvalidStorageKeyError(key, `must end in one of ${Object.keys(CONTENT_TYPES).join(', ')}`);
-    }
-    return contentType;
   }
 }

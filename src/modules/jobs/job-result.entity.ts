@@ -24,4 +24,6 @@ export class JobResult {
   @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
   @Column({ name: 'started_at', type: 'timestamptz', nullable: true }) startedAt!: Date | null;
   @Column({ name: 'completed_at', type: 'timestamptz', nullable: true }) completedAt!: Date | null;
+  /** When retention started deleting the result's files; from then on no URL to them is handed out. */
+  @Column({ name: 'files_expired_at', type: 'timestamptz', nullable: true }) filesExpiredAt!: Date | null;
 }

@@ -1,15 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { ResultUrlSigner } from '../../core/storage/result-url.signer';
+import { ResultUrls } from '../../core/storage/result-urls';
 import type { Job } from './job.entity';
 import type { JobResult } from './job-result.entity';
 import type { EnhancementDto, JobResultDto, JobSummaryDto, ProductPhotoJobSummaryDto } from './job-response.dto';
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
-/** Turns jobs and results into the API's shapes; result URLs are signed at read time. */
+/**
+ * Turns jobs and results into the API's shapes. Result URLs are made at read time (the API's
+ * signed URLs or presigned S3 ones, by RESULT_URLS), and are null once retention has expired a
+ * result's files: a URL to a deleted file is never handed out.
+ */
 @Injectable()
 export class JobPresenter {
-  constructor(private readonly signer: ResultUrlSigner) {}
+  constructor(private readonly urls: ResultUrls) {}
 
   summary(job: Job): JobSummaryDto {
     return {
@@ -33,15 +37,19 @@ export class JobPresenter {
     return { id: job.id, total_items: job.totalResults, credits_reserved: job.creditsReserved, sandbox: job.sandbox };
   }
 
-  result(result: JobResult): JobResultDto {
+  async result(result: JobResult): Promise<JobResultDto> {
+    const [resultUrl, thumbnailUrl] = await Promise.all([
+      this.fileUrl(result, result.resultKey),
+      this.fileUrl(result, result.thumbnailKey),
+    ]);
     return {
       id: result.id,
       index: result.index,
       external_id: result.externalId,
       source_image_url: result.sourceImageUrl,
       status: result.status,
-      result_url: result.resultKey ? this.signer.sign(result.resultKey) : null,
-      thumbnail_url: result.thumbnailKey ? this.signer.sign(result.thumbnailKey) : null,
+      result_url: resultUrl,
+      thumbnail_url: thumbnailUrl,
       error_code: result.errorCode,
       error_message: result.errorMessage,
       credits_reserved: result.creditsReserved,
@@ -51,7 +59,12 @@ export class JobPresenter {
     };
   }
 
-  enhancement(job: Job, results: JobResult[]): EnhancementDto {
+  results(results: JobResult[]): Promise<JobResultDto[]> {
+    return Promise.all(results.map((result) => this.result(result)));
+  }
+
+  async enhancement(job: Job, results: JobResult[]): Promise<EnhancementDto> {
+    const shownResults = await this.results(results);
     return {
       id: job.id,
       total_items: job.totalResults,
@@ -60,21 +73,22 @@ export class JobPresenter {
       credits_reserved: job.creditsReserved,
       credits_used: job.creditsUsed,
       sandbox: job.sandbox,
-      items: results.map((result) => {
-        const shown = this.result(result);
-        return {
-          id: shown.id,
-          credits_reserved: shown.credits_reserved,
-          credits_used: shown.credits_used,
-          external_id: shown.external_id,
-          result_url: shown.result_url,
-          thumbnail_url: shown.thumbnail_url,
-          error_code: shown.error_code,
-          error_message: shown.error_message,
-        };
-      }),
+      items: shownResults.map((shown) => ({
+        id: shown.id,
+        credits_reserved: shown.credits_reserved,
+        credits_used: shown.credits_used,
+        external_id: shown.external_id,
+        result_url: shown.result_url,
+        thumbnail_url: shown.thumbnail_url,
+        error_code: shown.error_code,
+        error_message: shown.error_message,
+      })),
       created_at: job.createdAt.toISOString(),
       completed_at: iso(job.completedAt),
     };
+  }
+
+  private async fileUrl(result: JobResult, key: string | null): Promise<string | null> {
+    return key && !result.filesExpiredAt ? this.urls.urlOf(key) : null;
   }
 }

@@ -59,7 +59,7 @@ export class JobsController {
     @Param('jobId', UuidParamPipe) jobId: string,
   ): Promise<{ job: JobSummaryDto; results: JobResultDto[] }> {
     const { job, results } = await this.jobs.get(caller, jobId);
-    return { job: this.presenter.summary(job), results: results.map((result) => this.presenter.result(result)) };
+    return { job: this.presenter.summary(job), results: await this.presenter.results(results) };
   }
 
   @Post('jobs/:jobId/cancel')
@@ -77,7 +77,7 @@ export class JobsController {
     @Param('jobId', UuidParamPipe) jobId: string,
   ): Promise<{ job: JobSummaryDto; results: JobResultDto[] }> {
     const { job, results } = await this.jobs.cancel(caller, jobId);
-    return { job: this.presenter.summary(job), results: results.map((result) => this.presenter.result(result)) };
+    return { job: this.presenter.summary(job), results: await this.presenter.results(results) };
   }
 
   @Get('product-image-enhancements/:enhancementId')
@@ -90,6 +90,6 @@ export class JobsController {
     @Param('enhancementId', UuidParamPipe) enhancementId: string,
   ): Promise<{ enhancement: EnhancementDto }> {
     const { job, results } = await this.jobs.enhancement(caller, enhancementId);
-    return { enhancement: this.presenter.enhancement(job, results) };
+    return { enhancement: await this.presenter.enhancement(job, results) };
   }
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { ResultUrlSigner } from '../../core/storage/result-url.signer';
+import { ResultUrls } from '../../core/storage/result-urls';
 import type { ToolId } from '../catalog/tools';
 import { ResultStatus, type JobStatus } from '../jobs/job-status';
 import { WebhookDeliveryQueue } from './webhook-delivery.queue';
@@ -41,7 +41,7 @@ export interface RecordedDelivery {
 @Injectable()
 export class WebhookOutbox {
   constructor(
-    private readonly signer: ResultUrlSigner,
+    private readonly resultUrls: ResultUrls,
     private readonly deliveryQueue: WebhookDeliveryQueue,
   ) {}
 
@@ -52,8 +52,8 @@ export class WebhookOutbox {
         id: result.id,
         external_id: result.externalId,
         status: result.status,
-        result_url: result.resultKey ? this.signer.sign(result.resultKey) : null,
-        thumbnail_url: result.thumbnailKey ? this.signer.sign(result.thumbnailKey) : null,
+        result_url: result.resultKey ? await this.resultUrls.urlOf(result.resultKey) : null,
+        thumbnail_url: result.thumbnailKey ? await this.resultUrls.urlOf(result.thumbnailKey) : null,
         ...(failed ? { error_code: result.errorCode, error_message: result.errorMessage } : {}),
       },
     });

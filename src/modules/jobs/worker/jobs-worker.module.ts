@@ -8,6 +8,7 @@ import { ToolsModule } from '../../tools/tools.module';
 import { WebhooksWorkerModule } from '../../webhooks/worker/webhooks-worker.module';
 import { JobsModule } from '../jobs.module';
 import { QueueWorkersService } from './queue-workers.service';
+import { ResultRetentionSweeperService } from './result-retention-sweeper.service';
 import { DEFAULT_RESULT_SWEEP_LIMITS, RESULT_SWEEP_LIMITS, ResultSweeperService } from './result-sweeper.service';
 import { ResultWorkService } from './result-work.service';
 
@@ -16,6 +17,7 @@ import { ResultWorkService } from './result-work.service';
   imports: [JobsModule, CapacityModule, ToolsModule, ImageModule, SegmentationWorkerModule, StorageModule, IdempotencyModule, WebhooksWorkerModule],
   providers: [
     QueueWorkersService,
+    ResultRetentionSweeperService,
     ResultSweeperService,
     ResultWorkService,
     { provide: RESULT_SWEEP_LIMITS, useValue: DEFAULT_RESULT_SWEEP_LIMITS },

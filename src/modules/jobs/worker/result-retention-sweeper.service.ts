@@ -1,0 +1,92 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG } from '../../../core/config/config.module';
+import type { AppConfig } from '../../../core/config/config.schema';
+import { ResultStorage } from '../../../core/storage/result-storage';
+
+/** Results whose files one page deletes; a sweep reads a few pages, so it stays short however large the backlog. */
+const PAGE_SIZE = 200;
+const PAGES_PER_SWEEP = 5;
+
+interface ExpiringResult {
+  id: string;
+  result_key: string;
+  thumbnail_key: string | null;
+}
+
+/**
+ * Deletes result images and thumbnails RESULT_RETENTION_DAYS after their result completed,
+ * whichever driver holds them. Per result, in this order:
+ *
+ * 1. `files_expired_at` is set, so from then on a read answers the result with null URLs
+ *    rather than a URL to a file that is being deleted;
+ * 2. both files are deleted;
+ * 3. the keys are cleared, which takes the result out of the sweep.
+ *
+ * A deletion that fails leaves the keys in place, so the next sweep tries again. Rows are
+ * claimed with SKIP LOCKED, so overlapping sweeps of several workers do not block each other.
+ */
+@Injectable()
+export class ResultRetentionSweeperService {
+  private readonly logger = new Logger(ResultRetentionSweeperService.name);
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'RESULT_RETENTION_DAYS'>,
+    private readonly storage: ResultStorage,
+  ) {}
+
+  async sweep(): Promise<{ expired: number; failed: number }> {
+    let expired = 0;
+    let failed = 0;
+    for (let page = 0; page < PAGES_PER_SWEEP; page++) {
+      const due = await this.markExpiredPage();
+      const deleted: string[] = [];
+      for (const result of due) {
+        if (await this.deleteFiles(result)) deleted.push(result.id);
+      }
+      if (deleted.length > 0) {
+        await this.dataSource.query(
+          `UPDATE job_results SET result_key = NULL, thumbnail_key = NULL WHERE id = ANY($1::uuid[])`,
+          [deleted],
+        );
+      }
+      expired += deleted.length;
+      failed += due.length - deleted.length;
+      // A page with failures stops the sweep: those results come first again next time.
+      if (due.length < PAGE_SIZE || deleted.length < due.length) break;
+    }
+    if (expired > 0) this.logger.log({ expired }, 'deleted the files of results past their retention');
+    return { expired, failed };
+  }
+
+  /** Marks the oldest page of results past retention that still have files, and returns their keys. */
+  private markExpiredPage(): Promise<ExpiringResult[]> {
+    return this.dataSource.query(
+      `WITH due AS (
+         SELECT id FROM job_results
+          WHERE result_key IS NOT NULL AND completed_at < now() - make_interval(days => $1)
+          ORDER BY completed_at LIMIT $2
+          FOR UPDATE SKIP LOCKED
+       ), marked AS (
+         UPDATE job_results r SET files_expired_at = coalesce(r.files_expired_at, now())
+           FROM due WHERE r.id = due.id
+         RETURNING r.id, r.result_key, r.thumbnail_key
+       )
+       SELECT * FROM marked`,
+      [this.config.RESULT_RETENTION_DAYS, PAGE_SIZE],
+    );
+  }
+
+  private async deleteFiles(result: ExpiringResult): Promise<boolean> {
+    const keys = [result.result_key, result.thumbnail_key].filter((key): key is string => key !== null);
+    try {
+      await Promise.all(keys.map((key) => this.storage.delete(key)));
+      return true;
+    } catch (error) {
+      this.logger.warn({ err: error, result_id: result.id }, 'could not delete the files of an expired result; retrying next sweep');
+      return false;
+    }
+  }
+}
