@@ -10,6 +10,8 @@ import { ErrorFilter } from './core/http/error.filter';
 import { RequestIdInterceptor } from './core/http/request-id.interceptor';
 import { RequestValidationPipe } from './core/http/validation.pipe';
 import { LoggingModule } from './core/logging/logging.module';
+import { MetricsController } from './core/metrics/metrics.controller';
+import { MetricsModule } from './core/metrics/metrics.module';
 import { OutboundModule } from './core/outbound/outbound.module';
 import { QueueModule } from './core/queue/queue.module';
 import { RedisModule } from './core/redis/redis.module';
@@ -26,6 +28,7 @@ function coreImports(config: AppConfig, connections: Connections) {
   return [
     ConfigModule.forRoot(config, connections),
     LoggingModule,
+    MetricsModule,
     DatabaseModule,
     RedisModule,
     QueueModule,
@@ -37,7 +40,7 @@ function coreImports(config: AppConfig, connections: Connections) {
 /** The HTTP surface: controllers, and the guard, pipe, interceptor and filter every route shares. */
 @Module({
   imports: [AuthModule, AccountsModule, CatalogModule, JobsModule, AdminModule, HealthModule],
-  controllers: [HealthController],
+  controllers: [HealthController, MetricsController],
   providers: [
     { provide: APP_GUARD, useClass: AccessGuard },
     { provide: APP_FILTER, useClass: ErrorFilter },

@@ -20,6 +20,7 @@ import { InvalidConfigError, loadConfig } from './core/config/load-config';
 import type { AppConfig } from './core/config/config.schema';
 import { runMigrations } from './core/database/migrate';
 import { HealthService } from './core/health/health.service';
+import { MetricsScraper } from './core/metrics/metrics-scraper';
 
 const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
@@ -114,7 +115,7 @@ async function main(): Promise<void> {
       running = { app };
       app.useLogger(app.get(NestPinoLogger));
       await app.init();
-      running.healthServer = await startWorkerHealthServer(config.WORKER_HEALTH_PORT, app.get(HealthService));
+      running.healthServer = await startWorkerHealthServer(config.WORKER_HEALTH_PORT, app.get(HealthService), app.get(MetricsScraper));
       logger.info({ healthPort: config.WORKER_HEALTH_PORT }, 'worker started');
     }
 

@@ -6,6 +6,7 @@ import { ConfigModule } from '../core/config/config.module';
 import { loadConfig } from '../core/config/load-config';
 import { DatabaseModule } from '../core/database/database.module';
 import { DomainError } from '../core/errors/domain-error';
+import { MetricsModule } from '../core/metrics/metrics.module';
 import { RedisModule } from '../core/redis/redis.module';
 import { AdminServicesModule } from '../modules/admin/admin.module';
 import { AdminService } from '../modules/admin/admin.service';
@@ -18,7 +19,14 @@ class AdminCliModule {
     const config = loadConfig(process.env);
     return {
       module: AdminCliModule,
-      imports: [ConfigModule.forRoot(config, cliConnections(config)), DatabaseModule, RedisModule, AdminServicesModule],
+      imports: [
+        ConfigModule.forRoot(config, cliConnections(config)),
+        // The credit services record metrics; a command's are simply never scraped.
+        MetricsModule,
+        DatabaseModule,
+        RedisModule,
+        AdminServicesModule,
+      ],
     };
   }
 }

@@ -17,6 +17,7 @@ import { ErrorFilter } from '../../src/core/http/error.filter';
 import { RequestIdInterceptor } from '../../src/core/http/request-id.interceptor';
 import { RequestValidationPipe } from '../../src/core/http/validation.pipe';
 import { LoggingModule } from '../../src/core/logging/logging.module';
+import { MetricsModule } from '../../src/core/metrics/metrics.module';
 import { RedisModule } from '../../src/core/redis/redis.module';
 import { FilesController } from '../../src/core/storage/files.controller';
 import { ResultStorage } from '../../src/core/storage/result-storage';
@@ -91,6 +92,7 @@ describe(FilesController.name, () => {
       imports: [
         ConfigModule.forRoot(config, { databaseUrl, redisUrl, databaseSchema: schema }),
         LoggingModule,
+        MetricsModule,
         DatabaseModule,
         RedisModule,
         FilesApiModule,

@@ -283,7 +283,8 @@ describe('two runs of one result', () => {
       .expect(202);
     const [{ id: resultId }] = await t.dataSource.query(`SELECT id FROM job_results WHERE job_id = $1`, [res.body.job.id]);
     const work = t.app.get(ResultWorkService);
-    await Promise.all([work.perform(resultId), work.perform(resultId)]);
+    const attempt = { queue: 'processing', waitedSeconds: null };
+    await Promise.all([work.perform(resultId, attempt), work.perform(resultId, attempt)]);
 
     const [result] = await t.dataSource.query(`SELECT status, result_key, thumbnail_key FROM job_results WHERE id = $1`, [resultId]);
     expect(result.status).toBe('completed');

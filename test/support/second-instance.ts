@@ -1,4 +1,4 @@
-import { Test } from '@nestjs/testing';
+import { Test, type TestingModuleBuilder } from '@nestjs/testing';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module';
@@ -11,16 +11,23 @@ import { testServices } from './test-services';
  * Another API instance of the same deployment as `first`: the same database schema, the same
  * Redis key prefix and the same configuration, but its own process state (caches, Redis
  * connections), as a second replica behind a load balancer would have. Closing it leaves the
- * schema and the Redis keys to `first`, which owns them.
+ * schema and the Redis keys to `first`, which owns them. `override` replaces providers at the
+ * edge of the world, as `createTestApp`'s does.
  */
-export async function createSecondInstance(first: TestApp, role: ProcessRole = ProcessRole.Api): Promise<TestApp> {
+export async function createSecondInstance(
+  first: TestApp,
+  role: ProcessRole = ProcessRole.Api,
+  override: (builder: TestingModuleBuilder) => TestingModuleBuilder = (builder) => builder,
+): Promise<TestApp> {
   const { databaseUrl, redisUrl } = testServices();
   const schema = (first.dataSource.options as { schema?: string }).schema;
   if (!schema) throw new Error('the first app has no schema of its own to share');
   const config = first.config;
-  const moduleRef = await Test.createTestingModule({
-    imports: [AppModule.forRole(role, config, { databaseUrl, redisUrl, databaseSchema: schema })],
-  }).compile();
+  const moduleRef = await override(
+    Test.createTestingModule({
+      imports: [AppModule.forRole(role, config, { databaseUrl, redisUrl, databaseSchema: schema })],
+    }),
+  ).compile();
   const app = moduleRef.createNestApplication({ bodyParser: false, bufferLogs: true });
   configureHttpApp(app);
   await app.init();

@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
+import { serveClusterMetrics } from '../metrics/cluster-metrics';
 
 /** A crashed process is replaced after this pause, so a process that dies at start cannot spin. */
 const RESTART_DELAY_MS = 1000;
@@ -13,7 +14,9 @@ export interface ApiSupervisor {
  * Runs the API role as `count` processes sharing one port (Node's cluster module), so one
  * container or host uses several cores. The primary only supervises: it applied the
  * migrations before forking, and replaces a process that dies unexpectedly. Each process is
- * a complete, stateless API instance, exactly as separate instances behind a load balancer.
+ * a complete, stateless API instance, exactly as separate instances behind a load balancer,
+ * except for `/metrics`: whichever process a scrape reaches answers for all of them, through
+ * the primary (see cluster-metrics.ts).
  */
 export function superviseApiProcesses(count: number, logger: Logger): ApiSupervisor {
   let stopping = false;
@@ -27,6 +30,7 @@ export function superviseApiProcesses(count: number, logger: Logger): ApiSupervi
       if (!stopping) fork();
     }, RESTART_DELAY_MS).unref();
   });
+  serveClusterMetrics(logger);
   for (let i = 0; i < count; i++) fork();
   logger.info({ processes: count }, 'API processes started');
 

@@ -6,6 +6,7 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { parseJsonBody, requireJsonContentType, translateBodyParserErrors } from '../http/body-parsing';
 import { assignRequestId } from '../http/request-id';
+import { HttpMetrics } from '../metrics/http.metrics';
 import { fixOpenApiDocument } from '../openapi/document-fixes';
 import { ErrorResponseDto } from '../openapi/error-response.dto';
 
@@ -23,8 +24,9 @@ export function configureHttpApp(app: INestApplication): void {
   // Behind a load balancer, the client's address for per-IP limits comes from X-Forwarded-For,
   // trusted only as far as TRUST_PROXY says (Express's own setting and semantics).
   express.set('trust proxy', app.get<symbol, AppConfig>(APP_CONFIG).TRUST_PROXY);
-  // Order matters: the id exists before anything can fail, and body errors reach the envelope.
-  app.use(assignRequestId, requireJsonContentType, parseJsonBody, translateBodyParserErrors);
+  // Order matters: timing covers the whole request, the id exists before anything can fail, and
+  // body errors reach the envelope.
+  app.use(app.get(HttpMetrics).timeRequests, assignRequestId, requireJsonContentType, parseJsonBody, translateBodyParserErrors);
 
   const document = fixOpenApiDocument(SwaggerModule.createDocument(
     app,

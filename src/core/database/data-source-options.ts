@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { ClientBase } from 'pg';
 import type { DataSourceOptions } from 'typeorm';
+import { AfterCommitSubscriber } from './after-commit';
 import { ENTITIES, MIGRATIONS } from './entities';
 
 export interface DatabaseOptions {
@@ -45,6 +46,7 @@ export function dataSourceOptions({ url, poolSize, schema, lockTimeoutMs, statem
     schema,
     entities: ENTITIES,
     migrations: MIGRATIONS,
+    subscribers: [AfterCommitSubscriber],
     migrationsTableName: 'schema_migrations',
     synchronize: false,
     poolSize,

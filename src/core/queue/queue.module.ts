@@ -4,6 +4,7 @@ import { ModuleRef } from '@nestjs/core';
 import type { ConnectionOptions, Queue } from 'bullmq';
 import { APP_CONFIG, CONNECTIONS, type Connections } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
+import { QueueDepthMetrics } from './queue-depth.metrics';
 import { ALL_QUEUES } from './queue-name';
 
 /** Where BullMQ keeps its keys, shared by producers (through BullModule) and workers. */
@@ -57,7 +58,7 @@ const registeredQueues = BullModule.registerQueue(...ALL_QUEUES.map((name) => ({
     BullModule.forRootAsync({ inject: [APP_CONFIG, CONNECTIONS], useFactory: queueConnection }),
     registeredQueues,
   ],
-  providers: [{ provide: QUEUE_CONNECTION, inject: [APP_CONFIG, CONNECTIONS], useFactory: queueConnection }, QueueErrorLogger],
+  providers: [{ provide: QUEUE_CONNECTION, inject: [APP_CONFIG, CONNECTIONS], useFactory: queueConnection }, QueueErrorLogger, QueueDepthMetrics],
   exports: [registeredQueues, QUEUE_CONNECTION],
 })
 export class QueueModule {}

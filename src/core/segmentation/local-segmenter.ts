@@ -1,7 +1,9 @@
+import { performance } from 'node:perf_hooks';
 import { Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { AlphaMask } from '../image/mask/alpha-mask';
 import { maskFromProbability } from '../image/mask/cutout-mask';
 import type { RawImage } from '../image/raw-image';
+import type { SegmentationMetrics } from '../metrics/segmentation.metrics';
 import { prepareIsnetModel } from './isnet-model';
 import { IsnetSession } from './isnet-session';
 import { SegmentationError, type Segmenter } from './segmenter';
@@ -27,7 +29,10 @@ export class LocalSegmenter implements Segmenter, OnModuleDestroy {
   private readonly logger = new Logger(LocalSegmenter.name);
   private session: Promise<IsnetSession> | null = null;
 
-  constructor(private readonly settings: LocalSegmenterSettings) {}
+  constructor(
+    private readonly settings: LocalSegmenterSettings,
+    private readonly metrics: SegmentationMetrics,
+  ) {}
 
   async ready(): Promise<void> {
     await this.open();
@@ -36,7 +41,9 @@ export class LocalSegmenter implements Segmenter, OnModuleDestroy {
   async segment(image: RawImage, signal: AbortSignal): Promise<AlphaMask> {
     const session = await this.open();
     signal.throwIfAborted();
+    const startedAt = performance.now();
     const { map } = await session.probability(image);
+    this.metrics.inferred((performance.now() - startedAt) / 1000);
     signal.throwIfAborted();
     return maskFromProbability(map, image);
   }

@@ -3,6 +3,7 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { HealthModule } from '../health/health.module';
 import { HealthService, type CheckState } from '../health/health.service';
+import { SegmentationMetrics } from '../metrics/segmentation.metrics';
 import { OutboundHttps } from '../outbound/outbound-https';
 import { LocalSegmenter } from './local-segmenter';
 import { RemoteSegmenter } from './remote-segmenter';
@@ -10,14 +11,13 @@ import { SEGMENTER, type Segmenter } from './segmenter';
 
 const WARM_UP_RETRY_MS = 30_000;
 
-function segmenterFor(config: AppConfig, outbound: OutboundHttps): Segmenter | null {
+function segmenterFor(config: AppConfig, outbound: OutboundHttps, metrics: SegmentationMetrics): Segmenter | null {
   switch (config.SEGMENTER) {
     case 'local':
-      return new LocalSegmenter({
-        modelsDir: config.MODELS_DIR,
-        inputSize: config.SEGMENTATION_INPUT_SIZE,
-        threads: config.SEGMENTATION_THREADS,
-      });
+      return new LocalSegmenter(
+        { modelsDir: config.MODELS_DIR, inputSize: config.SEGMENTATION_INPUT_SIZE, threads: config.SEGMENTATION_THREADS },
+        metrics,
+      );
     case 'remote':
       return new RemoteSegmenter({ url: new URL(config.SEGMENTER_URL as string), timeoutSeconds: config.SEGMENTER_TIMEOUT_SECONDS }, outbound);
     case 'none':
@@ -30,7 +30,7 @@ function segmenterFor(config: AppConfig, outbound: OutboundHttps): Segmenter | n
  * at a worker's start through SegmenterWarmUp, so an API process never loads it.
  */
 @Module({
-  providers: [{ provide: SEGMENTER, inject: [APP_CONFIG, OutboundHttps], useFactory: segmenterFor }],
+  providers: [{ provide: SEGMENTER, inject: [APP_CONFIG, OutboundHttps, SegmentationMetrics], useFactory: segmenterFor }],
   exports: [SEGMENTER],
 })
 export class SegmentationModule {}

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import { afterCommit } from '../../core/database/after-commit';
 import { DomainError } from '../../core/errors/domain-error';
+import { CreditMetrics } from '../../core/metrics/credit.metrics';
 import { Account } from '../accounts/account.entity';
 import { IdempotencyService, type OperatorIdempotentRequest } from '../idempotency/idempotency.service';
 import { CreditLedgerEntry, LedgerEntryKind } from './credit-ledger-entry.entity';
@@ -26,6 +28,7 @@ export class CreditsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly idempotency: IdempotencyService,
+    private readonly metrics: CreditMetrics,
   ) {}
 
   /**
@@ -126,12 +129,15 @@ export class CreditsService {
     );
     if (rows.length === 0) return null;
     await this.record(manager, accountId, LedgerEntryKind.Reserve, -credits, credits, jobId);
+    afterCommit(manager, () => this.metrics.reserved(credits));
     return rows[0].paid_credits;
   }
 
   /** Reserved credits become spent: the balance does not move, the ledger says so. */
   async capture(manager: EntityManager, accountId: string, jobId: string, credits: number): Promise<void> {
-    if (credits > 0) await this.record(manager, accountId, LedgerEntryKind.Capture, 0, credits, jobId);
+    if (credits <= 0) return;
+    await this.record(manager, accountId, LedgerEntryKind.Capture, 0, credits, jobId);
+    afterCommit(manager, () => this.metrics.captured(credits));
   }
 
   /**
@@ -157,6 +163,7 @@ export class CreditsService {
       );
     }
     await this.record(manager, accountId, LedgerEntryKind.Release, credits, credits, jobId);
+    afterCommit(manager, () => this.metrics.released(credits));
   }
 
   /** Credits reserved by results not yet settled: reserved, less what was captured or released. */

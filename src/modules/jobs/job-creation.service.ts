@@ -5,6 +5,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { withTransactionRetry } from '../../core/database/transaction-retry';
 import { DomainError } from '../../core/errors/domain-error';
 import { ErrorCode } from '../../core/errors/error-code';
+import { JobMetrics } from '../../core/metrics/job.metrics';
 import { OutboundHttps } from '../../core/outbound/outbound.module';
 import { KeyEnvironment } from '../auth/api-key.entity';
 import type { AuthContext } from '../auth/auth-context';
@@ -46,6 +47,16 @@ export interface CreatedJob {
 
 type Admission = { replayOf: string } | { job: Job; results: JobResult[]; remainingPaidCredits: number };
 
+/** The refusals of admission (contract section 10, and a tool this deployment cannot run), counted by code. */
+const ADMISSION_REFUSALS: ReadonlySet<ErrorCode> = new Set([
+  ErrorCode.ToolUnavailable,
+  ErrorCode.RateLimitExceeded,
+  ErrorCode.TooManyActiveJobs,
+  ErrorCode.TooManyPendingResults,
+  ErrorCode.CapacityUnavailable,
+  ErrorCode.InsufficientCredits,
+]);
+
 /**
  * The create path (contract sections 8 to 10): idempotency, rate limit, active jobs, capacity
  * and credits are decided, and the job, its results, the reservation and the idempotency
@@ -67,6 +78,7 @@ export class JobCreationService {
     private readonly jobs: JobsRepository,
     private readonly queue: ResultQueueProducer,
     private readonly outbound: OutboundHttps,
+    private readonly metrics: JobMetrics,
   ) {}
 
   async create(command: CreateJobCommand): Promise<CreatedJob> {
@@ -144,6 +156,9 @@ export class JobCreationService {
         return { job, results, remainingPaidCredits: remaining };
       });
     } catch (error) {
+      if (error instanceof DomainError && ADMISSION_REFUSALS.has(error.code)) {
+        this.metrics.admissionRefused(command.request.tool, error.code);
+      }
       if (decision.token) await this.refund(subject, decision.token);
       throw error;
     }
@@ -154,6 +169,7 @@ export class JobCreationService {
       if (!job) throw DomainError.notFound('job');
       return { job, replayed: true, remainingPaidCredits: await this.credits.balance(caller.accountId) };
     }
+    this.metrics.jobCreated(command.request.tool, caller.environment);
     // Committed is what counts: if this enqueue is lost, the sweeper enqueues the results later.
     await this.queue.enqueue(admission.results).catch((error: unknown) => {
       this.logger.warn({ err: error, job_id: admission.job.id }, 'enqueue failed; the sweeper will retry');

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import { afterCommit } from '../../core/database/after-commit';
 import { withTransactionRetry } from '../../core/database/transaction-retry';
+import { JobMetrics, type MetricsEnvironment } from '../../core/metrics/job.metrics';
 import { CreditsService } from '../credits/credits.service';
 import type { OutputFormat, ToolTask } from '../tools/tool-runner';
 import type { CapacityGroup, ToolId } from '../catalog/tools';
@@ -37,6 +39,8 @@ interface ResultCounts {
 
 const ACTIVE = `('queued', 'processing')`;
 
+const environmentOf = (sandbox: boolean): MetricsEnvironment => (sandbox ? 'sandbox' : 'live');
+
 /**
  * Every state change of jobs and results. Each is a conditional update whose row count says
  * whether this caller won, so two workers can never both finish a result, and a terminal
@@ -66,6 +70,7 @@ export class JobLifecycleService {
     private readonly credits: CreditsService,
     private readonly webhooks: WebhookOutbox,
     private readonly capacity: CapacityService,
+    private readonly metrics: JobMetrics,
   ) {}
 
   /**
@@ -154,6 +159,7 @@ export class JobLifecycleService {
         cancelled: 0,
         creditsUsed: result.credits_reserved,
       });
+      afterCommit(manager, () => this.metrics.resultsSettled(counted.job.api, environmentOf(result.sandbox), 'completed'));
       const deliveries = await this.recordEvents(manager, counted, {
         id: resultId,
         externalId: result.external_id,
@@ -186,6 +192,7 @@ export class JobLifecycleService {
       if (!result) return null;
       await this.credits.release(manager, result.account_id, result.job_id, result.credits_reserved);
       const counted = await this.countOnJob(manager, result.job_id, { completed: 0, failed: 1, cancelled: 0, creditsUsed: 0 });
+      afterCommit(manager, () => this.metrics.resultsSettled(counted.job.api, environmentOf(result.sandbox), 'failed', 1, code));
       const deliveries = await this.recordEvents(manager, counted, {
         id: resultId,
         externalId: result.external_id,
@@ -208,11 +215,11 @@ export class JobLifecycleService {
    * Returns false when the job had already ended.
    */
   async cancel(manager: EntityManager, jobId: string): Promise<boolean> {
-    const [job]: Array<{ account_id: string } & CapacitySlot> = await manager.query(
+    const [job]: Array<{ account_id: string; api: ToolId } & CapacitySlot> = await manager.query(
       `WITH cancelled AS (
          UPDATE jobs SET status = 'cancelled', completed_at = now(), updated_at = now()
           WHERE id = $1 AND status IN ${ACTIVE}
-          RETURNING account_id, capacity_group, sandbox)
+          RETURNING account_id, api, capacity_group, sandbox)
        SELECT * FROM cancelled`,
       [jobId],
     );
@@ -231,6 +238,7 @@ export class JobLifecycleService {
       released.results,
     ]);
     await this.releaseSlots(manager, job, released.results);
+    afterCommit(manager, () => this.metrics.resultsSettled(job.api, environmentOf(job.sandbox), 'cancelled', released.results));
     return true;
   }
 
@@ -251,18 +259,20 @@ export class JobLifecycleService {
 
   /** Settles an unfinished result of a cancelled job as cancelled and releases its credits; the job row is locked. */
   private async cancelResult(manager: EntityManager, resultId: string): Promise<boolean> {
-    const [result]: Array<{ job_id: string; account_id: string; credits_reserved: number } & CapacitySlot> = await manager.query(
-      `WITH cancelled AS (
-         UPDATE job_results SET status = 'cancelled', completed_at = now()
-          WHERE id = $1 AND status IN ${ACTIVE}
-          RETURNING job_id, account_id, credits_reserved, capacity_group, sandbox)
-       SELECT * FROM cancelled`,
-      [resultId],
-    );
+    const [result]: Array<{ job_id: string; account_id: string; credits_reserved: number; api: ToolId } & CapacitySlot> =
+      await manager.query(
+        `WITH cancelled AS (
+           UPDATE job_results SET status = 'cancelled', completed_at = now()
+            WHERE id = $1 AND status IN ${ACTIVE}
+            RETURNING job_id, account_id, credits_reserved, capacity_group, sandbox)
+         SELECT c.*, j.api FROM cancelled c JOIN jobs j ON j.id = c.job_id`,
+        [resultId],
+      );
     if (!result) return false;
     await this.credits.release(manager, result.account_id, result.job_id, result.credits_reserved);
     await manager.query(`UPDATE jobs SET cancelled_results = cancelled_results + 1 WHERE id = $1`, [result.job_id]);
     await this.releaseSlots(manager, result, 1);
+    afterCommit(manager, () => this.metrics.resultsSettled(result.api, environmentOf(result.sandbox), 'cancelled'));
     return true;
   }
 

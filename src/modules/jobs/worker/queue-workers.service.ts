@@ -14,15 +14,29 @@ import { QueueName } from '../../../core/queue/queue-name';
 import { QUEUE_CONNECTION, type QueueConnection } from '../../../core/queue/queue.module';
 import { WebhookDeliveryService } from '../../webhooks/worker/webhook-delivery.service';
 import { WebhookSweeperService } from '../../webhooks/worker/webhook-sweeper.service';
+import { ResultRetentionSweeperService } from './result-retention-sweeper.service';
 import { ResultSweeperService } from './result-sweeper.service';
 import { codedFailure, ResultWorkService, type ResultEntryData } from './result-work.service';
+
+/**
+ * How long a result's entry waited for its first attempt: from when it became ready (added, or
+ * its delay over) to when a worker took it. Null for a later attempt, restarted after a stall too.
+ */
+export function firstAttemptWait(entry: Pick<Job, 'attemptsStarted' | 'timestamp' | 'processedOn' | 'opts'>): number | null {
+  if (entry.attemptsStarted !== 1 || entry.processedOn === undefined) return null;
+  return Math.max(0, entry.processedOn - entry.timestamp - (entry.opts.delay ?? 0)) / 1000;
+}
 
 type Handlers = {
   [Name in QueueJobName]: (job: Job<QueuePayloads[Name]>, token: string | undefined) => Promise<unknown>;
 };
 
 /** Periodic maintenance: one scheduler each, upserted by every worker (the same id is one schedule). */
-const SWEEPS = [QueueJobName.SweepUnsettledResults, QueueJobName.SweepWebhookDeliveries] as const;
+const SWEEPS = [
+  QueueJobName.SweepUnsettledResults,
+  QueueJobName.SweepWebhookDeliveries,
+  QueueJobName.SweepExpiredResultFiles,
+] as const;
 
 /**
  * Starts a BullMQ worker per queue this process consumes (WORKER_QUEUES). Workers are built
@@ -43,6 +57,7 @@ export class QueueWorkersService implements OnApplicationBootstrap, BeforeApplic
     [QueueJobName.SweepUnsettledResults]: () => this.sweeper.sweep(),
     [QueueJobName.DeliverWebhook]: (job, token) => this.webhooks.perform(job, token),
     [QueueJobName.SweepWebhookDeliveries]: () => this.webhookSweeper.sweep(),
+    [QueueJobName.SweepExpiredResultFiles]: () => this.retentionSweeper.sweep(),
   };
 
   constructor(
@@ -53,6 +68,7 @@ export class QueueWorkersService implements OnApplicationBootstrap, BeforeApplic
     private readonly sweeper: ResultSweeperService,
     private readonly webhooks: WebhookDeliveryService,
     private readonly webhookSweeper: WebhookSweeperService,
+    private readonly retentionSweeper: ResultRetentionSweeperService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -137,7 +153,7 @@ export class QueueWorkersService implements OnApplicationBootstrap, BeforeApplic
    */
   private async performResult(job: Job<ResultEntryData>): Promise<void> {
     try {
-      await this.results.perform(job.data.resultId);
+      await this.results.perform(job.data.resultId, { queue: job.queueName, waitedSeconds: firstAttemptWait(job) });
     } catch (error) {
       await job.updateData({ resultId: job.data.resultId, failure: codedFailure(error) }).catch((recordError: unknown) => {
         this.logger.warn({ err: recordError, job_id: job.id }, 'could not record the failure code on the queue entry');

@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { APP_CONFIG } from '../../../core/config/config.module';
 import type { AppConfig } from '../../../core/config/config.schema';
 import type { QueueJobName, QueuePayloads } from '../../../core/queue/queue-jobs';
 import { ImageService } from '../../../core/image/image.service';
+import { JobMetrics } from '../../../core/metrics/job.metrics';
 import { ResultStorage } from '../../../core/storage/result-storage';
-import { ResultFailure, TransientResultFailure, type OutputFormat, type ToolOutput } from '../../tools/tool-runner';
+import { ResultFailure, TransientResultFailure, type OutputFormat, type ToolOutput, type ToolTask } from '../../tools/tool-runner';
 import { ToolRunners } from '../../tools/tool-runners';
 import { JobLifecycleService } from '../job-lifecycle.service';
 import { ResultErrorCode } from '../job-status';
@@ -45,6 +47,13 @@ export function failureOfEntry(entry: Pick<Job<ResultEntryData>, 'data' | 'faile
   return new Error(entry.failedReason);
 }
 
+/** The queue entry an attempt comes from, for the queue-time metrics. */
+export interface ResultAttempt {
+  queue: string;
+  /** Seconds the entry waited for its first attempt; null for any later attempt, whose wait is a retry's backoff. */
+  waitedSeconds: number | null;
+}
+
 export interface ResultFileKeys {
   resultKey: string;
   thumbnailKey: string;
@@ -77,11 +86,23 @@ export class ResultWorkService {
     private readonly tools: ToolRunners,
     private readonly images: ImageService,
     private readonly storage: ResultStorage,
+    private readonly metrics: JobMetrics,
   ) {}
 
-  async perform(resultId: string): Promise<void> {
+  async perform(resultId: string, attempt: ResultAttempt): Promise<void> {
     const task = await this.lifecycle.start(resultId);
     if (!task) return;
+    if (attempt.waitedSeconds !== null) this.metrics.resultWaited(attempt.queue, task.tool, attempt.waitedSeconds);
+    const startedAt = performance.now();
+    try {
+      await this.produce(task);
+    } finally {
+      this.metrics.resultProcessed(attempt.queue, task.tool, (performance.now() - startedAt) / 1000);
+    }
+  }
+
+  /** Runs the tool, stores its image and thumbnail, and completes the result. */
+  private async produce(task: ToolTask): Promise<void> {
     const runner = this.tools.runnerFor(task.tool, task.sandbox);
     if (!runner) {
       throw new ResultFailure(ResultErrorCode.ProviderError, `No ${task.tool} pipeline is configured on this worker.`);
@@ -95,7 +116,7 @@ export class ResultWorkService {
       throw error;
     }
     // Another run settled the result first: this run's files would be orphans.
-    if (!(await this.lifecycle.complete(resultId, keys))) await this.removeFiles(keys);
+    if (!(await this.lifecycle.complete(task.resultId, keys))) await this.removeFiles(keys);
   }
 
   /** Settles a result whose work will not be retried, releasing its credits. */

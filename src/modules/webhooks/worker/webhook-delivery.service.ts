@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DelayedError, type Job } from 'bullmq';
 import DataLoader from 'dataloader';
 import { DataSource } from 'typeorm';
+import { WebhookMetrics } from '../../../core/metrics/webhook.metrics';
 import type { QueueJobName, QueuePayloads } from '../../../core/queue/queue-jobs';
 import { DeliverySlots } from '../delivery-slots';
 import { WebhookDeliveryQueue } from '../webhook-delivery.queue';
@@ -78,6 +79,7 @@ export class WebhookDeliveryService {
     private readonly secrets: WebhookSecretsService,
     private readonly slots: DeliverySlots,
     private readonly queue: WebhookDeliveryQueue,
+    private readonly metrics: WebhookMetrics,
   ) {}
 
   async perform(job: Job<QueuePayloads[QueueJobName.DeliverWebhook]>, token: string | undefined): Promise<void> {
@@ -98,14 +100,12 @@ export class WebhookDeliveryService {
       this.slots.release(accountId);
     }
     const verdict = this.judge(outcome, attempt);
-    const recorded = await this.attempts.load({
-      deliveryId,
-      attempt,
-      verdict,
-      startedAt,
-      durationMs: Date.now() - startedAt.getTime(),
-    });
+    const durationMs = Date.now() - startedAt.getTime();
+    const recorded = await this.attempts.load({ deliveryId, attempt, verdict, startedAt, durationMs });
+    // Counted once recorded: a repeated queue entry for the same attempt loses the record and counts nothing.
     if (!recorded) return;
+    this.metrics.attempted(verdict.outcome, durationMs / 1000);
+    if (verdict.status !== DeliveryStatus.Pending) this.metrics.finishedDelivery(verdict.outcome);
     if (verdict.nextAttemptAt) {
       await this.queue.enqueue([
         { deliveryId, accountId, attempt: attempt + 1, delayMs: verdict.nextAttemptAt.getTime() - Date.now() },

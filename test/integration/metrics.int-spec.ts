@@ -1,0 +1,272 @@
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { TestingModuleBuilder } from '@nestjs/testing';
+import { parse as parseYaml } from 'yaml';
+import { ProcessRole } from '../../src/core/bootstrap/role';
+import { startWorkerHealthServer } from '../../src/core/bootstrap/worker-health-server';
+import { HealthService } from '../../src/core/health/health.service';
+import { MetricsScraper } from '../../src/core/metrics/metrics-scraper';
+import { OUTBOUND_TLS } from '../../src/core/outbound/outbound.module';
+import { CreditsService } from '../../src/modules/credits/credits.service';
+import { idempotencyKey, imageInputs, until, waitForJob, withFakeProvider } from '../support/jobs';
+import { metricNamesIn, parseSamples, seriesNames, sumOf, valueOf, type Sample } from '../support/prometheus-text';
+import { createSecondInstance } from '../support/second-instance';
+import { bearer, createTestApp, seedAccount, TEST_ADMIN_TOKEN, type TestApp } from '../support/test-app';
+import { testCertificate, WebhookReceiver } from '../support/webhook-receiver';
+
+const SETTINGS = {
+  // Three creates per key and hour: the fourth sandbox create is refused with rate_limit_exceeded.
+  LIMIT_CREATES_PER_HOUR_KEY: '3',
+  LIMIT_CREATES_PER_HOUR_ACCOUNT: '1000',
+  LIMIT_CREATES_PER_HOUR_IP: '1000',
+  LIMIT_ACTIVE_JOBS_PER_KEY: '1000',
+  LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '1000',
+  OUTBOUND_ALLOWLIST: '127.0.0.1',
+};
+
+const DASHBOARD = join(__dirname, '../../deploy/grafana/image-job-service.json');
+const ALERT_RULES = join(__dirname, '../../deploy/prometheus/alerts.yml');
+
+const EDIT_ROUTE = '/api/v1/image/edit';
+const HTTP_COUNT = 'imgjobs_http_request_duration_seconds_count';
+
+/** Every `expr` in a Grafana dashboard or a Prometheus rules file, wherever it is nested. */
+function expressionsIn(document: unknown): string[] {
+  if (Array.isArray(document)) return document.flatMap(expressionsIn);
+  if (document === null || typeof document !== 'object') return [];
+  return Object.entries(document).flatMap(([key, value]) => (key === 'expr' && typeof value === 'string' ? [value] : expressionsIn(value)));
+}
+
+describe('Prometheus metrics', () => {
+  let api: TestApp;
+  let worker: TestApp;
+  let healthServer: Server;
+  let receiver: WebhookReceiver;
+
+  /** The live tool's provider and the webhook receiver's certificate: the edges of the world. */
+  const edges = (builder: TestingModuleBuilder) =>
+    withFakeProvider()(builder).overrideProvider(OUTBOUND_TLS).useValue({ ca: [testCertificate().cert] });
+
+  const scrapeApi = async (): Promise<Sample[]> =>
+    parseSamples((await api.http().get('/metrics').set(bearer(TEST_ADMIN_TOKEN)).expect(200)).text);
+
+  const workerMetricsUrl = () => `http://127.0.0.1:${(healthServer.address() as AddressInfo).port}/metrics`;
+  const scrapeWorker = async (): Promise<Sample[]> => {
+    const res = await fetch(workerMetricsUrl());
+    expect(res.status).toBe(200);
+    return parseSamples(await res.text());
+  };
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    // An API process and a worker process of one deployment, each with its own registry, as in production.
+    api = await createTestApp(SETTINGS, { role: ProcessRole.Api, override: edges });
+    worker = await createSecondInstance(api, ProcessRole.Worker, edges);
+    healthServer = await startWorkerHealthServer(0, worker.app.get(HealthService), worker.app.get(MetricsScraper));
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => healthServer?.close(resolve));
+    await worker?.close();
+    await api?.close();
+    await receiver?.stop();
+  });
+
+  describe('after a known sequence of requests and jobs', () => {
+    let apiBefore: Sample[];
+    let workerBefore: Sample[];
+    let apiAfter: Sample[];
+    let workerAfter: Sample[];
+    let jobIds: string[];
+    let accountId: string;
+
+    const apiDelta = (name: string, labels: Record<string, string> = {}) => valueOf(apiAfter, name, labels) - valueOf(apiBefore, name, labels);
+    const workerDelta = (name: string, labels: Record<string, string> = {}) =>
+      valueOf(workerAfter, name, labels) - valueOf(workerBefore, name, labels);
+    const settledResults = async () => sumOf(await scrapeWorker(), 'imgjobs_results_total') - sumOf(workerBefore, 'imgjobs_results_total');
+    const finishedDeliveries = async () =>
+      sumOf(await scrapeWorker(), 'imgjobs_webhook_deliveries_total') - sumOf(workerBefore, 'imgjobs_webhook_deliveries_total');
+
+    beforeAll(async () => {
+      const account = await seedAccount(api, { credits: 4 });
+      accountId = account.accountId;
+      [apiBefore, workerBefore] = await Promise.all([scrapeApi(), scrapeWorker()]);
+      const create = (key: string, body: object) =>
+        api.http().post(EDIT_ROUTE).set(bearer(key)).set('Idempotency-Key', idempotencyKey()).send(body);
+
+      // Three sandbox jobs of two results each, then a fourth over the per-key create limit.
+      const sandboxJobs: string[] = [];
+      for (let i = 0; i < 3; i++) sandboxJobs.push((await create(account.sandboxKey, { input: imageInputs(2) }).expect(202)).body.job.id);
+      expect((await create(account.sandboxKey, { input: imageInputs(1) }).expect(429)).body.error.code).toBe('rate_limit_exceeded');
+
+      // One live job of two results (one fails at the provider) with a webhook: 2 credits reserved,
+      // 1 captured, 1 released, three events delivered. Then one the remaining 2 credits cannot pay.
+      const live = await create(account.liveKey, {
+        input: [
+          { image_url: 'https://images.example.com/p/ok.jpg', external_id: 'ok-0' },
+          { image_url: 'https://images.example.com/p/fail.jpg', external_id: 'fail-1' },
+        ],
+        webhook_url: receiver.url,
+      }).expect(202);
+      expect((await create(account.liveKey, { input: imageInputs(3) }).expect(402)).body.error.code).toBe('insufficient_credits');
+      await create(account.liveKey, { input: [] }).expect(400);
+
+      await api.http().get(`/api/v1/jobs/${live.body.job.id}`).set(bearer(account.liveKey)).expect(200);
+      await api.http().get(`/api/v1/jobs/${live.body.job.id}`).set(bearer(account.liveKey)).expect(200);
+      await api.http().get('/api/v1/no-such-route').expect(404);
+      await api.http().get('/admin/queues/api/queues?activeQueue=sandbox').set(bearer(TEST_ADMIN_TOKEN)).expect(200);
+
+      jobIds = [...sandboxJobs, live.body.job.id];
+      for (const jobId of jobIds) await waitForJob(api, jobId);
+      await receiver.waitFor(3);
+      // Counters move just after their transaction commits and their attempt is recorded: wait for the last of them.
+      await until(async () => (await settledResults()) >= 8, 'eight settled results in the worker metrics');
+      await until(async () => (await finishedDeliveries()) >= 3, 'three finished webhook deliveries in the worker metrics');
+      [apiAfter, workerAfter] = await Promise.all([scrapeApi(), scrapeWorker()]);
+    });
+
+    it('counts HTTP requests by route template, method and status', () => {
+      expect(apiDelta(HTTP_COUNT, { route: EDIT_ROUTE, method: 'POST', status: '202' })).toBe(4);
+      expect(apiDelta(HTTP_COUNT, { route: EDIT_ROUTE, method: 'POST', status: '429' })).toBe(1);
+      expect(apiDelta(HTTP_COUNT, { route: EDIT_ROUTE, method: 'POST', status: '402' })).toBe(1);
+      expect(apiDelta(HTTP_COUNT, { route: EDIT_ROUTE, method: 'POST', status: '400' })).toBe(1);
+      expect(sumOf(apiAfter, HTTP_COUNT, { route: EDIT_ROUTE }) - sumOf(apiBefore, HTTP_COUNT, { route: EDIT_ROUTE })).toBe(7);
+      expect(apiDelta(HTTP_COUNT, { route: '/api/v1/jobs/:jobId', method: 'GET', status: '200' })).toBe(2);
+      expect(apiDelta(HTTP_COUNT, { route: 'unmatched', method: 'GET', status: '404' })).toBe(1);
+      // Bull Board's own router: its route template under its mount point, never the query or a queue's name.
+      expect(apiDelta(HTTP_COUNT, { route: '/admin/queues/api/queues', method: 'GET', status: '200' })).toBe(1);
+      // The histogram's +Inf bucket is its count.
+      expect(apiDelta('imgjobs_http_request_duration_seconds_bucket', { route: EDIT_ROUTE, method: 'POST', status: '202', le: '+Inf' })).toBe(4);
+      expect(apiDelta('imgjobs_http_request_duration_seconds_sum', { route: EDIT_ROUTE, method: 'POST', status: '202' })).toBeGreaterThan(0);
+    });
+
+    it('counts jobs created and creates refused by reason', () => {
+      expect(apiDelta('imgjobs_jobs_created_total', { tool: 'image_editing', environment: 'sandbox' })).toBe(3);
+      expect(apiDelta('imgjobs_jobs_created_total', { tool: 'image_editing', environment: 'live' })).toBe(1);
+      expect(apiDelta('imgjobs_job_admissions_refused_total', { tool: 'image_editing', reason: 'rate_limit_exceeded' })).toBe(1);
+      expect(apiDelta('imgjobs_job_admissions_refused_total', { tool: 'image_editing', reason: 'insufficient_credits' })).toBe(1);
+      expect(sumOf(apiAfter, 'imgjobs_job_admissions_refused_total') - sumOf(apiBefore, 'imgjobs_job_admissions_refused_total')).toBe(2);
+    });
+
+    it('counts credits where they moved: reserved by the API, captured and released by the worker', () => {
+      expect(apiDelta('imgjobs_credits_reserved_total')).toBe(2);
+      expect(workerDelta('imgjobs_credits_captured_total')).toBe(1);
+      expect(workerDelta('imgjobs_credits_released_total')).toBe(1);
+      expect(workerDelta('imgjobs_credits_reserved_total')).toBe(0);
+      expect(apiDelta('imgjobs_credits_captured_total') + apiDelta('imgjobs_credits_released_total')).toBe(0);
+    });
+
+    it('counts results by tool, environment, final status and error code', () => {
+      const results = (labels: Record<string, string>) => workerDelta('imgjobs_results_total', { tool: 'image_editing', ...labels });
+      expect(results({ environment: 'sandbox', status: 'completed' })).toBe(6);
+      expect(results({ environment: 'live', status: 'completed' })).toBe(1);
+      expect(results({ environment: 'live', status: 'failed', error_code: 'provider_error' })).toBe(1);
+      expect(sumOf(workerAfter, 'imgjobs_results_total') - sumOf(workerBefore, 'imgjobs_results_total')).toBe(8);
+    });
+
+    it('times every result once in its queue and once per attempt, by queue and tool', () => {
+      for (const name of ['imgjobs_result_wait_seconds_count', 'imgjobs_result_processing_seconds_count']) {
+        expect(workerDelta(name, { queue: 'sandbox', tool: 'image_editing' })).toBe(6);
+        expect(workerDelta(name, { queue: 'processing', tool: 'image_editing' })).toBe(2);
+      }
+    });
+
+    it('counts webhook attempts and finished deliveries by outcome', () => {
+      expect(workerDelta('imgjobs_webhook_attempt_duration_seconds_count', { outcome: 'delivered' })).toBe(3);
+      expect(workerDelta('imgjobs_webhook_deliveries_total', { outcome: 'delivered' })).toBe(3);
+      expect(sumOf(workerAfter, 'imgjobs_webhook_attempt_duration_seconds_count') - sumOf(workerBefore, 'imgjobs_webhook_attempt_duration_seconds_count')).toBe(3);
+    });
+
+    it('reads queue depths at scrape time for every queue, and labels nothing with an id', () => {
+      for (const samples of [apiAfter, workerAfter]) {
+        for (const queue of ['background-removal', 'processing', 'sandbox', 'webhook-delivery', 'maintenance']) {
+          for (const state of ['waiting', 'active', 'delayed']) {
+            expect(samples.some((s) => s.name === 'imgjobs_queue_jobs' && s.labels.queue === queue && s.labels.state === state)).toBe(true);
+          }
+        }
+        expect(valueOf(samples, 'imgjobs_queue_jobs', { queue: 'sandbox', state: 'waiting' })).toBe(0);
+        const labelValues = samples.flatMap((s) => Object.values(s.labels));
+        for (const id of [...jobIds, accountId]) expect(labelValues.filter((value) => value.includes(id))).toEqual([]);
+      }
+    });
+
+    it('names in the dashboard and the alert rules only series the API and the worker export', async () => {
+      const exported = new Set([...seriesNames(apiAfter), ...seriesNames(workerAfter)]);
+      const dashboard = expressionsIn(JSON.parse(await readFile(DASHBOARD, 'utf8')));
+      const alerts = expressionsIn(parseYaml(await readFile(ALERT_RULES, 'utf8')));
+      expect(dashboard.length).toBeGreaterThan(20);
+      expect(alerts.length).toBeGreaterThan(10);
+      const unknown = [...dashboard, ...alerts].flatMap((expression) => {
+        const names = metricNamesIn(expression);
+        expect(names.length).toBeGreaterThan(0);
+        return names.filter((name) => !exported.has(name)).map((name) => `${name} in ${expression}`);
+      });
+      expect(unknown).toEqual([]);
+    });
+  });
+
+  describe('credits', () => {
+    it('moves a credit counter only once its transaction commits, never for one rolled back', async () => {
+      const credits = api.app.get(CreditsService);
+      const account = await seedAccount(api, { credits: 10 });
+      const reserved = async () => valueOf(await scrapeApi(), 'imgjobs_credits_reserved_total');
+      const before = await reserved();
+
+      await expect(
+        api.dataSource.transaction(async (manager) => {
+          await credits.reserve(manager, account.accountId, randomUUID(), 3);
+          expect(await reserved()).toBe(before);
+          throw new Error('rolled back after the reservation');
+        }),
+      ).rejects.toThrow('rolled back after the reservation');
+      expect(await reserved()).toBe(before);
+
+      await api.dataSource.transaction((manager) => credits.reserve(manager, account.accountId, randomUUID(), 3));
+      expect(await reserved()).toBe(before + 3);
+    });
+  });
+
+  describe('endpoints', () => {
+    it('serves the API metrics at /metrics in the Prometheus text format with the admin token only', async () => {
+      const res = await api.http().get('/metrics').set(bearer(TEST_ADMIN_TOKEN)).expect(200);
+      expect(res.headers['content-type']).toMatch(/^text\/plain;.*version=0\.0\.4/);
+      const names = seriesNames(parseSamples(res.text));
+      for (const name of ['process_cpu_user_seconds_total', 'nodejs_heap_size_used_bytes', 'imgjobs_queue_jobs', 'imgjobs_segmentation_inference_seconds_count']) {
+        expect(names.has(name)).toBe(true);
+      }
+
+      const anonymous = await api.http().get('/metrics').expect(401);
+      expect(anonymous.body).toEqual({ error: expect.objectContaining({ code: 'unauthorized' }), request_id: expect.any(String) });
+      const wrongToken = await api.http().get('/metrics').set(bearer('not-the-admin-token-at-all')).expect(401);
+      expect(wrongToken.body.error.code).toBe('unauthorized');
+    });
+
+    it('answers 404 not_found for the API metrics while no admin token is configured, as the admin API does', async () => {
+      const off = await createTestApp({ ADMIN_TOKEN: '' });
+      try {
+        const res = await off.http().get('/metrics').set(bearer(TEST_ADMIN_TOKEN)).expect(404);
+        expect(res.body.error.code).toBe('not_found');
+      } finally {
+        await off.close();
+      }
+    });
+
+    it("serves the worker's metrics on its health port without a token", async () => {
+      const res = await fetch(workerMetricsUrl());
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/plain;.*version=0\.0\.4/);
+      const names = seriesNames(parseSamples(await res.text()));
+      for (const name of ['process_cpu_user_seconds_total', 'nodejs_eventloop_lag_p99_seconds', 'imgjobs_queue_jobs', 'imgjobs_credits_captured_total']) {
+        expect(names.has(name)).toBe(true);
+      }
+    });
+
+    it('leaves /metrics out of the OpenAPI document', async () => {
+      const doc = (await api.http().get('/api/v1/openapi.json').expect(200)).body as { paths: Record<string, unknown> };
+      expect(Object.keys(doc.paths)).not.toContain('/metrics');
+    });
+  });
+});
