@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { cleanEnv, freePort, startProcess, waitForStatus } from '../support/processes';
+import { parseSamples, valueOf } from '../support/prometheus-text';
 import { createScratchDatabase } from '../support/scratch-database';
 import { deleteRedisKeys } from '../support/test-app';
 import { testServices } from '../support/test-services';
@@ -88,6 +89,13 @@ describe('api and worker roles from one build', () => {
         Array.from({ length: 20 }, async () => (await fetch(`http://127.0.0.1:${apiPort}/api/v1/tools`)).status),
       );
       expect(answers200.every((status) => status === 200)).toBe(true);
+      // A scrape reaches one process, which answers for all of them: every scrape counts all 20.
+      for (let scrape = 0; scrape < 4; scrape++) {
+        const metrics = await fetch(`http://127.0.0.1:${apiPort}/metrics`, { headers: { Authorization: 'Bearer roles-admin-token-0123456789' } });
+        expect(metrics.status).toBe(200);
+        const samples = parseSamples(await metrics.text());
+        expect(valueOf(samples, 'imgjobs_http_request_duration_seconds_count', { route: '/api/v1/tools', method: 'GET', status: '200' })).toBe(20);
+      }
 
       // Only the primary is signalled, as a container runtime signals PID 1: it passes it on.
       api.child.kill('SIGTERM');
