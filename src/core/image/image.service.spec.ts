@@ -72,18 +72,6 @@ describe(ImageService.name, () => {
     it.each([0, -1, 1.5, Number.NaN, 100_000])('refuses width %p', async (width) => {
       await expect(images.renderSimulatedResult(spec({ width }))).rejects.toThrow(RangeError);
     });
-
-    it('renders 512x512 quickly enough for sandbox jobs', async () => {
-      await images.renderSimulatedResult(spec({ width: 512, height: 512 })); // warms fonts and codecs
-      const runs = 10;
-      const started = process.hrtime.bigint();
-      for (let i = 0; i < runs; i++) {
-        await images.renderSimulatedResult(spec({ width: 512, height: 512, seed: `s${i}`, format: (['png', 'jpg', 'webp'] as const)[i % 3] }));
-      }
-      const averageMs = Number(process.hrtime.bigint() - started) / runs / 1e6;
-      // Budget is 20 ms; the bound is loose so a busy CI machine does not fail the suite.
-      expect(averageMs).toBeLessThan(60);
-    });
   });
 
   describe('thumbnail', () => {
