@@ -3,8 +3,8 @@ import { OUTBOUND_TLS } from '../../src/core/outbound/outbound.module';
 import { FAKE_IMAGE_PROVIDER_KEY, FakeImageProvider } from '../support/fake-image-provider';
 import { decodeRgba } from '../support/image-fixtures';
 import { BLUE_GREY, DISC, generativeClient, near, ORANGE, startGenerativeSources, type GenerativeSources } from '../support/generative';
-import { creditTotals, GENEROUS_LIMITS, idempotencyKey, until } from '../support/jobs';
-import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
+import { creditTotals, GENEROUS_LIMITS, until } from '../support/jobs';
+import { createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 import { testCertificate, WebhookReceiver } from '../support/webhook-receiver';
 
 interface EventBody {
@@ -192,12 +192,8 @@ describe('Generative tools with an image provider, end to end', () => {
   it('makes a premium_ad product photo on the preset\'s canvas, the backdrop painted from the instructions', async () => {
     const instructions = 'A dark velvet backdrop with a single warm spotlight';
     const requests = await providerRequestsDuring(async () => {
-      const res = await t
-        .http()
-        .post('/api/v1/product-photo-jobs')
-        .set(bearer(account.liveKey))
-        .set('Idempotency-Key', idempotencyKey())
-        .send(hooked({ images: [{ source_url: sources.photoUrl, external_id: 'ad-1' }], preset: 'instagram_story_ad', instructions }))
+      const res = await client()
+        .create('/product-photo-jobs', hooked({ images: [{ source_url: sources.photoUrl, external_id: 'ad-1' }], preset: 'instagram_story_ad', instructions }))
         .expect(202);
       const [result] = await client().results(res.body.job.id);
       await expectCompletedEvents(res.body.job.id, 1);
@@ -216,12 +212,8 @@ describe('Generative tools with an image provider, end to end', () => {
   it('makes a natural_lifestyle product photo with the provider, the scene painted from the instructions', async () => {
     const instructions = 'On a sunlit wooden breakfast table';
     const requests = await providerRequestsDuring(async () => {
-      const res = await t
-        .http()
-        .post('/api/v1/product-photo-jobs')
-        .set(bearer(account.liveKey))
-        .set('Idempotency-Key', idempotencyKey())
-        .send(hooked({ images: [{ source_url: sources.photoUrl, external_id: 'lifestyle-1' }], preset: 'instagram_feed_image', instructions }))
+      const res = await client()
+        .create('/product-photo-jobs', hooked({ images: [{ source_url: sources.photoUrl, external_id: 'lifestyle-1' }], preset: 'instagram_feed_image', instructions }))
         .expect(202);
       const [result] = await client().results(res.body.job.id);
       expect(result).toMatchObject({ status: 'completed', credits_used: 3 });

@@ -1,8 +1,8 @@
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { decodeRgba } from '../support/image-fixtures';
 import { BLUE_GREY, generativeClient, near, ORANGE, startGenerativeSources, type GenerativeSources } from '../support/generative';
-import { creditTotals, GENEROUS_LIMITS, idempotencyKey, writtenRows } from '../support/jobs';
-import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
+import { creditTotals, GENEROUS_LIMITS, writtenRows } from '../support/jobs';
+import { createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 
 describe('Generative tools without an image provider', () => {
   let t: TestApp;
@@ -108,12 +108,8 @@ describe('Generative tools without an image provider', () => {
   });
 
   it('makes a natural_lifestyle product photo on the preset\'s canvas and format', async () => {
-    const res = await t
-      .http()
-      .post('/api/v1/product-photo-jobs')
-      .set(bearer(account.liveKey))
-      .set('Idempotency-Key', idempotencyKey())
-      .send({ images: [{ source_url: sources.photoUrl, external_id: 'lifestyle-1' }], preset: 'instagram_feed_image' })
+    const res = await client()
+      .create('/product-photo-jobs', { images: [{ source_url: sources.photoUrl, external_id: 'lifestyle-1' }], preset: 'instagram_feed_image' })
       .expect(202);
     const [result] = await client().results(res.body.job.id);
     expect(result.status).toBe('completed');

@@ -1,17 +1,15 @@
-import type { LookupFunction } from 'node:net';
 import { ConsoleLogger, Logger } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import sharp from 'sharp';
 import { ConfigModule } from '../../src/core/config/config.module';
-import type { AppConfig } from '../../src/core/config/config.schema';
 import { loadConfig } from '../../src/core/config/load-config';
 import { IMAGE_PROVIDER, ImageProviderError, type ImageProvider, type ProviderGeneration } from '../../src/core/image-provider/image-provider';
 import { ImageProviderModule } from '../../src/core/image-provider/image-provider.module';
 import { OpenAiImageProvider, type OpenAiImageProviderSettings } from '../../src/core/image-provider/openai-image-provider';
-import { GuardedHttpAgent } from '../../src/core/outbound/guarded-https-agent';
-import { OutboundHttps, type GuardedAgent } from '../../src/core/outbound/outbound-https';
+import { OutboundHttps } from '../../src/core/outbound/outbound-https';
 import { OutboundModule } from '../../src/core/outbound/outbound.module';
 import { FAKE_IMAGE_PROVIDER_KEY, FakeImageProvider } from '../support/fake-image-provider';
+import { OutboundWithResolver, resolveToLoopback } from '../support/outbound-with-resolver';
 
 /** Said in the prompt so a test can look for it in messages that must not carry it. */
 const PROMPT = 'Replace the background with a "sunlit" café terrace;\nkeep the shoe exactly as it is — Ω 🥿';
@@ -21,29 +19,6 @@ const PROMPT = 'Replace the background with a "sunlit" café terrace;\nkeep the 
  */
 const PROMPT_IN_FORM = PROMPT.replace(/\n/g, '\r\n');
 const NEVER = new AbortController().signal;
-
-/** OutboundHttps whose agent for `*.example.test` resolves every name to 127.0.0.1 (a loopback address) instead of asking DNS. */
-class OutboundResolvingToLoopback extends OutboundHttps {
-  private readonly resolving: GuardedHttpAgent;
-
-  constructor(config: AppConfig) {
-    super(config, {});
-    const lookup: LookupFunction = (_hostname, options, callback) => {
-      if (options.all) callback(null, [{ address: '127.0.0.1', family: 4 }]);
-      else callback(null, '127.0.0.1', 4);
-    };
-    this.resolving = new GuardedHttpAgent(this.policy, false, { keepAlive: false, lookup });
-  }
-
-  override agentFor(url: URL): GuardedAgent {
-    return url.hostname.endsWith('.example.test') ? this.resolving : super.agentFor(url);
-  }
-
-  override onModuleDestroy(): void {
-    this.resolving.destroy();
-    super.onModuleDestroy();
-  }
-}
 
 /** Rejects unless `promise` rejects with an ImageProviderError, and returns that error. */
 async function failureOf(promise: Promise<unknown>): Promise<ImageProviderError> {
@@ -267,7 +242,8 @@ describe(OpenAiImageProvider.name, () => {
       const elapsed = Date.now() - started;
       expect(failure.code).toBe('timeout');
       expect(elapsed).toBeGreaterThanOrEqual(950);
-      expect(elapsed).toBeLessThan(1500);
+      // Waiting out the second Retry-After would end after 1.6 s.
+      expect(elapsed).toBeLessThan(1550);
       expect(fake.requests).toHaveLength(2);
     });
 
@@ -334,7 +310,7 @@ describe(OpenAiImageProvider.name, () => {
     });
 
     it('refuses, at connect time, a provider host name that resolves to a loopback address', async () => {
-      const outbound = new OutboundResolvingToLoopback(loadConfig({ OUTBOUND_ALLOWLIST: '' }));
+      const outbound = new OutboundWithResolver(loadConfig({ OUTBOUND_ALLOWLIST: '' }), resolveToLoopback);
       const baseUrl = fake.url.replace('127.0.0.1', 'images.example.test');
       const failure = await failureOf(providerWith({ baseUrl, maxRetries: 1 }, outbound).generate(generation, NEVER));
       expect(failure).toMatchObject({ code: 'provider_error', message: expect.stringMatching(/^The image provider is not allowed: images\.example\.test: .*loopback/) });

@@ -1,10 +1,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo, LookupFunction } from 'node:net';
 import { ImageSourceServer } from '../../../test/support/image-source-server';
+import { OutboundWithResolver } from '../../../test/support/outbound-with-resolver';
 import type { AppConfig } from '../config/config.schema';
 import { loadConfig } from '../config/load-config';
-import { GuardedHttpAgent } from './guarded-https-agent';
-import { OutboundHttps, type GuardedAgent } from './outbound-https';
+import { OutboundHttps } from './outbound-https';
 import { SourceFetcher, SourceFetchError, SourceFetchFailure } from './source-fetcher';
 
 const CAP = 64 * 1024;
@@ -19,29 +19,6 @@ function fixedLookup(answer: { address: string } | { code: string }): LookupFunc
     if (options.all) callback(null, [{ address: answer.address, family: 4 }]);
     else callback(null, answer.address, 4);
   };
-}
-
-/**
- * OutboundHttps whose plain-HTTP agent for host names resolves them with `lookup` instead of
- * DNS. The agent is the real GuardedHttpAgent, so the connect-time check under test is the one
- * production runs; only the resolver is replaced (Node passes agent options to each connection).
- */
-class OutboundWithResolver extends OutboundHttps {
-  private readonly resolving: GuardedHttpAgent;
-
-  constructor(config: AppConfig, lookup: LookupFunction) {
-    super(config, {});
-    this.resolving = new GuardedHttpAgent(this.policy, false, { keepAlive: false, lookup });
-  }
-
-  override agentFor(url: URL): GuardedAgent {
-    return url.hostname.endsWith('.example.test') ? this.resolving : super.agentFor(url);
-  }
-
-  override onModuleDestroy(): void {
-    this.resolving.destroy();
-    super.onModuleDestroy();
-  }
 }
 
 /** Rejects unless `promise` rejects with a SourceFetchError, and returns that error. */
