@@ -236,14 +236,15 @@ describe(OpenAiImageProvider.name, () => {
     });
 
     it('counts the waits between retries against the one deadline, and ends at it rather than after a wait', async () => {
-      fake.script({ kind: 'rate_limited', retryAfterSeconds: 0.8 }, { kind: 'rate_limited', retryAfterSeconds: 0.8 });
+      // The second wait fits the whole deadline (3 s) but not what is left of it after the first.
+      fake.script({ kind: 'rate_limited', retryAfterSeconds: 1 }, { kind: 'rate_limited', retryAfterSeconds: 2.9 });
       const started = Date.now();
-      const failure = await failureOf(providerWith({ timeoutSeconds: 1 }).generate(generation, NEVER));
+      const failure = await failureOf(providerWith({ timeoutSeconds: 3 }).generate(generation, NEVER));
       const elapsed = Date.now() - started;
       expect(failure.code).toBe('timeout');
-      expect(elapsed).toBeGreaterThanOrEqual(950);
-      // Waiting out the second Retry-After would end after 1.6 s.
-      expect(elapsed).toBeLessThan(1550);
+      expect(elapsed).toBeGreaterThanOrEqual(2950);
+      // Waiting out the second Retry-After would end after 3.9 s.
+      expect(elapsed).toBeLessThan(3700);
       expect(fake.requests).toHaveLength(2);
     });
 
