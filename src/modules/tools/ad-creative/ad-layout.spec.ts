@@ -1,20 +1,7 @@
 import type { PixelBounds } from '../../../core/image/mask/alpha-mask';
+import { inside, must, overlap } from '../../../../test/support/bounds';
 import { AD_GOALS, layoutAd, placeTexts } from './ad-layout';
 import { AD_PLATFORMS, PLATFORM_FRAMES } from './ad-platforms';
-
-const inside = (inner: PixelBounds, outer: PixelBounds) =>
-  inner.left >= outer.left &&
-  inner.top >= outer.top &&
-  inner.left + inner.width <= outer.left + outer.width &&
-  inner.top + inner.height <= outer.top + outer.height;
-
-const overlap = (a: PixelBounds, b: PixelBounds) =>
-  a.left < b.left + b.width && b.left < a.left + a.width && a.top < b.top + b.height && b.top < a.top + a.height;
-
-function must<T>(value: T | null | undefined, what: string): T {
-  if (value === null || value === undefined) throw new Error(`expected ${what}`);
-  return value;
-}
 
 describe('PLATFORM_FRAMES', () => {
   it('keeps text clear of the vertical placements’ overlays, and of the right-hand buttons on TikTok', () => {

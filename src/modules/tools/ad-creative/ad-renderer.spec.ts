@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { opaqueColour } from '../../../core/image/compose/colour';
 import type { PixelBounds } from '../../../core/image/mask/alpha-mask';
+import { inside, must, overlap } from '../../../../test/support/bounds';
 import type { AdGoal } from './ad-layout';
 import { AD_PLATFORMS, PLATFORM_FRAMES, type AdPlatform } from './ad-platforms';
 import { paintAd, planAd, renderAd, type AdInput, type AdPlan, type RgbaPixels } from './ad-renderer';
@@ -99,20 +100,6 @@ function meanAbsoluteDifference(a: Decoded, b: Decoded): number {
   let sum = 0;
   for (let i = 0; i < a.data.length; i++) sum += a.data[i] > b.data[i] ? a.data[i] - b.data[i] : b.data[i] - a.data[i];
   return sum / a.data.length;
-}
-
-const inside = (inner: PixelBounds, outer: PixelBounds) =>
-  inner.left >= outer.left &&
-  inner.top >= outer.top &&
-  inner.left + inner.width <= outer.left + outer.width &&
-  inner.top + inner.height <= outer.top + outer.height;
-
-const overlap = (a: PixelBounds, b: PixelBounds) =>
-  a.left < b.left + b.width && b.left < a.left + a.width && a.top < b.top + b.height && b.top < a.top + a.height;
-
-function must<T>(value: T | null | undefined, what: string): T {
-  if (value === null || value === undefined) throw new Error(`expected ${what}`);
-  return value;
 }
 
 function adInput(platform: AdPlatform, style: AdStyle, overrides: Partial<AdInput> = {}): AdInput {
