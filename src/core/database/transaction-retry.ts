@@ -17,10 +17,11 @@ export interface TransactionRetryOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export const DEFAULT_TRANSACTION_RETRY: TransactionRetryOptions = { attempts: 3, baseDelayMs: 20 };
+const DEFAULT_BASE_DELAY_MS = 20;
+const DEFAULT_TRANSACTION_RETRY: TransactionRetryOptions = { attempts: 3 };
 
 /** The SQLSTATE of a PostgreSQL error as TypeORM or node-postgres surfaces it, if any. */
-export function sqlStateOf(error: unknown): string | undefined {
+function sqlStateOf(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const { code, driverError } = error as { code?: unknown; driverError?: { code?: unknown } };
   if (typeof driverError?.code === 'string') return driverError.code;
@@ -44,7 +45,7 @@ const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, 
 export async function withTransactionRetry<T>(
   dataSource: DataSource,
   work: (manager: EntityManager) => Promise<T>,
-  { attempts, baseDelayMs = 20, sleep = wait }: TransactionRetryOptions = DEFAULT_TRANSACTION_RETRY,
+  { attempts, baseDelayMs = DEFAULT_BASE_DELAY_MS, sleep = wait }: TransactionRetryOptions = DEFAULT_TRANSACTION_RETRY,
 ): Promise<T> {
   for (let run = 1; ; run++) {
     try {

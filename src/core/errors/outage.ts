@@ -1,3 +1,5 @@
+import { isRetryableTransactionError } from '../database/transaction-retry';
+
 /**
  * Connection-level failure codes: Node sockets and DNS, and PostgreSQL's SQLSTATEs for a server
  * going away or refusing connections (class 08 connection exceptions; 57P01 admin shutdown,
@@ -23,12 +25,9 @@ const OUTAGE_CODES = new Set([
   '57P02',
   '57P03',
   '53300',
-  // Contention that outlasted the transaction retries (serialization failure, deadlock, lock
-  // timeout) or a statement cut off by statement_timeout: the database is too busy to answer
-  // now, which a client should retry later (503), not a bug in the request (500).
-  '40001',
-  '40P01',
-  '55P03',
+  // A statement cut off by statement_timeout: the database is too busy to answer now, which a
+  // client should retry later (503), not a bug in the request (500). Contention that outlasted
+  // the transaction retries counts the same way (`isRetryableTransactionError` below).
   '57014',
 ]);
 
@@ -60,6 +59,7 @@ export function isInfrastructureOutage(error: unknown, depth = 0): boolean {
   if (!(error instanceof Error) || depth > 5) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && OUTAGE_CODES.has(code)) return true;
+  if (isRetryableTransactionError(error)) return true;
   if (OUTAGE_ERROR_NAMES.has(error.name) || OUTAGE_ERROR_NAMES.has(error.constructor.name)) return true;
   if (OUTAGE_MESSAGES.test(error.message)) return true;
   // TypeORM keeps the driver's error as driverError; Node and Nest chain it as cause; a failed

@@ -6,7 +6,7 @@ import { IMAGE_PROVIDER, type ImageProvider } from './image-provider';
 import { OpenAiImageProvider } from './openai-image-provider';
 
 /** OpenAI's own API, used when IMAGE_PROVIDER is openai and IMAGE_PROVIDER_BASE_URL is unset. */
-export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
 function imageProviderFor(config: AppConfig, outbound: OutboundHttps): ImageProvider | null {
   switch (config.IMAGE_PROVIDER) {

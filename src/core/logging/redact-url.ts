@@ -18,7 +18,7 @@ const CREDENTIAL_PARAMETERS: ReadonlySet<string> = new Set([
   'x-amz-security-token',
 ]);
 
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 function parameterName(rawName: string): string {
   try {

@@ -4,7 +4,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { Histogram, Registry } from 'prom-client';
 
 /** The route label of a request no route answered (an unknown path, a body refused before routing). */
-export const UNMATCHED_ROUTE = 'unmatched';
+const UNMATCHED_ROUTE = 'unmatched';
 
 /**
  * The template of the route that answered. Middleware mounted for every path (the request

@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import { Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { AlphaMask } from '../image/mask/alpha-mask';
 import { maskFromProbability } from '../image/mask/cutout-mask';
@@ -41,9 +40,8 @@ export class LocalSegmenter implements Segmenter, OnModuleDestroy {
   async segment(image: RawImage, signal: AbortSignal): Promise<AlphaMask> {
     const session = await this.open();
     signal.throwIfAborted();
-    const startedAt = performance.now();
-    const { map } = await session.probability(image);
-    this.metrics.inferred((performance.now() - startedAt) / 1000);
+    const { map, timings } = await session.probability(image);
+    this.metrics.inferred(timings.inferenceMs / 1000);
     signal.throwIfAborted();
     return maskFromProbability(map, image);
   }

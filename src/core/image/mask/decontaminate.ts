@@ -1,5 +1,5 @@
 import type { RawImage } from '../raw-image';
-import type { AlphaMask } from './alpha-mask';
+import type { AlphaMask, PixelBounds } from './alpha-mask';
 
 /**
  * The subject's own colour where its alpha is soft. A soft-edge pixel is a mix, I = αF + (1-α)B,
@@ -38,12 +38,8 @@ const PYRAMID_PIXELS = 250_000;
 const WINDOW_MARGIN = 0.02;
 const MIN_WINDOW_MARGIN = 4;
 
-interface Window {
-  left: number;
-  top: number;
-  width: number;
-  height: number;
-}
+/** The part of the image the solve covers: the soft pixels' bounds and a margin around them. */
+type Window = PixelBounds;
 
 /** One pyramid level: alpha 0..1, the photo's colours 0..1, and the F and B estimates, all interleaved RGB but alpha. */
 interface Level {

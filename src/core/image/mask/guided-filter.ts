@@ -1,5 +1,5 @@
 import type { ProbabilityMap } from '../../segmentation/probability-map';
-import { fromRaw, type RawImage } from '../raw-image';
+import { fromRaw, toRaw, type RawImage } from '../raw-image';
 import type { AlphaMask } from './alpha-mask';
 import { boxMean } from './box-filter';
 
@@ -61,12 +61,7 @@ export async function refineAlpha(map: ProbabilityMap, guide: RawImage, options:
 
 /** The guide at the fitting size; its alpha channel, if any, is no part of the colours. */
 async function shrunkGuide(guide: RawImage, width: number, height: number): Promise<RawImage> {
-  const { data, info } = await fromRaw(guide)
-    .removeAlpha()
-    .resize(width, height, { fit: 'fill', kernel: 'linear' })
-    .raw({ depth: 'uchar' })
-    .toBuffer({ resolveWithObject: true });
-  return { data, width: info.width, height: info.height, channels: 3 };
+  return toRaw(fromRaw(guide).removeAlpha().resize(width, height, { fit: 'fill', kernel: 'linear' }));
 }
 
 /** Red, green and blue as separate 0..1 planes. */

@@ -21,6 +21,12 @@ export const AD_PLATFORMS = [
 ] as const;
 export const AD_GOALS = ['awareness', 'consideration', 'conversion'] as const;
 export const AD_STYLES = ['minimal', 'bold', 'luxury', 'playful'] as const;
+/**
+ * The brand colour when a request gives none: a clear mid blue. Blue ties an ad to no one
+ * industry, and this one carries white text (5.2:1) and still reads on the luxury style's
+ * near-black (3.6:1), so every style works with it.
+ */
+export const DEFAULT_BRAND_COLOUR = '#2563EB';
 
 export class CreativeDto {
   @ApiProperty({ enum: AD_PLATFORMS })
@@ -49,7 +55,7 @@ export class CreativeDto {
   @Length(1, 25)
   call_to_action?: string;
 
-  @HexColor()
+  @HexColor(DEFAULT_BRAND_COLOUR)
   brand_color?: string;
 }
 

@@ -18,7 +18,7 @@ export class SceneDto {
   @Prompt()
   prompt!: string;
 
-  @ApiPropertyOptional({ enum: SHADOWS })
+  @ApiPropertyOptional({ enum: SHADOWS, default: 'natural' })
   @OptionalWithDefault()
   @IsIn(SHADOWS)
   shadow?: (typeof SHADOWS)[number];

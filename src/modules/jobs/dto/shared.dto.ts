@@ -114,9 +114,10 @@ export const AspectRatio = () =>
     Matches(ASPECT_RATIO, { message: '$property must look like W:H with W and H from 1 to 32' }),
   );
 
-export const HexColor = () =>
+/** An optional `#RRGGBB` colour; `defaultColour`, when the service fills one in, is documented as the default. */
+export const HexColor = (defaultColour?: string) =>
   applyDecorators(
-    ApiPropertyOptional({ example: '#F5F5F5' }),
+    ApiPropertyOptional(defaultColour ? { example: defaultColour, default: defaultColour } : { example: '#F5F5F5' }),
     IsOptional(),
     IsString(),
     Matches(HEX_COLOR, { message: '$property must be a #RRGGBB colour' }),

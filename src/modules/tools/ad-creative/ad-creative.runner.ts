@@ -1,24 +1,24 @@
 import { Inject, Injectable } from '@nestjs/common';
-import sharp from 'sharp';
 import { APP_CONFIG } from '../../../core/config/config.module';
 import type { AppConfig } from '../../../core/config/config.schema';
 import { shapeFor } from '../../../core/image/aspect-ratio';
 import { subjectBounds, type AlphaMask } from '../../../core/image/mask/alpha-mask';
 import { PixelBudget } from '../../../core/image/pixel-budget';
-import { toRaw, type RawImage } from '../../../core/image/raw-image';
+import { fromRaw, type RawImage } from '../../../core/image/raw-image';
 import { IMAGE_PROVIDER, type ImageProvider } from '../../../core/image-provider/image-provider';
 import { SEGMENTER, type Segmenter } from '../../../core/segmentation/segmenter';
 import type { ProductPhotoPreset } from '../../catalog/product-photo-presets';
 import { ResultErrorCode } from '../../jobs/job-status';
 import { decodePhoto } from '../background-removal/cutout-pipeline';
-import { asComposingFailure, encodedResult, photoPlan, resultLimits } from '../generative/generative-steps';
+import { asComposingFailure, encodedResult, photoPlan } from '../generative/generative-steps';
 import { coverTo } from '../generative/provider-images';
+import { resultLimits } from '../image-editing/edit-pipeline';
 import { SourceLoader } from '../sources/source-loader';
 import { ResultFailure, variantOf, type ToolOutput, type ToolRunner, type ToolTask } from '../tool-runner';
 import type { ToolAvailability } from '../tool-runners';
 import type { AdGoal } from './ad-layout';
 import { AD_PLATFORMS, PLATFORM_FRAMES, presetFrame, type AdPlatform, type PlatformFrame } from './ad-platforms';
-import { renderAd, type AdInput, type RgbaPixels } from './ad-renderer';
+import { paintAdPixels, planAd, type AdInput, type RgbaPixels } from './ad-renderer';
 import type { AdStyle } from './ad-styles';
 
 /** The product photo is decoded no larger than this: an ad canvas is at most 1920 a side. */
@@ -76,10 +76,10 @@ export class AdCreativeRunner implements ToolRunner {
         const canvas = (request.frame ?? PLATFORM_FRAMES[request.platform]).canvas;
         const background = request.backdropPrompt && this.provider ? await this.backdrop(this.provider, request.backdropPrompt, canvas, signal) : undefined;
         const input: AdInput = { ...request, subject: subjectOf(photo, alpha), variant, background };
-        const ad = await renderAd(input).catch((error: unknown) => {
+        const layOut = async () => paintAdPixels(input, await planAd(input));
+        return layOut().catch((error: unknown) => {
           throw new ResultFailure(ResultErrorCode.ProcessingFailed, `The ad could not be laid out (${String(error).slice(0, 200)}).`);
         });
-        return toRaw(sharp(ad.image));
       })
       .catch((error: unknown) => {
         throw asComposingFailure(error);
@@ -117,7 +117,7 @@ export class AdCreativeRunner implements ToolRunner {
   private async backdrop(provider: ImageProvider, prompt: string, canvas: { width: number; height: number }, signal: AbortSignal): Promise<RgbaPixels> {
     const painted = await provider.generate({ prompt, references: [], shape: shapeFor(canvas) }, signal);
     const raw = await coverTo(painted, canvas);
-    return { rgba: await sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: raw.channels } }).ensureAlpha().raw().toBuffer(), width: raw.width, height: raw.height };
+    return { rgba: await fromRaw(raw).ensureAlpha().raw().toBuffer(), width: raw.width, height: raw.height };
   }
 }
 

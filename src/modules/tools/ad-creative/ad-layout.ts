@@ -1,9 +1,11 @@
 import type { PixelBounds } from '../../../core/image/mask/alpha-mask';
 import type { Size } from '../../../core/image/raw-image';
+import { AD_GOALS } from '../../jobs/dto/ad-create.dto';
 import { PLATFORM_FRAMES, type AdPlatform, type PlatformFrame } from './ad-platforms';
 import type { TextAlign } from './ad-text';
 
-export const AD_GOALS = ['awareness', 'consideration', 'conversion'] as const;
+/** The request's list (the DTO validates it), so the two can never differ. */
+export { AD_GOALS };
 export type AdGoal = (typeof AD_GOALS)[number];
 
 /** A call to action is drawn as a button, or as a plain line of text where it should not compete. */

@@ -1,7 +1,9 @@
 import type { PixelBounds } from '../../../core/image/mask/alpha-mask';
 import type { Size } from '../../../core/image/raw-image';
+import { AD_PLATFORMS } from '../../jobs/dto/ad-create.dto';
 
-export const AD_PLATFORMS = ['instagram_feed', 'instagram_story', 'facebook_feed', 'pinterest', 'tiktok', 'google_display'] as const;
+/** The request's list (the DTO validates it), so the two can never differ. */
+export { AD_PLATFORMS };
 export type AdPlatform = (typeof AD_PLATFORMS)[number];
 
 /** A platform's canvas and the part of it where text may go. */

@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { drawShadow, type ShadowStyle } from '../../../core/image/compose/shadow';
 import { subjectBounds, type PixelBounds } from '../../../core/image/mask/alpha-mask';
-import type { Size } from '../../../core/image/raw-image';
+import { toRaw, type RawImage, type Size } from '../../../core/image/raw-image';
 import { BUTTON_HEIGHT_EMS, layoutAd, placeTexts, type AdGoal, type AdLayout, type CtaKind, type CtaSlot, type TextSlot } from './ad-layout';
 import type { AdPlatform, PlatformFrame } from './ad-platforms';
 import { backdropSvg, DEFAULT_BRAND_COLOUR, paletteFor, veilSvg, type AdPalette, type AdStyle } from './ad-styles';
@@ -130,12 +130,22 @@ export async function planAd(input: AdInput): Promise<AdPlan> {
 
 /** Steps 4 to 6: the plan painted. A plan without texts paints the same ad without them. */
 export async function paintAd(input: AdInput, plan: AdPlan): Promise<AdRender> {
-  const layers = [...backdropLayers(plan, input.background), ...(await productLayers(input.subject, plan)), ...textLayers(plan)];
-  const image = await backdrop(plan, input.background).composite(layers).removeAlpha().png().toBuffer();
+  const image = await (await adPipeline(input, plan)).png().toBuffer();
   const textBoxes: AdTextBox[] = [];
   if (plan.headline) textBoxes.push({ kind: 'headline', ...plan.headline.box });
   if (plan.callToAction) textBoxes.push({ kind: 'call_to_action', ...plan.callToAction.box });
   return { image, ...plan.layout.canvas, textBoxes, subjectBox: plan.subject.box };
+}
+
+/** The ad as RGB pixels, for a caller that encodes it itself (the worker): no PNG in between. */
+export async function paintAdPixels(input: AdInput, plan: AdPlan): Promise<RawImage> {
+  return toRaw(await adPipeline(input, plan));
+}
+
+/** The layers over the backdrop, as one libvips pipeline that only materialises the product and its shadow. */
+async function adPipeline(input: AdInput, plan: AdPlan): Promise<sharp.Sharp> {
+  const layers = [...backdropLayers(plan, input.background), ...(await productLayers(input.subject, plan)), ...textLayers(plan)];
+  return backdrop(plan, input.background).composite(layers).removeAlpha();
 }
 
 function checkPixels(name: string, pixels: RgbaPixels): void {

@@ -1,17 +1,12 @@
 import { opaqueColour } from '../../../core/image/compose/colour';
 import type { PixelBounds } from '../../../core/image/mask/alpha-mask';
+import { AD_STYLES, DEFAULT_BRAND_COLOUR } from '../../jobs/dto/ad-create.dto';
 import type { AdLayout } from './ad-layout';
 import type { InterWeight } from './ad-text';
 
-export const AD_STYLES = ['minimal', 'bold', 'luxury', 'playful'] as const;
+/** The request's list and default (the DTO validates and documents them), so the two can never differ. */
+export { AD_STYLES, DEFAULT_BRAND_COLOUR };
 export type AdStyle = (typeof AD_STYLES)[number];
-
-/**
- * The brand colour when a request gives none: a clear mid blue. Blue ties an ad to no one
- * industry, and this one carries white text (5.2:1) and still reads on the luxury style's
- * near-black (3.6:1), so every style works with it.
- */
-export const DEFAULT_BRAND_COLOUR = '#2563EB';
 
 const INK = '#16161A';
 const WHITE = '#FFFFFF';

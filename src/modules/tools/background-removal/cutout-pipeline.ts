@@ -17,6 +17,12 @@ import type { CutoutRequest } from './cutout-request';
 /** Cut-outs are made at most this large; a larger source's result is scaled down to it (25 megapixels). */
 export const CUTOUT_MAX_PIXELS = 25_000_000;
 
+/**
+ * A cut-out holds several full-size layers at once (the photo, its mask, the cleaned colours,
+ * the shadow and the composite), so it takes this many shares of the pixel budget per pixel.
+ */
+export const CUTOUT_LAYERS = 4;
+
 /** Shadow opacity below this does not count as part of the subject's frame. */
 const SHADOW_FRAME_THRESHOLD = 8;
 

@@ -4,19 +4,14 @@ import type { AppConfig } from '../../../core/config/config.schema';
 import { PixelBudget } from '../../../core/image/pixel-budget';
 import { SEGMENTER, type Segmenter } from '../../../core/segmentation/segmenter';
 import { ResultErrorCode } from '../../jobs/job-status';
+import { resultLimits } from '../image-editing/edit-pipeline';
 import { asResultFailure } from '../sources/source-failures';
 import { SourceLoader } from '../sources/source-loader';
 import { ResultFailure, type ToolOutput, type ToolRunner, type ToolTask } from '../tool-runner';
 import type { ToolAvailability } from '../tool-runners';
-import { cutoutPlan, runCutout } from './cutout-pipeline';
+import { CUTOUT_LAYERS, cutoutPlan, runCutout } from './cutout-pipeline';
 import { cutoutRequestOf, type CutoutRequest } from './cutout-request';
 import { asSegmentationFailure, NO_SEGMENTER } from './segmentation-failures';
-
-/**
- * A cut-out holds several full-size layers at once (the photo, its mask, the cleaned colours,
- * the shadow and the composite), so it takes this many shares of the pixel budget per pixel.
- */
-const CUTOUT_LAYERS = 4;
 
 /**
  * Live cut-outs: `remove_background` itself, and the product photo operations that cut the
@@ -49,11 +44,7 @@ export class CutoutRunner implements ToolRunner {
     const edited = await this.budget
       .run(scaled.width * scaled.height * CUTOUT_LAYERS, () => {
         signal.throwIfAborted();
-        return runCutout(source, request, segmenter, {
-          maxPixels: this.config.SOURCE_MAX_MEGAPIXELS * 1_000_000,
-          timeoutSeconds: this.config.RESULT_TIMEOUT_SECONDS,
-          signal,
-        });
+        return runCutout(source, request, segmenter, resultLimits(this.config, signal));
       })
       .catch((error: unknown) => {
         throw asSegmentationFailure(asResultFailure(error));

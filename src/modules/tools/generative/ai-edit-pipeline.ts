@@ -2,7 +2,7 @@ import sharp from 'sharp';
 import { canvasHolding, type AspectRatio } from '../../../core/image/aspect-ratio';
 import { composite, compositeOnImage } from '../../../core/image/compose/composite';
 import { reframe, type CutoutLayers } from '../../../core/image/compose/cutout-layers';
-import { subjectBounds, type AlphaMask } from '../../../core/image/mask/alpha-mask';
+import { subjectBounds, type AlphaMask, type PixelBounds } from '../../../core/image/mask/alpha-mask';
 import type { RawImage, Size } from '../../../core/image/raw-image';
 import type { PreservationLevel } from './generative-request';
 
@@ -14,7 +14,7 @@ const BALANCED_BLEND_SHARE = 0.02;
  * shifted so the subject is as near the centre as the photo's edges allow. The rest of the canvas
  * is new ground for the provider to paint.
  */
-export function placeOnCanvas(photo: Size, subject: { left: number; top: number; width: number; height: number } | null, ratio: AspectRatio | null): { canvas: Size; left: number; top: number } {
+export function placeOnCanvas(photo: Size, subject: PixelBounds | null, ratio: AspectRatio | null): { canvas: Size; left: number; top: number } {
   if (!ratio) return { canvas: { width: photo.width, height: photo.height }, left: 0, top: 0 };
   const canvas = canvasHolding(photo, ratio);
   const centre = subject ?? { left: 0, top: 0, ...photo };

@@ -9,12 +9,13 @@ import { SEGMENTER, type Segmenter } from '../../../core/segmentation/segmenter'
 import { ResultErrorCode } from '../../jobs/job-status';
 import { decodePhoto } from '../background-removal/cutout-pipeline';
 import { NO_SEGMENTER } from '../background-removal/segmentation-failures';
+import { resultLimits } from '../image-editing/edit-pipeline';
 import { SourceLoader } from '../sources/source-loader';
 import { ResultFailure, type ToolOutput, type ToolRunner, type ToolTask } from '../tool-runner';
 import type { ToolAvailability } from '../tool-runners';
 import { finishEdit, photoArea, photoOnCanvas, placeOnCanvas, providerInputs } from './ai-edit-pipeline';
 import { aiEditRequestOf } from './generative-request';
-import { asComposingFailure, encodedResult, photoPlan, resultLimits } from './generative-steps';
+import { asComposingFailure, encodedResult, photoPlan } from './generative-steps';
 import { NO_PROVIDER } from './provider-failures';
 import { coverTo, keepMaskPng, providerPng } from './provider-images';
 

@@ -8,12 +8,13 @@ import type { Size } from '../../../core/image/raw-image';
 import { IMAGE_PROVIDER, ImageProviderError, type ImageProvider } from '../../../core/image-provider/image-provider';
 import { ResultErrorCode } from '../../jobs/job-status';
 import { decodePhoto } from '../background-removal/cutout-pipeline';
+import { resultLimits } from '../image-editing/edit-pipeline';
 import { asResultFailure } from '../sources/source-failures';
 import { SourceLoader } from '../sources/source-loader';
 import { ResultFailure, type ToolOutput, type ToolRunner, type ToolTask } from '../tool-runner';
 import type { ToolAvailability } from '../tool-runners';
 import { generationRequestOf } from './generative-request';
-import { encodedResult, photoPlan, resultLimits } from './generative-steps';
+import { encodedResult, photoPlan } from './generative-steps';
 import { asProviderFailure, NO_PROVIDER } from './provider-failures';
 import { coverTo, PROVIDER_LONG_SIDE, providerPng } from './provider-images';
 

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import type { AlphaMask } from '../../../core/image/mask/alpha-mask';
-import { toRaw, type RawImage, type Size } from '../../../core/image/raw-image';
+import { fromRaw, toRaw, type RawImage, type Size } from '../../../core/image/raw-image';
 import { ImageProviderError } from '../../../core/image-provider/image-provider';
 
 /**
@@ -14,9 +14,7 @@ const scaledForProvider = (pipeline: sharp.Sharp) =>
 
 /** What the provider is sent: PNG, the only format every OpenAI-compatible images API takes. */
 export function providerPng(image: RawImage): Promise<Buffer> {
-  return scaledForProvider(sharp(image.data, { raw: { width: image.width, height: image.height, channels: image.channels } }))
-    .png()
-    .toBuffer();
+  return scaledForProvider(fromRaw(image)).png().toBuffer();
 }
 
 /**

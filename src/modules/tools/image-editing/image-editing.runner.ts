@@ -5,17 +5,15 @@ import { planGeometry } from '../../../core/image/geometry';
 import { PixelBudget } from '../../../core/image/pixel-budget';
 import { SEGMENTER, type Segmenter } from '../../../core/segmentation/segmenter';
 import { ResultErrorCode } from '../../jobs/job-status';
+import { CUTOUT_LAYERS } from '../background-removal/cutout-pipeline';
 import { CutoutRunner } from '../background-removal/cutout.runner';
 import { productPhotoCutout } from '../background-removal/cutout-request';
 import { asSegmentationFailure, NO_SEGMENTER } from '../background-removal/segmentation-failures';
 import { asResultFailure } from '../sources/source-failures';
 import { SourceLoader } from '../sources/source-loader';
 import { ResultFailure, type ToolOutput, type ToolRunner, type ToolTask } from '../tool-runner';
-import { runEdit } from './edit-pipeline';
+import { resultLimits, runEdit } from './edit-pipeline';
 import { editRequestOf } from './edit-request';
-
-/** An edit with a `background` operation holds its mask and cut-out layers beside the photo. */
-const CUTOUT_LAYERS = 4;
 
 /**
  * Live `image_editing`: the source downloaded, edited by the pipeline, encoded with its
@@ -48,12 +46,7 @@ export class ImageEditingRunner implements ToolRunner {
     const edited = await this.budget
       .run(pixels, () => {
         signal.throwIfAborted();
-        return runEdit(source, request, {
-          maxPixels: this.config.SOURCE_MAX_MEGAPIXELS * 1_000_000,
-          timeoutSeconds: this.config.RESULT_TIMEOUT_SECONDS,
-          segmenter: this.segmenter,
-          signal,
-        });
+        return runEdit(source, request, { ...resultLimits(this.config, signal), segmenter: this.segmenter });
       })
       .catch((error: unknown) => {
         throw asSegmentationFailure(asResultFailure(error));
