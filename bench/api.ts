@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
+import { startCpuCount, type CpuGroup } from './process-cpu';
 import { deleteRedisKeys, freePort, UNLIMITED_LIMITS, waitFor } from './support';
 
 const ROOT = resolve(__dirname, '..');
@@ -28,6 +29,8 @@ interface Row {
   p99: number;
   non2xx: number;
   errors: number;
+  /** CPU milliseconds per request, by process group. */
+  cpuMs: Record<CpuGroup, number>;
 }
 
 function start(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
@@ -37,11 +40,17 @@ function start(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
 
 async function run(
   scenario: string,
+  server: ChildProcess,
   connections: number,
   options: Omit<autocannon.Options, 'connections' | 'duration'>,
 ): Promise<Row> {
+  const cpuUsed = startCpuCount(server.pid ?? 0);
   const result = await autocannon({ ...options, connections, duration: DURATION_SECONDS });
+  const cpu = cpuUsed();
+  const requests = Math.max(1, result.requests.total);
+  const perRequest = (seconds: number) => Math.round((seconds * 1000 * 1000) / requests) / 1000;
   return {
+    cpuMs: { api: perRequest(cpu.api), postgres: perRequest(cpu.postgres), redis: perRequest(cpu.redis), load: perRequest(cpu.load) },
     scenario,
     connections,
     rps: Math.round(result.requests.average),
@@ -108,9 +117,9 @@ async function main(): Promise<void> {
     const rows: Row[] = [];
     let sequence = 0;
     for (const connections of CONNECTIONS) {
-      if (SCENARIOS.has('bare')) rows.push(await run('bare NestJS route', connections, { url: `http://127.0.0.1:${barePort}/bare` }));
+      if (SCENARIOS.has('bare')) rows.push(await run('bare NestJS route', bare, connections, { url: `http://127.0.0.1:${barePort}/bare` }));
       if (SCENARIOS.has('create')) rows.push(
-        await run('POST /api/v1/image/edit (sandbox)', connections, {
+        await run('POST /api/v1/image/edit (sandbox)', api, connections, {
           url: base,
           requests: [
             {
@@ -133,7 +142,7 @@ async function main(): Promise<void> {
         }),
       );
       if (SCENARIOS.has('read')) rows.push(
-        await run('GET /api/v1/jobs/{id}', connections, {
+        await run('GET /api/v1/jobs/{id}', api, connections, {
           url: base,
           requests: [
             {
@@ -150,12 +159,13 @@ async function main(): Promise<void> {
 
     const bareByConnections = new Map(rows.filter((r) => r.scenario.startsWith('bare')).map((r) => [r.connections, r.rps]));
     const lines = [
-      '| scenario | connections | requests/s | p50 ms | p99 ms | vs bare route | non-2xx | errors |',
-      '|---|---|---|---|---|---|---|---|',
+      '| scenario | connections | requests/s | p50 ms | p99 ms | vs bare route | non-2xx | errors | CPU ms/request: API, PostgreSQL, Redis, load generator |',
+      '|---|---|---|---|---|---|---|---|---|',
       ...rows.map(
         (r) =>
           `| ${r.scenario} | ${r.connections} | ${r.rps} | ${r.p50} | ${r.p99} | ` +
-          `${(r.rps / (bareByConnections.get(r.connections) ?? r.rps)).toFixed(2)} | ${r.non2xx} | ${r.errors} |`,
+          `${(r.rps / (bareByConnections.get(r.connections) ?? r.rps)).toFixed(2)} | ${r.non2xx} | ${r.errors} | ` +
+          `${r.cpuMs.api} / ${r.cpuMs.postgres} / ${r.cpuMs.redis} / ${r.cpuMs.load} |`,
       ),
     ];
     process.stdout.write(`\n${lines.join('\n')}\n`);

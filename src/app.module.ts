@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ProcessRole, runsProcessors, servesHttp } from './core/bootstrap/role';
 import { ConfigModule, type Connections } from './core/config/config.module';
 import type { AppConfig } from './core/config/config.schema';
@@ -7,7 +7,6 @@ import { DatabaseModule } from './core/database/database.module';
 import { HealthController } from './core/health/health.controller';
 import { HealthModule } from './core/health/health.module';
 import { ErrorFilter } from './core/http/error.filter';
-import { RequestIdInterceptor } from './core/http/request-id.interceptor';
 import { RequestValidationPipe } from './core/http/validation.pipe';
 import { LoggingModule } from './core/logging/logging.module';
 import { MetricsController } from './core/metrics/metrics.controller';
@@ -37,14 +36,13 @@ function coreImports(config: AppConfig, connections: Connections) {
   ];
 }
 
-/** The HTTP surface: controllers, and the guard, pipe, interceptor and filter every route shares. */
+/** The HTTP surface: controllers, and the guard, pipe and filter every route shares. */
 @Module({
   imports: [AuthModule, AccountsModule, CatalogModule, JobsModule, AdminModule, HealthModule],
   controllers: [HealthController, MetricsController],
   providers: [
     { provide: APP_GUARD, useClass: AccessGuard },
     { provide: APP_FILTER, useClass: ErrorFilter },
-    { provide: APP_INTERCEPTOR, useClass: RequestIdInterceptor },
     { provide: APP_PIPE, useClass: RequestValidationPipe },
   ],
 })

@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Module, type INestApplication } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import request, { type Response } from 'supertest';
 import { DataSource } from 'typeorm';
@@ -14,7 +14,6 @@ import { loadConfig } from '../../src/core/config/load-config';
 import { DatabaseModule } from '../../src/core/database/database.module';
 import { runMigrations } from '../../src/core/database/migrate';
 import { ErrorFilter } from '../../src/core/http/error.filter';
-import { RequestIdInterceptor } from '../../src/core/http/request-id.interceptor';
 import { RequestValidationPipe } from '../../src/core/http/validation.pipe';
 import { LoggingModule } from '../../src/core/logging/logging.module';
 import { MetricsModule } from '../../src/core/metrics/metrics.module';
@@ -35,7 +34,7 @@ const PNG_BYTES = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a
 const WEBP_BYTES = Buffer.concat([Buffer.from('RIFF\0\0\0\0WEBP'), randomBytes(512)]);
 
 /**
- * The HTTP stack of the API role (global guard, filter, interceptor, pipe, middleware) around
+ * The HTTP stack of the API role (global guard, filter, pipe, middleware) around
  * StorageModule alone, so this suite does not depend on the job modules compiling or on where
  * StorageModule is registered in AppModule.
  */
@@ -44,7 +43,6 @@ const WEBP_BYTES = Buffer.concat([Buffer.from('RIFF\0\0\0\0WEBP'), randomBytes(5
   providers: [
     { provide: APP_GUARD, useClass: AccessGuard },
     { provide: APP_FILTER, useClass: ErrorFilter },
-    { provide: APP_INTERCEPTOR, useClass: RequestIdInterceptor },
     { provide: APP_PIPE, useClass: RequestValidationPipe },
   ],
 })

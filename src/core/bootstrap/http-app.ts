@@ -5,7 +5,7 @@ import { Logger } from 'nestjs-pino';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { parseJsonBody, requireJsonContentType, translateBodyParserErrors } from '../http/body-parsing';
-import { assignRequestId } from '../http/request-id';
+import { assignRequestId, includeRequestIdInReplies } from '../http/request-id';
 import { HttpMetrics } from '../metrics/http.metrics';
 import { fixOpenApiDocument } from '../openapi/document-fixes';
 import { ErrorResponseDto } from '../openapi/error-response.dto';
@@ -27,6 +27,7 @@ export function configureHttpApp(app: INestApplication): void {
   // Order matters: timing covers the whole request, the id exists before anything can fail, and
   // body errors reach the envelope.
   app.use(app.get(HttpMetrics).timeRequests, assignRequestId, requireJsonContentType, parseJsonBody, translateBodyParserErrors);
+  includeRequestIdInReplies(app.getHttpAdapter());
 
   const document = fixOpenApiDocument(SwaggerModule.createDocument(
     app,

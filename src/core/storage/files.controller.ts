@@ -18,8 +18,8 @@ export class FilesController {
 
   /**
    * Express 5's `*key` matches one or more path segments and hands them over decoded, as an
-   * array. The response is written directly (`@Res()`): the global interceptor that adds
-   * `request_id` to JSON bodies must not see a file.
+   * array. The response is written directly (`@Res()`), so the file streams from the storage
+   * driver as it is.
    */
   @Get('*key')
   @ApiOperation({

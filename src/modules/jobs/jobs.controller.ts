@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Param, Post, Query, UseInterceptors } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post, Query, UseGuards, UseInterceptors } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiNotFoundResponse,
@@ -11,7 +11,7 @@ import { UuidParamPipe } from '../../core/http/uuid-param.pipe';
 import { ErrorResponseDto } from '../../core/openapi/error-response.dto';
 import { Auth, type AuthContext } from '../auth/auth-context';
 import { CancelRateLimitInterceptor } from '../rate-limit/cancel-rate-limit.interceptor';
-import { PollRateLimitInterceptor } from '../rate-limit/poll-rate-limit.interceptor';
+import { PollRateLimitGuard } from '../rate-limit/poll-rate-limit.guard';
 import {
   EnhancementResponseDto,
   JobDetailResponseDto,
@@ -37,7 +37,7 @@ export class JobsController {
   ) {}
 
   @Get('jobs')
-  @UseInterceptors(PollRateLimitInterceptor)
+  @UseGuards(PollRateLimitGuard)
   @ApiOperation({ summary: 'List your jobs, newest first (counts toward the polling limit).' })
   @ApiOkResponse({ type: JobListResponseDto })
   @ApiTooManyRequestsResponse({ type: ErrorResponseDto, description: '`rate_limit_exceeded`' })
@@ -50,7 +50,7 @@ export class JobsController {
   }
 
   @Get('jobs/:jobId')
-  @UseInterceptors(PollRateLimitInterceptor)
+  @UseGuards(PollRateLimitGuard)
   @ApiOperation({ summary: 'A job and all its results: the source of truth (counts toward the polling limit).' })
   @ApiOkResponse({ type: JobDetailResponseDto })
   @ApiTooManyRequestsResponse({ type: ErrorResponseDto, description: '`rate_limit_exceeded`' })
@@ -81,7 +81,7 @@ export class JobsController {
   }
 
   @Get('product-image-enhancements/:enhancementId')
-  @UseInterceptors(PollRateLimitInterceptor)
+  @UseGuards(PollRateLimitGuard)
   @ApiOperation({ summary: 'The status of a product photo job, item by item (counts toward the polling limit).' })
   @ApiOkResponse({ type: EnhancementResponseDto })
   @ApiTooManyRequestsResponse({ type: ErrorResponseDto, description: '`rate_limit_exceeded`' })

@@ -1,0 +1,34 @@
+import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { rateLimitExceeded, setRateLimitHeaders } from './rate-limit.headers';
+import { RateLimitService } from './rate-limit.service';
+import { RateLimitKind, type RateLimitSubject } from './rate-limit.types';
+
+export function rateLimitSubjectOf(context: ExecutionContext, limiter: string): { subject: RateLimitSubject; res: Response } {
+  const req = context.switchToHttp().getRequest<Request>();
+  const auth = req.auth;
+  if (!auth) throw new Error(`${limiter} needs an API-key route`);
+  return {
+    subject: { keyId: auth.keyId, accountId: auth.accountId, ip: req.ip ?? 'unknown' },
+    res: context.switchToHttp().getResponse<Response>(),
+  };
+}
+
+/**
+ * Counts reads of jobs (`GET /jobs`, `GET /jobs/{id}`, `GET /product-image-enhancements/{id}`)
+ * against the polling limits (spec section 8). A poll answered with an error still counts. A
+ * guard, running after the access guard and before any pipe: nothing is needed after the
+ * handler, so the route needs no interceptor (whose RxJS pipeline costs every poll).
+ */
+@Injectable()
+export class PollRateLimitGuard implements CanActivate {
+  constructor(private readonly rateLimits: RateLimitService) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const { subject, res } = rateLimitSubjectOf(context, PollRateLimitGuard.name);
+    const decision = await this.rateLimits.consume(RateLimitKind.Poll, subject);
+    setRateLimitHeaders(res, decision);
+    if (!decision.allowed) throw rateLimitExceeded(RateLimitKind.Poll, decision, this.rateLimits.windowSeconds);
+    return true;
+  }
+}
