@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import { preparedStatement, runPrepared } from '../../core/database/prepared-statement';
 import { APP_CONFIG } from '../../core/config/config.module';
 import type { AppConfig } from '../../core/config/config.schema';
 import { DomainError } from '../../core/errors/domain-error';
@@ -24,6 +25,33 @@ const MAX_RETRY_SECONDS = 600;
 
 const PENDING = `status IN ('queued', 'processing')`;
 
+const ACTIVE_JOBS = preparedStatement(
+  'capacity_active_jobs',
+  `SELECT count(*) FILTER (WHERE api_key_id = $2)::int AS key_active,
+          count(*)::int AS account_active,
+          coalesce(sum(total_results - completed_results - failed_results - cancelled_results), 0)::int AS results_left
+     FROM jobs WHERE account_id = $1 AND ${PENDING}`,
+);
+
+const ACCOUNT_PENDING_RESULTS = preparedStatement(
+  'capacity_account_pending_results',
+  `SELECT count(*)::int AS pending FROM job_results
+    WHERE capacity_group = $1 AND account_id = $2 AND ${PENDING} AND NOT sandbox`,
+);
+
+const GROUP_PENDING = preparedStatement(
+  'capacity_group_pending',
+  `SELECT pending_results FROM capacity_groups WHERE name = $1`,
+);
+
+/** A conditional update, so no two creates take the same last slot. */
+const TAKE_SLOTS = preparedStatement(
+  'capacity_take_slots',
+  `UPDATE capacity_groups SET pending_results = pending_results + $2
+    WHERE name = $1 AND pending_results + $2 <= $3
+    RETURNING pending_results`,
+);
+
 /**
  * Admission by active jobs and capacity groups (contract section 10). `admit` runs inside the
  * create transaction after the account row is locked, so concurrent creates of one account are
@@ -45,11 +73,9 @@ export class CapacityService {
   }
 
   private async admitActiveJobs(manager: EntityManager, demand: CapacityDemand): Promise<void> {
-    const [active]: Array<{ key_active: number; account_active: number; results_left: number }> = await manager.query(
-      `SELECT count(*) FILTER (WHERE api_key_id = $2)::int AS key_active,
-              count(*)::int AS account_active,
-              coalesce(sum(total_results - completed_results - failed_results - cancelled_results), 0)::int AS results_left
-         FROM jobs WHERE account_id = $1 AND ${PENDING}`,
+    const [active] = await runPrepared<{ key_active: number; account_active: number; results_left: number }>(
+      manager,
+      ACTIVE_JOBS,
       [demand.accountId, demand.keyId],
     );
     const keyFull = active.key_active >= this.config.LIMIT_ACTIVE_JOBS_PER_KEY;
@@ -70,11 +96,7 @@ export class CapacityService {
     const max = this.config.CAPACITY_MAX_PENDING_RESULTS;
     const accountShare = Math.max(1, Math.floor(max * this.config.CAPACITY_ACCOUNT_SHARE));
     // Exact: the account row is locked, so this account's creates are counted one after the other.
-    const [mine]: Array<{ pending: number }> = await manager.query(
-      `SELECT count(*)::int AS pending FROM job_results
-        WHERE capacity_group = $1 AND account_id = $2 AND ${PENDING} AND NOT sandbox`,
-      [demand.group, demand.accountId],
-    );
+    const [mine] = await runPrepared<{ pending: number }>(manager, ACCOUNT_PENDING_RESULTS, [demand.group, demand.accountId]);
     if (mine.pending + demand.results > accountShare) {
       throw new DomainError(
         ErrorCode.TooManyPendingResults,
@@ -99,15 +121,7 @@ export class CapacityService {
   async reserve(manager: EntityManager, demand: CapacityDemand): Promise<void> {
     if (demand.sandbox) return;
     const max = this.config.CAPACITY_MAX_PENDING_RESULTS;
-    // Wrapped in a CTE: TypeORM answers a bare UPDATE with [rows, count] rather than the rows.
-    const [taken]: Array<{ pending_results: number }> = await manager.query(
-      `WITH taken AS (
-         UPDATE capacity_groups SET pending_results = pending_results + $2
-          WHERE name = $1 AND pending_results + $2 <= $3
-          RETURNING pending_results)
-       SELECT * FROM taken`,
-      [demand.group, demand.results, max],
-    );
+    const [taken] = await runPrepared<{ pending_results: number }>(manager, TAKE_SLOTS, [demand.group, demand.results, max]);
     if (!taken) throw await this.groupFull(manager, demand, await this.groupPending(manager, demand.group));
   }
 
@@ -155,10 +169,7 @@ export class CapacityService {
   }
 
   private async groupPending(manager: EntityManager, group: CapacityGroup): Promise<number> {
-    const [row]: Array<{ pending_results: number }> = await manager.query(
-      `SELECT pending_results FROM capacity_groups WHERE name = $1`,
-      [group],
-    );
+    const [row] = await runPrepared<{ pending_results: number }>(manager, GROUP_PENDING, [group]);
     if (!row) throw new Error(`capacity group ${group} has no counter row (migrations not run?)`);
     return row.pending_results;
   }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { afterCommit } from '../../core/database/after-commit';
+import { preparedStatement, runPrepared } from '../../core/database/prepared-statement';
 import { DomainError } from '../../core/errors/domain-error';
 import { CreditMetrics } from '../../core/metrics/credit.metrics';
 import { Account } from '../accounts/account.entity';
@@ -10,6 +11,18 @@ import { CreditLedgerEntry, LedgerEntryKind } from './credit-ledger-entry.entity
 
 /** The largest balance the `integer` column holds. */
 const MAX_BALANCE = 2_147_483_647;
+
+const RESERVE = preparedStatement(
+  'credits_reserve',
+  `UPDATE accounts SET paid_credits = paid_credits - $1, updated_at = now()
+    WHERE id = $2 AND paid_credits >= $1
+    RETURNING paid_credits`,
+);
+
+const RECORD = preparedStatement(
+  'credits_record',
+  `INSERT INTO credit_ledger (account_id, kind, amount, credits, job_id, reason) VALUES ($1, $2, $3, $4, $5, NULL)`,
+);
 
 export interface BalanceChange {
   accountId: string;
@@ -119,14 +132,7 @@ export class CreditsService {
    * balance after the reservation, or null (and changes nothing) when it is too small.
    */
   async reserve(manager: EntityManager, accountId: string, jobId: string, credits: number): Promise<number | null> {
-    const rows: Array<{ paid_credits: number }> = await manager.query(
-      `WITH updated AS (
-         UPDATE accounts SET paid_credits = paid_credits - $1, updated_at = now()
-          WHERE id = $2 AND paid_credits >= $1
-          RETURNING paid_credits)
-       SELECT paid_credits FROM updated`,
-      [credits, accountId],
-    );
+    const rows = await runPrepared<{ paid_credits: number }>(manager, RESERVE, [credits, accountId]);
     if (rows.length === 0) return null;
     await this.record(manager, accountId, LedgerEntryKind.Reserve, -credits, credits, jobId);
     afterCommit(manager, () => this.metrics.reserved(credits));
@@ -191,7 +197,7 @@ export class CreditsService {
     credits: number,
     jobId: string,
   ): Promise<void> {
-    await manager.insert(CreditLedgerEntry, { accountId, kind, amount, credits, jobId, reason: null });
+    await runPrepared(manager, RECORD, [accountId, kind, amount, credits, jobId]);
   }
 
   async ledger(accountId: string, limit: number): Promise<CreditLedgerEntry[]> {

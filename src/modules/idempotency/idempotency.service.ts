@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { preparedStatement, runPrepared } from '../../core/database/prepared-statement';
 import { DomainError } from '../../core/errors/domain-error';
 import { ErrorCode } from '../../core/errors/error-code';
 
@@ -38,6 +39,24 @@ export interface OperatorIdempotentRequest {
   accountId: string;
 }
 
+const CLAIM = preparedStatement(
+  'idempotency_claim',
+  `WITH claimed AS (
+     INSERT INTO idempotency_keys (api_key_id, key, endpoint, request_hash, job_id)
+     VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (api_key_id, key) DO UPDATE
+       SET endpoint = EXCLUDED.endpoint, request_hash = EXCLUDED.request_hash,
+           job_id = EXCLUDED.job_id, created_at = now()
+       WHERE idempotency_keys.created_at <= now() - make_interval(hours => $6)
+     RETURNING job_id)
+   SELECT job_id FROM claimed`,
+);
+
+const CLAIMED_BEFORE = preparedStatement(
+  'idempotency_claimed_before',
+  `SELECT endpoint, request_hash, job_id FROM idempotency_keys WHERE api_key_id = $1 AND key = $2`,
+);
+
 const CONFLICT_MESSAGE =
   'This Idempotency-Key was already used with a different request. Use a new key for a new request.';
 
@@ -55,22 +74,19 @@ export class IdempotencyService {
    * request differed. An expired record is taken over.
    */
   async claim(manager: EntityManager, request: IdempotentRequest, jobId: string): Promise<string | null> {
-    const claimed: unknown[] = await manager.query(
-      `WITH claimed AS (
-         INSERT INTO idempotency_keys (api_key_id, key, endpoint, request_hash, job_id)
-         VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (api_key_id, key) DO UPDATE
-           SET endpoint = EXCLUDED.endpoint, request_hash = EXCLUDED.request_hash,
-               job_id = EXCLUDED.job_id, created_at = now()
-           WHERE idempotency_keys.created_at <= now() - make_interval(hours => $6)
-         RETURNING job_id)
-       SELECT job_id FROM claimed`,
-      [request.apiKeyId, request.key, request.endpoint, request.requestHash, jobId, IDEMPOTENCY_TTL_HOURS],
-    );
+    const claimed = await runPrepared(manager, CLAIM, [
+      request.apiKeyId,
+      request.key,
+      request.endpoint,
+      request.requestHash,
+      jobId,
+      IDEMPOTENCY_TTL_HOURS,
+    ]);
     if (claimed.length > 0) return null;
     // The conflicting record is committed and locked by the statement above: a fresh read sees it.
-    const [existing]: Array<{ endpoint: string; request_hash: string; job_id: string }> = await manager.query(
-      `SELECT endpoint, request_hash, job_id FROM idempotency_keys WHERE api_key_id = $1 AND key = $2`,
+    const [existing] = await runPrepared<{ endpoint: string; request_hash: string; job_id: string }>(
+      manager,
+      CLAIMED_BEFORE,
       [request.apiKeyId, request.key],
     );
     if (!existing) throw new Error('idempotency record vanished while locked');

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import { preparedStatement, runPrepared } from '../../core/database/prepared-statement';
 import { withTransactionRetry } from '../../core/database/transaction-retry';
 import { DomainError } from '../../core/errors/domain-error';
 import { ErrorCode } from '../../core/errors/error-code';
@@ -44,6 +45,8 @@ export interface CreatedJob {
   replayed: boolean;
   remainingPaidCredits: number;
 }
+
+const LOCK_ACCOUNT = preparedStatement('jobs_lock_account', `SELECT paid_credits FROM accounts WHERE id = $1 FOR UPDATE`);
 
 type Admission = { replayOf: string } | { job: Job; results: JobResult[]; remainingPaidCredits: number };
 
@@ -197,10 +200,7 @@ export class JobCreationService {
 
   /** Serialises one account's creates, so limits and the balance are read and changed in turn. */
   private async lockAccount(manager: EntityManager, accountId: string): Promise<number> {
-    const [account]: Array<{ paid_credits: number }> = await manager.query(
-      `SELECT paid_credits FROM accounts WHERE id = $1 FOR UPDATE`,
-      [accountId],
-    );
+    const [account] = await runPrepared<{ paid_credits: number }>(manager, LOCK_ACCOUNT, [accountId]);
     if (!account) throw new DomainError(ErrorCode.Unauthorized, 'The API key is invalid or has been revoked.');
     return account.paid_credits;
   }

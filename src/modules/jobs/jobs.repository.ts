@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import { preparedStatement, runPrepared } from '../../core/database/prepared-statement';
 import { KeyEnvironment } from '../auth/api-key.entity';
 import type { AuthContext } from '../auth/auth-context';
 import type { CapacityGroup, ToolId } from '../catalog/tools';
@@ -32,6 +33,33 @@ export interface JobListFilter {
 }
 
 const isSandbox = (caller: AuthContext) => caller.environment === KeyEnvironment.Sandbox;
+
+/**
+ * The job and its results in one statement: the create transaction holds the account lock
+ * while it runs, so every round trip saved here is time other creates of the account wait.
+ */
+const INSERT_JOB_AND_RESULTS = preparedStatement(
+  'jobs_insert_with_results',
+  `WITH job AS (
+     INSERT INTO jobs (id, account_id, api_key_id, sandbox, api, kind, capacity_group, status, total_results,
+                       credits_reserved, cost_key, pricing_version, credits_per_result, output_format, options,
+                       webhook_url, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::jsonb, $16, $17, $17)
+     RETURNING id)
+   INSERT INTO job_results (id, job_id, account_id, sandbox, capacity_group, index, external_id, source_image_url,
+                            status, credits_reserved, created_at)
+   SELECT r.id, job.id, $2, $4, $7, r.index, r.external_id, r.source_image_url, $18, $13, $17
+     FROM job, unnest($19::uuid[], $20::int[], $21::text[], $22::text[]) AS r(id, index, external_id, source_image_url)`,
+);
+
+/** A job with its results in one round trip: the hot path of polling clients. */
+const OWNED_JOB_WITH_RESULTS = preparedStatement(
+  'jobs_owned_with_results',
+  `SELECT to_jsonb(j) AS job,
+          coalesce((SELECT jsonb_agg(to_jsonb(r) ORDER BY r.index) FROM job_results r WHERE r.job_id = j.id),
+                   '[]'::jsonb) AS results
+     FROM jobs j WHERE j.id = $1 AND j.account_id = $2 AND j.sandbox = $3`,
+);
 
 /**
  * Reads of customer data take the caller, so a job of another account or environment is never
@@ -69,47 +97,31 @@ export class JobsRepository {
     });
   }
 
-  /**
-   * The job and its results in one statement: the create transaction holds the account lock
-   * while it runs, so every round trip saved here is time other creates of the account wait.
-   */
   async insertNew(manager: EntityManager, job: Job, results: JobResult[]): Promise<void> {
-    await manager.query(
-      `WITH job AS (
-         INSERT INTO jobs (id, account_id, api_key_id, sandbox, api, kind, capacity_group, status, total_results,
-                           credits_reserved, cost_key, pricing_version, credits_per_result, output_format, options,
-                           webhook_url, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::jsonb, $16, $17, $17)
-         RETURNING id)
-       INSERT INTO job_results (id, job_id, account_id, sandbox, capacity_group, index, external_id, source_image_url,
-                                status, credits_reserved, created_at)
-       SELECT r.id, job.id, $2, $4, $7, r.index, r.external_id, r.source_image_url, $18, $13, $17
-         FROM job, unnest($19::uuid[], $20::int[], $21::text[], $22::text[]) AS r(id, index, external_id, source_image_url)`,
-      [
-        job.id,
-        job.accountId,
-        job.apiKeyId,
-        job.sandbox,
-        job.api,
-        job.kind,
-        job.capacityGroup,
-        job.status,
-        job.totalResults,
-        job.creditsReserved,
-        job.costKey,
-        job.pricingVersion,
-        job.creditsPerResult,
-        job.outputFormat,
-        JSON.stringify(job.options),
-        job.webhookUrl,
-        job.createdAt,
-        ResultStatus.Queued,
-        results.map((result) => result.id),
-        results.map((result) => result.index),
-        results.map((result) => result.externalId),
-        results.map((result) => result.sourceImageUrl),
-      ],
-    );
+    await runPrepared(manager, INSERT_JOB_AND_RESULTS, [
+      job.id,
+      job.accountId,
+      job.apiKeyId,
+      job.sandbox,
+      job.api,
+      job.kind,
+      job.capacityGroup,
+      job.status,
+      job.totalResults,
+      job.creditsReserved,
+      job.costKey,
+      job.pricingVersion,
+      job.creditsPerResult,
+      job.outputFormat,
+      JSON.stringify(job.options),
+      job.webhookUrl,
+      job.createdAt,
+      ResultStatus.Queued,
+      results.map((result) => result.id),
+      results.map((result) => result.index),
+      results.map((result) => result.externalId),
+      results.map((result) => result.sourceImageUrl),
+    ]);
   }
 
   /** N sources x M images, indexed source by source. */
@@ -142,16 +154,12 @@ export class JobsRepository {
     );
   }
 
-  /** A job with its results in one round trip: the hot path of polling clients. */
   async findOwnedWithResults(caller: AuthContext, jobId: string): Promise<{ job: Job; results: JobResult[] } | null> {
-    const [row]: Array<{ job: Record<string, unknown>; results: Array<Record<string, unknown>> }> =
-      await this.dataSource.query(
-        `SELECT to_jsonb(j) AS job,
-                coalesce((SELECT jsonb_agg(to_jsonb(r) ORDER BY r.index) FROM job_results r WHERE r.job_id = j.id),
-                         '[]'::jsonb) AS results
-           FROM jobs j WHERE j.id = $1 AND j.account_id = $2 AND j.sandbox = $3`,
-        [jobId, caller.accountId, isSandbox(caller)],
-      );
+    const [row] = await runPrepared<{ job: Record<string, unknown>; results: Array<Record<string, unknown>> }>(
+      this.dataSource,
+      OWNED_JOB_WITH_RESULTS,
+      [jobId, caller.accountId, isSandbox(caller)],
+    );
     if (!row) return null;
     return {
       job: this.hydrate(Job, row.job),
