@@ -28,24 +28,19 @@ export function preparedStatement(name: string, text: string): PreparedStatement
 type Queryable = Pick<PoolClient, 'query'> | Pick<Pool, 'query'>;
 
 /**
- * The pg connection behind `on`: inside a transaction, the connection its query runner holds
- * (so the statement is part of the transaction); otherwise TypeORM's pool, which lends a
- * connection for the one statement.
+ * Runs a prepared statement with `values` and returns its rows. Inside a transaction it runs on
+ * the connection the transaction's query runner holds; otherwise on TypeORM's pool, which lends
+ * a connection for the one statement.
  */
-async function connectionOf(on: DataSource | EntityManager): Promise<Queryable> {
-  const runner = 'queryRunner' in on ? (on.queryRunner as PostgresQueryRunner | undefined) : undefined;
-  if (runner) return (await runner.connect()) as PoolClient;
-  const dataSource = 'connection' in on ? on.connection : on;
-  return (dataSource.driver as PostgresDriver).master as Pool;
-}
-
-/** Runs a prepared statement with `values` and returns its rows. */
 export async function runPrepared<T extends QueryResultRow>(
   on: DataSource | EntityManager,
   statement: PreparedStatement,
-  values: readonly unknown[],
+  values: unknown[],
 ): Promise<T[]> {
-  const connection = await connectionOf(on);
-  const result = await connection.query<T>({ name: statement.name, text: statement.text, values: [...values] });
-  return result.rows;
+  const query = { name: statement.name, text: statement.text, values };
+  const runner = 'queryRunner' in on ? (on.queryRunner as PostgresQueryRunner | undefined) : undefined;
+  const connection: Queryable = runner
+    ? ((await runner.connect()) as PoolClient)
+    : (('connection' in on ? on.connection : on).driver as PostgresDriver).master as Pool;
+  return (await connection.query<T>(query)).rows;
 }

@@ -26,6 +26,9 @@ export function matchesAdminToken(presented: string, adminToken: string): boolea
  */
 @Injectable()
 export class AccessGuard implements CanActivate {
+  /** Route metadata is fixed once the app is built: each handler's level is read once. */
+  private readonly levels = new WeakMap<object, AccessLevel>();
+
   constructor(
     private readonly reflector: Reflector,
     private readonly apiKeys: ApiKeysService,
@@ -33,11 +36,7 @@ export class AccessGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const level =
-      this.reflector.getAllAndOverride<AccessLevel | undefined>(ACCESS_METADATA, [
-        context.getHandler(),
-        context.getClass(),
-      ]) ?? AccessLevel.ApiKey;
+    const level = this.levelOf(context);
     const req = context.switchToHttp().getRequest<Request>();
     switch (level) {
       case AccessLevel.Public:
@@ -47,6 +46,18 @@ export class AccessGuard implements CanActivate {
       case AccessLevel.ApiKey:
         return this.authenticateApiKey(req);
     }
+  }
+
+  private levelOf(context: ExecutionContext): AccessLevel {
+    const handler = context.getHandler();
+    let level = this.levels.get(handler);
+    if (level === undefined) {
+      level =
+        this.reflector.getAllAndOverride<AccessLevel | undefined>(ACCESS_METADATA, [handler, context.getClass()]) ??
+        AccessLevel.ApiKey;
+      this.levels.set(handler, level);
+    }
+    return level;
   }
 
   private authenticateAdmin(req: Request): boolean {

@@ -88,7 +88,8 @@ export class JobPresenter {
     };
   }
 
-  private async fileUrl(result: JobResult, key: string | null): Promise<string | null> {
+  /** Null at once (no promise to settle) for the many results that have no file yet. */
+  private fileUrl(result: JobResult, key: string | null): Promise<string> | null {
     return key && !result.filesExpiredAt ? this.urls.urlOf(key) : null;
   }
 }

@@ -32,6 +32,12 @@ export interface JobListFilter {
   api?: ToolId;
 }
 
+interface HydratedColumn {
+  databaseName: string;
+  propertyName: string;
+  isDate: boolean;
+}
+
 const isSandbox = (caller: AuthContext) => caller.environment === KeyEnvironment.Sandbox;
 
 /**
@@ -67,6 +73,8 @@ const OWNED_JOB_WITH_RESULTS = preparedStatement(
  */
 @Injectable()
 export class JobsRepository {
+  private readonly hydratedColumns = new Map<new () => object, HydratedColumn[]>();
+
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   buildJob(spec: NewJob): Job {
@@ -176,12 +184,25 @@ export class JobsRepository {
   /** Maps a row read as JSON onto an entity through its column metadata (dates become Dates). */
   private hydrate<T extends object>(entity: new () => T, row: Record<string, unknown>): T {
     const target = new entity() as Record<string, unknown>;
-    for (const column of this.dataSource.getMetadata(entity).columns) {
+    for (const column of this.columnsOf(entity)) {
       const value = row[column.databaseName];
-      target[column.propertyName] =
-        value !== null && value !== undefined && column.type === 'timestamptz' ? new Date(value as string) : value;
+      target[column.propertyName] = value !== null && value !== undefined && column.isDate ? new Date(value as string) : value;
     }
     return target as T;
+  }
+
+  /** An entity's columns as `hydrate` needs them, looked up once rather than on every read. */
+  private columnsOf(entity: new () => object): HydratedColumn[] {
+    let columns = this.hydratedColumns.get(entity);
+    if (!columns) {
+      columns = this.dataSource.getMetadata(entity).columns.map((column) => ({
+        databaseName: column.databaseName,
+        propertyName: column.propertyName,
+        isDate: column.type === 'timestamptz',
+      }));
+      this.hydratedColumns.set(entity, columns);
+    }
+    return columns;
   }
 
   /** Newest first, by (created_at, id), so pages are stable while jobs are being created. */

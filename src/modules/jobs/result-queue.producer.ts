@@ -60,6 +60,11 @@ export class ResultQueueProducer {
     return this.queues[resultQueueOf(result)];
   }
 
+  /**
+   * A queue given one result gets a plain add: addBulk wraps its adds in MULTI/EXEC, a pipeline
+   * that copies every BullMQ script onto itself, which a one-result job (the common create) can
+   * do without.
+   */
   async enqueue(results: readonly QueuedResult[]): Promise<void> {
     const byQueue = new Map<ResultQueueName, string[]>();
     for (const result of results) {
@@ -67,20 +72,20 @@ export class ResultQueueProducer {
       byQueue.set(queue, [...(byQueue.get(queue) ?? []), result.id]);
     }
     await Promise.all(
-      [...byQueue].map(([queue, ids]) =>
-        this.queues[queue].addBulk(
-          ids.map((resultId) => ({
-            name: QueueJobName.ProcessResult,
-            data: { resultId },
-            opts: {
-              jobId: resultId,
-              attempts: this.config.RESULT_ATTEMPTS,
-              backoff: { type: 'exponential', delay: BACKOFF_MS },
-              ...RETENTION,
-            },
-          })),
-        ),
-      ),
+      [...byQueue].map(async ([queue, ids]) => {
+        const jobs = ids.map((resultId) => ({
+          name: QueueJobName.ProcessResult,
+          data: { resultId },
+          opts: {
+            jobId: resultId,
+            attempts: this.config.RESULT_ATTEMPTS,
+            backoff: { type: 'exponential', delay: BACKOFF_MS },
+            ...RETENTION,
+          },
+        }));
+        if (jobs.length === 1) await this.queues[queue].add(jobs[0].name, jobs[0].data, jobs[0].opts);
+        else await this.queues[queue].addBulk(jobs);
+      }),
     );
   }
 }

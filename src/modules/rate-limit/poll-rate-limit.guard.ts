@@ -1,6 +1,6 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { rateLimitExceeded, setRateLimitHeaders } from './rate-limit.headers';
+import { rateLimitExceeded, writeRateLimitHeaders } from './rate-limit.headers';
 import { RateLimitService } from './rate-limit.service';
 import { RateLimitKind, type RateLimitSubject } from './rate-limit.types';
 
@@ -27,7 +27,7 @@ export class PollRateLimitGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const { subject, res } = rateLimitSubjectOf(context, PollRateLimitGuard.name);
     const decision = await this.rateLimits.consume(RateLimitKind.Poll, subject);
-    setRateLimitHeaders(res, decision);
+    writeRateLimitHeaders(res, decision);
     if (!decision.allowed) throw rateLimitExceeded(RateLimitKind.Poll, decision, this.rateLimits.windowSeconds);
     return true;
   }

@@ -12,15 +12,19 @@ const SCOPE_NAMES: Record<RateLimitScope, string> = { key: 'API key', account: '
  */
 const refundableResponses = new Map<string, Response>();
 
-function writeHeaders(res: Response, decision: RateLimitDecision): void {
+/** `RateLimit-*` headers (contract section 10) for the scope with the least room, for a slot never given back (a poll). */
+export function writeRateLimitHeaders(res: Response, decision: RateLimitDecision): void {
   res.setHeader('RateLimit-Limit', String(decision.limit));
   res.setHeader('RateLimit-Remaining', String(Math.max(0, decision.remaining)));
   res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
 }
 
-/** `RateLimit-*` headers (contract section 10) for the scope with the least room. */
+/**
+ * `RateLimit-*` headers for a slot that a later refusal may give back (a create or a cancel):
+ * the response is remembered until it closes, so the refund can rewrite them.
+ */
 export function setRateLimitHeaders(res: Response, decision: RateLimitDecision): void {
-  writeHeaders(res, decision);
+  writeRateLimitHeaders(res, decision);
   const token = decision.token;
   if (token === null || res.headersSent || refundableResponses.has(token)) return;
   refundableResponses.set(token, res);
@@ -32,7 +36,7 @@ export function rewriteRateLimitHeadersAfterRefund(token: string, after: RateLim
   const res = refundableResponses.get(token);
   if (!res) return;
   refundableResponses.delete(token);
-  if (!res.headersSent) writeHeaders(res, after);
+  if (!res.headersSent) writeRateLimitHeaders(res, after);
 }
 
 const WHAT_IS_LIMITED: Record<RateLimitKind, string> = {
