@@ -1,7 +1,13 @@
 /**
  * `npm run bench:api`: throughput and latency of job creation and job reads against the built
  * API (role `api`, so no worker competes for the CPU), beside a bare NestJS route on the same
- * machine. Limits are raised by configuration; sandbox keys are spread over many accounts.
+ * machine. Limits are raised by configuration; sandbox keys are spread over many accounts. Each
+ * row also gives the CPU time per request of the API, PostgreSQL, Redis and the load generator.
+ *
+ * BENCH_SCENARIOS, BENCH_CONNECTIONS, BENCH_SECONDS and BENCH_ACCOUNTS shape the run;
+ * BENCH_API_NODE_ARGS adds Node flags to the API (`--cpu-prof`, `--trace-gc`),
+ * BENCH_API_NODE_OPTIONS replaces the image's NODE_OPTIONS, BENCH_API_STDOUT=1 shows the API's
+ * standard output (where V8 traces go), and DATABASE_POOL_SIZE overrides the service's default.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -9,7 +15,7 @@ import { resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { startCpuCount, type CpuGroup } from './process-cpu';
-import { deleteRedisKeys, freePort, UNLIMITED_LIMITS, waitFor } from './support';
+import { deleteRedisKeys, freePort, SERVICE_NODE_OPTIONS, UNLIMITED_LIMITS, waitFor } from './support';
 
 const ROOT = resolve(__dirname, '..');
 const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -34,7 +40,8 @@ interface Row {
 }
 
 function start(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const stdout = process.env.BENCH_API_STDOUT ? 'inherit' : 'ignore';
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', stdout, 'inherit'] });
   return child;
 }
 
@@ -75,14 +82,19 @@ async function main(): Promise<void> {
   const api = start([...(process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/main.js', 'api'], {
     PORT: String(apiPort),
     DATABASE_URL: databaseUrl.toString(),
-    DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE ?? '20',
+    // As deployed: the image's Node options, and the service's own pool size unless one is given.
+    NODE_OPTIONS: process.env.BENCH_API_NODE_OPTIONS ?? SERVICE_NODE_OPTIONS,
+    ...(process.env.DATABASE_POOL_SIZE ? { DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE } : {}),
     REDIS_URL,
     REDIS_KEY_PREFIX: `bench-${database}`,
     ADMIN_TOKEN,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     ...UNLIMITED_LIMITS,
   });
-  const bare = start(['-r', 'ts-node/register/transpile-only', 'bench/bare-server.ts'], { PORT: String(barePort) });
+  const bare = start(['-r', 'ts-node/register/transpile-only', 'bench/bare-server.ts'], {
+    PORT: String(barePort),
+    NODE_OPTIONS: process.env.BENCH_API_NODE_OPTIONS ?? SERVICE_NODE_OPTIONS,
+  });
   try {
     await waitFor(`${base}/health/ready`);
     await waitFor(`http://127.0.0.1:${barePort}/bare`);

@@ -77,8 +77,9 @@ export class JobsRepository {
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
+  /** Built field by field (no ORM transformation): the create path makes one per request. */
   buildJob(spec: NewJob): Job {
-    return this.dataSource.getRepository(Job).create({
+    return Object.assign(new Job(), {
       id: spec.id,
       accountId: spec.caller.accountId,
       apiKeyId: spec.caller.keyId,
@@ -102,7 +103,7 @@ export class JobsRepository {
       createdAt: spec.now,
       updatedAt: spec.now,
       completedAt: null,
-    });
+    } satisfies Job);
   }
 
   async insertNew(manager: EntityManager, job: Job, results: JobResult[]): Promise<void> {
@@ -134,10 +135,9 @@ export class JobsRepository {
 
   /** N sources x M images, indexed source by source. */
   buildResults(job: Job, request: JobRequest): JobResult[] {
-    const repository = this.dataSource.getRepository(JobResult);
     return request.sources.flatMap((source, sourceIndex) =>
       Array.from({ length: request.imagesPerSource }, (_, variant) =>
-        repository.create({
+        Object.assign(new JobResult(), {
           id: randomUUID(),
           jobId: job.id,
           accountId: job.accountId,
@@ -157,7 +157,8 @@ export class JobsRepository {
           createdAt: job.createdAt,
           startedAt: null,
           completedAt: null,
-        }),
+          filesExpiredAt: null,
+        } satisfies JobResult),
       ),
     );
   }
