@@ -33,9 +33,9 @@ RUN apt-get update \
 
 ENV NODE_ENV=production
 # V8's young generation at 32 MB semi-spaces (16 on 64-bit by default): under load the API
-# allocates about 80 KB per request with dozens of requests in flight, and with the default most
-# of it outlives a scavenge and is copied, promoted and collected again. Measured in
-# BENCHMARKS.md ("API hot paths"); it costs about 50 MB more memory per process.
+# allocates 80 to 220 KB per request with dozens of requests in flight, and with the default
+# about a fifth of it outlives a scavenge and is copied, promoted and collected again. Measured
+# in BENCHMARKS.md ("API hot paths"); it costs 20 to 40 MB of peak memory per process.
 ENV NODE_OPTIONS=--max-semi-space-size=32
 WORKDIR /app
 
