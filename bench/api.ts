@@ -26,6 +26,8 @@ const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '16,64,256').split(',').map(Number);
 /** Which scenarios to run: any of bare, create, read. */
 const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'bare,create,read').split(','));
+/** As deployed: the image's Node options, unless a run replaces them. */
+const NODE_OPTIONS = process.env.BENCH_API_NODE_OPTIONS ?? SERVICE_NODE_OPTIONS;
 
 interface Row {
   scenario: string;
@@ -82,8 +84,8 @@ async function main(): Promise<void> {
   const api = start([...(process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/main.js', 'api'], {
     PORT: String(apiPort),
     DATABASE_URL: databaseUrl.toString(),
-    // As deployed: the image's Node options, and the service's own pool size unless one is given.
-    NODE_OPTIONS: process.env.BENCH_API_NODE_OPTIONS ?? SERVICE_NODE_OPTIONS,
+    NODE_OPTIONS,
+    // The service's own pool size unless a run gives one.
     ...(process.env.DATABASE_POOL_SIZE ? { DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE } : {}),
     REDIS_URL,
     REDIS_KEY_PREFIX: `bench-${database}`,
@@ -93,7 +95,7 @@ async function main(): Promise<void> {
   });
   const bare = start(['-r', 'ts-node/register/transpile-only', 'bench/bare-server.ts'], {
     PORT: String(barePort),
-    NODE_OPTIONS: process.env.BENCH_API_NODE_OPTIONS ?? SERVICE_NODE_OPTIONS,
+    NODE_OPTIONS,
   });
   try {
     await waitFor(`${base}/health/ready`);

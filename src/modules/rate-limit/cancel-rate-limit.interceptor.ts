@@ -1,8 +1,8 @@
 import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import { catchError, from, switchMap, throwError, type Observable } from 'rxjs';
-import { rateLimitSubjectOf } from './poll-rate-limit.guard';
 import { rateLimitExceeded, setRateLimitHeaders } from './rate-limit.headers';
 import { RateLimitService } from './rate-limit.service';
+import { rateLimitSubjectOf } from './rate-limit.subject';
 import { RateLimitKind, type RateLimitSubject } from './rate-limit.types';
 
 /**

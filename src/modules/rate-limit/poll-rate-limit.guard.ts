@@ -1,18 +1,8 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import type { Request, Response } from 'express';
 import { rateLimitExceeded, writeRateLimitHeaders } from './rate-limit.headers';
 import { RateLimitService } from './rate-limit.service';
-import { RateLimitKind, type RateLimitSubject } from './rate-limit.types';
-
-export function rateLimitSubjectOf(context: ExecutionContext, limiter: string): { subject: RateLimitSubject; res: Response } {
-  const req = context.switchToHttp().getRequest<Request>();
-  const auth = req.auth;
-  if (!auth) throw new Error(`${limiter} needs an API-key route`);
-  return {
-    subject: { keyId: auth.keyId, accountId: auth.accountId, ip: req.ip ?? 'unknown' },
-    res: context.switchToHttp().getResponse<Response>(),
-  };
-}
+import { rateLimitSubjectOf } from './rate-limit.subject';
+import { RateLimitKind } from './rate-limit.types';
 
 /**
  * Counts reads of jobs (`GET /jobs`, `GET /jobs/{id}`, `GET /product-image-enhancements/{id}`)
