@@ -65,7 +65,7 @@ async function cutOut(session: IsnetSession, jpeg: Buffer): Promise<{ times: Ste
   const t1 = performance.now();
   const { map, timings } = await session.probability(photo);
   const t2 = performance.now();
-  const selected = selectSubject(map);
+  const selected = selectSubject(map).map;
   const t3 = performance.now();
   const alpha = await refineAlpha(selected, photo);
   const t4 = performance.now();

@@ -1,6 +1,6 @@
 import { Logger, type OnModuleDestroy } from '@nestjs/common';
-import type { AlphaMask } from '../image/mask/alpha-mask';
 import { maskFromProbability } from '../image/mask/cutout-mask';
+import type { Cutout, SubjectHints } from '../image/mask/subject-hints';
 import type { RawImage } from '../image/raw-image';
 import type { SegmentationMetrics } from '../metrics/segmentation.metrics';
 import { prepareIsnetModel } from './isnet-model';
@@ -37,13 +37,13 @@ export class LocalSegmenter implements Segmenter, OnModuleDestroy {
     await this.open();
   }
 
-  async segment(image: RawImage, signal: AbortSignal): Promise<AlphaMask> {
+  async segment(image: RawImage, signal: AbortSignal, hints?: SubjectHints): Promise<Cutout> {
     const session = await this.open();
     signal.throwIfAborted();
     const { map, timings } = await session.probability(image);
     this.metrics.inferred(timings.inferenceMs / 1000);
     signal.throwIfAborted();
-    return maskFromProbability(map, image);
+    return maskFromProbability(map, image, hints);
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -3,6 +3,8 @@ import { request as httpsRequest } from 'node:https';
 import sharp from 'sharp';
 import type { OutboundHttps } from '../outbound/outbound-https';
 import type { AlphaMask } from '../image/mask/alpha-mask';
+import { maskWithHints, softShare } from '../image/mask/hinted-mask';
+import { NO_HINTS, type Cutout, type SubjectHints } from '../image/mask/subject-hints';
 import { fromRaw, type RawImage } from '../image/raw-image';
 import { SegmentationError, type Segmenter } from './segmenter';
 
@@ -17,7 +19,7 @@ const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 /**
  * A segmentation service over HTTP: `POST` the image as PNG, the answer is an image the size
  * of the one sent (or any size: it is resampled) whose alpha channel, or else its first
- * channel, is the mask. The connection goes through the outbound address policy like every
+ * channel, is the mask; the client's hints are applied to it afterwards. The connection goes through the outbound address policy like every
  * other outbound request; a service on a private address must be named in OUTBOUND_ALLOWLIST.
  */
 export class RemoteSegmenter implements Segmenter {
@@ -30,7 +32,7 @@ export class RemoteSegmenter implements Segmenter {
     return Promise.resolve();
   }
 
-  async segment(image: RawImage, signal: AbortSignal): Promise<AlphaMask> {
+  async segment(image: RawImage, signal: AbortSignal, hints: SubjectHints = NO_HINTS): Promise<Cutout> {
     const png = await fromRaw(image).png({ compressionLevel: 1 }).toBuffer();
     const deadline = AbortSignal.timeout(this.settings.timeoutSeconds * 1000);
     const body = await this.post(png, AbortSignal.any([signal, deadline])).catch((error: unknown) => {
@@ -39,9 +41,11 @@ export class RemoteSegmenter implements Segmenter {
       const reason = deadline.aborted ? `did not answer within ${this.settings.timeoutSeconds} s` : `failed (${String(error)})`;
       throw new SegmentationError(`The segmentation service ${reason}.`, true, true);
     });
-    return this.maskOf(body, image).catch((error: unknown) => {
+    const answered = await this.maskOf(body, image).catch((error: unknown) => {
       throw new SegmentationError(`The segmentation service answered something that is not a mask (${String(error)}).`, false, true);
     });
+    const mask = maskWithHints(answered, hints);
+    return { mask, uncertainty: softShare(mask) };
   }
 
   private post(png: Buffer, signal: AbortSignal): Promise<Buffer> {

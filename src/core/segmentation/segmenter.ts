@@ -1,15 +1,19 @@
-import type { AlphaMask } from '../image/mask/alpha-mask';
+import type { Cutout, SubjectHints } from '../image/mask/subject-hints';
 import type { RawImage } from '../image/raw-image';
 
 /**
- * The seam between the tools and whatever cuts subjects out: an image in, the subject's alpha
- * mask out, at the image's own size. The local ISNet model and a remote service both fit it.
+ * The seam between the tools and whatever cuts subjects out: an image (and the client's hints) in,
+ * the subject's alpha mask out, at the image's own size. The local ISNet model and a remote service both fit it.
  */
 export interface Segmenter {
   /** Resolves once the segmenter can answer at full speed (the local model's session is warm). */
   ready(): Promise<void>;
-  /** Rejects with SegmentationError when the segmenter fails; `signal` stops waiting for it. */
-  segment(image: RawImage, signal: AbortSignal): Promise<AlphaMask>;
+  /**
+   * The subject's mask at the image's size and how sure the segmenter is of it, keeping to the
+   * client's hints when there are any. Rejects with SegmentationError when the segmenter fails;
+   * `signal` stops waiting for it.
+   */
+  segment(image: RawImage, signal: AbortSignal, hints?: SubjectHints): Promise<Cutout>;
 }
 
 /** The configured Segmenter, or null when SEGMENTER is `none`. */

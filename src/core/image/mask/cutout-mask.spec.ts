@@ -44,7 +44,7 @@ function modelMap(): ProbabilityMap {
 
 describe(maskFromProbability.name, () => {
   it('cuts out the central product alone, at the photo’s size, with settled alpha away from its edge', async () => {
-    const mask = await maskFromProbability(modelMap(), photo());
+    const { mask } = await maskFromProbability(modelMap(), photo());
 
     expect(mask.width).toBe(WIDTH);
     expect(mask.height).toBe(HEIGHT);

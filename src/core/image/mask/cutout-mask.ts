@@ -1,14 +1,19 @@
 import type { ProbabilityMap } from '../../segmentation/probability-map';
 import type { RawImage } from '../raw-image';
-import type { AlphaMask } from './alpha-mask';
 import { refineAlpha } from './guided-filter';
+import { clearOutsideRegion } from './hinted-mask';
+import { NO_HINTS, type Cutout, type SubjectHints } from './subject-hints';
 import { selectSubject } from './subject-selection';
 
 /**
  * The model's probability map (at the model's input size, the photo squashed to it) turned into
- * the photo's cut-out mask: the subject chosen and its holes settled at the map's size, where it
- * is cheap, then the map brought to the photo's size along the photo's own edges.
+ * the photo's cut-out: the subject chosen and its holes settled at the map's size, where it is
+ * cheap, then the map brought to the photo's size along the photo's own edges. A region hint
+ * clears the map outside it before anything is chosen, so nothing outside can be kept.
  */
-export async function maskFromProbability(map: ProbabilityMap, image: RawImage): Promise<AlphaMask> {
-  return refineAlpha(selectSubject(map), image);
+export async function maskFromProbability(map: ProbabilityMap, image: RawImage, hints: SubjectHints = NO_HINTS): Promise<Cutout> {
+  const hinted = hints.region ? { ...map, data: Float32Array.from(map.data) } : map;
+  if (hints.region) clearOutsideRegion(hinted.data, hinted.width, hinted.height, hints.region);
+  const selection = selectSubject(hinted, hints);
+  return { mask: await refineAlpha(selection.map, image), uncertainty: selection.uncertainty };
 }

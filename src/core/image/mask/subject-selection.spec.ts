@@ -50,7 +50,7 @@ describe(selectSubject.name, () => {
     const strip = box(0, 0, SIDE - 1, 14);
     const map = drawMap((x, y) => max(0.9 * central(x, y), 0.99 * corner(x, y), 0.95 * strip(x, y)));
 
-    const selected = selectSubject(map);
+    const selected = selectSubject(map).map;
 
     expect(iou(selected, (x, y) => hypot(x - 384, y - 400) <= 150)).toBeGreaterThan(0.99);
     expect(at(selected, 130, 130)).toBe(0);
@@ -62,7 +62,7 @@ describe(selectSubject.name, () => {
   it('keeps a product cut by the frame over a smaller prop in the centre', () => {
     const product = box(250, 300, 520, SIDE + 10);
     const prop = disc(384, 160, 70);
-    const selected = selectSubject(drawMap((x, y) => max(product(x, y), prop(x, y))));
+    const selected = selectSubject(drawMap((x, y) => max(product(x, y), prop(x, y)))).map;
 
     expect(at(selected, 384, 600)).toBeGreaterThan(0.9);
     expect(at(selected, 384, 160)).toBe(0);
@@ -73,7 +73,7 @@ describe(selectSubject.name, () => {
     const cap = box(354, 250, 414, 296);
     const speck = disc(650, 650, 20);
     // The 3 px gap between cap and body stays below the threshold.
-    const selected = selectSubject(drawMap((x, y) => max(body(x, y), cap(x, y), speck(x, y))));
+    const selected = selectSubject(drawMap((x, y) => max(body(x, y), cap(x, y), speck(x, y)))).map;
 
     expect(at(selected, 384, 270)).toBeGreaterThan(0.9);
     expect(at(selected, 384, 500)).toBeGreaterThan(0.9);
@@ -87,8 +87,8 @@ describe(selectSubject.name, () => {
     const base = box(300, 470, 468, 520);
     // A thin stem the model only half saw, 130 px long: far more than the gap allowed.
     const stem = boxDistance(380, 340, 388, 470);
-    const withStem = selectSubject(drawMap((x, y) => max(shade(x, y), base(x, y), stem(x, y) <= 0 ? 0.3 : 0)));
-    const withoutStem = selectSubject(drawMap((x, y) => max(shade(x, y), base(x, y))));
+    const withStem = selectSubject(drawMap((x, y) => max(shade(x, y), base(x, y), stem(x, y) <= 0 ? 0.3 : 0))).map;
+    const withoutStem = selectSubject(drawMap((x, y) => max(shade(x, y), base(x, y)))).map;
 
     expect(at(withStem, 384, 495)).toBeGreaterThan(0.9);
     expect(at(withoutStem, 384, 495)).toBe(0);
@@ -105,7 +105,7 @@ describe(selectSubject.name, () => {
     });
     expect(at(map, 384, 384)).toBeLessThan(0.5);
 
-    const selected = selectSubject(map);
+    const selected = selectSubject(map).map;
 
     for (const [x, y] of [[384, 384], [358, 358], [410, 384]]) expect(at(selected, x, y)).toBe(1);
     expect(iou(selected, (x, y) => hypot(x - 384, y - 384) <= 200)).toBeGreaterThan(0.995);
@@ -119,8 +119,8 @@ describe(selectSubject.name, () => {
     const handleOpening = box(421, 330, 444, 389);
     const mugWithHandle = (x: number, y: number) => max(mug(x, y), min(handleOuter(x, y), 1 - handleOpening(x, y)));
 
-    const selectedRing = selectSubject(drawMap(ring));
-    const selectedMug = selectSubject(drawMap(mugWithHandle));
+    const selectedRing = selectSubject(drawMap(ring)).map;
+    const selectedMug = selectSubject(drawMap(mugWithHandle)).map;
 
     expect(at(selectedRing, 384, 384)).toBeLessThan(0.01);
     expect(iou(selectedRing, (x, y) => hypot(x - 384, y - 384) <= 200 && hypot(x - 384, y - 384) > 60)).toBeGreaterThan(0.99);
@@ -129,7 +129,7 @@ describe(selectSubject.name, () => {
   });
 
   it('returns an empty map when nothing reaches the threshold', () => {
-    const selected = selectSubject(drawMap(() => 0.3));
+    const selected = selectSubject(drawMap(() => 0.3)).map;
     expect(selected.data.every((p) => p === 0)).toBe(true);
   });
 });

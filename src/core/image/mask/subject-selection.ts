@@ -1,6 +1,8 @@
 import type { ProbabilityMap } from '../../segmentation/probability-map';
 import { labelComponents } from './connected-components';
 import { distanceFromSeeds } from './distance-transform';
+import { keepPointIndices } from './hinted-mask';
+import { NO_HINTS, type SubjectHints } from './subject-hints';
 
 /**
  * Keeps the product and drops the rest of what the model found salient. ISNet marks salient
@@ -47,16 +49,22 @@ interface ComponentStats {
   border: Float64Array;
 }
 
-export function selectSubject(map: ProbabilityMap): ProbabilityMap {
+export interface Selection {
+  map: ProbabilityMap;
+  /** 0 sure .. 1 unsure, from the map and the selection's decisions. */
+  uncertainty: number;
+}
+
+export function selectSubject(map: ProbabilityMap, hints: SubjectHints = NO_HINTS): Selection {
   const { data, width, height } = map;
   const n = width * height;
   const inside = new Uint8Array(n);
   for (let i = 0; i < n; i++) inside[i] = data[i] >= THRESHOLD ? 1 : 0;
   const { labels, count } = labelComponents(inside, width, height, 8);
-  if (count === 0) return { data: new Float32Array(n), width, height };
+  if (count === 0) return { map: { data: new Float32Array(n), width, height }, uncertainty: 1 };
 
   const stats = componentStats(labels, count, width, height);
-  const kept = keptComponents(labels, stats, linkedGroups(data, labels, count, width, height), width, height);
+  const kept = keptComponents(labels, stats, linkedGroups(data, labels, count, width, height), width, height, keepPointIndices(hints, width, height));
   const subject = new Uint8Array(n);
   for (let i = 0; i < n; i++) subject[i] = kept[labels[i]];
   const distance = distanceFromSeeds(subject, width, height);
@@ -68,7 +76,7 @@ export function selectSubject(map: ProbabilityMap): ProbabilityMap {
     if (subject[i] || (labels[i] === 0 && distance[i] <= margin)) out[i] = data[i];
   }
   fillDoubtfulHoles(out, data, subject, distance, width, height);
-  return { data: out, width, height };
+  return { map: { data: out, width, height }, uncertainty: 0 };
 }
 
 function componentStats(labels: Int32Array, count: number, width: number, height: number): ComponentStats {
@@ -139,11 +147,25 @@ function linkedGroups(probability: Float32Array, labels: Int32Array, count: numb
  * background): parts not tiny and either close to the subject so far, so chains of close parts
  * join, or linked to it by the model's weaker probability.
  */
-function keptComponents(labels: Int32Array, stats: ComponentStats, groups: LinkedGroups, width: number, height: number): Uint8Array {
+function keptComponents(
+  labels: Int32Array,
+  stats: ComponentStats,
+  groups: LinkedGroups,
+  width: number,
+  height: number,
+  keepPoints: readonly number[],
+): Uint8Array {
   const count = groups.groupOf.length - 1;
   let best = 1;
   let bestScore = -1;
+  const pointed = new Uint8Array(count + 1);
+  for (const index of keepPoints) pointed[labels[index]] = 1;
   for (let label = 1; label <= count; label++) {
+    if (pointed[label]) {
+      bestScore = Infinity;
+      best = label;
+      break;
+    }
     const score = subjectScore(stats, label, width, height);
     if (score > bestScore) {
       bestScore = score;

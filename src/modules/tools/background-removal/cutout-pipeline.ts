@@ -82,7 +82,7 @@ export async function runCutout(
   limits: PipelineLimits & { signal: AbortSignal },
 ): Promise<EditedImage> {
   const photo = await decodePhoto(source, cutoutPlan(source), limits);
-  const alpha = await segmenter.segment(photo, limits.signal);
+  const { mask: alpha } = await segmenter.segment(photo, limits.signal);
   limits.signal.throwIfAborted();
   const layers = await cutOut(photo, alpha, request, limits);
 

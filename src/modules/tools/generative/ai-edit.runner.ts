@@ -60,7 +60,7 @@ export class AiEditRunner implements ToolRunner {
       .run(plan.scaled.width * plan.scaled.height * EDIT_LAYERS, async () => {
         const photo = await decodePhoto(source, plan, limits);
         const alpha = segmenter
-          ? await segmenter.segment(photo, signal)
+          ? (await segmenter.segment(photo, signal)).mask
           : { data: new Uint8Array(photo.width * photo.height).fill(255), width: photo.width, height: photo.height };
         const placement = placeOnCanvas(photo, segmenter ? subjectBounds(alpha) : null, request.ratio);
         const placed = await photoOnCanvas(photo, alpha, placement);

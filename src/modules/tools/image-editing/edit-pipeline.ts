@@ -112,7 +112,7 @@ export async function runEdit(source: SourceImage, request: EditRequest, limits:
 
 async function segmented(image: RawImage, limits: PipelineLimits): Promise<AlphaMask> {
   if (!limits.segmenter || !limits.signal) throw new Error('A background operation needs a segmenter and a signal');
-  const alpha = await limits.segmenter.segment(image, limits.signal);
+  const { mask: alpha } = await limits.segmenter.segment(image, limits.signal);
   limits.signal.throwIfAborted();
   return alpha;
 }

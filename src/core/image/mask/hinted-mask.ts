@@ -1,0 +1,75 @@
+import type { AlphaMask, PixelBounds } from './alpha-mask';
+import { labelComponents } from './connected-components';
+import type { SubjectHints, SubjectRegion } from './subject-hints';
+
+/** The region's pixels in an image of `width` x `height`: at least one pixel, inside the image. */
+export function regionPixels(region: SubjectRegion, width: number, height: number): PixelBounds {
+  const left = Math.min(width - 1, Math.max(0, Math.floor(region.left * width)));
+  const top = Math.min(height - 1, Math.max(0, Math.floor(region.top * height)));
+  const right = Math.min(width, Math.max(left + 1, Math.ceil(region.right * width)));
+  const bottom = Math.min(height, Math.max(top + 1, Math.ceil(region.bottom * height)));
+  return { left, top, width: right - left, height: bottom - top };
+}
+
+/** The pixel index under each keep point in an image of `width` x `height`. */
+export function keepPointIndices(hints: SubjectHints, width: number, height: number): number[] {
+  return hints.keepPoints.map(({ x, y }) => {
+    const px = Math.min(width - 1, Math.max(0, Math.floor(x * width)));
+    const py = Math.min(height - 1, Math.max(0, Math.floor(y * height)));
+    return py * width + px;
+  });
+}
+
+/** Zeroes `values` (row-major, `width` wide) outside the region, in place. */
+export function clearOutsideRegion(values: Float32Array | Uint8Array, width: number, height: number, region: SubjectRegion): void {
+  const box = regionPixels(region, width, height);
+  for (let y = 0; y < height; y++) {
+    const row = y * width;
+    if (y < box.top || y >= box.top + box.height) {
+      values.fill(0, row, row + width);
+      continue;
+    }
+    values.fill(0, row, row + box.left);
+    values.fill(0, row + box.left + box.width, row + width);
+  }
+}
+
+/**
+ * A finished mask made to keep to the hints, for segmenters that cannot take them into their
+ * own decisions (a remote service): nothing outside the region, and with keep points only the
+ * parts of the subject under them. A point on no part keeps the mask as it is rather than
+ * emptying it: the client's point may be a pixel off the product's edge.
+ */
+export function maskWithHints(mask: AlphaMask, hints: SubjectHints): AlphaMask {
+  const { width, height } = mask;
+  const data = Uint8Array.from(mask.data);
+  if (hints.region) clearOutsideRegion(data, width, height, hints.region);
+  const points = keepPointIndices(hints, width, height);
+  if (points.length === 0) return { data, width, height };
+  const solid = new Uint8Array(width * height);
+  for (let i = 0; i < solid.length; i++) solid[i] = data[i] >= 128 ? 1 : 0;
+  const { labels, count } = labelComponents(solid, width, height, 8);
+  const kept = new Uint8Array(count + 1);
+  for (const index of points) kept[labels[index]] = 1;
+  kept[0] = 0;
+  if (!kept.some((value) => value === 1)) return { data, width, height };
+  // Soft edges outside every kept part go with the parts they belonged to.
+  for (let i = 0; i < data.length; i++) if (labels[i] !== 0 && !kept[labels[i]]) data[i] = 0;
+  return { data, width, height };
+}
+
+/**
+ * How unsure a finished mask looks on its own: the share of the subject's pixels (alpha above
+ * a tenth) that are neither clearly in nor clearly out. Segmenters that only answer a mask have
+ * nothing better to go on; the local model scores from its own probabilities and decisions.
+ */
+export function softShare(mask: AlphaMask): number {
+  let subject = 0;
+  let soft = 0;
+  for (const value of mask.data) {
+    if (value < 26) continue;
+    subject++;
+    if (value < 230) soft++;
+  }
+  return subject === 0 ? 1 : Math.min(1, soft / subject);
+}
