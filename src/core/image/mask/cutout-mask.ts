@@ -1,5 +1,5 @@
 import type { ProbabilityMap } from '../../segmentation/probability-map';
-import type { RawImage } from '../raw-image';
+import { fromRaw, type RawImage } from '../raw-image';
 import { refineAlpha } from './guided-filter';
 import { clearOutsideRegion } from './hinted-mask';
 import { NO_HINTS, type Cutout, type SubjectHints } from './subject-hints';
@@ -14,6 +14,7 @@ import { selectSubject } from './subject-selection';
 export async function maskFromProbability(map: ProbabilityMap, image: RawImage, hints: SubjectHints = NO_HINTS): Promise<Cutout> {
   const hinted = hints.region ? { ...map, data: Float32Array.from(map.data) } : map;
   if (hints.region) clearOutsideRegion(hinted.data, hinted.width, hinted.height, hints.region);
-  const selection = selectSubject(hinted, hints);
+  const photo = await fromRaw(image).removeAlpha().resize(map.width, map.height, { fit: 'fill' }).raw().toBuffer();
+  const selection = selectSubject(hinted, photo, hints);
   return { mask: await refineAlpha(selection.map, image), uncertainty: selection.uncertainty };
 }

@@ -2,6 +2,9 @@ import type { ProbabilityMap } from '../../segmentation/probability-map';
 import { labelComponents } from './connected-components';
 import { distanceFromSeeds } from './distance-transform';
 import { keepPointIndices } from './hinted-mask';
+import { cutoutUncertainty } from './cutout-uncertainty';
+import { settleHoles } from './hole-policy';
+import { separateProps } from './prop-separation';
 import { NO_HINTS, type SubjectHints } from './subject-hints';
 
 /**
@@ -30,12 +33,11 @@ const NEAR_GAP = 0.015;
 const MIN_PART_SHARE = 0.01;
 /** Parts are joined through chains of close parts at most this many links long, which bounds the passes. */
 const MAX_PART_ROUNDS = 4;
+/** Probability between these is the model's doubt, for the cut-out's uncertainty. */
+const SOFT_LOW = 0.2;
+const SOFT_HIGH = 0.8;
 /** Below-threshold probability is kept this far (share of the longer side) around the subject: its soft edge. */
 const EDGE_MARGIN = 0.01;
-/** An enclosed hole whose mean probability is above this is the model's doubt, not a real opening. */
-const HOLE_FILL_MEAN = 0.15;
-/** A hole's mean is taken this many pixels in from the subject, so the subject's own soft edge does not decide it. */
-const HOLE_CORE_DEPTH = 2;
 
 interface ComponentStats {
   area: Float64Array;
@@ -55,7 +57,11 @@ export interface Selection {
   uncertainty: number;
 }
 
-export function selectSubject(map: ProbabilityMap, hints: SubjectHints = NO_HINTS): Selection {
+/**
+ * `photo` is the photo at the map's size (RGB), for telling the product from props fused to it;
+ * without it (a map alone) components are all the selection goes on.
+ */
+export function selectSubject(map: ProbabilityMap, photo: Buffer | null = null, hints: SubjectHints = NO_HINTS): Selection {
   const { data, width, height } = map;
   const n = width * height;
   const inside = new Uint8Array(n);
@@ -64,9 +70,12 @@ export function selectSubject(map: ProbabilityMap, hints: SubjectHints = NO_HINT
   if (count === 0) return { map: { data: new Float32Array(n), width, height }, uncertainty: 1 };
 
   const stats = componentStats(labels, count, width, height);
-  const kept = keptComponents(labels, stats, linkedGroups(data, labels, count, width, height), width, height, keepPointIndices(hints, width, height));
+  const keepPoints = keepPointIndices(hints, width, height);
+  const { kept, rivalry } = keptComponents(labels, stats, linkedGroups(data, labels, count, width, height), width, height, keepPoints);
   const subject = new Uint8Array(n);
   for (let i = 0; i < n; i++) subject[i] = kept[labels[i]];
+  const separation = photo ? separateProps(subject, photo, keepPoints, width, height) : null;
+  if (separation) for (let i = 0; i < n; i++) if (separation.removed[i]) subject[i] = 0;
   const distance = distanceFromSeeds(subject, width, height);
 
   const margin = EDGE_MARGIN * Math.max(width, height);
@@ -75,8 +84,26 @@ export function selectSubject(map: ProbabilityMap, hints: SubjectHints = NO_HINT
     // Dropped components lose their soft edges too: only the subject's own margin survives.
     if (subject[i] || (labels[i] === 0 && distance[i] <= margin)) out[i] = data[i];
   }
-  fillDoubtfulHoles(out, data, subject, distance, width, height);
-  return { map: { data: out, width, height }, uncertainty: 0 };
+  const holeDoubt = settleHoles({ out, probability: data, subject, distance, photo, width, height });
+  const uncertainty = cutoutUncertainty({
+    softEdges: softShare(data, subject, distance, margin),
+    rivalry,
+    propsRemoved: separation?.removedShare ?? 0,
+    propDoubt: separation?.doubt ?? 0,
+    holeDoubt,
+  });
+  return { map: { data: out, width, height }, uncertainty };
+}
+
+/** Pixels of the subject and its margin where the model is unsure (0.2-0.8), as a share of the subject's area. */
+function softShare(probability: Float32Array, subject: Uint8Array, distance: Float32Array, margin: number): number {
+  let area = 0;
+  let soft = 0;
+  for (let i = 0; i < probability.length; i++) {
+    area += subject[i];
+    if ((subject[i] || distance[i] <= margin) && probability[i] > SOFT_LOW && probability[i] < SOFT_HIGH) soft++;
+  }
+  return area === 0 ? 1 : soft / area;
 }
 
 function componentStats(labels: Int32Array, count: number, width: number, height: number): ComponentStats {
@@ -154,25 +181,23 @@ function keptComponents(
   width: number,
   height: number,
   keepPoints: readonly number[],
-): Uint8Array {
+): { kept: Uint8Array; rivalry: number } {
   const count = groups.groupOf.length - 1;
-  let best = 1;
-  let bestScore = -1;
-  const pointed = new Uint8Array(count + 1);
-  for (const index of keepPoints) pointed[labels[index]] = 1;
-  for (let label = 1; label <= count; label++) {
-    if (pointed[label]) {
-      bestScore = Infinity;
-      best = label;
-      break;
-    }
-    const score = subjectScore(stats, label, width, height);
-    if (score > bestScore) {
-      bestScore = score;
-      best = label;
-    }
-  }
   const kept = new Uint8Array(count + 1);
+  for (const index of keepPoints) kept[labels[index]] = 1;
+  kept[0] = 0;
+  const scores = new Float64Array(count + 1);
+  let best = 1;
+  for (let label = 1; label <= count; label++) {
+    scores[label] = subjectScore(stats, label, width, height);
+    if (scores[label] > scores[best]) best = label;
+  }
+  // Keep points name the subject (its largest pointed part stands for it); otherwise it is the best-scoring component.
+  const pointed = kept.some((value) => value === 1);
+  if (pointed) {
+    best = kept.indexOf(1);
+    for (let label = best; label <= count; label++) if (kept[label] && stats.area[label] > stats.area[best]) best = label;
+  }
   kept[best] = 1;
   const minArea = MIN_PART_SHARE * stats.area[best];
   const maxGap = NEAR_GAP * Math.max(width, height);
@@ -200,54 +225,8 @@ function keptComponents(
     }
     if (!joined) break;
   }
-  return kept;
-}
-
-/**
- * Background regions enclosed by the subject (4-connected, not touching the frame) are set to 1
- * when the model's mean probability over their core is moderate: the model half-saw something
- * there (a label, a transparent panel), and a cut-out with a hole in its middle is the worse
- * mistake. A clear opening (probability near 0) stays open. The means are read from the model's
- * own map, since the selection has already zeroed everything away from the subject's edge.
- */
-function fillDoubtfulHoles(
-  out: Float32Array,
-  probability: Float32Array,
-  subject: Uint8Array,
-  distance: Float32Array,
-  width: number,
-  height: number,
-): void {
-  const n = width * height;
-  const background = new Uint8Array(n);
-  for (let i = 0; i < n; i++) background[i] = subject[i] ? 0 : 1;
-  const { labels, count } = labelComponents(background, width, height, 4);
-
-  const open = new Uint8Array(count + 1);
-  const sum = new Float64Array(count + 1);
-  const pixels = new Float64Array(count + 1);
-  const coreSum = new Float64Array(count + 1);
-  const corePixels = new Float64Array(count + 1);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const i = y * width + x;
-      const label = labels[i];
-      if (label === 0) continue;
-      if (x === 0 || y === 0 || x === width - 1 || y === height - 1) open[label] = 1;
-      sum[label] += probability[i];
-      pixels[label]++;
-      if (distance[i] >= HOLE_CORE_DEPTH) {
-        coreSum[label] += probability[i];
-        corePixels[label]++;
-      }
-    }
-  }
-  const fill = new Uint8Array(count + 1);
-  for (let label = 1; label <= count; label++) {
-    if (open[label]) continue;
-    // A hole too narrow to have a core is judged on all of it.
-    const mean = corePixels[label] > 0 ? coreSum[label] / corePixels[label] : sum[label] / pixels[label];
-    fill[label] = mean > HOLE_FILL_MEAN ? 1 : 0;
-  }
-  for (let i = 0; i < n; i++) if (fill[labels[i]]) out[i] = 1;
+  // With keep points the client chose: no rival to doubt against.
+  let rival = 0;
+  if (!pointed) for (let label = 1; label <= count; label++) if (!kept[label] && stats.area[label] >= minArea) rival = Math.max(rival, scores[label]);
+  return { kept, rivalry: scores[best] > 0 ? rival / scores[best] : 1 };
 }
