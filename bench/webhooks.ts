@@ -158,7 +158,7 @@ async function main(): Promise<void> {
               ...(await outbox.recordResult(
                 manager,
                 { id: job.id, accountId: job.accountId, api: ToolId.ImageEditing, status: JobStatus.Processing, sandbox: true, webhookUrl },
-                { id: resultId, externalId: null, status: ResultStatus.Completed, resultKey: `bench/${resultId}.png`, thumbnailKey: null, errorCode: null, errorMessage: null },
+                { id: resultId, externalId: null, status: ResultStatus.Completed, resultKey: `bench/${resultId}.png`, thumbnailKey: null, uncertainty: null, errorCode: null, errorMessage: null },
               )),
             );
           }

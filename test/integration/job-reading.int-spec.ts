@@ -44,7 +44,9 @@ const RESULT_FIELDS = [
   'result_url',
   'source_image_url',
   'status',
+  'subject_hints',
   'thumbnail_url',
+  'uncertainty',
 ];
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const UNKNOWN_JOB_ID = '6f1c1c4e-5b8a-4f0e-9a43-2f4b7f0d9a11';
@@ -324,6 +326,8 @@ describe(JobsController.name, () => {
             credits_used: 1,
             error_code: null,
             error_message: null,
+            subject_hints: null,
+            uncertainty: null,
           });
           expect(done.result_url).toEqual(expect.any(String));
           expect(done.thumbnail_url).toEqual(expect.any(String));
@@ -337,6 +341,8 @@ describe(JobsController.name, () => {
             result_url: null,
             thumbnail_url: null,
             error_code: 'provider_error',
+            subject_hints: null,
+            uncertainty: null,
           });
           expect(failed.error_message).toEqual(expect.any(String));
         }
@@ -515,16 +521,20 @@ describe(JobsController.name, () => {
             'external_id',
             'id',
             'result_url',
+            'subject_hints',
             'thumbnail_url',
+            'uncertainty',
           ]);
         }
         const [shoe, bag] = shown.items;
-        expect(shoe).toMatchObject({ external_id: 'shoe-1', error_code: null, error_message: null });
+        // A sandbox cut-out (marketplace_clean) reports a sure uncertainty; a failed result none.
+        expect(shoe).toMatchObject({ external_id: 'shoe-1', error_code: null, error_message: null, subject_hints: null, uncertainty: 0.05 });
         expect(bag).toMatchObject({
           external_id: 'sandbox_fail_bag-2',
           result_url: null,
           thumbnail_url: null,
           error_code: 'sandbox_simulated_failure',
+          uncertainty: null,
         });
         expect(bag.error_message).toEqual(expect.any(String));
         const image = await t.http().get(pathOf(shoe.result_url)).expect(200);

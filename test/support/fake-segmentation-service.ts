@@ -17,6 +17,11 @@ const readBody = (req: IncomingMessage) =>
 export class FakeSegmentationService {
   readonly received: Array<{ contentType: string | undefined; width: number; height: number }> = [];
   failWith: number | null = null;
+  /**
+   * The mask is answered at this share of the image's size, as services that segment smaller do;
+   * the client resamples it, so its edges come back soft (a cut-out that is not quite sure).
+   */
+  answerScale = 1;
 
   handle = (req: IncomingMessage, res: ServerResponse): void => {
     void (async () => {
@@ -30,7 +35,9 @@ export class FakeSegmentationService {
         const distance = Math.abs(data[i * 3] - corner[0]) + Math.abs(data[i * 3 + 1] - corner[1]) + Math.abs(data[i * 3 + 2] - corner[2]);
         mask[i] = distance > 60 ? 255 : 0;
       }
-      const png = await sharp(mask, { raw: { width: info.width, height: info.height, channels: 1 } }).png().toBuffer();
+      const answer = sharp(mask, { raw: { width: info.width, height: info.height, channels: 1 } });
+      const scaled = this.answerScale === 1 ? answer : answer.resize(Math.round(info.width * this.answerScale), Math.round(info.height * this.answerScale));
+      const png = await scaled.png().toBuffer();
       res.writeHead(200, { 'content-type': 'image/png' }).end(png);
     })();
   };

@@ -15,6 +15,7 @@ import { Webhooks1764000000003 } from './migrations/1764000000003-webhooks';
 import { OperatorIdempotency1764000000004 } from './migrations/1764000000004-operator-idempotency';
 import { CapacityGroups1764000000005 } from './migrations/1764000000005-capacity-groups';
 import { ResultFileRetention1764000000006 } from './migrations/1764000000006-result-file-retention';
+import { ResultHintsAndUncertainty1764000000007 } from './migrations/1764000000007-result-hints-and-uncertainty';
 
 /** Listed, not globbed, so the same list works from `src/` under jest and from `dist/`. */
 export const ENTITIES = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   OperatorIdempotency1764000000004,
   CapacityGroups1764000000005,
   ResultFileRetention1764000000006,
+  ResultHintsAndUncertainty1764000000007,
 ];

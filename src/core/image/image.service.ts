@@ -12,6 +12,8 @@ export interface SimulatedResultSpec {
   label: string;
   /** The same seed always gives the same colours (a result id, say). */
   seed: string;
+  /** One grey channel instead of colour, as a mask result is. */
+  greyscale?: boolean;
 }
 
 export interface ImageDescription {
@@ -100,7 +102,7 @@ export class ImageService {
       `<text x="50%" y="50%" dominant-baseline="middle" text-anchor="middle" font-family="DejaVu Sans, Arial, sans-serif" ` +
       `font-size="${fontSize}" fill="#ffffff" fill-opacity="0.92">${text}</text>` +
       `</svg>`;
-    const image = sharp(Buffer.from(svg));
+    const image = spec.greyscale ? sharp(Buffer.from(svg)).removeAlpha().toColourspace('b-w') : sharp(Buffer.from(svg));
     switch (spec.format) {
       case 'png':
         // Fast zlib level: sandbox images only exercise an integration, so size hardly matters.

@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import type { GeometryPlan } from './geometry';
 import type { WindowPosition } from './interesting-region';
+import type { AlphaMask } from './mask/alpha-mask';
 import { fromRaw, toRaw, type RawImage, type Size } from './raw-image';
 import { sourceDecodeOptions, type SourceImage } from './source-image';
 import { saturationMatrix } from './tone';
@@ -130,6 +131,9 @@ export function encode(image: RawImage, format: EncodedFormat, canvas: Size | nu
   return encoded(padded(fromRaw(image), image, canvas, padding), format).toBuffer();
 }
 
+/** What a thumbnail's sides are multiplied by: its longest side at most THUMBNAIL_SIDE, never enlarged. */
+const thumbnailFactor = (outer: Size) => Math.min(1, THUMBNAIL_SIDE / Math.max(outer.width, outer.height));
+
 /** The result as a WebP of at most 256 px a side, from the same pixels (no decode of the encoded result). */
 export function encodeThumbnail(
   image: RawImage,
@@ -137,8 +141,7 @@ export function encodeThumbnail(
   canvas: Size | null,
   padding = backgroundFor(format),
 ): Promise<Buffer> {
-  const outer = canvas ?? image;
-  const factor = Math.min(1, THUMBNAIL_SIDE / Math.max(outer.width, outer.height));
+  const factor = thumbnailFactor(canvas ?? image);
   const scale = (size: Size) => ({
     width: Math.max(1, Math.round(size.width * factor)),
     height: Math.max(1, Math.round(size.height * factor)),
@@ -146,4 +149,24 @@ export function encodeThumbnail(
   const inner = scale(image);
   const pipeline = factor < 1 ? fromRaw(image).resize(inner.width, inner.height, { fit: 'fill' }) : fromRaw(image);
   return padded(pipeline, inner, canvas && scale(canvas), padding).webp({ quality: 80 }).toBuffer();
+}
+
+/** A mask's bytes as a one-channel image; libvips would otherwise take one band of raw pixels for sRGB and write three. */
+function maskImage(mask: AlphaMask): sharp.Sharp {
+  const data = Buffer.from(mask.data.buffer, mask.data.byteOffset, mask.data.length);
+  return sharp(data, { raw: { width: mask.width, height: mask.height, channels: 1 } }).toColourspace('b-w');
+}
+
+/** A mask as its own result: a one-channel (greyscale) PNG, lossless, so each pixel is the alpha a cut-out would carry. */
+export function encodeMask(mask: AlphaMask): Promise<Buffer> {
+  return maskImage(mask).png({ compressionLevel: 6, adaptiveFiltering: false }).toBuffer();
+}
+
+/** A mask's thumbnail: the mask in grey, a WebP of at most 256 px a side like every thumbnail. */
+export function encodeMaskThumbnail(mask: AlphaMask): Promise<Buffer> {
+  const factor = thumbnailFactor(mask);
+  const width = Math.max(1, Math.round(mask.width * factor));
+  const height = Math.max(1, Math.round(mask.height * factor));
+  const image = maskImage(mask);
+  return (factor < 1 ? image.resize(width, height, { fit: 'fill' }) : image).webp({ quality: 80 }).toBuffer();
 }

@@ -25,9 +25,10 @@ const COMMON_ERRORS: Array<{ status: string; description: string; applies: (path
  * - Every operation declares the error statuses any request can meet (400 where it takes
  *   input, 401 behind a key, 404 with a path id, 500, 503), each with the error envelope, so a
  *   generated client knows their shape.
- * - A nullable reference to an enum (`allOf: [$ref], nullable: true`) is written inline, because
- *   OpenAPI 3.0 ignores `nullable` on a schema without `type`: generated clients would treat
- *   the field as never null.
+ * - A nullable reference to an enum or an object (`allOf: [$ref], nullable: true`) is written
+ *   inline: OpenAPI 3.0 ignores `nullable` on a schema without `type`, and beside an `allOf` it
+ *   cannot let null through (the referenced schema still refuses it), so generated clients and
+ *   validators would treat the field as never null.
  */
 export function fixOpenApiDocument(document: OpenAPIObject): OpenAPIObject {
   for (const [path, item] of Object.entries(document.paths)) {
@@ -41,17 +42,23 @@ export function fixOpenApiDocument(document: OpenAPIObject): OpenAPIObject {
     }
   }
   const schemas = (document.components?.schemas ?? {}) as Record<string, Schema>;
-  for (const schema of Object.values(schemas)) inlineNullableEnums(schema, schemas);
+  for (const schema of Object.values(schemas)) inlineNullableReferences(schema, schemas);
   return document;
 }
 
-function inlineNullableEnums(schema: Schema, schemas: Record<string, Schema>): void {
+function inlineNullableReferences(schema: Schema, schemas: Record<string, Schema>): void {
   const properties = (schema.properties ?? {}) as Record<string, Schema>;
   for (const [name, property] of Object.entries(properties)) {
     const ref = Array.isArray(property.allOf) && property.allOf.length === 1 ? (property.allOf[0] as Schema).$ref : undefined;
     const target = typeof ref === 'string' ? schemas[ref.replace('#/components/schemas/', '')] : undefined;
-    if (property.nullable !== true || !target || !Array.isArray(target.enum)) continue;
+    if (property.nullable !== true || !target) continue;
     const { allOf: _reference, ...rest } = property;
-    properties[name] = { ...rest, type: target.type ?? 'string', enum: [...target.enum, null], nullable: true };
+    if (Array.isArray(target.enum)) {
+      properties[name] = { ...rest, type: target.type ?? 'string', enum: [...target.enum, null], nullable: true };
+      continue;
+    }
+    // A copy, fixed in turn: the referenced schema's own nullable references may not have been visited yet.
+    properties[name] = { ...target, ...rest, type: 'object', nullable: true, properties: { ...(target.properties as Schema | undefined) } };
+    inlineNullableReferences(properties[name], schemas);
   }
 }

@@ -27,7 +27,10 @@ export const TOOLS: readonly ToolDefinition[] = [
     id: ToolId.RemoveBackground,
     name: 'Background removal',
     endpoint: '/api/v1/remove-background',
-    description: 'Cuts the product out of its background: transparent, white or a solid colour, with an optional shadow.',
+    description:
+      'Cuts the product out of its background: transparent, white or a solid colour, with an optional shadow, or ' +
+      'its alpha mask alone as a one-channel PNG (output.channels alpha). Per image, subject_hints (a region, keep ' +
+      'points) say where the product is; each cut-out reports its uncertainty.',
     capacityGroup: CapacityGroup.BackgroundRemoval,
   },
   {

@@ -10,6 +10,7 @@ import type { CapacityGroup, ToolId } from '../catalog/tools';
 import { CapacityService } from '../capacity/capacity.service';
 import { WebhookOutbox, type EventJob, type EventResult, type RecordedDelivery } from '../webhooks/webhook-outbox.service';
 import { JobStatus, ResultStatus, terminalJobStatus, type ResultErrorCode } from './job-status';
+import { subjectHintsOf, type StoredSubjectHints } from './result-subject-hints';
 
 /** Where a settled result held its capacity slot: live results hold one in their group until they settle. */
 interface CapacitySlot {
@@ -40,6 +41,15 @@ interface ResultCounts {
 const ACTIVE = `('queued', 'processing')`;
 
 const environmentOf = (sandbox: boolean): MetricsEnvironment => (sandbox ? 'sandbox' : 'live');
+
+/**
+ * An uncertainty as results show it: 0 to 1, three decimals (finer says nothing a ranking
+ * needs). A segmenter's score outside that range is held to it; one that is not a number is none.
+ */
+function storedUncertainty(uncertainty: number | null): number | null {
+  if (uncertainty === null || !Number.isFinite(uncertainty)) return null;
+  return Math.round(Math.min(1, Math.max(0, uncertainty)) * 1000) / 1000;
+}
 
 /**
  * Every state change of jobs and results. Each is a conditional update whose row count says
@@ -93,11 +103,12 @@ export class JobLifecycleService {
         sandbox: boolean;
         external_id: string | null;
         source_image_url: string | null;
+        subject_hints: StoredSubjectHints | null;
       }> = await manager.query(
         `WITH started AS (
            UPDATE job_results SET status = 'processing', attempts = attempts + 1, started_at = coalesce(started_at, now())
             WHERE id = $1 AND status IN ${ACTIVE}
-            RETURNING job_id, index, sandbox, external_id, source_image_url)
+            RETURNING job_id, index, sandbox, external_id, source_image_url, subject_hints)
          SELECT * FROM started`,
         [resultId],
       );
@@ -119,6 +130,7 @@ export class JobLifecycleService {
         index: row.index,
         sourceImageUrl: row.source_image_url,
         externalId: row.external_id,
+        subjectHints: subjectHintsOf(row.subject_hints),
         format: job.output_format,
         options: job.options,
       };
@@ -137,19 +149,23 @@ export class JobLifecycleService {
     });
   }
 
-  /** A result produced its image: its credits are captured. False if it was already settled. */
-  async complete(resultId: string, files: { resultKey: string; thumbnailKey: string }): Promise<boolean> {
+  /**
+   * A result produced its image: its credits are captured. `uncertainty` is its cut-out's, or
+   * null for a result that is not a cut-out. False if it was already settled.
+   */
+  async complete(resultId: string, files: { resultKey: string; thumbnailKey: string }, uncertainty: number | null): Promise<boolean> {
+    const stored = storedUncertainty(uncertainty);
     const deliveries = await withTransactionRetry(this.dataSource, async (manager) => {
       await this.lockJobOf(manager, resultId);
       const [result]: SettledResult[] = await manager.query(
         `WITH done AS (
            UPDATE job_results
-              SET status = 'completed', result_key = $2, thumbnail_key = $3,
+              SET status = 'completed', result_key = $2, thumbnail_key = $3, uncertainty = $4,
                   credits_used = credits_reserved, completed_at = now()
             WHERE id = $1 AND status = 'processing'
             RETURNING job_id, account_id, external_id, credits_reserved, capacity_group, sandbox)
          SELECT * FROM done`,
-        [resultId, files.resultKey, files.thumbnailKey],
+        [resultId, files.resultKey, files.thumbnailKey, stored],
       );
       if (!result) return null;
       await this.credits.capture(manager, result.account_id, result.job_id, result.credits_reserved);
@@ -166,6 +182,7 @@ export class JobLifecycleService {
         status: ResultStatus.Completed,
         resultKey: files.resultKey,
         thumbnailKey: files.thumbnailKey,
+        uncertainty: stored,
         errorCode: null,
         errorMessage: null,
       });
@@ -199,6 +216,7 @@ export class JobLifecycleService {
         status: ResultStatus.Failed,
         resultKey: null,
         thumbnailKey: null,
+        uncertainty: null,
         errorCode: code,
         errorMessage,
       });

@@ -2,7 +2,32 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsEnum, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ToolId } from '../catalog/tools';
+import { SubjectHintsDto } from './dto/subject-hints.dto';
 import { JobStatus, ResultErrorCode, ResultStatus } from './job-status';
+
+/** Shown on every result record: the hints its source image was sent with. */
+const ShownSubjectHints = () =>
+  ApiProperty({
+    type: SubjectHintsDto,
+    nullable: true,
+    description: 'The `subject_hints` the result\'s source image was sent with, exactly as sent; null when it had none.',
+  });
+
+/** Shown on every result record: how sure the cut-out is. */
+const ShownUncertainty = () =>
+  ApiProperty({
+    type: 'number',
+    nullable: true,
+    minimum: 0,
+    maximum: 1,
+    example: 0.042,
+    description:
+      'How unsure background removal is of this cut-out: 0 = sure, 1 = unsure; send high ones to a person. It ' +
+      'ranks cut-outs, it is not a probability of error. Three decimals. Set on completed results that are cut-outs: `remove_background` (including masks), ' +
+      '`image_editing` with a `background` operation that cuts the subject out, and the product photo operations ' +
+      'that cut the product out; null on every other result (tools that make no cut-out of their own, ' +
+      'results not completed). Sandbox cut-outs carry 0.05, or 0.9 when `external_id` starts with `sandbox_unsure`.',
+  });
 
 export class JobSummaryDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
@@ -26,6 +51,7 @@ export class JobResultDto {
   @ApiProperty({ type: 'integer', description: 'Position in the job: source index x number_of_images + variant.' }) index!: number;
   @ApiProperty({ type: String, nullable: true }) external_id!: string | null;
   @ApiProperty({ type: String, nullable: true }) source_image_url!: string | null;
+  @ShownSubjectHints() subject_hints!: SubjectHintsDto | null;
   @ApiProperty({ enum: ResultStatus, enumName: 'ResultStatus' }) status!: ResultStatus;
   @ApiProperty({ type: String, nullable: true, description: 'Signed, expiring URL of the image.' })
   result_url!: string | null;
@@ -33,6 +59,7 @@ export class JobResultDto {
   thumbnail_url!: string | null;
   @ApiProperty({ enum: ResultErrorCode, enumName: 'ResultErrorCode', nullable: true }) error_code!: string | null;
   @ApiProperty({ type: String, nullable: true }) error_message!: string | null;
+  @ShownUncertainty() uncertainty!: number | null;
   @ApiProperty({ type: 'integer' }) credits_reserved!: number;
   @ApiProperty({ type: 'integer' }) credits_used!: number;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
@@ -76,10 +103,12 @@ export class EnhancementItemDto {
   @ApiProperty({ type: 'integer' }) credits_reserved!: number;
   @ApiProperty({ type: 'integer' }) credits_used!: number;
   @ApiProperty({ type: String, nullable: true }) external_id!: string | null;
+  @ShownSubjectHints() subject_hints!: SubjectHintsDto | null;
   @ApiProperty({ type: String, nullable: true }) result_url!: string | null;
   @ApiProperty({ type: String, nullable: true }) thumbnail_url!: string | null;
   @ApiProperty({ type: String, nullable: true }) error_code!: string | null;
   @ApiProperty({ type: String, nullable: true }) error_message!: string | null;
+  @ShownUncertainty() uncertainty!: number | null;
 }
 
 export class EnhancementDto {

@@ -1,6 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { CapacityGroup } from '../catalog/tools';
 import type { ResultStatus } from './job-status';
+import type { StoredSubjectHints } from './result-subject-hints';
 
 /** One requested output of a job, and the unit of queued work. */
 @Entity({ name: 'job_results' })
@@ -13,12 +14,16 @@ export class JobResult {
   @Column({ type: 'integer' }) index!: number;
   @Column({ name: 'external_id', type: 'text', nullable: true }) externalId!: string | null;
   @Column({ name: 'source_image_url', type: 'text', nullable: true }) sourceImageUrl!: string | null;
+  /** The client's hints for the result's source image, as sent; null when it sent none. */
+  @Column({ name: 'subject_hints', type: 'jsonb', nullable: true }) subjectHints!: StoredSubjectHints | null;
   @Column({ type: 'text' }) status!: ResultStatus;
   @Column({ type: 'integer', default: 0 }) attempts!: number;
   @Column({ name: 'result_key', type: 'text', nullable: true }) resultKey!: string | null;
   @Column({ name: 'thumbnail_key', type: 'text', nullable: true }) thumbnailKey!: string | null;
   @Column({ name: 'error_code', type: 'text', nullable: true }) errorCode!: string | null;
   @Column({ name: 'error_message', type: 'text', nullable: true }) errorMessage!: string | null;
+  /** How unsure the segmenter was of a completed cut-out (0 sure .. 1 unsure, 3 decimals); null for anything else. */
+  @Column({ type: 'real', nullable: true }) uncertainty!: number | null;
   @Column({ name: 'credits_reserved', type: 'integer' }) creditsReserved!: number;
   @Column({ name: 'credits_used', type: 'integer', default: 0 }) creditsUsed!: number;
   @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;

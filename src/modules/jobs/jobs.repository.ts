@@ -53,9 +53,10 @@ const INSERT_JOB_AND_RESULTS = preparedStatement(
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::jsonb, $16, $17, $17)
      RETURNING id)
    INSERT INTO job_results (id, job_id, account_id, sandbox, capacity_group, index, external_id, source_image_url,
-                            status, credits_reserved, created_at)
-   SELECT r.id, job.id, $2, $4, $7, r.index, r.external_id, r.source_image_url, $18, $13, $17
-     FROM job, unnest($19::uuid[], $20::int[], $21::text[], $22::text[]) AS r(id, index, external_id, source_image_url)`,
+                            subject_hints, status, credits_reserved, created_at)
+   SELECT r.id, job.id, $2, $4, $7, r.index, r.external_id, r.source_image_url, r.subject_hints, $18, $13, $17
+     FROM job, unnest($19::uuid[], $20::int[], $21::text[], $22::text[], $23::jsonb[])
+            AS r(id, index, external_id, source_image_url, subject_hints)`,
 );
 
 /** A job with its results in one round trip: the hot path of polling clients. */
@@ -130,6 +131,7 @@ export class JobsRepository {
       results.map((result) => result.index),
       results.map((result) => result.externalId),
       results.map((result) => result.sourceImageUrl),
+      results.map((result) => (result.subjectHints ? JSON.stringify(result.subjectHints) : null)),
     ]);
   }
 
@@ -146,12 +148,14 @@ export class JobsRepository {
           index: sourceIndex * request.imagesPerSource + variant,
           externalId: source.externalId,
           sourceImageUrl: source.imageUrl,
+          subjectHints: source.subjectHints,
           status: ResultStatus.Queued,
           attempts: 0,
           resultKey: null,
           thumbnailKey: null,
           errorCode: null,
           errorMessage: null,
+          uncertainty: null,
           creditsReserved: job.creditsPerResult,
           creditsUsed: 0,
           createdAt: job.createdAt,

@@ -1,4 +1,5 @@
 import { UnrecoverableError } from 'bullmq';
+import type { SubjectHints } from '../../core/image/mask/subject-hints';
 import type { ToolId } from '../catalog/tools';
 import type { ResultErrorCode } from '../jobs/job-status';
 
@@ -13,6 +14,8 @@ export interface ToolTask {
   index: number;
   sourceImageUrl: string | null;
   externalId: string | null;
+  /** Where the client says the product is in the source (NO_HINTS when it said nothing); for the tools that cut it out. */
+  subjectHints: SubjectHints;
   format: OutputFormat;
   options: Record<string, unknown>;
 }
@@ -22,6 +25,11 @@ export interface ToolOutput {
   format: OutputFormat;
   /** The 256 px WebP thumbnail, when the tool made it from its own pixels; otherwise it is derived from `image`. */
   thumbnail?: Buffer;
+  /**
+   * For a result that is a cut-out (remove_background, a background edit), how unsure the
+   * segmenter was of it, from 0 (sure) to 1; absent for every other result.
+   */
+  uncertainty?: number;
 }
 
 /** The worker's tool step: the sandbox simulator, or a live pipeline. */

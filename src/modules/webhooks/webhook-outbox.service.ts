@@ -22,6 +22,8 @@ export interface EventResult {
   status: ResultStatus.Completed | ResultStatus.Failed;
   resultKey: string | null;
   thumbnailKey: string | null;
+  /** The cut-out's uncertainty (0 sure .. 1 unsure), as stored; null for a result that is not a cut-out, or failed. */
+  uncertainty: number | null;
   errorCode: string | null;
   errorMessage: string | null;
 }
@@ -54,6 +56,7 @@ export class WebhookOutbox {
         status: result.status,
         result_url: result.resultKey ? await this.resultUrls.urlOf(result.resultKey) : null,
         thumbnail_url: result.thumbnailKey ? await this.resultUrls.urlOf(result.thumbnailKey) : null,
+        uncertainty: result.uncertainty,
         ...(failed ? { error_code: result.errorCode, error_message: result.errorMessage } : {}),
       },
     });

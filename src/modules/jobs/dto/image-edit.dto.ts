@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
-import { HexColor, InputImageDto, InputImages, NestedObject, OutputOptionsDto, SHADOWS, WebhookUrl } from './shared.dto';
+import { HexColor, NestedObject, OutputOptionsDto, SHADOWS, WebhookUrl } from './shared.dto';
+import { CutoutInputImageDto, CutoutInputImages } from './subject-hints.dto';
 
 export const EDIT_BACKGROUNDS = ['original', 'transparent', 'white', 'color'] as const;
 export const RESIZE_FITS = ['contain', 'cover', 'crop'] as const;
@@ -105,9 +106,14 @@ export class EditOperationsDto {
 }
 
 export class ImageEditRequestDto {
-  @ApiProperty({ type: [InputImageDto], minItems: 1, maxItems: 20 })
-  @InputImages()
-  input!: InputImageDto[];
+  @ApiProperty({
+    type: [CutoutInputImageDto],
+    minItems: 1,
+    maxItems: 20,
+    description: '`subject_hints` only with a `background` operation that cuts the subject out.',
+  })
+  @CutoutInputImages()
+  input!: CutoutInputImageDto[];
 
   @ApiPropertyOptional({ type: EditOperationsDto })
   @NestedObject(() => EditOperationsDto)

@@ -1,6 +1,9 @@
 import { plainToInstance } from 'class-transformer';
 import { AdCreateRequestDto } from './ad-create.dto';
-import { adCreateJob, removeBackgroundJob, sceneCreateJob } from './job-request';
+import { DomainError } from '../../../core/errors/domain-error';
+import { ImageEditRequestDto } from './image-edit.dto';
+import { adCreateJob, imageEditJob, productPhotoJob, removeBackgroundJob, sceneCreateJob } from './job-request';
+import { ProductPhotoJobRequestDto } from './product-photo-job.dto';
 import { RemoveBackgroundRequestDto } from './remove-background.dto';
 import { SceneCreateRequestDto } from './scene-create.dto';
 
@@ -19,5 +22,75 @@ describe('job requests', () => {
   it('lets what the client sent win over a default', () => {
     const ad = adCreateJob(plainToInstance(AdCreateRequestDto, { input, creative: { platform: 'tiktok', goal: 'awareness', style: 'bold' } }));
     expect(ad.options.creative).toMatchObject({ goal: 'awareness', style: 'bold' });
+  });
+});
+
+/** The paths a request is refused at, or [] when it is accepted. */
+function refusedAt(build: () => unknown): string[] {
+  try {
+    build();
+    return [];
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    return (error.details?.errors as Array<{ path: string }>).map((problem) => problem.path);
+  }
+}
+
+describe('subject hints', () => {
+  const hinted = (subject_hints: object) => [{ image_url: 'https://images.example.com/p/1.jpg', subject_hints }];
+  const cutout = (subject_hints: object) => () =>
+    removeBackgroundJob(plainToInstance(RemoveBackgroundRequestDto, { input: hinted(subject_hints) }));
+  const region = { left: 0.1, top: 0.1, right: 0.6, bottom: 0.9 };
+
+  it('stores them with their source as sent', () => {
+    const hints = { region, keep_points: [{ x: 0.3, y: 0.5 }] };
+    expect(cutout(hints)().sources[0].subjectHints).toEqual(hints);
+    expect(removeBackgroundJob(plainToInstance(RemoveBackgroundRequestDto, { input })).sources[0].subjectHints).toBeNull();
+  });
+
+  it('refuses an empty box, a keep point outside the region, and hints that hint at nothing', () => {
+    expect(refusedAt(cutout({ region: { ...region, right: 0.1 } }))).toEqual(['input[0].subject_hints.region.right']);
+    expect(refusedAt(cutout({ region: { ...region, bottom: 0.05 } }))).toEqual(['input[0].subject_hints.region.bottom']);
+    expect(refusedAt(cutout({ region, keep_points: [{ x: 0.3, y: 0.5 }, { x: 0.7, y: 0.5 }] }))).toEqual([
+      'input[0].subject_hints.keep_points[1]',
+    ]);
+    expect(refusedAt(cutout({}))).toEqual(['input[0].subject_hints']);
+    expect(refusedAt(cutout({ keep_points: [] }))).toEqual(['input[0].subject_hints']);
+    expect(refusedAt(cutout({ region, keep_points: [{ x: 0.6, y: 0.9 }] }))).toEqual([]);
+  });
+
+  it('refuses hints on an edit or a product photo job that cuts nothing out', () => {
+    const edit = (operations: object) => () =>
+      imageEditJob(plainToInstance(ImageEditRequestDto, { input: hinted({ region }), operations }));
+    expect(refusedAt(edit({}))).toEqual(['input[0].subject_hints']);
+    expect(refusedAt(edit({ background: { type: 'original' } }))).toEqual(['input[0].subject_hints']);
+    expect(refusedAt(edit({ background: { type: 'original', shadow: 'soft' } }))).toEqual([]);
+    expect(refusedAt(edit({ background: { type: 'white' } }))).toEqual([]);
+    const product = (body: object) => () =>
+      productPhotoJob(plainToInstance(ProductPhotoJobRequestDto, {
+        images: [{ source_url: 'https://images.example.com/p/1.jpg', external_id: 'sku-1', subject_hints: { region } }],
+        ...body,
+      }));
+    expect(refusedAt(product({}))).toEqual(['images[0].subject_hints']);
+    expect(refusedAt(product({ preset: 'shop_square_image' }))).toEqual([]);
+    expect(refusedAt(product({ operation: 'natural_lifestyle' }))).toEqual([]);
+  });
+});
+
+describe('mask output (output.channels alpha)', () => {
+  const mask = (body: object) => () => removeBackgroundJob(plainToInstance(RemoveBackgroundRequestDto, { input, ...body }));
+
+  it('is png on a transparent background without a shadow, and stores the channels with the options', () => {
+    const job = mask({ output: { channels: 'alpha', crop_to_subject: true } })();
+    expect(job.format).toBe('png');
+    expect(job.options.output).toMatchObject({ channels: 'alpha', crop_to_subject: true, margin_percent: 0 });
+    expect(removeBackgroundJob(plainToInstance(RemoveBackgroundRequestDto, { input })).options.output).toMatchObject({ channels: 'rgba' });
+  });
+
+  it('refuses another format, a background colour and a shadow, each at its own path', () => {
+    expect(refusedAt(mask({ output: { channels: 'alpha', format: 'jpg' } }))).toEqual(['output.format']);
+    expect(refusedAt(mask({ output: { channels: 'alpha', format: 'webp' } }))).toEqual(['output.format']);
+    expect(refusedAt(mask({ output: { channels: 'alpha' }, background: { type: 'white' } }))).toEqual(['background.type']);
+    expect(refusedAt(mask({ output: { channels: 'alpha' }, background: { shadow: 'natural' } }))).toEqual(['background.shadow']);
   });
 });

@@ -1,21 +1,29 @@
 import { DomainError, type FieldError } from '../../../core/errors/domain-error';
 import { findPreset, ProductPhotoOperation } from '../../catalog/product-photo-presets';
 import { defaultCostKey, ToolId } from '../../catalog/tools';
+import { cutsSubjectOut } from '../../tools/image-editing/edit-request';
+import type { StoredSubjectHints } from '../result-subject-hints';
 import type { AdCreateRequestDto } from './ad-create.dto';
 import type { ImageAiEditRequestDto } from './image-ai-edit.dto';
 import type { ImageEditRequestDto } from './image-edit.dto';
 import type { ImageGenerateRequestDto } from './image-generate.dto';
 import type { ProductPhotoJobRequestDto } from './product-photo-job.dto';
-import type { RemoveBackgroundRequestDto } from './remove-background.dto';
+import type { CutoutChannels, RemoveBackgroundRequestDto } from './remove-background.dto';
 import type { SceneCreateRequestDto } from './scene-create.dto';
 import type { InputImageDto, OutputFormatOption, OutputOptionsDto } from './shared.dto';
+import { subjectHintProblems, type SubjectHintsDto } from './subject-hints.dto';
 
 export const MAX_RESULTS_PER_JOB = 20;
 
 export interface JobSource {
   imageUrl: string | null;
   externalId: string | null;
+  /** Where the client says the product is, as it sent it; null when it said nothing. */
+  subjectHints: StoredSubjectHints | null;
 }
+
+/** A source image as the DTOs give it: some endpoints' images may carry subject hints. */
+type HintedImage = { subject_hints?: SubjectHintsDto | null };
 
 /** Every create endpoint's request, reduced to what admission, pricing and the worker need. */
 export interface JobRequest {
@@ -39,8 +47,18 @@ const PRODUCT_PHOTO_TOOL: Record<ProductPhotoOperation, ToolId> = {
   [ProductPhotoOperation.PremiumAd]: ToolId.AdCreative,
 };
 
-const sourcesOf = (input: InputImageDto[] | undefined): JobSource[] =>
-  (input ?? []).map((image) => ({ imageUrl: image.image_url, externalId: image.external_id ?? null }));
+/** Plain data for a jsonb column: class instances and undefined members dropped. */
+const plain = (value: object): Record<string, unknown> => JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
+
+const storedHints = (hints: SubjectHintsDto | null | undefined): StoredSubjectHints | null =>
+  hints ? (plain(hints) as StoredSubjectHints) : null;
+
+const sourcesOf = (input: Array<InputImageDto & HintedImage> | undefined): JobSource[] =>
+  (input ?? []).map((image) => ({
+    imageUrl: image.image_url,
+    externalId: image.external_id ?? null,
+    subjectHints: storedHints(image.subject_hints),
+  }));
 
 /**
  * `given` over `defaults`, where a member `given` leaves undefined keeps its default: DTO
@@ -50,9 +68,6 @@ function withDefaults<T extends object>(defaults: T, given: object | undefined):
   const set = Object.fromEntries(Object.entries(given ?? {}).filter(([, value]) => value !== undefined));
   return { ...defaults, ...set };
 }
-
-/** Plain data for the jsonb column: class instances and undefined members dropped. */
-const plain = (value: object): Record<string, unknown> => JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
 
 function rejectIf(problems: Array<FieldError | false>): void {
   const errors = problems.filter((problem): problem is FieldError => problem !== false);
@@ -66,6 +81,27 @@ function colourProblems(path: string, background: { type?: string; color?: strin
       !background.color && { path: `${path}.color`, message: 'color is required when type is color' },
     background?.color !== undefined &&
       background.type !== 'color' && { path: `${path}.color`, message: 'color is only allowed when type is color' },
+  ];
+}
+
+/** Each image's hints checked where they sit (`input[0].subject_hints`). */
+const hintProblems = (field: string, images: HintedImage[]): FieldError[] =>
+  images.flatMap((image, index) => subjectHintProblems(`${field}[${index}].subject_hints`, image.subject_hints));
+
+/** Hints on a request that cuts nothing out would be ignored without a word: refused, at each image that has them. */
+const unusableHints = (field: string, images: HintedImage[], why: string): FieldError[] =>
+  images.flatMap((image, index) => (image.subject_hints ? [{ path: `${field}[${index}].subject_hints`, message: why }] : []));
+
+/** A mask is one channel of a PNG: no other format, and nothing but the product's own alpha in it. */
+function maskProblems(format: OutputFormatOption | undefined, background: { type: string; shadow: string }): Array<FieldError | false> {
+  return [
+    format !== undefined &&
+      format !== 'png' && { path: 'output.format', message: 'channels alpha gives a one-channel PNG mask; format must be png' },
+    background.type !== 'transparent' && {
+      path: 'background.type',
+      message: 'a mask (channels alpha) has no background colour; leave the background transparent',
+    },
+    background.shadow !== 'none' && { path: 'background.shadow', message: 'a mask (channels alpha) has no shadow; leave shadow none' },
   ];
 }
 
@@ -94,21 +130,20 @@ function build(
 
 export function removeBackgroundJob(dto: RemoveBackgroundRequestDto): JobRequest {
   const background = withDefaults({ type: 'transparent', shadow: 'none' }, dto.background);
+  const output = withDefaults({ crop_to_subject: false, margin_percent: 0, channels: 'rgba' as CutoutChannels }, dto.output);
+  const mask = output.channels === 'alpha';
   rejectIf([
     ...colourProblems('background', dto.background),
-    dto.output?.format === 'jpg' &&
+    !mask &&
+      dto.output?.format === 'jpg' &&
       background.type === 'transparent' && {
         path: 'output.format',
         message: 'jpg cannot hold a transparent background; use png or webp, or a white or color background',
       },
+    ...(mask ? maskProblems(dto.output?.format, background) : []),
+    ...hintProblems('input', dto.input),
   ]);
-  return build(
-    ToolId.RemoveBackground,
-    sourcesOf(dto.input),
-    dto.output,
-    { background, output: { crop_to_subject: false, margin_percent: 0, ...dto.output } },
-    dto.webhook_url,
-  );
+  return build(ToolId.RemoveBackground, sourcesOf(dto.input), dto.output, { background, output }, dto.webhook_url);
 }
 
 export function imageEditJob(dto: ImageEditRequestDto): JobRequest {
@@ -119,6 +154,14 @@ export function imageEditJob(dto: ImageEditRequestDto): JobRequest {
         path: 'output.format',
         message: 'jpg cannot hold a transparent background; use png or webp, or a white or color background',
       },
+    ...hintProblems('input', dto.input),
+    ...(cutsSubjectOut(dto.operations?.background)
+      ? []
+      : unusableHints(
+          'input',
+          dto.input,
+          'subject_hints need operations.background with a type other than original, or a shadow: without one nothing is cut out',
+        )),
   ]);
   return build(ToolId.ImageEditing, sourcesOf(dto.input), dto.output, { operations: dto.operations ?? {} }, dto.webhook_url);
 }
@@ -140,7 +183,7 @@ export function sceneCreateJob(dto: SceneCreateRequestDto): JobRequest {
 /** Without reference images a generation job still has one (empty) source: max(N, 1) x M. */
 export function imageGenerateJob(dto: ImageGenerateRequestDto): JobRequest {
   const references = sourcesOf(dto.input);
-  const sources = references.length > 0 ? references : [{ imageUrl: null, externalId: null }];
+  const sources = references.length > 0 ? references : [{ imageUrl: null, externalId: null, subjectHints: null }];
   return build(
     ToolId.ImageGeneration,
     sources,
@@ -167,7 +210,23 @@ export function productPhotoJob(dto: ProductPhotoJobRequestDto): JobRequest {
       },
   ]);
   const operation = dto.operation ?? preset?.operation ?? ProductPhotoOperation.ProductPhotoEnhance;
-  const sources = dto.images.map((image) => ({ imageUrl: image.source_url, externalId: image.external_id }));
+  // As productPhotoCutout decides: enhancing keeps the photo's background unless the preset replaces it.
+  const keepsBackground = operation === ProductPhotoOperation.ProductPhotoEnhance && (!preset || preset.background === 'original');
+  rejectIf([
+    ...hintProblems('images', dto.images),
+    ...(keepsBackground
+      ? unusableHints(
+          'images',
+          dto.images,
+          `subject_hints need an operation that cuts the product out; ${operation} without a white or transparent preset keeps the photo's background`,
+        )
+      : []),
+  ]);
+  const sources = dto.images.map((image) => ({
+    imageUrl: image.source_url,
+    externalId: image.external_id,
+    subjectHints: storedHints(image.subject_hints),
+  }));
   return build(
     PRODUCT_PHOTO_TOOL[operation],
     sources,

@@ -13,6 +13,7 @@ import {
 } from 'class-validator';
 import { PRODUCT_PHOTO_PRESETS, ProductPhotoOperation } from '../../catalog/product-photo-presets';
 import { MAX_URL_LENGTH, SourceUrl, WebhookUrl } from './shared.dto';
+import { SubjectHints, SubjectHintsDto } from './subject-hints.dto';
 
 export const PRESERVATION_LEVELS = ['strict', 'balanced', 'creative'] as const;
 const PRESET_IDS = PRODUCT_PHOTO_PRESETS.map((preset) => preset.id);
@@ -26,6 +27,9 @@ export class ProductImageDto {
   @IsString()
   @Length(1, 200)
   external_id!: string;
+
+  @SubjectHints()
+  subject_hints?: SubjectHintsDto | null;
 }
 
 export class ProductPhotoJobRequestDto {

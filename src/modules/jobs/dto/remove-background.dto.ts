@@ -2,16 +2,18 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, Max, Min } from 'class-validator';
 import {
   HexColor,
-  InputImageDto,
-  InputImages,
   NestedObject,
   OptionalWithDefault,
   OutputOptionsDto,
   SHADOWS,
   WebhookUrl,
 } from './shared.dto';
+import { CutoutInputImageDto, CutoutInputImages } from './subject-hints.dto';
 
 export const REMOVED_BACKGROUNDS = ['transparent', 'white', 'color'] as const;
+/** What a cut-out result holds: the product on its background, or its alpha mask alone (remove.bg's `channels`). */
+export const CUTOUT_CHANNELS = ['rgba', 'alpha'] as const;
+export type CutoutChannels = (typeof CUTOUT_CHANNELS)[number];
 
 export class RemovedBackgroundDto {
   @ApiPropertyOptional({ enum: REMOVED_BACKGROUNDS, default: 'transparent' })
@@ -50,12 +52,25 @@ export class CutoutOutputDto extends OutputOptionsDto {
   @Min(0)
   @Max(40)
   margin_percent?: number;
+
+  @ApiPropertyOptional({
+    enum: CUTOUT_CHANNELS,
+    default: 'rgba',
+    description:
+      '`rgba`: the cut-out itself. `alpha`: its alpha mask alone, as a one-channel (greyscale) PNG of the size the ' +
+      '`rgba` result would have (the source\'s, unless `crop_to_subject` reframes it), equal to that result\'s alpha ' +
+      'channel: 255 product, 0 background. `alpha` needs `format` `png` (the default), a transparent background and ' +
+      'no shadow (anything else is a 400); its thumbnail is the mask in grey. Costs the same as a cut-out.',
+  })
+  @OptionalWithDefault()
+  @IsIn(CUTOUT_CHANNELS)
+  channels?: CutoutChannels;
 }
 
 export class RemoveBackgroundRequestDto {
-  @ApiProperty({ type: [InputImageDto], minItems: 1, maxItems: 20 })
-  @InputImages()
-  input!: InputImageDto[];
+  @ApiProperty({ type: [CutoutInputImageDto], minItems: 1, maxItems: 20 })
+  @CutoutInputImages()
+  input!: CutoutInputImageDto[];
 
   @ApiPropertyOptional({ type: RemovedBackgroundDto })
   @NestedObject(() => RemovedBackgroundDto)

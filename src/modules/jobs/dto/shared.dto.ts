@@ -63,15 +63,9 @@ export class InputImageDto {
   external_id?: string;
 }
 
-/** 1 to 20 source images (spec 2.3). */
-export const InputImages = (min = 1, max = 20) =>
-  applyDecorators(
-    IsArray(),
-    ArrayMinSize(min),
-    ArrayMaxSize(max),
-    ValidateNested({ each: true }),
-    Type(() => InputImageDto),
-  );
+/** 1 to 20 source images (spec 2.3), each an `item` (an InputImageDto, or one that adds to it). */
+export const InputImages = (min = 1, max = 20, item: () => new () => InputImageDto = () => InputImageDto) =>
+  applyDecorators(IsArray(), ArrayMinSize(min), ArrayMaxSize(max), ValidateNested({ each: true }), Type(item));
 
 export class OutputOptionsDto {
   @ApiPropertyOptional({ enum: OUTPUT_FORMATS, default: 'png' })

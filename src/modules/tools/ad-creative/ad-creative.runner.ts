@@ -72,7 +72,7 @@ export class AdCreativeRunner implements ToolRunner {
     const image = await this.budget
       .run(plan.scaled.width * plan.scaled.height * AD_LAYERS, async () => {
         const photo = await decodePhoto(source, plan, limits);
-        const alpha = this.segmenter ? (await this.segmenter.segment(photo, signal)).mask : null;
+        const alpha = this.segmenter ? (await this.segmenter.segment(photo, signal, task.subjectHints)).mask : null;
         const canvas = (request.frame ?? PLATFORM_FRAMES[request.platform]).canvas;
         const background = request.backdropPrompt && this.provider ? await this.backdrop(this.provider, request.backdropPrompt, canvas, signal) : undefined;
         const input: AdInput = { ...request, subject: subjectOf(photo, alpha), variant, background };

@@ -6,7 +6,15 @@ import { drawShadow } from '../../../core/image/compose/shadow';
 import { planGeometry, type GeometryPlan } from '../../../core/image/geometry';
 import { subjectBounds, type AlphaMask } from '../../../core/image/mask/alpha-mask';
 import { decontaminate } from '../../../core/image/mask/decontaminate';
-import { applyFilters, decodeScaled, encode, encodeThumbnail, hasFilters } from '../../../core/image/pipeline-steps';
+import {
+  applyFilters,
+  decodeScaled,
+  encode,
+  encodeMask,
+  encodeMaskThumbnail,
+  encodeThumbnail,
+  hasFilters,
+} from '../../../core/image/pipeline-steps';
 import type { RawImage, Size } from '../../../core/image/raw-image';
 import { SourceImageError, SourceImageProblem, type SourceImage } from '../../../core/image/source-image';
 import { analyseTone, applyCurves } from '../../../core/image/tone';
@@ -69,22 +77,31 @@ export function decodePhoto(source: SourceImage, plan: GeometryPlan, limits: Pip
   );
 }
 
+/** A cut-out result with how unsure the segmenter was of its mask (0 sure, 1 unsure). */
+export interface CutoutImage extends EditedImage {
+  uncertainty: number;
+}
+
 /**
  * One cut-out result: decode (flattening any transparency onto white, which is what the model
- * was trained on), segment, correct the product's pixels, draw the shadow, frame (the whole
- * photo, a crop around the subject, or a canvas the subject fills a set share of), compose onto
- * the background, encode with the thumbnail.
+ * was trained on), segment (keeping to the client's hints), correct the product's pixels, draw
+ * the shadow, frame (the whole photo, a crop around the subject, or a canvas the subject fills a
+ * set share of), compose onto the background, encode with the thumbnail. A mask (`channels`
+ * `alpha`) is the framed alpha itself, encoded as one channel: the same pixels as the alpha of
+ * the transparent cut-out, since a mask has neither a background colour nor a shadow.
  */
 export async function runCutout(
   source: SourceImage,
   request: CutoutRequest,
   segmenter: Segmenter,
   limits: PipelineLimits & { signal: AbortSignal },
-): Promise<EditedImage> {
+): Promise<CutoutImage> {
   const photo = await decodePhoto(source, cutoutPlan(source), limits);
-  const { mask: alpha } = await segmenter.segment(photo, limits.signal);
+  const { mask: alpha, uncertainty } = await segmenter.segment(photo, limits.signal, request.hints);
   limits.signal.throwIfAborted();
-  const layers = await cutOut(photo, alpha, request, limits);
+  const mask = request.channels === 'alpha';
+  // A mask needs neither the product's cleaned colours nor a shadow; framing resamples the alpha apart from the colour.
+  const layers = mask ? { colour: photo, alpha, shadow: null } : await cutOut(photo, alpha, request, limits);
 
   const subject = subjectBounds(alpha);
   const shadow = layers.shadow && subjectBounds(layers.shadow, SHADOW_FRAME_THRESHOLD);
@@ -93,7 +110,11 @@ export async function runCutout(
   const placed = whole && framing.size.width === photo.width && framing.size.height === photo.height ? layers : await reframe(layers, framing.frame, framing.size);
   limits.signal.throwIfAborted();
 
+  if (mask) {
+    const [image, thumbnail] = await Promise.all([encodeMask(placed.alpha), encodeMaskThumbnail(placed.alpha)]);
+    return { image, thumbnail, uncertainty };
+  }
   const image = composite(placed, request.background);
   const [encoded, thumbnail] = await Promise.all([encode(image, request.format, null), encodeThumbnail(image, request.format, null)]);
-  return { image: encoded, thumbnail };
+  return { image: encoded, thumbnail, uncertainty };
 }

@@ -1,8 +1,10 @@
 import { opaqueColour, WHITE } from '../../../core/image/compose/colour';
 import type { Placement } from '../../../core/image/compose/framing';
 import type { ShadowKind, ShadowStyle } from '../../../core/image/compose/shadow';
+import type { SubjectHints } from '../../../core/image/mask/subject-hints';
 import type { Rgba } from '../../../core/image/pipeline-steps';
 import { ProductPhotoOperation, type ProductPhotoPreset } from '../../catalog/product-photo-presets';
+import type { CutoutChannels } from '../../jobs/dto/remove-background.dto';
 import { variantOf, type OutputFormat, type ToolTask } from '../tool-runner';
 
 /** A background the subject is cut out onto: a colour, or null for transparent. */
@@ -34,6 +36,10 @@ export interface CutoutRequest {
   color: boolean;
   polish: boolean;
   format: OutputFormat;
+  /** `rgba` the cut-out, `alpha` its mask alone (a one-channel PNG; no background colour, no shadow). */
+  channels: CutoutChannels;
+  /** Where the client says the product is, in fractions of the source image. */
+  hints: SubjectHints;
 }
 
 /** A background option as the DTOs store it (`type` and, for `color`, the colour). */
@@ -50,7 +56,8 @@ export function backgroundOf(option: { type?: string; color?: string } | undefin
 
 interface RemoveBackgroundOptions {
   background: { type: string; color?: string; shadow: ShadowKind };
-  output: { crop_to_subject: boolean; margin_percent: number };
+  /** `channels` is absent from jobs created before masks were offered. */
+  output: { crop_to_subject: boolean; margin_percent: number; channels?: CutoutChannels };
 }
 
 function fromRemoveBackground(task: ToolTask): CutoutRequest {
@@ -63,6 +70,8 @@ function fromRemoveBackground(task: ToolTask): CutoutRequest {
     color: false,
     polish: false,
     format: task.format,
+    channels: output.channels ?? 'rgba',
+    hints: task.subjectHints,
   };
 }
 
@@ -86,7 +95,7 @@ function corrections(level: PreservationLevel): Pick<CutoutRequest, 'light' | 'c
  * The product photo operations that cut the product out, or null for one that does not
  * (`product_photo_enhance` on a preset that keeps the original background).
  */
-export function productPhotoCutout(options: Record<string, unknown>, format: OutputFormat): CutoutRequest | null {
+export function productPhotoCutout(options: Record<string, unknown>, format: OutputFormat, hints: SubjectHints): CutoutRequest | null {
   const operation = options.operation as ProductPhotoOperation;
   const preset = options.preset as ProductPhotoPreset | null;
   const level = (options.preservation_level as PreservationLevel | undefined) ?? 'strict';
@@ -94,7 +103,7 @@ export function productPhotoCutout(options: Record<string, unknown>, format: Out
     const size = preset?.width && preset.height ? { width: preset.width, height: preset.height } : fallback;
     return size ? { kind: 'canvas', ...size, fill } : { kind: 'source' };
   };
-  const base = { format, shadow: shadowStyle('none', 0), ...corrections(level) };
+  const base = { format, channels: 'rgba' as const, hints, shadow: shadowStyle('none', 0), ...corrections(level) };
   switch (operation) {
     case ProductPhotoOperation.RemoveBackground:
       return {
@@ -122,6 +131,6 @@ export function productPhotoCutout(options: Record<string, unknown>, format: Out
 }
 
 export function cutoutRequestOf(task: ToolTask): CutoutRequest | null {
-  if (typeof task.options.operation === 'string') return productPhotoCutout(task.options, task.format);
+  if (typeof task.options.operation === 'string') return productPhotoCutout(task.options, task.format, task.subjectHints);
   return fromRemoveBackground(task);
 }

@@ -49,6 +49,6 @@ export class CutoutRunner implements ToolRunner {
       .catch((error: unknown) => {
         throw asSegmentationFailure(asResultFailure(error));
       });
-    return { image: edited.image, thumbnail: edited.thumbnail, format: request.format };
+    return { image: edited.image, thumbnail: edited.thumbnail, format: request.format, uncertainty: edited.uncertainty };
   }
 }

@@ -72,7 +72,7 @@ export class SceneRunner implements ToolRunner {
     const image = await this.budget
       .run(pixels, async () => {
         const photo = await decodePhoto(source, plan, limits);
-        const { mask: alpha } = await segmenter.segment(photo, signal);
+        const { mask: alpha } = await segmenter.segment(photo, signal, task.subjectHints);
         const studio = this.provider ? null : studioBackdropFor(variant);
         const painter: BackdropPainter = studio
           ? (_placed, size) => renderStudioBackdrop(studio, size)

@@ -1,6 +1,6 @@
 import type { AppConfig } from '../../../core/config/config.schema';
 import { planGeometry } from '../../../core/image/geometry';
-import { interestingWindows } from '../../../core/image/interesting-region';
+import { interestingWindows, type WindowPosition } from '../../../core/image/interesting-region';
 import {
   applyFilters,
   backgroundFor,
@@ -13,11 +13,13 @@ import {
 } from '../../../core/image/pipeline-steps';
 import { SourceImageError, SourceImageProblem, type SourceImage } from '../../../core/image/source-image';
 import { analyseTone, applyCurves } from '../../../core/image/tone';
+import { hintsInPart, visiblePart } from './edit-hints';
 import { sharpeningOf, type EditCutout, type EditRequest } from './edit-request';
 import { composite, shaded } from '../../../core/image/compose/composite';
 import { drawShadow } from '../../../core/image/compose/shadow';
 import type { AlphaMask } from '../../../core/image/mask/alpha-mask';
 import { decontaminate } from '../../../core/image/mask/decontaminate';
+import type { Cutout, SubjectHints } from '../../../core/image/mask/subject-hints';
 import type { RawImage } from '../../../core/image/raw-image';
 import type { Segmenter } from '../../../core/segmentation/segmenter';
 
@@ -44,6 +46,8 @@ export function resultLimits(
 export interface EditedImage {
   image: Buffer;
   thumbnail: Buffer;
+  /** How unsure the segmenter was of the subject's mask, when the edit cut the subject out. */
+  uncertainty?: number;
 }
 
 /**
@@ -51,7 +55,8 @@ export interface EditedImage {
  *
  * 1. decode, orient, sRGB, and one resample to the planned size (shrink-on-load where smaller);
  * 2. `crop`: cut the window at the most interesting place (the variant picks which one);
- * 3. `background`: the subject's mask, from the pixels as photographed;
+ * 3. `background`: the subject's mask, from the pixels as photographed (the client's hints moved
+ *    onto the part of the source they show);
  * 4. `light` and `color`: curves measured on the pixels about to be written;
  * 5. `polish` (denoise), colour saturation, sharpening after `polish` or `upscale`;
  * 6. `background` and `shadow`: the subject over its new background and shadow;
@@ -73,12 +78,16 @@ export async function runEdit(source: SourceImage, request: EditRequest, limits:
   });
   limits.signal?.throwIfAborted();
 
+  let window: WindowPosition | null = null;
   if (plan.window) {
     const windows = interestingWindows(working, plan.window, request.variant.cropRank + 1);
-    working = cutWindow(working, windows[Math.min(request.variant.cropRank, windows.length - 1)], plan.window);
+    window = windows[Math.min(request.variant.cropRank, windows.length - 1)];
+    working = cutWindow(working, window, plan.window);
   }
 
-  const alpha = request.cutout ? await segmented(working, limits) : null;
+  const cutout = request.cutout
+    ? await segmented(working, hintsInPart(request.cutout.hints, visiblePart(source, plan, window)), limits)
+    : null;
 
   const tone = analyseTone(working, {
     light: request.light,
@@ -100,21 +109,21 @@ export async function runEdit(source: SourceImage, request: EditRequest, limits:
 
   limits.signal?.throwIfAborted();
   const padding = request.cutout ? paddingFor(request.cutout, request.format) : backgroundFor(request.format);
-  if (request.cutout && alpha) working = await replacedBackground(working, alpha, request.cutout);
+  if (request.cutout && cutout) working = await replacedBackground(working, cutout.mask, request.cutout);
 
   limits.signal?.throwIfAborted();
   const [image, thumbnail] = await Promise.all([
     encode(working, request.format, plan.canvas, padding),
     encodeThumbnail(working, request.format, plan.canvas, padding),
   ]);
-  return { image, thumbnail };
+  return { image, thumbnail, uncertainty: cutout?.uncertainty };
 }
 
-async function segmented(image: RawImage, limits: PipelineLimits): Promise<AlphaMask> {
+async function segmented(image: RawImage, hints: SubjectHints, limits: PipelineLimits): Promise<Cutout> {
   if (!limits.segmenter || !limits.signal) throw new Error('A background operation needs a segmenter and a signal');
-  const { mask: alpha } = await limits.segmenter.segment(image, limits.signal);
+  const cutout = await limits.segmenter.segment(image, limits.signal, hints);
   limits.signal.throwIfAborted();
-  return alpha;
+  return cutout;
 }
 
 /** The subject over its new background with its shadow, or its shadow cast on its own photo. */

@@ -1,4 +1,5 @@
 import type { ResizeRequest } from '../../../core/image/geometry';
+import { NO_HINTS, type SubjectHints } from '../../../core/image/mask/subject-hints';
 import type { SharpenStrength } from '../../../core/image/pipeline-steps';
 import { ProductPhotoOperation, type ProductPhotoPreset } from '../../catalog/product-photo-presets';
 import type { EditOperationsDto } from '../../jobs/dto/image-edit.dto';
@@ -36,6 +37,8 @@ export const EDIT_VARIANTS: readonly EditVariant[] = [
 export interface EditCutout {
   background: CutoutBackground | 'original';
   shadow: ShadowStyle;
+  /** Where the client says the subject is, in fractions of the source image. */
+  hints: SubjectHints;
 }
 
 /** One result's edit, whatever endpoint asked for it. */
@@ -52,14 +55,22 @@ export interface EditRequest {
   unsupported: string | null;
 }
 
-function cutoutOf(background: EditOperationsDto['background'], variant: number): EditCutout | null {
-  const type = background?.type ?? 'original';
-  const shadow = background?.shadow ?? 'none';
-  if (type === 'original' && shadow === 'none') return null;
-  return { background: type === 'original' ? 'original' : backgroundOf(background), shadow: shadowStyle(shadow, variant) };
+/** Whether a `background` operation cuts the subject out: for a new background, or for a shadow drawn from its mask. */
+export function cutsSubjectOut(background: EditOperationsDto['background']): boolean {
+  return (background?.type ?? 'original') !== 'original' || (background?.shadow ?? 'none') !== 'none';
 }
 
-function fromOperations(operations: EditOperationsDto, format: OutputFormat, variant: number): EditRequest {
+function cutoutOf(background: EditOperationsDto['background'], variant: number, hints: SubjectHints): EditCutout | null {
+  if (!background || !cutsSubjectOut(background)) return null;
+  const type = background.type ?? 'original';
+  return {
+    background: type === 'original' ? 'original' : backgroundOf(background),
+    shadow: shadowStyle(background.shadow ?? 'none', variant),
+    hints,
+  };
+}
+
+function fromOperations(operations: EditOperationsDto, format: OutputFormat, variant: number, hints: SubjectHints): EditRequest {
   return {
     resize: {
       width: operations.resizing?.width,
@@ -67,7 +78,7 @@ function fromOperations(operations: EditOperationsDto, format: OutputFormat, var
       fit: operations.resizing?.fit,
       upscale: operations.restorations?.upscale === true,
     },
-    cutout: cutoutOf(operations.background, variant),
+    cutout: cutoutOf(operations.background, variant, hints),
     light: operations.adjustments?.light === true,
     color: operations.adjustments?.color === true,
     polish: operations.restorations?.polish === true,
@@ -93,6 +104,8 @@ function fromProductPhoto(options: Record<string, unknown>, format: OutputFormat
     },
     format,
     0,
+    // Nothing is cut out here, so there is nothing for hints to steer.
+    NO_HINTS,
   );
   if (operation !== ProductPhotoOperation.ProductPhotoEnhance) {
     return { ...edit, unsupported: `The ${operation} operation does not run on the image editing tool.` };
@@ -102,7 +115,7 @@ function fromProductPhoto(options: Record<string, unknown>, format: OutputFormat
 
 export function editRequestOf(task: ToolTask): EditRequest {
   if (typeof task.options.operation === 'string') return fromProductPhoto(task.options, task.format);
-  return fromOperations((task.options.operations ?? {}) as EditOperationsDto, task.format, variantOf(task));
+  return fromOperations((task.options.operations ?? {}) as EditOperationsDto, task.format, variantOf(task), task.subjectHints);
 }
 
 /** Sharpening after an enlargement, after denoising, or both (the stronger wins). */

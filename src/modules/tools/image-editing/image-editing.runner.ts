@@ -31,7 +31,8 @@ export class ImageEditingRunner implements ToolRunner {
   ) {}
 
   async run(task: ToolTask, signal: AbortSignal): Promise<ToolOutput> {
-    const productCutout = typeof task.options.operation === 'string' ? productPhotoCutout(task.options, task.format) : null;
+    const productCutout =
+      typeof task.options.operation === 'string' ? productPhotoCutout(task.options, task.format, task.subjectHints) : null;
     if (productCutout) return this.cutouts.cut(task, productCutout, signal);
     const request = editRequestOf(task);
     // Refused before the download: nothing about the source could change the answer.
@@ -51,7 +52,7 @@ export class ImageEditingRunner implements ToolRunner {
       .catch((error: unknown) => {
         throw asSegmentationFailure(asResultFailure(error));
       });
-    return { image: edited.image, thumbnail: edited.thumbnail, format: request.format };
+    return { image: edited.image, thumbnail: edited.thumbnail, format: request.format, uncertainty: edited.uncertainty };
   }
 }
 

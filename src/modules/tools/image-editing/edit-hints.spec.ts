@@ -1,0 +1,110 @@
+import { fromFixture, paint } from '../../../../test/support/image-fixtures';
+import { planGeometry } from '../../../core/image/geometry';
+import type { AlphaMask } from '../../../core/image/mask/alpha-mask';
+import { NO_HINTS, type SubjectHints } from '../../../core/image/mask/subject-hints';
+import type { RawImage } from '../../../core/image/raw-image';
+import { inspectSource } from '../../../core/image/source-image';
+import type { Segmenter } from '../../../core/segmentation/segmenter';
+import { hintsInPart, visiblePart } from './edit-hints';
+import { runEdit } from './edit-pipeline';
+import { EDIT_VARIANTS, type EditRequest } from './edit-request';
+
+const HINTS: SubjectHints = {
+  region: { left: 0.1, top: 0.2, right: 0.6, bottom: 0.9 },
+  keepPoints: [
+    { x: 0.5, y: 0.5 },
+    { x: 0.11, y: 0.5 },
+  ],
+};
+
+describe(visiblePart.name, () => {
+  const source = { width: 400, height: 200 };
+
+  it('is the whole source when the edit only scales it', () => {
+    expect(visiblePart(source, planGeometry(source, { width: 100, upscale: false }), null)).toEqual({ left: 0, top: 0, width: 1, height: 1 });
+    expect(visiblePart(source, planGeometry(source, { width: 300, height: 300, fit: 'contain', upscale: false }), null)).toEqual({
+      left: 0,
+      top: 0,
+      width: 1,
+      height: 1,
+    });
+  });
+
+  it('is the centre that cover keeps: a 200 x 200 box of a 400 x 200 source keeps its middle half', () => {
+    expect(visiblePart(source, planGeometry(source, { width: 200, height: 200, fit: 'cover', upscale: false }), null)).toEqual({
+      left: 0.25,
+      top: 0,
+      width: 0.5,
+      height: 1,
+    });
+  });
+
+  it('is the window crop cut, in fractions of the resampled image', () => {
+    const plan = planGeometry(source, { width: 100, height: 50, fit: 'crop', upscale: false });
+    expect(visiblePart(source, plan, { left: 300, top: 150 })).toEqual({ left: 0.75, top: 0.75, width: 0.25, height: 0.25 });
+  });
+});
+
+describe(hintsInPart.name, () => {
+  it('leaves hints on the whole source as they are', () => {
+    expect(hintsInPart(HINTS, { left: 0, top: 0, width: 1, height: 1 })).toEqual(HINTS);
+  });
+
+  it('moves the region and keep points into the part, clips the region and drops points cut away', () => {
+    const moved = hintsInPart(HINTS, { left: 0.25, top: 0, width: 0.5, height: 1 });
+    expect(moved.region).toEqual({ left: 0, top: 0.2, right: expect.closeTo(0.7, 10), bottom: 0.9 });
+    expect(moved.keepPoints).toEqual([{ x: 0.5, y: 0.5 }]);
+  });
+
+  it('shrinks a region the part misses to the part\'s edge', () => {
+    expect(hintsInPart(HINTS, { left: 0.7, top: 0, width: 0.3, height: 1 }).region).toMatchObject({ left: 0, right: 0 });
+  });
+
+  it('keeps having no hints', () => {
+    expect(hintsInPart(NO_HINTS, { left: 0.25, top: 0, width: 0.5, height: 1 })).toEqual(NO_HINTS);
+  });
+});
+
+/** Records what it was asked and answers a full mask, so the test sees the hints the pipeline passes. */
+class RecordingSegmenter implements Segmenter {
+  readonly asked: Array<{ width: number; height: number; hints: SubjectHints | undefined }> = [];
+
+  ready(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  segment(image: RawImage, _signal: AbortSignal, hints?: SubjectHints): Promise<{ mask: AlphaMask; uncertainty: number }> {
+    this.asked.push({ width: image.width, height: image.height, hints });
+    return Promise.resolve({ mask: { data: new Uint8Array(image.width * image.height).fill(255), width: image.width, height: image.height }, uncertainty: 0.25 });
+  }
+}
+
+describe(`${runEdit.name} with subject hints`, () => {
+  const request = (resize: EditRequest['resize']): EditRequest => ({
+    resize,
+    cutout: { background: null, shadow: { kind: 'none', spread: 1, lean: 0 }, hints: HINTS },
+    light: false,
+    color: false,
+    polish: false,
+    format: 'png',
+    variant: EDIT_VARIANTS[0],
+    unsupported: null,
+  });
+  const source = async () => inspectSource(await fromFixture(paint(400, 200, () => [120, 130, 140])).png().toBuffer(), 50_000_000);
+
+  it('hands the segmenter the hints in the frame it segments, and reports its uncertainty', async () => {
+    const segmenter = new RecordingSegmenter();
+    const limits = { maxPixels: 50_000_000, timeoutSeconds: 60, segmenter, signal: new AbortController().signal };
+    const whole = await runEdit(await source(), request({ width: 200, upscale: false }), limits);
+    const covered = await runEdit(await source(), request({ width: 200, height: 200, fit: 'cover', upscale: false }), limits);
+    expect(segmenter.asked[0]).toEqual({ width: 200, height: 100, hints: HINTS });
+    expect(segmenter.asked[1]).toMatchObject({ width: 200, height: 200, hints: { keepPoints: [{ x: 0.5, y: 0.5 }] } });
+    expect(segmenter.asked[1].hints?.region).toMatchObject({ left: 0, right: expect.closeTo(0.7, 10) });
+    expect([whole.uncertainty, covered.uncertainty]).toEqual([0.25, 0.25]);
+  });
+
+  it('reports no uncertainty for an edit that cuts nothing out', async () => {
+    const edited = await runEdit(await source(), { ...request({ width: 100, upscale: false }), cutout: null }, { maxPixels: 50_000_000, timeoutSeconds: 60 });
+    expect(edited.uncertainty).toBeUndefined();
+  });
+});
