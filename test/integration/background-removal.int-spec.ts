@@ -3,7 +3,17 @@ import { ProcessRole } from '../../src/core/bootstrap/role';
 import { decodeRgba } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
 import { creditTotals, GENEROUS_LIMITS, idempotencyKey, waitForJob, writtenRows, type ResultBody } from '../support/jobs';
-import { alphaIoU, BACKDROPS, PRODUCTS, productShot, type ProductShot } from '../support/product-shots';
+import {
+  alphaIoU,
+  BACKDROPS,
+  HARD_SHOT_SPECS,
+  hardShot,
+  HELD_OUT_PROP_FAMILIES,
+  PRODUCTS,
+  productShot,
+  type HardShot,
+  type ProductShot,
+} from '../support/product-shots';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 
 type Decoded = Awaited<ReturnType<typeof decodeRgba>>;
@@ -39,13 +49,51 @@ function border(image: Decoded, band: number): number[][] {
   return pixels;
 }
 
+/** Spearman's rank correlation of two equally long lists (ties broken by order; enough for a ranking check). */
+function rankCorrelation(a: number[], b: number[]): number {
+  const ranks = (values: number[]) => {
+    const order = values.map((value, index) => [value, index]).sort((x, y) => x[0] - y[0]);
+    const rank = new Array<number>(values.length);
+    order.forEach(([, index], position) => (rank[index] = position));
+    return rank;
+  };
+  const ra = ranks(a);
+  const rb = ranks(b);
+  const middle = (a.length - 1) / 2;
+  let covariance = 0;
+  let va = 0;
+  let vb = 0;
+  for (let i = 0; i < a.length; i++) {
+    covariance += (ra[i] - middle) * (rb[i] - middle);
+    va += (ra[i] - middle) ** 2;
+    vb += (rb[i] - middle) ** 2;
+  }
+  return covariance / Math.sqrt(va * vb);
+}
+
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+
+/** Per group: shots, mean and worst IoU, one line each. */
+function groupTable(rows: Array<{ group: string; iou: number }>): string {
+  const groups = new Map<string, number[]>();
+  for (const { group, iou } of rows) groups.set(group, [...(groups.get(group) ?? []), iou]);
+  return [...groups]
+    .map(([group, values]) => `${group.padEnd(30)} n=${String(values.length).padStart(3)} mean ${mean(values).toFixed(4)} worst ${Math.min(...values).toFixed(4)}`)
+    .join('\n');
+}
+
 describe('live background removal with the local model, through the API and a worker', () => {
   let t: TestApp;
   let server: ImageSourceServer;
   let account: SeededAccount;
   const shots = new Map<string, ProductShot>();
+  const hardShots = new Map<string, HardShot>();
 
   beforeAll(async () => {
+    for (const spec of HARD_SHOT_SPECS) {
+      const shot = await hardShot(spec);
+      hardShots.set(shot.name, shot);
+    }
     server = await ImageSourceServer.start();
     for (const product of PRODUCTS) {
       for (const backdrop of BACKDROPS) {
@@ -54,12 +102,13 @@ describe('live background removal with the local model, through the API and a wo
         server.serve(`/${shot.name}.jpg`, shot.jpeg, { contentType: 'image/jpeg' });
       }
     }
+    for (const shot of hardShots.values()) server.serve(`/${shot.name}.jpg`, shot.jpeg, { contentType: 'image/jpeg' });
     t = await createTestApp(
       { ...GENEROUS_LIMITS, CAPACITY_ACCOUNT_SHARE: '1', SEGMENTER: 'local', OUTBOUND_ALLOWLIST: '127.0.0.1', WORKER_CONCURRENCY_BACKGROUND_REMOVAL: '2', RESULT_TIMEOUT_SECONDS: '300' },
       { role: ProcessRole.All },
     );
     account = await seedAccount(t, { credits: 1000 });
-  }, 180_000);
+  }, 300_000);
   afterAll(async () => {
     await t.close();
     await server.stop();
@@ -120,6 +169,111 @@ describe('live background removal with the local model, through the API and a wo
     expect(values.reduce((sum, value) => sum + value, 0) / values.length).toBeGreaterThanOrEqual(0.95);
     expect(Math.min(...values)).toBeGreaterThanOrEqual(0.9);
   }, 900_000);
+
+  /** Every named shot cut out in jobs of 20 with each input's `subject_hints`, scored against its mask, with its uncertainty. */
+  const scoreShots = async (
+    names: string[],
+    truth: (name: string) => Uint8Array,
+    hintsOf: (name: string) => object | undefined = () => undefined,
+  ): Promise<Map<string, { iou: number; uncertainty: number }>> => {
+    const scores = new Map<string, { iou: number; uncertainty: number }>();
+    for (let first = 0; first < names.length; first += 20) {
+      const batch = names.slice(first, first + 20);
+      const res = await create('/api/v1/remove-background', {
+        input: batch.map((name) => ({ image_url: server.url(`/${name}.jpg`), external_id: name, subject_hints: hintsOf(name) })),
+      }).expect(202);
+      for (const result of await results(res.body.job.id, 600_000)) {
+        expect(result).toMatchObject({ status: 'completed', error_code: null });
+        const output = await decodeRgba(await download(result.result_url as string));
+        scores.set(result.external_id, { iou: alphaIoU(alphaOf(output), truth(result.external_id)), uncertainty: result.uncertainty as number });
+      }
+    }
+    return scores;
+  };
+
+  const hard = (name: string) => hardShots.get(name) as HardShot;
+  const propShots = () => [...hardShots.values()].filter((shot) => shot.propFamily !== null).map((shot) => shot.name);
+  /** The product's box with a margin of 2% of each side, as fractions: what a client that knows where its product is sends. */
+  const regionAround = (shot: ProductShot) => {
+    const { left, top, right, bottom } = boundsOf(shot.mask, shot.width);
+    const clamp = (value: number) => Math.min(1, Math.max(0, value));
+    return {
+      left: clamp(left / shot.width - 0.02),
+      top: clamp(top / shot.height - 0.02),
+      right: clamp((right + 1) / shot.width + 0.02),
+      bottom: clamp((bottom + 1) / shot.height + 0.02),
+    };
+  };
+  /** A point on the product: its mask pixel nearest the mask's centroid. */
+  const pointOn = (shot: ProductShot) => {
+    let sx = 0;
+    let sy = 0;
+    let count = 0;
+    shot.mask.forEach((value, i) => {
+      if (!value) return;
+      sx += i % shot.width;
+      sy += Math.floor(i / shot.width);
+      count++;
+    });
+    let best = 0;
+    let nearest = Infinity;
+    shot.mask.forEach((value, i) => {
+      const d = (i % shot.width - sx / count) ** 2 + (Math.floor(i / shot.width) - sy / count) ** 2;
+      if (value && d < nearest) {
+        nearest = d;
+        best = i;
+      }
+    });
+    return { x: ((best % shot.width) + 0.5) / shot.width, y: (Math.floor(best / shot.width) + 0.5) / shot.height };
+  };
+
+  /**
+   * The hard cases: props touching, overlapping and around the product, an off-centre product
+   * beside a bigger prop, products filling the frame with light parts, white on white, thin parts.
+   * Printed per shot, per kind and per prop family (tuned on, or held out from tuning). The floors
+   * are what the selection reaches today on this set, so a change that loses ground fails; the
+   * issue's bar (mean 0.97, worst 0.92) is not reached yet, see BENCHMARKS.md.
+   */
+  let hardScores = new Map<string, { iou: number; uncertainty: number }>();
+  it('cuts the hard shots out, scored per kind and per prop family, and ranks them by its uncertainty', async () => {
+    hardScores = await scoreShots([...hardShots.keys()], (name) => hard(name).mask);
+    const rows = [...hardScores].map(([name, { iou, uncertainty }]) => ({ name, iou, uncertainty, shot: hard(name) }));
+    const table = rows.map(({ name, iou, uncertainty }) => `${name.padEnd(40)} ${iou.toFixed(4)} uncertainty ${uncertainty.toFixed(3)}`).join('\n');
+    const kinds = groupTable(rows.map(({ iou, shot }) => ({ group: shot.kind, iou })));
+    const families = groupTable(
+      rows
+        .filter(({ shot }) => shot.propFamily)
+        .map(({ iou, shot }) => ({ group: `${shot.propFamily} (${HELD_OUT_PROP_FAMILIES.includes(shot.propFamily!) ? 'held out' : 'tuned on'})`, iou })),
+    );
+    process.stdout.write(`\nhard shots, alpha IoU per shot:\n${table}\nper kind:\n${kinds}\nper prop family:\n${families}\n`);
+    const values = rows.map(({ iou }) => iou);
+    expect(values).toHaveLength(HARD_SHOT_SPECS.length);
+    expect(mean(values)).toBeGreaterThanOrEqual(0.8);
+    for (const { uncertainty } of rows) expect(uncertainty).toBeGreaterThanOrEqual(0);
+    // Unsure cut-outs are the bad ones: the score ranks with (1 - IoU) across this set.
+    const correlation = rankCorrelation(rows.map(({ uncertainty }) => uncertainty), values.map((iou) => 1 - iou));
+    process.stdout.write(`uncertainty rank correlation with (1 - IoU): ${correlation.toFixed(3)}\n`);
+    expect(correlation).toBeGreaterThanOrEqual(0.35);
+  }, 1_200_000);
+
+  it('does better on the prop shots with a region around the product, and no worse with a keep point', async () => {
+    const names = propShots();
+    const regionScores = await scoreShots(names, (name) => hard(name).mask, (name) => ({ region: regionAround(hard(name)) }));
+    const pointNames = names.filter((name) => hard(name).kind === 'touching');
+    const pointScores = await scoreShots(pointNames, (name) => hard(name).mask, (name) => ({ keep_points: [pointOn(hard(name))] }));
+    const plain = (name: string) => (hardScores.get(name) as { iou: number }).iou;
+    const table = names
+      .map((name) => `${name.padEnd(40)} none ${plain(name).toFixed(4)} region ${(regionScores.get(name) as { iou: number }).iou.toFixed(4)}`)
+      .join('\n');
+    process.stdout.write(`\nprop shots with hints, alpha IoU:\n${table}\n`);
+    const withRegion = names.map((name) => (regionScores.get(name) as { iou: number }).iou);
+    // Nothing outside the region survives: the props beside the product go, whatever they look like.
+    process.stdout.write(`region on ${names.length} prop shots: mean ${mean(withRegion).toFixed(4)} against ${mean(names.map(plain)).toFixed(4)} without\n`);
+    expect(mean(withRegion)).toBeGreaterThan(mean(names.map(plain)) + 0.05);
+    const withPoint = pointNames.map((name) => (pointScores.get(name) as { iou: number }).iou);
+    process.stdout.write(`keep points on ${pointNames.length} touching shots: mean ${mean(withPoint).toFixed(4)} against ${mean(pointNames.map(plain)).toFixed(4)} without\n`);
+    expect(mean(withPoint)).toBeGreaterThanOrEqual(mean(pointNames.map(plain)) - 0.005);
+  }, 1_200_000);
 
   it('makes the background exactly what was asked: transparent, white, or a colour', async () => {
     const name = `${PRODUCTS[0]}-on-studio`;

@@ -101,6 +101,8 @@ export interface ResultBody {
   result_url: string | null;
   thumbnail_url: string | null;
   credits_used: number;
+  /** 0 sure .. 1 unsure, for cut-out results; null for others. */
+  uncertainty: number | null;
 }
 
 /** Polls `check` until it holds, failing with `what` after `timeoutMs`. */

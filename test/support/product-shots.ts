@@ -1,7 +1,10 @@
 import sharp from 'sharp';
 import { random } from './image-fixtures';
 import { BACKDROP_PAINTERS, type Backdrop } from './product-shots/backdrops';
-import { PRODUCT_DRAWINGS } from './product-shots/products';
+import { hardScene, KIND_BACKDROPS, PROP_KINDS, type HardKind } from './product-shots/hard-scenes';
+import type { HardShotSpec } from './product-shots/hard-specs';
+import { HARD_CASE_DRAWINGS, PRODUCT_DRAWINGS } from './product-shots/products';
+import type { PropFamily, PropMaterial } from './product-shots/props';
 import { composeShot, placeProduct, renderBackdrop, renderProduct } from './product-shots/render';
 import { hashSeed } from './product-shots/svg';
 
@@ -20,6 +23,12 @@ import { hashSeed } from './product-shots/svg';
  */
 
 export type { Backdrop } from './product-shots/backdrops';
+export type { HardKind } from './product-shots/hard-scenes';
+export type { HardShotSpec } from './product-shots/hard-specs';
+export type { PropFamily, PropMaterial } from './product-shots/props';
+export { HARD_KINDS } from './product-shots/hard-scenes';
+export { HARD_SHOT_SPECS } from './product-shots/hard-specs';
+export { HELD_OUT_PROP_FAMILIES, PROP_FAMILIES, TUNING_PROP_FAMILIES } from './product-shots/props';
 
 export interface ProductShot {
   /** `<product>-on-<backdrop>`, e.g. 'bottle-on-clutter'. */
@@ -69,6 +78,52 @@ export async function productShot(
   });
   const jpeg = await sharp(pixels, { raw: { width, height, channels: 3 } }).jpeg({ quality: 92 }).toBuffer();
   return { name, product, backdrop, width, height, jpeg, mask: layer.mask };
+}
+
+/**
+ * Hard cases for background removal (see product-shots/hard-scenes.ts): props touching the
+ * product, partly behind it, around it on a table or beside an off-centre product; products that
+ * fill the frame, white on white, or thin. Props are drawn from families, some held out from
+ * tuning (HELD_OUT_PROP_FAMILIES); each shot has props of one family only, always behind the
+ * product, so the mask stays the product's silhouette. HARD_SHOT_SPECS lists the measured set;
+ * a hard shot's name is its spec's.
+ */
+export interface HardShot extends ProductShot {
+  kind: HardKind;
+  propFamily: PropFamily | null;
+  propMaterial: PropMaterial | null;
+}
+
+/** Products drawn for the hard cases, besides PRODUCTS. */
+export const HARD_PRODUCTS: readonly string[] = Object.keys(HARD_CASE_DRAWINGS);
+
+/** The shot a spec describes, the same bytes on every run; default 1200 x 900. */
+export async function hardShot(spec: HardShotSpec, options: { width?: number; height?: number } = {}): Promise<HardShot> {
+  const { name, kind, product, backdrop, propFamily, propMaterial, seed } = spec;
+  const drawing = PRODUCT_DRAWINGS[product] ?? HARD_CASE_DRAWINGS[product];
+  if (!drawing) throw new Error(`unknown product '${product}', expected one of ${[...PRODUCTS, ...HARD_PRODUCTS].join(', ')}`);
+  if (!KIND_BACKDROPS[kind].includes(backdrop)) throw new Error(`'${kind}' shots are on ${KIND_BACKDROPS[kind].join(', ')}, not '${backdrop}'`);
+  const withProps = PROP_KINDS.includes(kind);
+  if (withProps !== (propFamily !== null) || withProps !== (propMaterial !== null)) {
+    throw new Error(`'${kind}' shots ${withProps ? 'need' : 'have no'} a prop family and material`);
+  }
+  const { width = 1200, height = 900 } = options;
+  const shotSeed = hashSeed(`${name}/${seed}`);
+  const next = random(shotSeed);
+  const scene = await hardScene({ kind, drawing, backdrop, propFamily, propMaterial, width, height, next, seed: shotSeed });
+  const pixels = composeShot({
+    backdrop: await renderBackdrop(scene.scenery.svg),
+    backdropGrain: scene.scenery.grain,
+    product: scene.product.rgba,
+    drawing,
+    light: scene.palette === drawing.light,
+    placement: scene.placement,
+    width,
+    height,
+    seed: shotSeed,
+  });
+  const jpeg = await sharp(pixels, { raw: { width, height, channels: 3 } }).jpeg({ quality: 92 }).toBuffer();
+  return { name, product, backdrop, width, height, jpeg, mask: scene.product.mask, kind, propFamily, propMaterial };
 }
 
 /** Intersection over union of `alpha >= threshold` and the mask's 255s; 1 when both are empty. */

@@ -14,6 +14,8 @@ export interface Stage {
   mask: Uint8Array;
   next: () => number;
   seed: number;
+  /** SVG drawn over the backdrop, behind the product and under its contact shadow: the hard scenes' props. */
+  props?: string;
 }
 
 /** A backdrop as SVG, and optionally a texture multiplying its pixels (wood grain). */

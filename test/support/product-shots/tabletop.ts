@@ -1,13 +1,19 @@
 import type { Rgb } from '../image-fixtures';
+import type { Placement } from './render';
 import { contactShadow } from './shadow';
 import { pick, type BackdropLayer, type Stage } from './stage';
 import { BLACK, WHITE, linear, radial, svgDocument, tone, valueNoise } from './svg';
 
+/** Where the wall meets the table: behind the product's lower part, and at least 14% of the frame above its base. */
+export function horizonOf(height: number, box: Placement): number {
+  const base = box.top + box.height;
+  return Math.max(0.3 * height, Math.min(base - 0.14 * height, box.top + 0.62 * box.height));
+}
+
 /** A painted wall meeting a wooden table; the product stands on the table, light from the left. */
 export function tabletop(stage: Stage): BackdropLayer {
   const { width, height, placement: box } = stage;
-  const base = box.top + box.height;
-  const horizon = Math.max(0.3 * height, Math.min(base - 0.14 * height, box.top + 0.62 * box.height));
+  const horizon = horizonOf(height, box);
   const wall = pick([[214, 206, 194], [196, 208, 214], [226, 222, 212], [178, 190, 170]] as Rgb[], stage.next);
   const wood = pick([[160, 108, 64], [188, 142, 94], [124, 82, 52]] as Rgb[], stage.next);
   const table = height - horizon;
@@ -39,7 +45,7 @@ export function tabletop(stage: Stage): BackdropLayer {
     <rect width="${width}" height="${height}" fill="url(#falloff)"/>
     <rect y="${horizon - 1.5}" width="${width}" height="3" fill="#000" opacity="0.3"/>
     <rect y="${horizon + 1.5}" width="${width}" height="2" fill="#fff" opacity="0.12"/>
-    ${contactShadow(stage, 1, 1)}`,
+    ${stage.props ?? ''}${contactShadow(stage, 1, 1)}`,
   );
   const noise = valueNoise(stage.seed);
   const near = table + 0.04 * height;
