@@ -278,13 +278,20 @@ function segmentationReport(r: SegmentationReport): string[] {
     `Model alone on a preprocessed tensor: median ${Math.round(bare)} ms (${range(r.bareInferenceMs, 0)}) over ${r.bareInferenceMs.length} runs. ` +
       `Peak RSS ${Math.round(r.peakRssMb)} MB (${Math.round(r.baselineRssMb)} MB before the model).`,
     '',
-    '| backdrop | shots | mean IoU | worst IoU | worst shot |',
+    '| backdrop, kind or prop family | shots | mean IoU | worst IoU | worst shot |',
     '|---|---|---|---|---|',
   );
-  for (const backdrop of [...new Set(r.quality.map((q) => q.backdrop))]) {
-    const shots = r.quality.filter((q) => q.backdrop === backdrop);
+  // Plain shots by backdrop, hard shots by kind and then by prop family.
+  const groups = new Map<string, typeof r.quality>();
+  const add = (key: string, q: (typeof r.quality)[number]) => groups.set(key, [...(groups.get(key) ?? []), q]);
+  for (const q of r.quality) {
+    const [kind, family] = q.backdrop.split('/');
+    add(kind, q);
+    if (family && family !== '-') add(`props: ${family}`, q);
+  }
+  for (const [group, shots] of groups) {
     const worst = shots.reduce((a, b) => (b.iou < a.iou ? b : a));
-    lines.push(`| ${backdrop} | ${shots.length} | ${mean(shots.map((q) => q.iou)).toFixed(4)} | ${worst.iou.toFixed(4)} | ${worst.name} |`);
+    lines.push(`| ${group} | ${shots.length} | ${mean(shots.map((q) => q.iou)).toFixed(4)} | ${worst.iou.toFixed(4)} | ${worst.name} |`);
   }
   const all = r.quality.map((q) => q.iou);
   lines.push(`| all | ${all.length} | ${mean(all).toFixed(4)} | ${Math.min(...all).toFixed(4)} | |`);

@@ -17,10 +17,10 @@ import { decontaminate } from '../src/core/image/mask/decontaminate';
 import { refineAlpha } from '../src/core/image/mask/guided-filter';
 import { selectSubject } from '../src/core/image/mask/subject-selection';
 import { encode } from '../src/core/image/pipeline-steps';
-import type { RawImage } from '../src/core/image/raw-image';
+import { fromRaw, type RawImage } from '../src/core/image/raw-image';
 import { prepareIsnetModel } from '../src/core/segmentation/isnet-model';
 import { IsnetSession } from '../src/core/segmentation/isnet-session';
-import { alphaIoU, BACKDROPS, PRODUCTS, productShot } from '../test/support/product-shots';
+import { alphaIoU, BACKDROPS, HARD_SHOT_SPECS, hardShot, PRODUCTS, productShot } from '../test/support/product-shots';
 
 export interface SegmentationTask {
   inputSize: number;
@@ -46,6 +46,7 @@ export interface SegmentationReport {
   sessionOpenMs: number;
   sizes: Array<{ label: string; images: StepTimes[] }>;
   bareInferenceMs: number[];
+  /** `backdrop` is the backdrop of a plain shot, or the kind and prop family of a hard one ('touching/disc'). */
   quality: Array<{ name: string; backdrop: string; iou: number }>;
   baselineRssMb: number;
   peakRssMb: number;
@@ -65,7 +66,8 @@ async function cutOut(session: IsnetSession, jpeg: Buffer): Promise<{ times: Ste
   const t1 = performance.now();
   const { map, timings } = await session.probability(photo);
   const t2 = performance.now();
-  const selected = selectSubject(map).map;
+  const small = await fromRaw(photo).resize(map.width, map.height, { fit: 'fill' }).raw().toBuffer();
+  const selected = selectSubject(map, small).map;
   const t3 = performance.now();
   const alpha = await refineAlpha(selected, photo);
   const t4 = performance.now();
@@ -144,7 +146,7 @@ async function main(): Promise<void> {
   }
   await bare.release();
 
-  // Quality, through the same steps: every product on every backdrop.
+  // Quality, through the same steps: every product on every backdrop, then every hard shot.
   const qualitySession = await IsnetSession.open(model, { intraOpThreads: task.threads });
   const quality: SegmentationReport['quality'] = [];
   for (const product of PRODUCTS) {
@@ -153,6 +155,11 @@ async function main(): Promise<void> {
       const { alpha } = await cutOut(qualitySession, shot.jpeg);
       quality.push({ name: shot.name, backdrop, iou: alphaIoU(alpha, shot.mask) });
     }
+  }
+  for (const spec of HARD_SHOT_SPECS) {
+    const shot = await hardShot(spec);
+    const { alpha } = await cutOut(qualitySession, shot.jpeg);
+    quality.push({ name: shot.name, backdrop: `${shot.kind}/${shot.propFamily ?? '-'}`, iou: alphaIoU(alpha, shot.mask) });
   }
   await qualitySession.release();
 
