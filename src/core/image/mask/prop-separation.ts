@@ -39,10 +39,22 @@ const SAME_COLOUR = 20;
  * differs mostly in lightness, another material mostly in hue.
  */
 const LIGHTNESS_WEIGHT = 0.25;
-/** Never more than this share of the component is removed as props: the product is most of it. */
-const MAX_REMOVED_SHARE = 0.6;
+/**
+ * A product region vouches for an object's colour only when it is at least this share of the
+ * object's region: a thin red stripe on a label does not make a large red disc the product's.
+ */
+const SAME_MATERIAL_SHARE = 0.25;
+/**
+ * Never more than this share of the component is removed as props: a product may stand beside a
+ * larger prop, but a decision to remove nearly everything is more likely wrong than right.
+ */
+const MAX_REMOVED_SHARE = 0.75;
 /** Spread of the centre prior on the core, as a share of the diagonal (as subject selection's). */
 const CENTRE_SIGMA = 0.2;
+/** How strongly the detail inside an object weighs when the product's core is chosen (a power of its mean gradient). */
+const DETAIL_POWER = 1;
+/** Lightness gradient (per cell, L units) every surface shows from noise alone. */
+const DETAIL_FLOOR = 1;
 /** The product's core: a disc this share of the component's greatest depth around its deepest point. */
 const CORE_SHARE = 0.6;
 
@@ -139,7 +151,7 @@ function coreObjects(grid: Grid, labels: Int32Array, objects: ObjectGraph, width
       // Cells on the grid's own edge have no outside neighbour there: bound their depth by the edge.
       const d = Math.min(depth[i], gx + 1, gy + 1, gw - gx, gh - gy);
       const off = Math.hypot(left + (gx + 0.5) * block - width / 2, top + (gy + 0.5) * block - height / 2) / diagonal;
-      const score = d * Math.exp(-(off * off) / (2 * CENTRE_SIGMA * CENTRE_SIGMA));
+      const score = d * Math.exp(-(off * off) / (2 * CENTRE_SIGMA * CENTRE_SIGMA)) * objects.detail(objects.find(labels[i])) ** DETAIL_POWER;
       if (score > bestScore) {
         bestScore = score;
         best = i;
@@ -216,6 +228,9 @@ class ObjectGraph {
   private seams: Array<Map<number, number>>;
   /** contrast[a] maps each neighbouring object to the summed colour step across their shared outline. */
   private contrast: Array<Map<number, number>>;
+  /** Summed lightness gradient over each object's cells away from the component's outline, and those cells. */
+  private readonly gradient: Float64Array;
+  private readonly gradientCells: Float64Array;
   /** Each region's mean colour, and its area, for colour comparisons between objects. */
   private readonly regionLab: Float64Array;
   private readonly regionArea: Float64Array;
@@ -233,6 +248,8 @@ class ObjectGraph {
     this.sumY = new Float64Array(count);
     this.regionLab = new Float64Array(count * 3);
     this.regionArea = new Float64Array(count);
+    this.gradient = new Float64Array(count);
+    this.gradientCells = new Float64Array(count);
     this.seams = Array.from({ length: count }, () => new Map<number, number>());
     this.contrast = Array.from({ length: count }, () => new Map<number, number>());
     for (let y = 0; y < height; y++) {
@@ -245,6 +262,10 @@ class ObjectGraph {
         this.sumY[label] += top + (y + 0.5) * block;
         for (let c = 0; c < 3; c++) this.regionLab[label * 3 + c] += lab[i * 3 + c];
         const neighbours = [x > 0 ? i - 1 : -1, x + 1 < width ? i + 1 : -1, y > 0 ? i - width : -1, y + 1 < height ? i + width : -1];
+        if (neighbours.every((j) => j >= 0 && labels[j] >= 0)) {
+          this.gradient[label] += Math.abs(lab[neighbours[1] * 3] - lab[neighbours[0] * 3]) + Math.abs(lab[neighbours[3] * 3] - lab[neighbours[2] * 3]);
+          this.gradientCells[label]++;
+        }
         for (const j of neighbours) {
           const other = j < 0 ? -1 : labels[j];
           if (other < 0) this.outline[label]++;
@@ -259,6 +280,16 @@ class ObjectGraph {
       this.regionArea[r] = this.area[r];
       for (let c = 0; c < 3; c++) this.regionLab[r * 3 + c] /= Math.max(1, this.area[r]);
     }
+  }
+
+  /**
+   * How much is drawn inside an object: its mean lightness gradient away from the outline, with
+   * a floor for the camera's noise. A product carries labels, seams, print and highlights; a
+   * plain surface beside it carries little, which is what tells an off-centre product from the
+   * larger, plainer shape it stands beside.
+   */
+  detail(object: number): number {
+    return DETAIL_FLOOR + this.gradient[object] / Math.max(1, this.gradientCells[object]);
   }
 
   find(region: number): number {
@@ -276,6 +307,8 @@ class ObjectGraph {
   private merge(into: number, from: number): void {
     this.parent[from] = into;
     this.area[into] += this.area[from];
+    this.gradient[into] += this.gradient[from];
+    this.gradientCells[into] += this.gradientCells[from];
     this.outline[into] += this.outline[from];
     this.sumX[into] += this.sumX[from];
     this.sumY[into] += this.sumY[from];
@@ -355,7 +388,7 @@ class ObjectGraph {
     for (let a = 0; a < this.count; a++) {
       if (this.find(a) !== object || this.regionArea[a] < 0.2 * this.area[object]) continue;
       for (let b = 0; b < this.count; b++) {
-        if (!to.has(this.find(b))) continue;
+        if (!to.has(this.find(b)) || this.regionArea[b] < SAME_MATERIAL_SHARE * this.regionArea[a]) continue;
         const dl = LIGHTNESS_WEIGHT * (this.regionLab[a * 3] - this.regionLab[b * 3]);
         const da = this.regionLab[a * 3 + 1] - this.regionLab[b * 3 + 1];
         const db = this.regionLab[a * 3 + 2] - this.regionLab[b * 3 + 2];
@@ -374,6 +407,11 @@ class ObjectGraph {
     const kept = new Set(product);
     const props = new Set<number>();
     let doubt = 0;
+    const decide = (object: number, seamShare: number) => {
+      const verdict = this.judge(object, seamShare, kept, area);
+      (verdict.belongs ? kept : props).add(object);
+      doubt += (this.area[object] / area) * verdict.ambiguity;
+    };
     for (let grown = true; grown; ) {
       grown = false;
       for (const object of this.objects()) {
@@ -381,21 +419,11 @@ class ObjectGraph {
         let seam = 0;
         for (const [other, length] of this.seams[object]) if (kept.has(other)) seam += length;
         if (seam === 0) continue;
-        const seamShare = seam / this.perimeter(object);
-        const small = this.area[object] < MIN_PROP_SHARE * area;
-        const colour = this.colourDistance(object, kept);
-        const belongs = small || seamShare >= SEAM_SHARE || colour <= SAME_COLOUR;
-        if (!small) {
-          const margin = Math.min(Math.abs(seamShare - SEAM_SHARE) / SEAM_SHARE, Math.abs(colour - SAME_COLOUR) / SAME_COLOUR);
-          doubt = Math.max(doubt, (this.area[object] / area) * Math.max(0, 1 - margin));
-        }
-        if (belongs) kept.add(object);
-        else props.add(object);
+        decide(object, seam / this.perimeter(object));
         grown = true;
       }
     }
-    // What hangs only on props is props too; parts apart from everything (a lamp's base, joined
-    // to its shade by a stem too thin for this grid) were joined by selection and stay.
+    // What hangs only on props is props too.
     for (let spread = true; spread; ) {
       spread = false;
       for (const object of this.objects()) {
@@ -405,6 +433,25 @@ class ObjectGraph {
         spread = true;
       }
     }
-    return { props, doubt };
+    // Parts apart from the product (joined by selection for being near, or by a stem too thin
+    // for this grid) share no seam with it: their colour and size decide.
+    for (const object of this.objects()) if (!kept.has(object) && !props.has(object)) decide(object, 0);
+    return { props, doubt: Math.min(1, doubt) };
+  }
+
+  /**
+   * Whether an object belongs to the product: too small to judge, a long seam with it, or one of
+   * its colours. `ambiguity` is 1 when the cues disagree (a shape hanging on a short seam in the
+   * product's own colour: a handle, or a look-alike prop), lower when they agree.
+   */
+  private judge(object: number, seamShare: number, kept: ReadonlySet<number>, area: number): { belongs: boolean; ambiguity: number } {
+    if (this.area[object] < MIN_PROP_SHARE * area) return { belongs: true, ambiguity: 0 };
+    const colour = this.colourDistance(object, kept);
+    const longSeam = seamShare >= SEAM_SHARE;
+    const sameColour = colour <= SAME_COLOUR;
+    if (longSeam !== sameColour) return { belongs: true, ambiguity: 1 };
+    if (longSeam) return { belongs: true, ambiguity: 0 };
+    // Both say prop; how firmly is how far the colour is from the product's.
+    return { belongs: false, ambiguity: Math.max(0, 1 - (colour - SAME_COLOUR) / SAME_COLOUR) * 0.5 };
   }
 }
