@@ -11,6 +11,20 @@ export function regionPixels(region: SubjectRegion, width: number, height: numbe
   return { left, top, width: right - left, height: bottom - top };
 }
 
+/** Where the product is expected, for the centre priors: the middle of the region, or of the image. */
+export interface ExpectedCentre {
+  x: number;
+  y: number;
+  /** The diagonal the prior's spread is a share of: the region's, or the image's. */
+  diagonal: number;
+}
+
+export function expectedCentre(hints: SubjectHints, width: number, height: number): ExpectedCentre {
+  if (!hints.region) return { x: width / 2, y: height / 2, diagonal: Math.hypot(width, height) };
+  const box = regionPixels(hints.region, width, height);
+  return { x: box.left + box.width / 2, y: box.top + box.height / 2, diagonal: Math.hypot(box.width, box.height) };
+}
+
 /** The pixel index under each keep point in an image of `width` x `height`. */
 export function keepPointIndices(hints: SubjectHints, width: number, height: number): number[] {
   return hints.keepPoints.map(({ x, y }) => {

@@ -1,4 +1,6 @@
+import { expectedCentre } from './hinted-mask';
 import { separateProps } from './prop-separation';
+import { NO_HINTS } from './subject-hints';
 
 const SIDE = 384;
 const { hypot } = Math;
@@ -28,6 +30,8 @@ function product(x: number, y: number): Rgb | null {
   return [Math.round(200 * shade), Math.round(40 * shade), Math.round(44 * shade)];
 }
 
+const frame = (keepPoints: number[]) => ({ width: SIDE, height: SIDE, centre: expectedCentre(NO_HINTS, SIDE, SIDE), keepPoints });
+
 const inDisc = (x: number, y: number, cx: number, cy: number, r: number) => hypot(x - cx, y - cy) <= r;
 
 function shares(removed: Uint8Array, region: (x: number, y: number) => boolean) {
@@ -50,7 +54,7 @@ describe(separateProps.name, () => {
     // The disc sits behind the product: where both are, the product shows.
     const prop = (x: number, y: number) => inDisc(x, y, 300, 150, 60) && !product(x, y);
     const { photo, subject } = scene((x, y) => product(x, y) ?? (prop(x, y) ? [40, 90, 210] : null));
-    const separation = separateProps(subject, photo, [], SIDE, SIDE);
+    const separation = separateProps(subject, photo, frame([]));
     const { taken, elsewhere } = shares(separation.removed, prop);
     expect(taken).toBeGreaterThan(0.9);
     // Less than 1% of the product's 120 x 240 pixels.
@@ -61,7 +65,7 @@ describe(separateProps.name, () => {
   it('keeps a part of the product’s own colour, however it hangs on it (a handle, a cap)', () => {
     const handle = (x: number, y: number) => x > 250 && hypot(x - 250, y - 200) <= 55 && hypot(x - 250, y - 200) >= 30;
     const { photo, subject } = scene((x, y) => product(x, y) ?? (handle(x, y) ? [190, 38, 42] : null));
-    const separation = separateProps(subject, photo, [], SIDE, SIDE);
+    const separation = separateProps(subject, photo, frame([]));
     expect(separation.removedShare).toBe(0);
   });
 
@@ -69,13 +73,13 @@ describe(separateProps.name, () => {
     const prop = (x: number, y: number) => inDisc(x, y, 300, 150, 60) && !product(x, y);
     const { photo, subject } = scene((x, y) => product(x, y) ?? (prop(x, y) ? [40, 90, 210] : null));
     const onDisc = 150 * SIDE + 320;
-    const separation = separateProps(subject, photo, [onDisc], SIDE, SIDE);
+    const separation = separateProps(subject, photo, frame([onDisc]));
     expect(separation.removed[onDisc]).toBe(0);
     expect(separation.removed[150 * SIDE + 190]).toBe(0);
   });
 
   it('removes nothing from a product of one colour with no props', () => {
     const { photo, subject } = scene((x, y) => product(x, y));
-    expect(separateProps(subject, photo, [], SIDE, SIDE).removedShare).toBe(0);
+    expect(separateProps(subject, photo, frame([])).removedShare).toBe(0);
   });
 });

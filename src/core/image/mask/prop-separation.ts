@@ -1,5 +1,6 @@
 import { colourRegions } from './colour-regions';
 import { distanceFromSeeds } from './distance-transform';
+import type { ExpectedCentre } from './hinted-mask';
 import { labDistance, labOf } from './lab-colour';
 
 /**
@@ -80,13 +81,15 @@ interface Grid {
   lab: Float32Array;
 }
 
-export function separateProps(
-  subject: Uint8Array,
-  photo: Buffer,
-  keepPoints: readonly number[],
-  width: number,
-  height: number,
-): PropSeparation {
+/** The map's size, where the product is expected, and the pixels under the client's keep points. */
+export interface SeparationFrame {
+  width: number;
+  height: number;
+  centre: ExpectedCentre;
+  keepPoints: readonly number[];
+}
+
+export function separateProps(subject: Uint8Array, photo: Buffer, { width, height, centre, keepPoints }: SeparationFrame): PropSeparation {
   const removed = new Uint8Array(width * height);
   const grid = workGrid(subject, photo, width, height);
   if (!grid) return { removed, removedShare: 0, doubt: 0 };
@@ -109,7 +112,7 @@ export function separateProps(
     if (label >= 0) pointed.add(objects.find(label));
   }
   // Keep points add to the core, never replace it: a point on a label must not make the rest of the product a prop.
-  const product = [...new Set([...coreObjects(grid, labels, objects, width, height), ...pointed])];
+  const product = [...new Set([...coreObjects(grid, labels, objects, centre), ...pointed])];
   const { props, doubt } = objects.propsBeside(product, area);
   let removedCells = 0;
   for (const label of props) removedCells += objects.area[label];
@@ -136,12 +139,11 @@ export function separateProps(
  * frame's centre, where products are framed. A prop fused to the product's side holds that
  * point only when it is the larger and more central shape.
  */
-function coreObjects(grid: Grid, labels: Int32Array, objects: ObjectGraph, width: number, height: number): number[] {
+function coreObjects(grid: Grid, labels: Int32Array, objects: ObjectGraph, centre: ExpectedCentre): number[] {
   const { width: gw, height: gh, block, left, top, inside } = grid;
   const outside = new Uint8Array(gw * gh);
   for (let i = 0; i < outside.length; i++) outside[i] = inside[i] ? 0 : 1;
   const depth = distanceFromSeeds(outside, gw, gh);
-  const diagonal = Math.hypot(width, height);
   let best = -1;
   let bestScore = -1;
   for (let gy = 0; gy < gh; gy++) {
@@ -150,7 +152,7 @@ function coreObjects(grid: Grid, labels: Int32Array, objects: ObjectGraph, width
       if (!inside[i]) continue;
       // Cells on the grid's own edge have no outside neighbour there: bound their depth by the edge.
       const d = Math.min(depth[i], gx + 1, gy + 1, gw - gx, gh - gy);
-      const off = Math.hypot(left + (gx + 0.5) * block - width / 2, top + (gy + 0.5) * block - height / 2) / diagonal;
+      const off = Math.hypot(left + (gx + 0.5) * block - centre.x, top + (gy + 0.5) * block - centre.y) / centre.diagonal;
       const score = d * Math.exp(-(off * off) / (2 * CENTRE_SIGMA * CENTRE_SIGMA)) * objects.detail(objects.find(labels[i])) ** DETAIL_POWER;
       if (score > bestScore) {
         bestScore = score;

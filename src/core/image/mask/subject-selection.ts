@@ -1,7 +1,7 @@
 import type { ProbabilityMap } from '../../segmentation/probability-map';
 import { labelComponents } from './connected-components';
 import { distanceFromSeeds } from './distance-transform';
-import { keepPointIndices } from './hinted-mask';
+import { expectedCentre, keepPointIndices, type ExpectedCentre } from './hinted-mask';
 import { cutoutUncertainty } from './cutout-uncertainty';
 import { settleHoles } from './hole-policy';
 import { separateProps } from './prop-separation';
@@ -71,10 +71,12 @@ export function selectSubject(map: ProbabilityMap, photo: Buffer | null = null, 
 
   const stats = componentStats(labels, count, width, height);
   const keepPoints = keepPointIndices(hints, width, height);
-  const { kept, rivalry } = keptComponents(labels, stats, linkedGroups(data, labels, count, width, height), width, height, keepPoints);
+  const centre = expectedCentre(hints, width, height);
+  const groups = linkedGroups(data, labels, count, width, height);
+  const { kept, rivalry } = keptComponents(labels, stats, groups, { width, height, centre, keepPoints });
   const subject = new Uint8Array(n);
   for (let i = 0; i < n; i++) subject[i] = kept[labels[i]];
-  const separation = photo ? separateProps(subject, photo, keepPoints, width, height) : null;
+  const separation = photo ? separateProps(subject, photo, { width, height, centre, keepPoints }) : null;
   if (separation) for (let i = 0; i < n; i++) if (separation.removed[i]) subject[i] = 0;
   const distance = distanceFromSeeds(subject, width, height);
 
@@ -140,11 +142,11 @@ function componentStats(labels: Int32Array, count: number, width: number, height
  * contact with the frame to its extent: a strip along an edge (a table's edge, a shelf) is all
  * contact, while a product cut by the frame touches it along its base only and keeps most of its score.
  */
-function subjectScore(stats: ComponentStats, label: number, width: number, height: number): number {
+function subjectScore(stats: ComponentStats, label: number, width: number, height: number, centre: ExpectedCentre): number {
   const area = stats.area[label];
-  const diagonal = Math.hypot(width, height);
-  const dx = stats.sumX[label] / area - (width - 1) / 2;
-  const dy = stats.sumY[label] / area - (height - 1) / 2;
+  const { diagonal } = centre;
+  const dx = stats.sumX[label] / area - (centre.x - 0.5);
+  const dy = stats.sumY[label] / area - (centre.y - 0.5);
   const offCentre = Math.hypot(dx, dy) / diagonal;
   const centrality = Math.exp(-(offCentre * offCentre) / (2 * CENTRE_SIGMA * CENTRE_SIGMA));
   const extent = stats.right[label] - stats.left[label] + 1 + (stats.bottom[label] - stats.top[label] + 1);
@@ -178,9 +180,7 @@ function keptComponents(
   labels: Int32Array,
   stats: ComponentStats,
   groups: LinkedGroups,
-  width: number,
-  height: number,
-  keepPoints: readonly number[],
+  { width, height, centre, keepPoints }: { width: number; height: number; centre: ExpectedCentre; keepPoints: readonly number[] },
 ): { kept: Uint8Array; rivalry: number } {
   const count = groups.groupOf.length - 1;
   const kept = new Uint8Array(count + 1);
@@ -189,7 +189,7 @@ function keptComponents(
   const scores = new Float64Array(count + 1);
   let best = 1;
   for (let label = 1; label <= count; label++) {
-    scores[label] = subjectScore(stats, label, width, height);
+    scores[label] = subjectScore(stats, label, width, height, centre);
     if (scores[label] > scores[best]) best = label;
   }
   // Keep points name the subject (its largest pointed part stands for it); otherwise it is the best-scoring component.
