@@ -1,18 +1,18 @@
 import { cutoutUncertainty, type CutoutEvidence } from './cutout-uncertainty';
 
-const SURE: CutoutEvidence = { softEdges: 0, rivalry: 0, propsRemoved: 0, propDoubt: 0, holeDoubt: 0 };
+const SURE: CutoutEvidence = { softEdges: 0, rivalry: 0, propDoubt: 0, holeDoubt: 0 };
 
 describe(cutoutUncertainty.name, () => {
   it('is 0 with no evidence of doubt and grows with each piece, staying within 0..1', () => {
     expect(cutoutUncertainty(SURE)).toBe(0);
-    const some = cutoutUncertainty({ ...SURE, propsRemoved: 0.2 });
-    const more = cutoutUncertainty({ ...SURE, propsRemoved: 0.2, holeDoubt: 0.2 });
+    const some = cutoutUncertainty({ ...SURE, propDoubt: 0.2 });
+    const more = cutoutUncertainty({ ...SURE, propDoubt: 0.2, holeDoubt: 0.2 });
     expect(some).toBeGreaterThan(0);
     expect(more).toBeGreaterThan(some);
-    expect(cutoutUncertainty({ softEdges: 5, rivalry: 5, propsRemoved: 5, propDoubt: 5, holeDoubt: 5 })).toBe(1);
+    expect(cutoutUncertainty({ softEdges: 5, rivalry: 5, propDoubt: 5, holeDoubt: 5 })).toBe(1);
   });
 
-  it('lets one strong doubt decide: a prop removed outweighs soft edges of the same share', () => {
-    expect(cutoutUncertainty({ ...SURE, propDoubt: 0.3 })).toBeGreaterThan(cutoutUncertainty({ ...SURE, softEdges: 0.1 }));
+  it('lets one strong doubt decide', () => {
+    expect(cutoutUncertainty({ ...SURE, propDoubt: 0.6, softEdges: 0.01 })).toBeGreaterThan(cutoutUncertainty({ ...SURE, softEdges: 0.05, rivalry: 0.1 }));
   });
 });

@@ -10,21 +10,22 @@ export interface CutoutEvidence {
   softEdges: number;
   /** How close the strongest dropped candidate came to the chosen subject (score ratio). */
   rivalry: number;
-  /** The share of the kept component removed as props fused to the product. */
-  propsRemoved: number;
   /** How near the product-or-prop decisions came to going the other way. */
   propDoubt: number;
   /** How near the decisions on enclosed holes came to going the other way, by area. */
   holeDoubt: number;
 }
 
-/** How much each piece of evidence weighs: soft edges are normal on hair and fur, so they count less. */
+/**
+ * How much each piece of evidence weighs, set so the score ranks cut-outs by their error on the
+ * generated shots (BENCHMARKS.md). Removing a prop is not itself doubt: a clean removal is a
+ * success; what counts is how near its decisions came to going the other way.
+ */
 const WEIGHTS: Readonly<Record<keyof CutoutEvidence, number>> = {
-  softEdges: 2,
+  softEdges: 4,
   rivalry: 0.6,
-  propsRemoved: 1.5,
   propDoubt: 1.5,
-  holeDoubt: 1,
+  holeDoubt: 2,
 };
 
 export function cutoutUncertainty(evidence: CutoutEvidence): number {

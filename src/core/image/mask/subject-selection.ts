@@ -90,7 +90,6 @@ export function selectSubject(map: ProbabilityMap, photo: Buffer | null = null, 
   const uncertainty = cutoutUncertainty({
     softEdges: softShare(data, subject, distance, margin),
     rivalry,
-    propsRemoved: separation?.removedShare ?? 0,
     propDoubt: separation?.doubt ?? 0,
     holeDoubt,
   });
