@@ -1,20 +1,16 @@
 import type { ProbabilityMap } from '../../segmentation/probability-map';
 import { fromRaw, type RawImage } from '../raw-image';
 import { refineAlpha } from './guided-filter';
-import { clearOutsideRegion } from './hinted-mask';
 import { NO_HINTS, type Cutout, type SubjectHints } from './subject-hints';
 import { selectSubject } from './subject-selection';
 
 /**
  * The model's probability map (at the model's input size, the photo squashed to it) turned into
  * the photo's cut-out: the subject chosen and its holes settled at the map's size, where it is
- * cheap, then the map brought to the photo's size along the photo's own edges. A region hint
- * clears the map outside it before anything is chosen, so nothing outside can be kept.
+ * cheap, then the map brought to the photo's size along the photo's own edges.
  */
 export async function maskFromProbability(map: ProbabilityMap, image: RawImage, hints: SubjectHints = NO_HINTS): Promise<Cutout> {
-  const hinted = hints.region ? { ...map, data: Float32Array.from(map.data) } : map;
-  if (hints.region) clearOutsideRegion(hinted.data, hinted.width, hinted.height, hints.region);
   const photo = await fromRaw(image).removeAlpha().resize(map.width, map.height, { fit: 'fill' }).raw().toBuffer();
-  const selection = selectSubject(hinted, photo, hints);
+  const selection = selectSubject(map, photo, hints);
   return { mask: await refineAlpha(selection.map, image), uncertainty: selection.uncertainty };
 }

@@ -1,3 +1,4 @@
+import type { ProbabilityMap } from '../../segmentation/probability-map';
 import type { AlphaMask, PixelBounds } from './alpha-mask';
 import { labelComponents } from './connected-components';
 import type { SubjectHints, SubjectRegion } from './subject-hints';
@@ -46,6 +47,34 @@ export function clearOutsideRegion(values: Float32Array | Uint8Array, width: num
     values.fill(0, row, row + box.left);
     values.fill(0, row + box.left + box.width, row + width);
   }
+}
+
+/**
+ * A map with everything outside the region cleared, and the pixels on the region's inner edge
+ * where the model's subject went on past it: whatever crosses the region's edge there is, by
+ * the hint's meaning, not the product (a prop cut by the box).
+ */
+export function clippedToRegion(map: ProbabilityMap, region: SubjectRegion, threshold: number): { data: Float32Array; crossing: Uint8Array } {
+  const { width, height } = map;
+  const data = Float32Array.from(map.data);
+  clearOutsideRegion(data, width, height, region);
+  const crossing = new Uint8Array(width * height);
+  const box = regionPixels(region, width, height);
+  const right = box.left + box.width - 1;
+  const bottom = box.top + box.height - 1;
+  const mark = (x: number, y: number, outX: number, outY: number) => {
+    if (outX < 0 || outY < 0 || outX >= width || outY >= height) return;
+    if (map.data[outY * width + outX] >= threshold && map.data[y * width + x] >= threshold) crossing[y * width + x] = 1;
+  };
+  for (let y = box.top; y <= bottom; y++) {
+    mark(box.left, y, box.left - 1, y);
+    mark(right, y, right + 1, y);
+  }
+  for (let x = box.left; x <= right; x++) {
+    mark(x, box.top, x, box.top - 1);
+    mark(x, bottom, x, bottom + 1);
+  }
+  return { data, crossing };
 }
 
 /**

@@ -87,9 +87,11 @@ export interface SeparationFrame {
   height: number;
   centre: ExpectedCentre;
   keepPoints: readonly number[];
+  /** Pixels where the subject crosses the edge of a region hint, or null without one. */
+  crossing: Uint8Array | null;
 }
 
-export function separateProps(subject: Uint8Array, photo: Buffer, { width, height, centre, keepPoints }: SeparationFrame): PropSeparation {
+export function separateProps(subject: Uint8Array, photo: Buffer, { width, height, centre, keepPoints, crossing }: SeparationFrame): PropSeparation {
   const removed = new Uint8Array(width * height);
   const grid = workGrid(subject, photo, width, height);
   if (!grid) return { removed, removedShare: 0, doubt: 0 };
@@ -113,7 +115,8 @@ export function separateProps(subject: Uint8Array, photo: Buffer, { width, heigh
   }
   // Keep points add to the core, never replace it: a point on a label must not make the rest of the product a prop.
   const product = [...new Set([...coreObjects(grid, labels, objects, centre), ...pointed])];
-  const { props, doubt } = objects.propsBeside(product, area);
+  const crossed = crossing ? crossingObjects(crossing, grid, labels, objects, width) : [];
+  const { props, doubt } = objects.propsBeside(product, area, crossed);
   let removedCells = 0;
   for (const label of props) removedCells += objects.area[label];
   if (removedCells === 0 || removedCells > MAX_REMOVED_SHARE * area) return { removed, removedShare: 0, doubt };
@@ -171,6 +174,22 @@ function coreObjects(grid: Grid, labels: Int32Array, objects: ObjectGraph, centr
     }
   }
   return [...seeds];
+}
+
+/** The objects under the pixels where the subject crosses a region hint's edge (two cells at least, not a stray one). */
+function crossingObjects(crossing: Uint8Array, grid: Grid, labels: Int32Array, objects: ObjectGraph, width: number): number[] {
+  const cells = new Map<number, number>();
+  for (let i = 0; i < crossing.length; i++) {
+    if (!crossing[i]) continue;
+    const gx = Math.floor(((i % width) - grid.left) / grid.block);
+    const gy = Math.floor((Math.floor(i / width) - grid.top) / grid.block);
+    if (gx < 0 || gy < 0 || gx >= grid.width || gy >= grid.height) continue;
+    const label = labels[gy * grid.width + gx];
+    if (label < 0) continue;
+    const object = objects.find(label);
+    cells.set(object, (cells.get(object) ?? 0) + 1);
+  }
+  return [...cells].filter(([, count]) => count >= 2 * grid.block).map(([object]) => object);
 }
 
 /** The component's bounding box, averaged down to at most WORK_SIDE cells a side, in Lab. */
@@ -405,9 +424,10 @@ class ObjectGraph {
    * product's colour, or too small to judge); the rest are props. Objects reachable only through
    * props are props too.
    */
-  propsBeside(product: number[], area: number): { props: Set<number>; doubt: number } {
+  propsBeside(product: number[], area: number, crossed: readonly number[]): { props: Set<number>; doubt: number } {
     const kept = new Set(product);
-    const props = new Set<number>();
+    // What runs on past a region hint's edge is not the product, however it looks.
+    const props = new Set(crossed.filter((object) => !kept.has(object)));
     let doubt = 0;
     const decide = (object: number, seamShare: number) => {
       const verdict = this.judge(object, seamShare, kept, area);

@@ -1,7 +1,7 @@
 import type { ProbabilityMap } from '../../segmentation/probability-map';
 import { labelComponents } from './connected-components';
 import { distanceFromSeeds } from './distance-transform';
-import { expectedCentre, keepPointIndices, type ExpectedCentre } from './hinted-mask';
+import { clippedToRegion, expectedCentre, keepPointIndices, type ExpectedCentre } from './hinted-mask';
 import { cutoutUncertainty } from './cutout-uncertainty';
 import { settleHoles } from './hole-policy';
 import { separateProps } from './prop-separation';
@@ -61,8 +61,11 @@ export interface Selection {
  * `photo` is the photo at the map's size (RGB), for telling the product from props fused to it;
  * without it (a map alone) components are all the selection goes on.
  */
-export function selectSubject(map: ProbabilityMap, photo: Buffer | null = null, hints: SubjectHints = NO_HINTS): Selection {
-  const { data, width, height } = map;
+export function selectSubject(model: ProbabilityMap, photo: Buffer | null = null, hints: SubjectHints = NO_HINTS): Selection {
+  const { width, height } = model;
+  // A region hint clears the map outside it before anything is chosen, so nothing outside can be kept.
+  const clipped = hints.region ? clippedToRegion(model, hints.region, THRESHOLD) : null;
+  const data = clipped?.data ?? model.data;
   const n = width * height;
   const inside = new Uint8Array(n);
   for (let i = 0; i < n; i++) inside[i] = data[i] >= THRESHOLD ? 1 : 0;
@@ -76,7 +79,7 @@ export function selectSubject(map: ProbabilityMap, photo: Buffer | null = null, 
   const { kept, rivalry } = keptComponents(labels, stats, groups, { width, height, centre, keepPoints });
   const subject = new Uint8Array(n);
   for (let i = 0; i < n; i++) subject[i] = kept[labels[i]];
-  const separation = photo ? separateProps(subject, photo, { width, height, centre, keepPoints }) : null;
+  const separation = photo ? separateProps(subject, photo, { width, height, centre, keepPoints, crossing: clipped?.crossing ?? null }) : null;
   if (separation) for (let i = 0; i < n; i++) if (separation.removed[i]) subject[i] = 0;
   const distance = distanceFromSeeds(subject, width, height);
 
