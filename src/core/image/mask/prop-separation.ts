@@ -49,7 +49,7 @@ const SAME_MATERIAL_SHARE = 0.25;
  * Never more than this share of the component is removed as props: a product may stand beside a
  * larger prop, but a decision to remove nearly everything is more likely wrong than right.
  */
-const MAX_REMOVED_SHARE = 0.75;
+const MAX_REMOVED_SHARE = 0.85;
 /** Spread of the centre prior on the core, as a share of the diagonal (as subject selection's). */
 const CENTRE_SIGMA = 0.2;
 /** How strongly the detail inside an object weighs when the product's core is chosen (a power of its mean gradient). */
