@@ -237,7 +237,7 @@ describe('live background removal with the local model, through the API and a wo
     process.stdout.write(`\nhard shots, alpha IoU per shot:\n${table}\nper kind:\n${kinds}\nper prop family:\n${families}\n`);
     const values = rows.map(({ iou }) => iou);
     expect(values).toHaveLength(HARD_SHOT_SPECS.length);
-    expect(mean(values)).toBeGreaterThanOrEqual(0.79);
+    expect(mean(values)).toBeGreaterThanOrEqual(0.82);
     for (const { uncertainty } of rows) expect(uncertainty).toBeGreaterThanOrEqual(0);
     // Unsure cut-outs are the bad ones: the score ranks with (1 - IoU) across the whole set, plain shots and hard ones.
     const all = [...baseScores.values(), ...hardScores.values()];
@@ -262,7 +262,7 @@ describe('live background removal with the local model, through the API and a wo
     const withRegion = names.map((name) => (regionScores.get(name) as { iou: number }).iou);
     // Nothing outside the region survives, and what crosses its edge is a prop.
     process.stdout.write(`region on ${names.length} prop shots: mean ${mean(withRegion).toFixed(4)} against ${mean(names.map(plain)).toFixed(4)} without\n`);
-    expect(mean(withRegion)).toBeGreaterThan(mean(names.map(plain)) + 0.05);
+    expect(mean(withRegion)).toBeGreaterThan(mean(names.map(plain)) + 0.02);
     const withPoint = pointNames.map((name) => (pointScores.get(name) as { iou: number }).iou);
     process.stdout.write(`keep points on ${pointNames.length} touching shots: mean ${mean(withPoint).toFixed(4)} against ${mean(pointNames.map(plain)).toFixed(4)} without\n`);
     expect(mean(withPoint)).toBeGreaterThanOrEqual(mean(pointNames.map(plain)) - 0.005);
