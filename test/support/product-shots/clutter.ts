@@ -3,7 +3,8 @@ import { contactShadow } from './shadow';
 import { pick, type BackdropLayer, type Stage } from './stage';
 import { linear, svgDocument, tone } from './svg';
 
-const COLOURS: readonly Rgb[] = [
+/** Strong colours props are painted in. */
+export const PROP_COLOURS: readonly Rgb[] = [
   [222, 38, 42],
   [28, 82, 204],
   [246, 198, 28],
@@ -101,7 +102,7 @@ export function clutterProps(stage: Stage): string {
     const room = clear(x, y) - gap - reach;
     if (room < 0.035 * small) continue;
     const radius = Math.min(size * small * (0.8 + 0.4 * next()), room);
-    const colour = COLOURS[Math.floor(next() * COLOURS.length)];
+    const colour = PROP_COLOURS[Math.floor(next() * PROP_COLOURS.length)];
     const translucent = next() < 0.4;
     const kind = Math.floor(next() * 3);
     const rotation = (next() * 180).toFixed(1);

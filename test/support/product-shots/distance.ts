@@ -1,3 +1,4 @@
+import { subjectBounds } from '../../../src/core/image/mask/alpha-mask';
 import type { Point } from './props';
 
 /**
@@ -66,20 +67,11 @@ export function distanceToMask(mask: Uint8Array, width: number, height: number):
  * never steps into the product, and a gap measured there is at least `margin`.
  */
 export function clearance(mask: Uint8Array, width: number, height: number, margin: number): Clearance {
-  let left = width;
-  let right = -1;
-  let top = height;
-  let bottom = -1;
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      if (mask[y * width + x] < 128) continue;
-      left = Math.min(left, x);
-      right = Math.max(right, x);
-      top = Math.min(top, y);
-      bottom = y;
-    }
-  }
-  if (right < 0) throw new Error('the mask is empty');
+  const bounds = subjectBounds({ data: mask, width, height });
+  if (!bounds) throw new Error('the mask is empty');
+  const { left, top } = bounds;
+  const right = left + bounds.width - 1;
+  const bottom = top + bounds.height - 1;
   const x0 = Math.max(0, left - margin);
   const y0 = Math.max(0, top - margin);
   const w = Math.min(width, right + 1 + margin) - x0;

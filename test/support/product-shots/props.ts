@@ -1,4 +1,5 @@
 import type { Rgb } from '../image-fixtures';
+import { PROP_COLOURS } from './clutter';
 import { linear, tone } from './svg';
 
 /**
@@ -151,18 +152,8 @@ export function boundaryOffsets(outline: Outline, size: number, angle: number, s
   return offsets;
 }
 
-const STRONG_COLOURS: readonly Rgb[] = [
-  [222, 38, 42],
-  [28, 82, 204],
-  [246, 198, 28],
-  [36, 160, 72],
-  [200, 40, 150],
-  [26, 26, 32],
-  [28, 178, 200],
-  [246, 118, 20],
-  [250, 250, 248],
-  [120, 72, 40],
-];
+/** The clutter's colours and a wood brown. */
+const STRONG_COLOURS: readonly Rgb[] = [...PROP_COLOURS, [120, 72, 40]];
 
 /** A colour for a prop of `material` near a product whose body is `body`. */
 export function propColour(material: PropMaterial, body: Rgb, next: () => number): Rgb {

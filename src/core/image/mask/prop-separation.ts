@@ -1,3 +1,4 @@
+import { subjectBounds } from './alpha-mask';
 import { colourRegions } from './colour-regions';
 import { distanceFromSeeds } from './distance-transform';
 import type { ExpectedCentre } from './hinted-mask';
@@ -194,20 +195,11 @@ function crossingObjects(crossing: Uint8Array, grid: Grid, labels: Int32Array, o
 
 /** The component's bounding box, averaged down to at most WORK_SIDE cells a side, in Lab. */
 function workGrid(subject: Uint8Array, photo: Buffer, width: number, height: number): Grid | null {
-  let left = width;
-  let right = -1;
-  let top = height;
-  let bottom = -1;
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      if (!subject[y * width + x]) continue;
-      if (x < left) left = x;
-      if (x > right) right = x;
-      if (y < top) top = y;
-      if (y > bottom) bottom = y;
-    }
-  }
-  if (right < 0) return null;
+  const bounds = subjectBounds({ data: subject, width, height }, 1);
+  if (!bounds) return null;
+  const { left, top } = bounds;
+  const right = left + bounds.width - 1;
+  const bottom = top + bounds.height - 1;
   const block = Math.max(1, Math.ceil(Math.max(right - left + 1, bottom - top + 1) / WORK_SIDE));
   const gw = Math.ceil((right - left + 1) / block);
   const gh = Math.ceil((bottom - top + 1) / block);
