@@ -108,10 +108,7 @@ export function separateProps(subject: Uint8Array, photo: Buffer, { width, heigh
 
   const pointed = new Set<number>();
   for (const index of keepPoints) {
-    const gx = Math.floor(((index % width) - grid.left) / grid.block);
-    const gy = Math.floor((Math.floor(index / width) - grid.top) / grid.block);
-    if (gx < 0 || gy < 0 || gx >= grid.width || gy >= grid.height) continue;
-    const label = labels[gy * grid.width + gx];
+    const label = regionAt(grid, labels, index, width);
     if (label >= 0) pointed.add(objects.find(label));
   }
   // Keep points add to the core, never replace it: a point on a label must not make the rest of the product a prop.
@@ -177,15 +174,20 @@ function coreObjects(grid: Grid, labels: Int32Array, objects: ObjectGraph, centr
   return [...seeds];
 }
 
+/** The region under the map's pixel `index`, or -1 outside the grid or the component. */
+function regionAt(grid: Grid, labels: Int32Array, index: number, width: number): number {
+  const gx = Math.floor(((index % width) - grid.left) / grid.block);
+  const gy = Math.floor((Math.floor(index / width) - grid.top) / grid.block);
+  if (gx < 0 || gy < 0 || gx >= grid.width || gy >= grid.height) return -1;
+  return labels[gy * grid.width + gx];
+}
+
 /** The objects under the pixels where the subject crosses a region hint's edge (two cells at least, not a stray one). */
 function crossingObjects(crossing: Uint8Array, grid: Grid, labels: Int32Array, objects: ObjectGraph, width: number): number[] {
   const cells = new Map<number, number>();
   for (let i = 0; i < crossing.length; i++) {
     if (!crossing[i]) continue;
-    const gx = Math.floor(((i % width) - grid.left) / grid.block);
-    const gy = Math.floor((Math.floor(i / width) - grid.top) / grid.block);
-    if (gx < 0 || gy < 0 || gx >= grid.width || gy >= grid.height) continue;
-    const label = labels[gy * grid.width + gx];
+    const label = regionAt(grid, labels, i, width);
     if (label < 0) continue;
     const object = objects.find(label);
     cells.set(object, (cells.get(object) ?? 0) + 1);
