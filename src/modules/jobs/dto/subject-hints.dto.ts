@@ -48,8 +48,9 @@ export class SubjectHintsDto {
     nullable: true,
     maxItems: MAX_KEEP_POINTS,
     description:
-      'The product is under each of these points: only the parts of the cut-out under a point are kept (props ' +
-      `beside the product are dropped). At most ${MAX_KEEP_POINTS}; with a region, each point must lie inside it.`,
+      'The product is under each of these points: what lies under a point is always kept and the subject is ' +
+      `chosen around it, so props beside the product are dropped. At most ${MAX_KEEP_POINTS}; with a region, each ` +
+      'point must lie inside it.',
   })
   @IsOptional()
   @IsArray()
