@@ -20,6 +20,8 @@ export interface ProbabilityTimings {
 export interface ProbabilityResult {
   /** The subject probability at the model's input size (`inputSize` x `inputSize`), whatever the image's size. */
   map: ProbabilityMap;
+  /** The image as the model saw it: RGB resized to the map's size, for steps that read colours beside the map. */
+  pixels: Buffer;
   timings: ProbabilityTimings;
 }
 
@@ -63,7 +65,7 @@ export class IsnetSession {
     return this.runs.runExclusive(async () => {
       if (this.released) throw new Error('The ISNet session has been released');
       const started = performance.now();
-      const input = await this.modelInput(image);
+      const { tensor: input, pixels } = await this.modelInput(image);
       const preprocessed = performance.now();
       const outputs = await this.session.run({ [this.session.inputNames[0]]: input });
       const inferred = performance.now();
@@ -73,6 +75,7 @@ export class IsnetSession {
       const finished = performance.now();
       return {
         map,
+        pixels,
         timings: {
           queuedMs: started - called,
           preprocessMs: preprocessed - started,
@@ -93,7 +96,7 @@ export class IsnetSession {
   }
 
   /** RGB resized to the input size (sharp's default Lanczos 3, as rembg's PIL Lanczos), normalised, NCHW float32. */
-  private async modelInput(image: RawImage): Promise<Tensor> {
+  private async modelInput(image: RawImage): Promise<{ tensor: Tensor; pixels: Buffer }> {
     // sharp premultiplies by alpha while resizing, which turns transparent pixels black; the model
     // expects the colours underneath (rembg's PIL `convert('RGB')`), so alpha is dropped before.
     const rgb = image.channels === 4 ? await toRaw(fromRaw(image).removeAlpha()) : image;
@@ -112,7 +115,7 @@ export class IsnetSession {
       tensor[plane + i] = (pixels[pixel + 1] * scale - MEAN) / STD;
       tensor[2 * plane + i] = (pixels[pixel + 2] * scale - MEAN) / STD;
     }
-    return new Tensor('float32', tensor, [1, 3, size, size]);
+    return { tensor: new Tensor('float32', tensor, [1, 3, size, size]), pixels };
   }
 }
 

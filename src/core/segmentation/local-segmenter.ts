@@ -40,10 +40,10 @@ export class LocalSegmenter implements Segmenter, OnModuleDestroy {
   async segment(image: RawImage, signal: AbortSignal, hints?: SubjectHints): Promise<Cutout> {
     const session = await this.open();
     signal.throwIfAborted();
-    const { map, timings } = await session.probability(image);
+    const { map, pixels, timings } = await session.probability(image);
     this.metrics.inferred(timings.inferenceMs / 1000);
     signal.throwIfAborted();
-    return maskFromProbability(map, image, hints);
+    return maskFromProbability(map, pixels, image, hints);
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -1,5 +1,5 @@
 import type { ProbabilityMap } from '../../segmentation/probability-map';
-import type { RawImage } from '../raw-image';
+import { fromRaw, type RawImage } from '../raw-image';
 import { maskFromProbability } from './cutout-mask';
 
 /** Bound once: Jest runs tests in a VM context, where a global lookup per pixel is slow. */
@@ -44,7 +44,9 @@ function modelMap(): ProbabilityMap {
 
 describe(maskFromProbability.name, () => {
   it('cuts out the central product alone, at the photo’s size, with settled alpha away from its edge', async () => {
-    const { mask } = await maskFromProbability(modelMap(), photo());
+    const map = modelMap();
+    const mapPhoto = await fromRaw(photo()).resize(map.width, map.height, { fit: 'fill' }).raw().toBuffer();
+    const { mask } = await maskFromProbability(map, mapPhoto, photo());
 
     expect(mask.width).toBe(WIDTH);
     expect(mask.height).toBe(HEIGHT);
