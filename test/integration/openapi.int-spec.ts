@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { DOCS_PATH, OPENAPI_JSON_PATH } from '../../src/core/bootstrap/http-app';
 import { HealthController } from '../../src/core/health/health.controller';
 import { createTestApp, type TestApp } from '../support/test-app';
@@ -44,6 +45,7 @@ const CATALOG_ENTRY_FIELDS: Record<string, string> = {
 describe('OpenAPI document', () => {
   let t: TestApp;
   let doc: OpenApiDocument;
+  let text: string;
 
   /** Follows `$ref` (directly or through a single `allOf`) to the named component. */
   function resolve(schema: SchemaObject): SchemaObject {
@@ -68,8 +70,15 @@ describe('OpenAPI document', () => {
     const res = await t.http().get(`/${OPENAPI_JSON_PATH}`).expect(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     doc = res.body as OpenApiDocument;
+    text = res.text;
   });
   afterAll(() => t.close());
+
+  // The document is the product's interface: any change to it, down to a byte, is made on purpose and reviewed (`jest -u`).
+  it('is byte for byte the document of this version', () => {
+    expect({ sha256: createHash('sha256').update(text).digest('hex'), bytes: Buffer.byteLength(text) }).toMatchSnapshot();
+    expect(doc).toMatchSnapshot();
+  });
 
   it('is served at /api/v1/openapi.json as OpenAPI 3.x, interface version 1.0.0', () => {
     expect(OPENAPI_JSON_PATH).toBe('api/v1/openapi.json');
