@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DomainError } from '../../core/errors/domain-error';
+import { AccountsRepository } from '../accounts/accounts.repository';
 import { WebhookDeliveryQueue } from './webhook-delivery.queue';
 import { DeliveryStatus, WebhookDelivery } from './webhook.entities';
 
@@ -12,12 +13,12 @@ export class WebhookAdminService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly queue: WebhookDeliveryQueue,
+    private readonly accounts: AccountsRepository,
   ) {}
 
   /** The account's most recent deliveries, newest first, each with every attempt made. */
   async recentDeliveries(accountId: string, limit: number): Promise<WebhookDelivery[]> {
-    const [account] = await this.dataSource.query(`SELECT 1 FROM accounts WHERE id = $1`, [accountId]);
-    if (!account) throw DomainError.notFound('account');
+    if (!(await this.accounts.exists(accountId))) throw DomainError.notFound('account');
     return this.dataSource.getRepository(WebhookDelivery).find({
       where: { accountId },
       relations: { event: true, attemptLog: true },

@@ -5,6 +5,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../../core/config/config.module';
 import type { AppConfig } from '../../core/config/config.schema';
 import { DomainError } from '../../core/errors/domain-error';
+import { AccountsRepository } from '../accounts/accounts.repository';
 import { generateWebhookSecret } from './webhook-signature';
 
 /**
@@ -17,6 +18,7 @@ export class WebhookSecretsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly accounts: AccountsRepository,
   ) {}
 
   async current(accountId: string): Promise<string> {
@@ -45,8 +47,7 @@ export class WebhookSecretsService {
 
   /** Serialises secret creation per account, and answers 404 for an unknown account. */
   private async lockAccount(manager: EntityManager, accountId: string): Promise<void> {
-    const [account] = await manager.query(`SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`, [accountId]);
-    if (!account) throw DomainError.notFound('account');
+    if (!(await this.accounts.lock(manager, accountId))) throw DomainError.notFound('account');
   }
 
   private async insert(manager: EntityManager, accountId: string): Promise<string> {
