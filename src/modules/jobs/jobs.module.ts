@@ -12,6 +12,7 @@ import { WebhooksModule } from '../webhooks/webhooks.module';
 import { CreateJobsController } from './create-jobs.controller';
 import { JobCreationService } from './job-creation.service';
 import { JobLifecycleService } from './job-lifecycle.service';
+import { JobStateRepository } from './job-state.repository';
 import { JobResult } from './job-result.entity';
 import { Job } from './job.entity';
 import { JobPresenter } from './job.presenter';
@@ -35,7 +36,15 @@ import { ResultQueueProducer } from './result-queue.producer';
     WebhooksModule,
   ],
   controllers: [CreateJobsController, JobsController],
-  providers: [JobCreationService, JobLifecycleService, JobPresenter, JobsRepository, JobsService, ResultQueueProducer],
+  providers: [
+    JobCreationService,
+    JobLifecycleService,
+    JobPresenter,
+    JobStateRepository,
+    JobsRepository,
+    JobsService,
+    ResultQueueProducer,
+  ],
   exports: [JobLifecycleService, ResultQueueProducer],
 })
 export class JobsModule {}
