@@ -4,6 +4,7 @@ import { StorageModule } from '../../core/storage/storage.module';
 import { AccountsRepositoryModule } from '../accounts/accounts-repository.module';
 import { WebhookAdminController } from './webhook-admin.controller';
 import { WebhookAdminService } from './webhook-admin.service';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookDeliveryQueue } from './webhook-delivery.queue';
 import { WebhookOutbox } from './webhook-outbox.service';
 import { WebhookSecretsService } from './webhook-secrets.service';
@@ -16,7 +17,7 @@ import { WebhookAttempt, WebhookDelivery, WebhookEvent, WebhookSecret } from './
 @Module({
   imports: [TypeOrmModule.forFeature([WebhookSecret, WebhookEvent, WebhookDelivery, WebhookAttempt]), AccountsRepositoryModule, StorageModule],
   controllers: [WebhookAdminController],
-  providers: [WebhookOutbox, WebhookDeliveryQueue, WebhookSecretsService, WebhookAdminService],
-  exports: [WebhookOutbox, WebhookDeliveryQueue, WebhookSecretsService],
+  providers: [WebhookOutbox, WebhookDeliveryQueue, WebhookDeliveriesRepository, WebhookSecretsService, WebhookAdminService],
+  exports: [WebhookOutbox, WebhookDeliveryQueue, WebhookDeliveriesRepository, WebhookSecretsService],
 })
 export class WebhooksModule {}
