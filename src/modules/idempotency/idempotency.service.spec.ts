@@ -5,7 +5,7 @@ import type { IdempotencyRepository, RecordedClaim } from './idempotency.reposit
 import { IDEMPOTENCY_TTL_HOURS, IdempotencyService, type IdempotentRequest, type OperatorIdempotentRequest } from './idempotency.service';
 
 /** The records as the repository would hold them, live ones only. */
-class FakeClaims implements Pick<IdempotencyRepository, keyof IdempotencyRepository> {
+class FakeClaims implements IdempotencyRepository {
   readonly records = new Map<string, RecordedClaim & { jobId: string }>();
   readonly operatorRecords = new Map<string, RecordedClaim>();
   ttlHours: number | undefined;
@@ -50,7 +50,7 @@ describe(IdempotencyService.name, () => {
   let service: IdempotencyService;
   beforeEach(() => {
     claims = new FakeClaims();
-    service = new IdempotencyService(claims as unknown as IdempotencyRepository);
+    service = new IdempotencyService(claims);
   });
 
   it('claims a new key for the job being created, with records living for the contract TTL', async () => {
