@@ -7,6 +7,7 @@ import { WebhookAdminService } from './webhook-admin.service';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookDeliveryQueue } from './webhook-delivery.queue';
 import { WebhookOutbox } from './webhook-outbox.service';
+import { WebhookSecretsRepository } from './webhook-secrets.repository';
 import { WebhookSecretsService } from './webhook-secrets.service';
 import { WebhookAttempt, WebhookDelivery, WebhookEvent, WebhookSecret } from './webhook.entities';
 
@@ -15,9 +16,20 @@ import { WebhookAttempt, WebhookDelivery, WebhookEvent, WebhookSecret } from './
  * operators' webhook endpoints; shared by both roles.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([WebhookSecret, WebhookEvent, WebhookDelivery, WebhookAttempt]), AccountsRepositoryModule, StorageModule],
+  imports: [
+    TypeOrmModule.forFeature([WebhookSecret, WebhookEvent, WebhookDelivery, WebhookAttempt]),
+    AccountsRepositoryModule,
+    StorageModule,
+  ],
   controllers: [WebhookAdminController],
-  providers: [WebhookOutbox, WebhookDeliveryQueue, WebhookDeliveriesRepository, WebhookSecretsService, WebhookAdminService],
+  providers: [
+    WebhookOutbox,
+    WebhookDeliveryQueue,
+    WebhookDeliveriesRepository,
+    WebhookSecretsRepository,
+    WebhookSecretsService,
+    WebhookAdminService,
+  ],
   exports: [WebhookOutbox, WebhookDeliveryQueue, WebhookDeliveriesRepository, WebhookSecretsService],
 })
 export class WebhooksModule {}
