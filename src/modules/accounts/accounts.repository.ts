@@ -9,7 +9,10 @@ export interface AccountPatch {
   restrictedUntil?: Date | null;
 }
 
-const LOCK_BALANCE = preparedStatement('accounts_lock_balance', `SELECT paid_credits FROM accounts WHERE id = $1 FOR UPDATE`);
+const LOCK_BALANCE = preparedStatement(
+  'accounts_lock_balance',
+  `SELECT paid_credits FROM accounts WHERE id = $1 FOR UPDATE`,
+);
 
 const WITHDRAW = preparedStatement(
   'accounts_withdraw',
@@ -54,7 +57,12 @@ export class AccountsRepository {
    * balance, or null (nothing changed) if not. The bound is computed in bigint, so the check
    * itself cannot overflow.
    */
-  async changeBalanceWithin(manager: EntityManager, accountId: string, amount: number, max: number): Promise<number | null> {
+  async changeBalanceWithin(
+    manager: EntityManager,
+    accountId: string,
+    amount: number,
+    max: number,
+  ): Promise<number | null> {
     // Wrapped in a SELECT because TypeORM reshapes the result of a bare UPDATE ... RETURNING.
     const rows: Array<{ paid_credits: number }> = await manager.query(
       `WITH updated AS (
@@ -67,7 +75,10 @@ export class AccountsRepository {
     return rows[0]?.paid_credits ?? null;
   }
 
-  /** Adds `credits` to the balance if it stays at most `max` (computed in bigint): false (nothing changed) if not, or if the account is gone. */
+  /**
+   * Adds `credits` to the balance if it stays at most `max` (computed in bigint): false
+   * (nothing changed) if not, or if the account is gone.
+   */
   async depositWithin(manager: EntityManager, accountId: string, credits: number, max: number): Promise<boolean> {
     const rows: unknown[] = await manager.query(
       `WITH updated AS (

@@ -90,9 +90,10 @@ export class CapacityRepository {
 
   /** Creates the group's counter row at zero if it has none. */
   async ensureCounter(manager: EntityManager, group: CapacityGroup): Promise<void> {
-    await manager.query(`INSERT INTO capacity_groups (name, pending_results) VALUES ($1, 0) ON CONFLICT (name) DO NOTHING`, [
-      group,
-    ]);
+    await manager.query(
+      `INSERT INTO capacity_groups (name, pending_results) VALUES ($1, 0) ON CONFLICT (name) DO NOTHING`,
+      [group],
+    );
   }
 
   /** Locks the group's counter row until the transaction ends and returns it. */

@@ -104,7 +104,13 @@ export class CreditsService {
   async reserve(manager: EntityManager, accountId: string, jobId: string, credits: number): Promise<number | null> {
     const remaining = await this.accounts.withdraw(manager, accountId, credits);
     if (remaining === null) return null;
-    await this.ledgerEntries.recordJobMovement(manager, { accountId, kind: LedgerEntryKind.Reserve, amount: -credits, credits, jobId });
+    await this.ledgerEntries.recordJobMovement(manager, {
+      accountId,
+      kind: LedgerEntryKind.Reserve,
+      amount: -credits,
+      credits,
+      jobId,
+    });
     afterCommit(manager, () => this.metrics.reserved(credits));
     return remaining;
   }
@@ -112,7 +118,13 @@ export class CreditsService {
   /** Reserved credits become spent: the balance does not move, the ledger says so. */
   async capture(manager: EntityManager, accountId: string, jobId: string, credits: number): Promise<void> {
     if (credits <= 0) return;
-    await this.ledgerEntries.recordJobMovement(manager, { accountId, kind: LedgerEntryKind.Capture, amount: 0, credits, jobId });
+    await this.ledgerEntries.recordJobMovement(manager, {
+      accountId,
+      kind: LedgerEntryKind.Capture,
+      amount: 0,
+      credits,
+      jobId,
+    });
     afterCommit(manager, () => this.metrics.captured(credits));
   }
 
@@ -130,7 +142,13 @@ export class CreditsService {
         `Releasing ${credits} credits of job ${jobId} would take the balance of account ${accountId} above ${MAX_BALANCE}, or the account is gone`,
       );
     }
-    await this.ledgerEntries.recordJobMovement(manager, { accountId, kind: LedgerEntryKind.Release, amount: credits, credits, jobId });
+    await this.ledgerEntries.recordJobMovement(manager, {
+      accountId,
+      kind: LedgerEntryKind.Release,
+      amount: credits,
+      credits,
+      jobId,
+    });
     afterCommit(manager, () => this.metrics.released(credits));
   }
 

@@ -8,6 +8,11 @@ export interface RecordedClaim {
   requestHash: string;
 }
 
+/** A key as a public create recorded it, with the job it created. */
+export interface RecordedJobClaim extends RecordedClaim {
+  jobId: string;
+}
+
 export interface NewClaim {
   apiKeyId: string;
   key: string;
@@ -61,7 +66,7 @@ export class IdempotencyRepository {
     return claimed.length > 0;
   }
 
-  async findClaim(manager: EntityManager, apiKeyId: string, key: string): Promise<(RecordedClaim & { jobId: string }) | null> {
+  async findClaim(manager: EntityManager, apiKeyId: string, key: string): Promise<RecordedJobClaim | null> {
     const [row] = await runPrepared<{ endpoint: string; request_hash: string; job_id: string }>(manager, FIND_CLAIM, [
       apiKeyId,
       key,

@@ -123,7 +123,8 @@ export class JobLifecycleService {
         cancelled: 0,
         creditsUsed: result.creditsReserved,
       });
-      afterCommit(manager, () => this.metrics.resultsSettled(settlement.job.api, environmentOf(result.sandbox), 'completed'));
+      const { api } = settlement.job;
+      afterCommit(manager, () => this.metrics.resultsSettled(api, environmentOf(result.sandbox), 'completed'));
       const deliveries = await this.recordEvents(manager, settlement, {
         id: resultId,
         externalId: result.externalId,
@@ -148,8 +149,14 @@ export class JobLifecycleService {
       const result = await this.states.failResult(manager, resultId, code, errorMessage);
       if (!result) return null;
       await this.credits.release(manager, result.accountId, result.jobId, result.creditsReserved);
-      const settlement = await this.countOnJob(manager, result.jobId, { completed: 0, failed: 1, cancelled: 0, creditsUsed: 0 });
-      afterCommit(manager, () => this.metrics.resultsSettled(settlement.job.api, environmentOf(result.sandbox), 'failed', 1, code));
+      const settlement = await this.countOnJob(manager, result.jobId, {
+        completed: 0,
+        failed: 1,
+        cancelled: 0,
+        creditsUsed: 0,
+      });
+      const { api } = settlement.job;
+      afterCommit(manager, () => this.metrics.resultsSettled(api, environmentOf(result.sandbox), 'failed', 1, code));
       const deliveries = await this.recordEvents(manager, settlement, {
         id: resultId,
         externalId: result.externalId,

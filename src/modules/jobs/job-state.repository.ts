@@ -8,7 +8,10 @@ import type { JobStatus, ResultErrorCode } from './job-status';
 export type CapacitySlot = Pick<JobResult, 'capacityGroup' | 'sandbox'>;
 
 /** A result an attempt has just taken. */
-export type StartedResult = Pick<JobResult, 'jobId' | 'index' | 'sandbox' | 'externalId' | 'sourceImageUrl' | 'subjectHints'>;
+export type StartedResult = Pick<
+  JobResult,
+  'jobId' | 'index' | 'sandbox' | 'externalId' | 'sourceImageUrl' | 'subjectHints'
+>;
 
 /** What an attempt needs of its job. */
 export type StartedJob = Pick<Job, 'api' | 'outputFormat' | 'options'>;
@@ -25,7 +28,15 @@ export type CancelledJob = Pick<Job, 'accountId' | 'api'> & CapacitySlot;
 /** The job's counters after a settlement was added to them. */
 export type CountedJob = Pick<
   Job,
-  'accountId' | 'api' | 'status' | 'sandbox' | 'webhookUrl' | 'totalResults' | 'completedResults' | 'failedResults' | 'cancelledResults'
+  | 'accountId'
+  | 'api'
+  | 'status'
+  | 'sandbox'
+  | 'webhookUrl'
+  | 'totalResults'
+  | 'completedResults'
+  | 'failedResults'
+  | 'cancelledResults'
 >;
 
 /** What one settlement adds to its job's counters. */
@@ -108,7 +119,8 @@ export class JobStateRepository {
 
   /** A queued job becomes processing (any other status stays); returns what an attempt needs of it. */
   async markJobProcessing(manager: EntityManager, jobId: string): Promise<StartedJob> {
-    const [job]: Array<{ api: Job['api']; output_format: Job['outputFormat']; options: Job['options'] }> = await manager.query(
+    type MovedRow = { api: Job['api']; output_format: Job['outputFormat']; options: Job['options'] };
+    const [job]: MovedRow[] = await manager.query(
       `WITH moved AS (
          UPDATE jobs SET status = CASE WHEN status = 'queued' THEN 'processing' ELSE status END, updated_at = now()
           WHERE id = $1
@@ -140,7 +152,12 @@ export class JobStateRepository {
   }
 
   /** Queued or processing to failed; null when the result is settled. */
-  async failResult(manager: EntityManager, resultId: string, code: ResultErrorCode, message: string): Promise<SettledResult | null> {
+  async failResult(
+    manager: EntityManager,
+    resultId: string,
+    code: ResultErrorCode,
+    message: string,
+  ): Promise<SettledResult | null> {
     const [row]: SettledRow[] = await manager.query(
       `WITH done AS (
          UPDATE job_results

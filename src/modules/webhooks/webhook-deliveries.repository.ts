@@ -50,6 +50,15 @@ export interface NewEvent {
   firstAttemptAt: Date;
 }
 
+/** Another delivery of an existing event, to `url`. */
+export interface NewRedelivery {
+  id: string;
+  eventId: string;
+  accountId: string;
+  jobId: string;
+  url: string;
+}
+
 export interface OverdueDelivery {
   id: string;
   accountId: string;
@@ -240,7 +249,7 @@ export class WebhookDeliveriesRepository {
   }
 
   /** A new pending delivery of an existing event, due now. */
-  async insertRedelivery(delivery: { id: string; eventId: string; accountId: string; jobId: string; url: string }): Promise<void> {
+  async insertRedelivery(delivery: NewRedelivery): Promise<void> {
     await this.dataSource.query(
       `INSERT INTO webhook_deliveries (id, event_id, account_id, job_id, url, status, next_attempt_at)
        VALUES ($1, $2, $3, $4, $5, $6, now())`,

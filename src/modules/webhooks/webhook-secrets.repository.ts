@@ -24,6 +24,10 @@ export class WebhookSecretsRepository {
   }
 
   async insertCurrent(manager: EntityManager, accountId: string, secret: string): Promise<void> {
-    await manager.query(`INSERT INTO webhook_secrets (id, account_id, secret) VALUES ($1, $2, $3)`, [randomUUID(), accountId, secret]);
+    await manager.query(`INSERT INTO webhook_secrets (id, account_id, secret) VALUES ($1, $2, $3)`, [
+      randomUUID(),
+      accountId,
+      secret,
+    ]);
   }
 }
