@@ -45,7 +45,7 @@ export class CapacityService {
   }
 
   private async admitActiveJobs(manager: EntityManager, demand: CapacityDemand): Promise<void> {
-const active = await this.counters.countActiveJobs(manager, demand.accountId, demand.keyId);
+    const active = await this.counters.countActiveJobs(manager, demand.accountId, demand.keyId);
     const keyFull = active.keyActive >= this.config.LIMIT_ACTIVE_JOBS_PER_KEY;
     const accountFull = active.accountActive >= this.config.LIMIT_ACTIVE_JOBS_PER_ACCOUNT;
     if (!keyFull && !accountFull) return;
