@@ -18,7 +18,7 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-# Migrations are imported classes (src/core/database/entities.ts), so they are compiled into
+# Migrations are imported classes (src/core/database/migration-list.ts), so they are compiled into
 # dist/ with the rest: the runtime needs no other file.
 RUN npm run build
 

@@ -7,11 +7,7 @@ import { Logger as NestPinoLogger } from 'nestjs-pino';
 import pino from 'pino';
 import { AppModule } from './app.module';
 import { superviseApiProcesses, type ApiSupervisor } from './core/bootstrap/api-cluster';
-import {
-  developmentAdminToken,
-  printDevelopmentCredentials,
-  seedDemoAccount,
-} from './core/bootstrap/development-credentials';
+import { developmentAdminToken, printDevelopmentCredentials } from './core/bootstrap/development-credentials';
 import { ensureLocalRedis, startEmbeddedPostgres, type StartedService } from './core/bootstrap/development-services';
 import { configureHttpApp } from './core/bootstrap/http-app';
 import { parseRole, ProcessRole, servesHttp } from './core/bootstrap/role';
@@ -21,6 +17,7 @@ import type { AppConfig } from './core/config/config.schema';
 import { runMigrations } from './core/database/migrate';
 import { HealthService } from './core/health/health.service';
 import { MetricsScraper } from './core/metrics/metrics-scraper';
+import { DemoAccountSeeder } from './modules/admin/demo-account.seeder';
 
 const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
@@ -120,7 +117,7 @@ async function main(): Promise<void> {
     }
 
     if (role === ProcessRole.All) {
-      const demo = await seedDemoAccount(running.app, config.DEMO_ACCOUNT_CREDITS);
+      const demo = await running.app.get(DemoAccountSeeder).seedIfEmpty(config.DEMO_ACCOUNT_CREDITS);
       printDevelopmentCredentials(config.PUBLIC_BASE_URL, devAdmin, demo);
     }
   } catch (error) {

@@ -1,13 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { INestApplicationContext } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { Account } from '../../modules/accounts/account.entity';
-import { AdminService } from '../../modules/admin/admin.service';
-import { KeyEnvironment } from '../../modules/auth/api-key.entity';
-
-export const DEMO_ACCOUNT_NAME = 'Demo account';
 
 /**
  * The admin token of a development run without ADMIN_TOKEN: generated once, kept in
@@ -25,21 +18,11 @@ export async function developmentAdminToken(dataDir: string): Promise<{ token: s
   }
 }
 
+/** The demo account a development run seeds on an empty database, with its keys shown once. */
 export interface DemoCredentials {
   accountId: string;
   liveKey: string;
   sandboxKey: string;
-}
-
-/** On a database with no accounts, creates a demo account with credits and one key of each kind. */
-export async function seedDemoAccount(app: INestApplicationContext, credits: number): Promise<DemoCredentials | null> {
-  const existing = await app.get(DataSource).getRepository(Account).count();
-  if (existing > 0) return null;
-  const admin = app.get(AdminService, { strict: false });
-  const account = await admin.createAccount({ name: DEMO_ACCOUNT_NAME, credits, apiAccess: true });
-  const live = await admin.issueKey(account.id, KeyEnvironment.Live, 'demo live key');
-  const sandbox = await admin.issueKey(account.id, KeyEnvironment.Sandbox, 'demo sandbox key');
-  return { accountId: account.id, liveKey: live.secret, sandboxKey: sandbox.secret };
 }
 
 /** Printed to stdout, not the JSON log: secrets are shown to the person at the terminal once. */

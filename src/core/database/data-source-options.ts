@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { ClientBase } from 'pg';
 import type { DataSourceOptions } from 'typeorm';
 import { AfterCommitSubscriber } from './after-commit';
-import { ENTITIES, MIGRATIONS } from './entities';
+import { MIGRATIONS } from './migration-list';
 
 export interface DatabaseOptions {
   url: string;
@@ -44,7 +44,6 @@ export function dataSourceOptions({ url, poolSize, schema, lockTimeoutMs, statem
     type: 'postgres',
     url,
     schema,
-    entities: ENTITIES,
     migrations: MIGRATIONS,
     subscribers: [AfterCommitSubscriber],
     migrationsTableName: 'schema_migrations',

@@ -16,6 +16,9 @@ import { dataSourceOptions } from './data-source-options';
           lockTimeoutMs: config.DATABASE_LOCK_TIMEOUT_MS,
           statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
         }),
+        // Each module registers its own entities (`TypeOrmModule.forFeature`); the service's
+        // connection knows those of the modules its role imports.
+        autoLoadEntities: true,
         // Start-up fails fast on a bad DATABASE_URL rather than retrying for minutes.
         retryAttempts: 2,
         retryDelay: 1000,

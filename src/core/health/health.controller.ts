@@ -1,7 +1,7 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Access, AccessLevel } from '../../modules/auth/access.decorator';
+import { Access, AccessLevel } from '../http/access.decorator';
 import { HealthService, type Readiness } from './health.service';
 
 @ApiTags('Health')

@@ -2,7 +2,7 @@ import { pipeline } from 'node:stream/promises';
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Access, AccessLevel } from '../../modules/auth/access.decorator';
+import { Access, AccessLevel } from '../http/access.decorator';
 import { ErrorResponseDto } from '../openapi/error-response.dto';
 import { ResultFilesService } from './result-files.service';
 import { FILES_PATH } from './result-url.signer';

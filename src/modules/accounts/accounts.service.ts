@@ -5,7 +5,8 @@ import { DomainError } from '../../core/errors/domain-error';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { LedgerEntryKind } from '../credits/credit-ledger-entry.entity';
 import { CreditsService } from '../credits/credits.service';
-import { Account } from './account.entity';
+import type { Account } from './account.entity';
+import { AccountsRepository, type AccountPatch } from './accounts.repository';
 
 export interface NewAccount {
   name: string;
@@ -23,6 +24,7 @@ export interface AccountChanges {
 export class AccountsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly accounts: AccountsRepository,
     private readonly credits: CreditsService,
     private readonly apiKeys: ApiKeysService,
   ) {}
@@ -30,7 +32,7 @@ export class AccountsService {
   /** The account and its opening grant are one transaction: no account without its ledger. */
   async create({ name, credits, apiAccess }: NewAccount): Promise<Account> {
     const id = await this.dataSource.transaction(async (manager) => {
-      const account = await manager.save(manager.create(Account, { name, apiAccess, paidCredits: 0 }));
+      const account = await this.accounts.insertEmpty(manager, { name, apiAccess });
       if (credits > 0) {
         await this.credits.changeBalance(manager, {
           accountId: account.id,
@@ -45,18 +47,18 @@ export class AccountsService {
   }
 
   async get(id: string): Promise<Account> {
-    const account = await this.dataSource.getRepository(Account).findOneBy({ id });
+    const account = await this.accounts.findById(id);
     if (!account) throw DomainError.notFound('account');
     return account;
   }
 
   async update(id: string, changes: AccountChanges): Promise<Account> {
-    const patch: Partial<Account> = {};
+    const patch: AccountPatch = {};
     if (changes.apiAccess !== undefined) patch.apiAccess = changes.apiAccess;
     if (changes.restrictedUntil !== undefined) patch.restrictedUntil = changes.restrictedUntil;
     await this.get(id);
     if (Object.keys(patch).length > 0) {
-      await this.dataSource.getRepository(Account).update({ id }, patch);
+      await this.accounts.update(id, patch);
       await this.apiKeys.forgetAccount(id);
     }
     return this.get(id);

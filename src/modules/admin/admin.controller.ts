@@ -9,9 +9,9 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
+import { Access, AccessLevel } from '../../core/http/access.decorator';
 import { UuidParamPipe } from '../../core/http/uuid-param.pipe';
 import { ErrorResponseDto } from '../../core/openapi/error-response.dto';
-import { Access, AccessLevel } from '../auth/access.decorator';
 import { OptionalIdempotencyKeyHeader } from '../idempotency/idempotency-key.decorator';
 import {
   AccountResponseDto,

@@ -5,20 +5,22 @@ import { Module } from '@nestjs/common';
 import { APP_CONFIG } from '../../core/config/config.module';
 import type { AppConfig } from '../../core/config/config.schema';
 import { ALL_QUEUES } from '../../core/queue/queue-name';
+import { AccountsRepositoryModule } from '../accounts/accounts-repository.module';
 import { AccountsModule } from '../accounts/accounts.module';
 import { AuthModule } from '../auth/auth.module';
 import { CreditsModule } from '../credits/credits.module';
 import { AdminController } from './admin.controller';
 import { AdminService } from './admin.service';
 import { bullBoardAuth } from './bull-board-auth';
+import { DemoAccountSeeder } from './demo-account.seeder';
 
 export const BULL_BOARD_ROUTE = '/admin/queues';
 
-/** The operator services, without HTTP: what the admin command line needs. */
+/** The operator services, without HTTP: what the admin command line and a development run's seeding need. */
 @Module({
-  imports: [AccountsModule, AuthModule, CreditsModule],
-  providers: [AdminService],
-  exports: [AdminService],
+  imports: [AccountsModule, AccountsRepositoryModule, AuthModule, CreditsModule],
+  providers: [AdminService, DemoAccountSeeder],
+  exports: [AdminService, DemoAccountSeeder],
 })
 export class AdminServicesModule {}
 

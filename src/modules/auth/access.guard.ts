@@ -6,7 +6,7 @@ import { APP_CONFIG } from '../../core/config/config.module';
 import type { AppConfig } from '../../core/config/config.schema';
 import { DomainError } from '../../core/errors/domain-error';
 import { ErrorCode } from '../../core/errors/error-code';
-import { ACCESS_METADATA, AccessLevel } from './access.decorator';
+import { ACCESS_METADATA, AccessLevel } from '../../core/http/access.decorator';
 import { ApiKeysService } from './api-keys.service';
 
 export function bearerToken(header: string | undefined): string | null {

@@ -1,5 +1,12 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { CapacityGroupCounter } from './capacity-group.entity';
+import { CapacityRepository } from './capacity.repository';
 import { CapacityService } from './capacity.service';
 
-@Module({ providers: [CapacityService], exports: [CapacityService] })
+@Module({
+  imports: [TypeOrmModule.forFeature([CapacityGroupCounter])],
+  providers: [CapacityRepository, CapacityService],
+  exports: [CapacityService],
+})
 export class CapacityModule {}

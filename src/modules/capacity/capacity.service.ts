@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { preparedStatement, runPrepared } from '../../core/database/prepared-statement';
 import { APP_CONFIG } from '../../core/config/config.module';
 import type { AppConfig } from '../../core/config/config.schema';
 import { DomainError } from '../../core/errors/domain-error';
 import { ErrorCode } from '../../core/errors/error-code';
 import { CapacityGroup } from '../catalog/tools';
+import { CapacityRepository } from './capacity.repository';
 
 export interface CapacityDemand {
   accountId: string;
@@ -23,35 +23,6 @@ const UNKNOWN_THROUGHPUT_RETRY_SECONDS = 30;
 const MIN_RETRY_SECONDS = 1;
 const MAX_RETRY_SECONDS = 600;
 
-const PENDING = `status IN ('queued', 'processing')`;
-
-const ACTIVE_JOBS = preparedStatement(
-  'capacity_active_jobs',
-  `SELECT count(*) FILTER (WHERE api_key_id = $2)::int AS key_active,
-          count(*)::int AS account_active,
-          coalesce(sum(total_results - completed_results - failed_results - cancelled_results), 0)::int AS results_left
-     FROM jobs WHERE account_id = $1 AND ${PENDING}`,
-);
-
-const ACCOUNT_PENDING_RESULTS = preparedStatement(
-  'capacity_account_pending_results',
-  `SELECT count(*)::int AS pending FROM job_results
-    WHERE capacity_group = $1 AND account_id = $2 AND ${PENDING} AND NOT sandbox`,
-);
-
-const GROUP_PENDING = preparedStatement(
-  'capacity_group_pending',
-  `SELECT pending_results FROM capacity_groups WHERE name = $1`,
-);
-
-/** A conditional update, so no two creates take the same last slot. */
-const TAKE_SLOTS = preparedStatement(
-  'capacity_take_slots',
-  `UPDATE capacity_groups SET pending_results = pending_results + $2
-    WHERE name = $1 AND pending_results + $2 <= $3
-    RETURNING pending_results`,
-);
-
 /**
  * Admission by active jobs and capacity groups (contract section 10). `admit` runs inside the
  * create transaction after the account row is locked, so concurrent creates of one account are
@@ -64,6 +35,7 @@ export class CapacityService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly counters: CapacityRepository,
   ) {}
 
   async admit(manager: EntityManager, demand: CapacityDemand): Promise<void> {
@@ -73,13 +45,9 @@ export class CapacityService {
   }
 
   private async admitActiveJobs(manager: EntityManager, demand: CapacityDemand): Promise<void> {
-    const [active] = await runPrepared<{ key_active: number; account_active: number; results_left: number }>(
-      manager,
-      ACTIVE_JOBS,
-      [demand.accountId, demand.keyId],
-    );
-    const keyFull = active.key_active >= this.config.LIMIT_ACTIVE_JOBS_PER_KEY;
-    const accountFull = active.account_active >= this.config.LIMIT_ACTIVE_JOBS_PER_ACCOUNT;
+    const active = await this.counters.countActiveJobs(manager, demand.accountId, demand.keyId);
+    const keyFull = active.keyActive >= this.config.LIMIT_ACTIVE_JOBS_PER_KEY;
+    const accountFull = active.accountActive >= this.config.LIMIT_ACTIVE_JOBS_PER_ACCOUNT;
     if (!keyFull && !accountFull) return;
     const limit = keyFull
       ? `${this.config.LIMIT_ACTIVE_JOBS_PER_KEY} per API key`
@@ -87,8 +55,8 @@ export class CapacityService {
     throw new DomainError(
       ErrorCode.TooManyActiveJobs,
       `Too many active jobs (at most ${limit}). Retry with the same Idempotency-Key when a job finishes.`,
-      { scope: keyFull ? 'key' : 'account', active_jobs: keyFull ? active.key_active : active.account_active },
-      await this.estimateWaitSeconds(manager, demand.group, Math.max(1, active.results_left)),
+      { scope: keyFull ? 'key' : 'account', active_jobs: keyFull ? active.keyActive : active.accountActive },
+      await this.estimateWaitSeconds(manager, demand.group, Math.max(1, active.resultsLeft)),
     );
   }
 
@@ -96,14 +64,14 @@ export class CapacityService {
     const max = this.config.CAPACITY_MAX_PENDING_RESULTS;
     const accountShare = Math.max(1, Math.floor(max * this.config.CAPACITY_ACCOUNT_SHARE));
     // Exact: the account row is locked, so this account's creates are counted one after the other.
-    const [mine] = await runPrepared<{ pending: number }>(manager, ACCOUNT_PENDING_RESULTS, [demand.group, demand.accountId]);
-    if (mine.pending + demand.results > accountShare) {
+    const mine = await this.counters.countAccountPendingResults(manager, demand.group, demand.accountId);
+    if (mine + demand.results > accountShare) {
       throw new DomainError(
         ErrorCode.TooManyPendingResults,
         `This account may hold at most ${accountShare} pending results in the ${demand.group} group; ` +
-          `it holds ${mine.pending} and the request adds ${demand.results}.`,
-        { group: demand.group, pending_results: mine.pending, requested_results: demand.results, limit: accountShare },
-        await this.estimateWaitSeconds(manager, demand.group, mine.pending + demand.results - accountShare),
+          `it holds ${mine} and the request adds ${demand.results}.`,
+        { group: demand.group, pending_results: mine, requested_results: demand.results, limit: accountShare },
+        await this.estimateWaitSeconds(manager, demand.group, mine + demand.results - accountShare),
       );
     }
     // A read without a lock, so a full group is refused before credits are looked at (the
@@ -121,8 +89,7 @@ export class CapacityService {
   async reserve(manager: EntityManager, demand: CapacityDemand): Promise<void> {
     if (demand.sandbox) return;
     const max = this.config.CAPACITY_MAX_PENDING_RESULTS;
-    const [taken] = await runPrepared<{ pending_results: number }>(manager, TAKE_SLOTS, [demand.group, demand.results, max]);
-    if (!taken) throw await this.groupFull(manager, demand, await this.groupPending(manager, demand.group));
+    if (!(await this.counters.takeSlots(manager, demand.group, demand.results, max))) throw await this.groupFull(manager, demand, await this.groupPending(manager, demand.group));
   }
 
   /**
@@ -133,10 +100,7 @@ export class CapacityService {
    */
   async release(manager: EntityManager, group: CapacityGroup, results: number): Promise<void> {
     if (results <= 0) return;
-    await manager.query(
-      `UPDATE capacity_groups SET pending_results = greatest(pending_results - $2, 0) WHERE name = $1`,
-      [group, results],
-    );
+    await this.counters.releaseSlots(manager, group, results);
   }
 
   /**
@@ -148,30 +112,21 @@ export class CapacityService {
     const drifted: Array<{ group: CapacityGroup; counted: number; was: number }> = [];
     for (const group of Object.values(CapacityGroup)) {
       await this.dataSource.transaction(async (manager) => {
-        await manager.query(
-          `INSERT INTO capacity_groups (name, pending_results) VALUES ($1, 0) ON CONFLICT (name) DO NOTHING`,
-          [group],
-        );
-        const [row]: Array<{ pending_results: number }> = await manager.query(
-          `SELECT pending_results FROM capacity_groups WHERE name = $1 FOR UPDATE`,
-          [group],
-        );
-        const [actual]: Array<{ pending: number }> = await manager.query(
-          `SELECT count(*)::int AS pending FROM job_results WHERE capacity_group = $1 AND ${PENDING} AND NOT sandbox`,
-          [group],
-        );
-        if (actual.pending === row.pending_results) return;
-        await manager.query(`UPDATE capacity_groups SET pending_results = $2 WHERE name = $1`, [group, actual.pending]);
-        drifted.push({ group, counted: actual.pending, was: row.pending_results });
+        await this.counters.ensureCounter(manager, group);
+        const was = await this.counters.lockCounter(manager, group);
+        const counted = await this.counters.countPendingResults(manager, group);
+        if (counted === was) return;
+        await this.counters.setCounter(manager, group, counted);
+        drifted.push({ group, counted, was });
       });
     }
     return drifted;
   }
 
   private async groupPending(manager: EntityManager, group: CapacityGroup): Promise<number> {
-    const [row] = await runPrepared<{ pending_results: number }>(manager, GROUP_PENDING, [group]);
-    if (!row) throw new Error(`capacity group ${group} has no counter row (migrations not run?)`);
-    return row.pending_results;
+    const pending = await this.counters.readCounter(manager, group);
+    if (pending === null) throw new Error(`capacity group ${group} has no counter row (migrations not run?)`);
+    return pending;
   }
 
   private async groupFull(manager: EntityManager, demand: CapacityDemand, pending: number): Promise<DomainError> {
@@ -186,12 +141,8 @@ export class CapacityService {
 
   /** Seconds until `results` more results should have finished, at the group's recent pace. */
   private async estimateWaitSeconds(manager: EntityManager, group: CapacityGroup, results: number): Promise<number> {
-    const [recent]: Array<{ finished: number }> = await manager.query(
-      `SELECT count(*)::int AS finished FROM job_results
-        WHERE capacity_group = $1 AND completed_at > now() - make_interval(secs => $2)`,
-      [group, THROUGHPUT_WINDOW_SECONDS],
-    );
-    const perSecond = recent.finished / THROUGHPUT_WINDOW_SECONDS;
+    const finished = await this.counters.countRecentlyCompleted(manager, group, THROUGHPUT_WINDOW_SECONDS);
+    const perSecond = finished / THROUGHPUT_WINDOW_SECONDS;
     const estimate = perSecond > 0 ? Math.ceil(results / perSecond) : UNKNOWN_THROUGHPUT_RETRY_SECONDS;
     return Math.min(MAX_RETRY_SECONDS, Math.max(MIN_RETRY_SECONDS, estimate));
   }

@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Access, AccessLevel } from '../auth/access.decorator';
+import { Access, AccessLevel } from '../../core/http/access.decorator';
 import { ToolRunners } from '../tools/tool-runners';
 import {
   ListPresetsQueryDto,

@@ -1,6 +1,14 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccountsRepositoryModule } from '../accounts/accounts-repository.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { CreditLedgerEntry } from './credit-ledger-entry.entity';
+import { CreditLedgerRepository } from './credit-ledger.repository';
 import { CreditsService } from './credits.service';
 
-@Module({ imports: [IdempotencyModule], providers: [CreditsService], exports: [CreditsService] })
+@Module({
+  imports: [TypeOrmModule.forFeature([CreditLedgerEntry]), AccountsRepositoryModule, IdempotencyModule],
+  providers: [CreditLedgerRepository, CreditsService],
+  exports: [CreditsService],
+})
 export class CreditsModule {}

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { preparedStatement, runPrepared } from '../../core/database/prepared-statement';
 import { DomainError } from '../../core/errors/domain-error';
 import { ErrorCode } from '../../core/errors/error-code';
+import { IdempotencyRepository, type RecordedClaim } from './idempotency.repository';
 
 /** How long a key keeps its job (contract section 9). */
 export const IDEMPOTENCY_TTL_HOURS = 24;
@@ -39,26 +39,15 @@ export interface OperatorIdempotentRequest {
   accountId: string;
 }
 
-const CLAIM = preparedStatement(
-  'idempotency_claim',
-  `WITH claimed AS (
-     INSERT INTO idempotency_keys (api_key_id, key, endpoint, request_hash, job_id)
-     VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (api_key_id, key) DO UPDATE
-       SET endpoint = EXCLUDED.endpoint, request_hash = EXCLUDED.request_hash,
-           job_id = EXCLUDED.job_id, created_at = now()
-       WHERE idempotency_keys.created_at <= now() - make_interval(hours => $6)
-     RETURNING job_id)
-   SELECT job_id FROM claimed`,
-);
-
-const CLAIMED_BEFORE = preparedStatement(
-  'idempotency_claimed_before',
-  `SELECT endpoint, request_hash, job_id FROM idempotency_keys WHERE api_key_id = $1 AND key = $2`,
-);
-
 const CONFLICT_MESSAGE =
   'This Idempotency-Key was already used with a different request. Use a new key for a new request.';
+
+/** A key reused for another endpoint or body is a conflict (409), not a replay. */
+function refuseDifferentRequest(recorded: RecordedClaim, request: RecordedClaim): void {
+  if (recorded.endpoint !== request.endpoint || recorded.requestHash !== request.requestHash) {
+    throw new DomainError(ErrorCode.IdempotencyConflict, CONFLICT_MESSAGE);
+  }
+}
 
 /**
  * Idempotency records live in the create transaction. The first statement of a create claims
@@ -68,32 +57,20 @@ const CONFLICT_MESSAGE =
  */
 @Injectable()
 export class IdempotencyService {
+  constructor(private readonly claims: IdempotencyRepository) {}
+
   /**
    * Claims the key for `jobId` (the job's foreign key is checked at commit, once the job
    * exists). Null when claimed; otherwise the job of the earlier request, or 409 when that
    * request differed. An expired record is taken over.
    */
   async claim(manager: EntityManager, request: IdempotentRequest, jobId: string): Promise<string | null> {
-    const claimed = await runPrepared(manager, CLAIM, [
-      request.apiKeyId,
-      request.key,
-      request.endpoint,
-      request.requestHash,
-      jobId,
-      IDEMPOTENCY_TTL_HOURS,
-    ]);
-    if (claimed.length > 0) return null;
+    if (await this.claims.claim(manager, { ...request, jobId }, IDEMPOTENCY_TTL_HOURS)) return null;
     // The conflicting record is committed and locked by the statement above: a fresh read sees it.
-    const [existing] = await runPrepared<{ endpoint: string; request_hash: string; job_id: string }>(
-      manager,
-      CLAIMED_BEFORE,
-      [request.apiKeyId, request.key],
-    );
+    const existing = await this.claims.findClaim(manager, request.apiKeyId, request.key);
     if (!existing) throw new Error('idempotency record vanished while locked');
-    if (existing.endpoint !== request.endpoint || existing.request_hash !== request.requestHash) {
-      throw new DomainError(ErrorCode.IdempotencyConflict, CONFLICT_MESSAGE);
-    }
-    return existing.job_id;
+    refuseDifferentRequest(existing, request);
+    return existing.jobId;
   }
 
   /**
@@ -103,40 +80,17 @@ export class IdempotencyService {
    * when that request differed. An expired record is taken over.
    */
   async claimOperatorRequest(manager: EntityManager, request: OperatorIdempotentRequest): Promise<boolean> {
-    const claimed: unknown[] = await manager.query(
-      `WITH claimed AS (
-         INSERT INTO operator_idempotency_keys (key, endpoint, request_hash, account_id)
-         VALUES ($1, $2, $3, $4)
-         ON CONFLICT (key) DO UPDATE
-           SET endpoint = EXCLUDED.endpoint, request_hash = EXCLUDED.request_hash,
-               account_id = EXCLUDED.account_id, created_at = now()
-           WHERE operator_idempotency_keys.created_at <= now() - make_interval(hours => $5)
-         RETURNING key)
-       SELECT key FROM claimed`,
-      [request.key, request.endpoint, request.requestHash, request.accountId, IDEMPOTENCY_TTL_HOURS],
-    );
-    if (claimed.length > 0) return true;
-    const [existing]: Array<{ endpoint: string; request_hash: string }> = await manager.query(
-      `SELECT endpoint, request_hash FROM operator_idempotency_keys WHERE key = $1`,
-      [request.key],
-    );
+    if (await this.claims.claimOperatorKey(manager, request, IDEMPOTENCY_TTL_HOURS)) return true;
+    const existing = await this.claims.findOperatorClaim(manager, request.key);
     if (!existing) throw new Error('operator idempotency record vanished while locked');
-    if (existing.endpoint !== request.endpoint || existing.request_hash !== request.requestHash) {
-      throw new DomainError(ErrorCode.IdempotencyConflict, CONFLICT_MESSAGE);
-    }
+    refuseDifferentRequest(existing, request);
     return false;
   }
 
   /** Deletes expired records, the public creates' and the operators' alike. */
   async purgeExpired(manager: EntityManager): Promise<number> {
-    const [, deleted]: [unknown, number] = await manager.query(
-      `DELETE FROM idempotency_keys WHERE created_at <= now() - make_interval(hours => $1)`,
-      [IDEMPOTENCY_TTL_HOURS],
-    );
-    const [, deletedOperator]: [unknown, number] = await manager.query(
-      `DELETE FROM operator_idempotency_keys WHERE created_at <= now() - make_interval(hours => $1)`,
-      [IDEMPOTENCY_TTL_HOURS],
-    );
+    const deleted = await this.claims.deleteExpired(manager, IDEMPOTENCY_TTL_HOURS);
+    const deletedOperator = await this.claims.deleteExpiredOperatorKeys(manager, IDEMPOTENCY_TTL_HOURS);
     return deleted + deletedOperator;
   }
 }

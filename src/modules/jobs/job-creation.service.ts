@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { preparedStatement, runPrepared } from '../../core/database/prepared-statement';
 import { withTransactionRetry } from '../../core/database/transaction-retry';
 import { DomainError } from '../../core/errors/domain-error';
 import { ErrorCode } from '../../core/errors/error-code';
 import { JobMetrics } from '../../core/metrics/job.metrics';
 import { OutboundHttps } from '../../core/outbound/outbound.module';
+import { AccountsRepository } from '../accounts/accounts.repository';
 import { KeyEnvironment } from '../auth/api-key.entity';
 import type { AuthContext } from '../auth/auth-context';
 import { CapacityService, type CapacityDemand } from '../capacity/capacity.service';
@@ -46,8 +46,6 @@ export interface CreatedJob {
   remainingPaidCredits: number;
 }
 
-const LOCK_ACCOUNT = preparedStatement('jobs_lock_account', `SELECT paid_credits FROM accounts WHERE id = $1 FOR UPDATE`);
-
 type Admission = { replayOf: string } | { job: Job; results: JobResult[]; remainingPaidCredits: number };
 
 /** The refusals of admission (contract section 10, and a tool this deployment cannot run), counted by code. */
@@ -72,6 +70,7 @@ export class JobCreationService {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly accounts: AccountsRepository,
     private readonly idempotency: IdempotencyService,
     private readonly rateLimits: RateLimitService,
     private readonly capacity: CapacityService,
@@ -200,9 +199,9 @@ export class JobCreationService {
 
   /** Serialises one account's creates, so limits and the balance are read and changed in turn. */
   private async lockAccount(manager: EntityManager, accountId: string): Promise<number> {
-    const [account] = await runPrepared<{ paid_credits: number }>(manager, LOCK_ACCOUNT, [accountId]);
-    if (!account) throw new DomainError(ErrorCode.Unauthorized, 'The API key is invalid or has been revoked.');
-    return account.paid_credits;
+    const balance = await this.accounts.lockBalance(manager, accountId);
+    if (balance === null) throw new DomainError(ErrorCode.Unauthorized, 'The API key is invalid or has been revoked.');
+    return balance;
   }
 
   private async refund(subject: RateLimitSubject, token: string): Promise<void> {

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { StorageModule } from '../../core/storage/storage.module';
+import { AccountsRepositoryModule } from '../accounts/accounts-repository.module';
 import { CapacityModule } from '../capacity/capacity.module';
 import { CatalogModule } from '../catalog/catalog.module';
 import { CreditsModule } from '../credits/credits.module';
@@ -10,6 +12,9 @@ import { WebhooksModule } from '../webhooks/webhooks.module';
 import { CreateJobsController } from './create-jobs.controller';
 import { JobCreationService } from './job-creation.service';
 import { JobLifecycleService } from './job-lifecycle.service';
+import { JobStateRepository } from './job-state.repository';
+import { JobResult } from './job-result.entity';
+import { Job } from './job.entity';
 import { JobPresenter } from './job.presenter';
 import { JobsController } from './jobs.controller';
 import { JobsRepository } from './jobs.repository';
@@ -19,6 +24,8 @@ import { ResultQueueProducer } from './result-queue.producer';
 /** Creating, reading and cancelling jobs, and their state machine: shared by both roles. */
 @Module({
   imports: [
+    TypeOrmModule.forFeature([Job, JobResult]),
+    AccountsRepositoryModule,
     CapacityModule,
     CatalogModule,
     CreditsModule,
@@ -29,7 +36,15 @@ import { ResultQueueProducer } from './result-queue.producer';
     WebhooksModule,
   ],
   controllers: [CreateJobsController, JobsController],
-  providers: [JobCreationService, JobLifecycleService, JobPresenter, JobsRepository, JobsService, ResultQueueProducer],
+  providers: [
+    JobCreationService,
+    JobLifecycleService,
+    JobPresenter,
+    JobStateRepository,
+    JobsRepository,
+    JobsService,
+    ResultQueueProducer,
+  ],
   exports: [JobLifecycleService, ResultQueueProducer],
 })
 export class JobsModule {}

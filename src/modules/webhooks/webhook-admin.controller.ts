@@ -10,7 +10,7 @@ import {
 } from '@nestjs/swagger';
 import { ErrorResponseDto } from '../../core/openapi/error-response.dto';
 import { UuidParamPipe } from '../../core/http/uuid-param.pipe';
-import { Access, AccessLevel } from '../auth/access.decorator';
+import { Access, AccessLevel } from '../../core/http/access.decorator';
 import {
   DeliveriesQueryDto,
   DeliveriesResponseDto,

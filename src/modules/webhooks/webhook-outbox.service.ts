@@ -4,6 +4,7 @@ import type { EntityManager } from 'typeorm';
 import { ResultUrls } from '../../core/storage/result-urls';
 import type { ToolId } from '../catalog/tools';
 import { ResultStatus, type JobStatus } from '../jobs/job-status';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookDeliveryQueue } from './webhook-delivery.queue';
 import { jobEventType, resultEventType, type WebhookEventType } from './webhook-event-type';
 
@@ -45,6 +46,7 @@ export class WebhookOutbox {
   constructor(
     private readonly resultUrls: ResultUrls,
     private readonly deliveryQueue: WebhookDeliveryQueue,
+    private readonly store: WebhookDeliveriesRepository,
   ) {}
 
   async recordResult(manager: EntityManager, job: EventJob, result: EventResult): Promise<RecordedDelivery[]> {
@@ -90,15 +92,18 @@ export class WebhookOutbox {
       ...extra,
     });
     const firstAttemptAt = new Date(createdAt.getTime() + this.deliveryQueue.delayBefore(1));
-    const rows: Array<{ id: string }> = await manager.query(
-      `WITH event AS (
-         INSERT INTO webhook_events (id, account_id, job_id, result_id, type, body, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id)
-       INSERT INTO webhook_deliveries (id, event_id, account_id, job_id, url, status, next_attempt_at)
-       SELECT $8, event.id, $2, $3, $9, 'pending', $10 FROM event WHERE $9::text IS NOT NULL
-       RETURNING id`,
-      [id, job.accountId, job.id, resultId, type, body, createdAt, randomUUID(), job.webhookUrl, firstAttemptAt],
-    );
-    return rows.map((row) => ({ id: row.id, accountId: job.accountId, firstAttemptAt }));
+    const deliveryId = await this.store.insertEvent(manager, {
+      id,
+      accountId: job.accountId,
+      jobId: job.id,
+      resultId,
+      type,
+      body,
+      createdAt,
+      deliveryId: randomUUID(),
+      webhookUrl: job.webhookUrl,
+      firstAttemptAt,
+    });
+    return deliveryId ? [{ id: deliveryId, accountId: job.accountId, firstAttemptAt }] : [];
   }
 }

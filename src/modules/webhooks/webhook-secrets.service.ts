@@ -1,10 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../../core/config/config.module';
 import type { AppConfig } from '../../core/config/config.schema';
 import { DomainError } from '../../core/errors/domain-error';
+import { AccountsRepository } from '../accounts/accounts.repository';
+import { WebhookSecretsRepository } from './webhook-secrets.repository';
 import { generateWebhookSecret } from './webhook-signature';
 
 /**
@@ -17,16 +18,14 @@ export class WebhookSecretsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly accounts: AccountsRepository,
+    private readonly secrets: WebhookSecretsRepository,
   ) {}
 
   async current(accountId: string): Promise<string> {
     return this.dataSource.transaction(async (manager) => {
       await this.lockAccount(manager, accountId);
-      const [row]: Array<{ secret: string }> = await manager.query(
-        `SELECT secret FROM webhook_secrets WHERE account_id = $1 AND expires_at IS NULL`,
-        [accountId],
-      );
-      return row?.secret ?? (await this.insert(manager, accountId));
+      return (await this.secrets.findCurrent(manager, accountId)) ?? (await this.insert(manager, accountId));
     });
   }
 
@@ -34,28 +33,19 @@ export class WebhookSecretsService {
   async rotate(accountId: string): Promise<string> {
     return this.dataSource.transaction(async (manager) => {
       await this.lockAccount(manager, accountId);
-      await manager.query(
-        `UPDATE webhook_secrets SET expires_at = now() + make_interval(secs => $2)
-          WHERE account_id = $1 AND expires_at IS NULL`,
-        [accountId, this.config.WEBHOOK_SECRET_OVERLAP_SECONDS],
-      );
+      await this.secrets.expireCurrent(manager, accountId, this.config.WEBHOOK_SECRET_OVERLAP_SECONDS);
       return this.insert(manager, accountId);
     });
   }
 
   /** Serialises secret creation per account, and answers 404 for an unknown account. */
   private async lockAccount(manager: EntityManager, accountId: string): Promise<void> {
-    const [account] = await manager.query(`SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`, [accountId]);
-    if (!account) throw DomainError.notFound('account');
+    if (!(await this.accounts.lock(manager, accountId))) throw DomainError.notFound('account');
   }
 
   private async insert(manager: EntityManager, accountId: string): Promise<string> {
     const secret = generateWebhookSecret();
-    await manager.query(`INSERT INTO webhook_secrets (id, account_id, secret) VALUES ($1, $2, $3)`, [
-      randomUUID(),
-      accountId,
-      secret,
-    ]);
+    await this.secrets.insertCurrent(manager, accountId, secret);
     return secret;
   }
 }

@@ -1,19 +1,35 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { StorageModule } from '../../core/storage/storage.module';
+import { AccountsRepositoryModule } from '../accounts/accounts-repository.module';
 import { WebhookAdminController } from './webhook-admin.controller';
 import { WebhookAdminService } from './webhook-admin.service';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookDeliveryQueue } from './webhook-delivery.queue';
 import { WebhookOutbox } from './webhook-outbox.service';
+import { WebhookSecretsRepository } from './webhook-secrets.repository';
 import { WebhookSecretsService } from './webhook-secrets.service';
+import { WebhookAttempt, WebhookDelivery, WebhookEvent, WebhookSecret } from './webhook.entities';
 
 /**
  * Events and their deliveries as the job lifecycle records them, signing secrets, and the
  * operators' webhook endpoints; shared by both roles.
  */
 @Module({
-  imports: [StorageModule],
+  imports: [
+    TypeOrmModule.forFeature([WebhookSecret, WebhookEvent, WebhookDelivery, WebhookAttempt]),
+    AccountsRepositoryModule,
+    StorageModule,
+  ],
   controllers: [WebhookAdminController],
-  providers: [WebhookOutbox, WebhookDeliveryQueue, WebhookSecretsService, WebhookAdminService],
-  exports: [WebhookOutbox, WebhookDeliveryQueue, WebhookSecretsService],
+  providers: [
+    WebhookOutbox,
+    WebhookDeliveryQueue,
+    WebhookDeliveriesRepository,
+    WebhookSecretsRepository,
+    WebhookSecretsService,
+    WebhookAdminService,
+  ],
+  exports: [WebhookOutbox, WebhookDeliveryQueue, WebhookDeliveriesRepository, WebhookSecretsService],
 })
 export class WebhooksModule {}

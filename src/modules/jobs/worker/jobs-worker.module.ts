@@ -10,6 +10,7 @@ import { JobsModule } from '../jobs.module';
 import { QueueWorkersService } from './queue-workers.service';
 import { ResultRetentionSweeperService } from './result-retention-sweeper.service';
 import { DEFAULT_RESULT_SWEEP_LIMITS, RESULT_SWEEP_LIMITS, ResultSweeperService } from './result-sweeper.service';
+import { ResultSweepsRepository } from './result-sweeps.repository';
 import { ResultWorkService } from './result-work.service';
 
 /** The consuming half: only the worker role imports it, so an API process never takes work. */
@@ -19,6 +20,7 @@ import { ResultWorkService } from './result-work.service';
     QueueWorkersService,
     ResultRetentionSweeperService,
     ResultSweeperService,
+    ResultSweepsRepository,
     ResultWorkService,
     { provide: RESULT_SWEEP_LIMITS, useValue: DEFAULT_RESULT_SWEEP_LIMITS },
   ],

@@ -1,19 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../../../core/config/config.module';
 import type { AppConfig } from '../../../core/config/config.schema';
 import { ResultStorage } from '../../../core/storage/result-storage';
+import { ResultSweepsRepository, type ExpiringResult } from './result-sweeps.repository';
 
 /** Results whose files one page deletes; a sweep reads a few pages, so it stays short however large the backlog. */
 const PAGE_SIZE = 200;
 const PAGES_PER_SWEEP = 5;
-
-interface ExpiringResult {
-  id: string;
-  result_key: string;
-  thumbnail_key: string | null;
-}
 
 /**
  * Deletes result images and thumbnails RESULT_RETENTION_DAYS after their result completed,
@@ -32,7 +25,7 @@ export class ResultRetentionSweeperService {
   private readonly logger = new Logger(ResultRetentionSweeperService.name);
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sweeps: ResultSweepsRepository,
     @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'RESULT_RETENTION_DAYS'>,
     private readonly storage: ResultStorage,
   ) {}
@@ -41,17 +34,12 @@ export class ResultRetentionSweeperService {
     let expired = 0;
     let failed = 0;
     for (let page = 0; page < PAGES_PER_SWEEP; page++) {
-      const due = await this.markExpiredPage();
+      const due = await this.sweeps.markFilesExpired(this.config.RESULT_RETENTION_DAYS, PAGE_SIZE);
       const deleted: string[] = [];
       for (const result of due) {
         if (await this.deleteFiles(result)) deleted.push(result.id);
       }
-      if (deleted.length > 0) {
-        await this.dataSource.query(
-          `UPDATE job_results SET result_key = NULL, thumbnail_key = NULL WHERE id = ANY($1::uuid[])`,
-          [deleted],
-        );
-      }
+      if (deleted.length > 0) await this.sweeps.clearFileKeys(deleted);
       expired += deleted.length;
       failed += due.length - deleted.length;
       // A page with failures stops the sweep: those results come first again next time.
@@ -61,26 +49,8 @@ export class ResultRetentionSweeperService {
     return { expired, failed };
   }
 
-  /** Marks the oldest page of results past retention that still have files, and returns their keys. */
-  private markExpiredPage(): Promise<ExpiringResult[]> {
-    return this.dataSource.query(
-      `WITH due AS (
-         SELECT id FROM job_results
-          WHERE result_key IS NOT NULL AND completed_at < now() - make_interval(days => $1)
-          ORDER BY completed_at LIMIT $2
-          FOR UPDATE SKIP LOCKED
-       ), marked AS (
-         UPDATE job_results r SET files_expired_at = coalesce(r.files_expired_at, now())
-           FROM due WHERE r.id = due.id
-         RETURNING r.id, r.result_key, r.thumbnail_key
-       )
-       SELECT * FROM marked`,
-      [this.config.RESULT_RETENTION_DAYS, PAGE_SIZE],
-    );
-  }
-
   private async deleteFiles(result: ExpiringResult): Promise<boolean> {
-    const keys = [result.result_key, result.thumbnail_key].filter((key): key is string => key !== null);
+    const keys = [result.resultKey, result.thumbnailKey].filter((key): key is string => key !== null);
     try {
       await Promise.all(keys.map((key) => this.storage.delete(key)));
       return true;

@@ -4,12 +4,12 @@ import type { Job } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../../../core/config/config.module';
 import type { AppConfig } from '../../../core/config/config.schema';
-import type { CapacityGroup } from '../../catalog/tools';
 import { CapacityService } from '../../capacity/capacity.service';
 import { IdempotencyService } from '../../idempotency/idempotency.service';
 import { JobLifecycleService } from '../job-lifecycle.service';
 import { ResultQueueProducer } from '../result-queue.producer';
 import { failureOfEntry, ResultWorkService, type ResultEntryData } from './result-work.service';
+import { ResultSweepsRepository, type StaleResultCursor } from './result-sweeps.repository';
 
 /** How much of the unsettled backlog one sweep reads: bounded, so one sweep stays short however long the backlog. */
 export interface ResultSweepLimits {
@@ -22,21 +22,6 @@ export interface ResultSweepLimits {
 export const RESULT_SWEEP_LIMITS = Symbol('RESULT_SWEEP_LIMITS');
 
 export const DEFAULT_RESULT_SWEEP_LIMITS: ResultSweepLimits = { pageSize: 500, pagesPerSweep: 4 };
-
-/** Where the next page starts: after this result in (created_at, id) order. */
-interface SweepCursor {
-  /** PostgreSQL's own text of the timestamp: a JS Date would drop its microseconds and re-read rows. */
-  createdAt: string;
-  id: string;
-}
-
-interface StaleResult {
-  id: string;
-  capacity_group: CapacityGroup;
-  sandbox: boolean;
-  created_at: string;
-  job_cancelled: boolean;
-}
 
 /**
  * The safety net for "no lost work": results that stayed queued or running past a grace period
@@ -57,10 +42,11 @@ interface StaleResult {
 @Injectable()
 export class ResultSweeperService {
   private readonly logger = new Logger(ResultSweeperService.name);
-  private resumeAfter: SweepCursor | null = null;
+  private resumeAfter: StaleResultCursor | null = null;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sweeps: ResultSweepsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(RESULT_SWEEP_LIMITS) private readonly limits: ResultSweepLimits,
     private readonly producer: ResultQueueProducer,
@@ -76,9 +62,10 @@ export class ResultSweeperService {
     let failed = 0;
     let cancelled = 0;
     for (let page = 0; page < this.limits.pagesPerSweep; page++) {
-      const stale = await this.stalePage(this.resumeAfter);
+      const { SWEEP_GRACE_SECONDS } = this.config;
+      const stale = await this.sweeps.findStale(SWEEP_GRACE_SECONDS, this.limits.pageSize, this.resumeAfter);
       for (const result of stale) {
-        const queued = { id: result.id, capacityGroup: result.capacity_group, sandbox: result.sandbox };
+        const queued = { id: result.id, capacityGroup: result.capacityGroup, sandbox: result.sandbox };
         const entry: Job<ResultEntryData> | undefined = await this.producer.queueOf(queued).getJob(result.id);
         if (!entry) {
           await this.producer.enqueue([queued]);
@@ -88,7 +75,7 @@ export class ResultSweeperService {
           if (state === 'failed') {
             await this.work.settleFailure(result.id, failureOfEntry(entry));
             failed++;
-          } else if (state === 'delayed' && result.job_cancelled && (await this.lifecycle.cancelWaitingResult(result.id))) {
+          } else if (state === 'delayed' && result.jobCancelled && (await this.lifecycle.cancelWaitingResult(result.id))) {
             // Promoted and taken by a worker meanwhile, its attempt finds the result settled and does nothing.
             await entry.remove().catch(() => undefined);
             cancelled++;
@@ -100,7 +87,7 @@ export class ResultSweeperService {
         this.resumeAfter = null;
         break;
       }
-      this.resumeAfter = { createdAt: last.created_at, id: last.id };
+      this.resumeAfter = { createdAt: last.createdAt, id: last.id };
     }
     await this.dataSource.transaction((manager) => this.idempotency.purgeExpired(manager));
     for (const drift of await this.capacity.reconcile()) {
@@ -108,18 +95,5 @@ export class ResultSweeperService {
     }
     if (requeued + failed + cancelled > 0) this.logger.warn({ requeued, failed, cancelled }, 'swept stranded results');
     return { requeued, failed, cancelled };
-  }
-
-  /** One page of results unsettled past the grace period, oldest first, after the cursor. */
-  private stalePage(after: SweepCursor | null): Promise<StaleResult[]> {
-    return this.dataSource.query(
-      `SELECT r.id, r.capacity_group, r.sandbox, r.created_at::text AS created_at, j.status = 'cancelled' AS job_cancelled
-         FROM job_results r JOIN jobs j ON j.id = r.job_id
-        WHERE r.status IN ('queued', 'processing')
-          AND coalesce(r.started_at, r.created_at) < now() - make_interval(secs => $1)
-          AND ($3::timestamptz IS NULL OR (r.created_at, r.id) > ($3::timestamptz, $4::uuid))
-        ORDER BY r.created_at, r.id LIMIT $2`,
-      [this.config.SWEEP_GRACE_SECONDS, this.limits.pageSize, after?.createdAt ?? null, after?.id ?? null],
-    );
   }
 }

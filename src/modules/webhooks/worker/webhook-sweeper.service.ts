@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../../../core/config/config.module';
 import type { AppConfig } from '../../../core/config/config.schema';
+import { WebhookDeliveriesRepository } from '../webhook-deliveries.repository';
 import { WebhookDeliveryQueue, type ScheduledAttempt } from '../webhook-delivery.queue';
 
 /** Bounded so one sweep stays short; the next sweep takes the rest. */
@@ -23,25 +22,20 @@ export class WebhookSweeperService {
   private readonly logger = new Logger(WebhookSweeperService.name);
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly store: WebhookDeliveriesRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly queue: WebhookDeliveryQueue,
   ) {}
 
   async sweep(): Promise<{ requeued: number; purged: number }> {
-    const overdue: Array<{ id: string; account_id: string; attempts: number }> = await this.dataSource.query(
-      `SELECT id, account_id, attempts FROM webhook_deliveries
-        WHERE status = 'pending' AND next_attempt_at < now() - make_interval(secs => $1)
-        ORDER BY next_attempt_at LIMIT $2`,
-      [this.config.SWEEP_GRACE_SECONDS, SWEEP_BATCH],
-    );
+    const overdue = await this.store.findOverdue(this.config.SWEEP_GRACE_SECONDS, SWEEP_BATCH);
     const requeue: ScheduledAttempt[] = [];
     for (const delivery of overdue) {
       const attempt = delivery.attempts + 1;
       const entry = await this.queue.getAttempt(delivery.id, attempt);
       if (entry && QUEUED_STATES.has(await entry.getState())) continue;
       await entry?.remove();
-      requeue.push({ deliveryId: delivery.id, accountId: delivery.account_id, attempt, delayMs: 0 });
+      requeue.push({ deliveryId: delivery.id, accountId: delivery.accountId, attempt, delayMs: 0 });
     }
     await this.queue.enqueue(requeue);
     if (requeue.length > 0) this.logger.warn({ requeued: requeue.length }, 'swept stranded webhook deliveries');
@@ -49,18 +43,7 @@ export class WebhookSweeperService {
   }
 
   /** Events past WEBHOOK_RETENTION_DAYS go, with their deliveries and attempts, unless one is pending. */
-  private async purgeExpired(): Promise<number> {
-    const purged: unknown[] = await this.dataSource.query(
-      `WITH expired AS (
-         DELETE FROM webhook_events WHERE id IN (
-           SELECT e.id FROM webhook_events e
-            WHERE e.created_at < now() - make_interval(days => $1)
-              AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')
-            ORDER BY e.created_at LIMIT $2)
-         RETURNING id)
-       SELECT id FROM expired`,
-      [this.config.WEBHOOK_RETENTION_DAYS, PURGE_BATCH],
-    );
-    return purged.length;
+  private purgeExpired(): Promise<number> {
+    return this.store.deleteExpiredEvents(this.config.WEBHOOK_RETENTION_DAYS, PURGE_BATCH);
   }
 }

@@ -9,6 +9,10 @@ export enum AccessLevel {
   Admin = 'admin',
 }
 
+/**
+ * Route metadata only: every controller, core's included, declares who may call it here, and the
+ * auth module's guard reads it, so core depends on no module to do so.
+ */
 export const ACCESS_METADATA = 'access_level';
 
 export const Access = (level: AccessLevel) => SetMetadata(ACCESS_METADATA, level);
