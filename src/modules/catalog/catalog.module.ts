@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { ToolsModule } from '../tools/tools.module';
+import { ToolAvailabilityModule } from '../tools/tool-availability';
 import { CatalogController } from './catalog.controller';
 import { CatalogService } from './catalog.service';
 
-@Module({ imports: [ToolsModule], controllers: [CatalogController], providers: [CatalogService], exports: [CatalogService] })
+@Module({ imports: [ToolAvailabilityModule], controllers: [CatalogController], providers: [CatalogService], exports: [CatalogService] })
 export class CatalogModule {}

@@ -9,7 +9,8 @@ import type { OutputFormat, ToolTask } from '../tools/tool-runner';
 import type { CapacityGroup, ToolId } from '../catalog/tools';
 import { CapacityService } from '../capacity/capacity.service';
 import { WebhookOutbox, type EventJob, type EventResult, type RecordedDelivery } from '../webhooks/webhook-outbox.service';
-import { JobStatus, ResultStatus, terminalJobStatus, type ResultErrorCode } from './job-status';
+import { JobStatus, ResultStatus, terminalJobStatus } from './job-status';
+import type { ResultErrorCode } from '../tools/result-failure';
 import { subjectHintsOf, type StoredSubjectHints } from './result-subject-hints';
 
 /** Where a settled result held its capacity slot: live results hold one in their group until they settle. */

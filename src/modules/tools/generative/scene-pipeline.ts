@@ -2,9 +2,9 @@ import { compositeOnImage } from '../../../core/image/compose/composite';
 import { reframe, type CutoutLayers, type Frame } from '../../../core/image/compose/cutout-layers';
 import { subjectBounds, type AlphaMask } from '../../../core/image/mask/alpha-mask';
 import type { RawImage, Size } from '../../../core/image/raw-image';
-import { cutOut } from '../background-removal/cutout-pipeline';
+import { cutOut } from '../shared/cut-out';
 import type { ShadowStyle } from '../../../core/image/compose/shadow';
-import type { PipelineLimits } from '../image-editing/edit-pipeline';
+import type { PipelineLimits } from '../shared/pipeline-limits';
 
 /** The subject's bounding box fills this share of the canvas along its tighter side: room for the scene around it. */
 const SUBJECT_FILL = 0.62;
