@@ -108,6 +108,9 @@ function maskProblems(format: OutputFormatOption | undefined, background: { type
   ];
 }
 
+/** The request of one create endpoint: its tool and that tool's options. */
+type ToolJobRequest<T extends ToolId, O> = JobRequest<Extract<ToolOptions, { tool: T; options: O }>>;
+
 /** A tool's options without the variant count, which `build` adds. */
 type Unnumbered<O extends ToolOptions> = { tool: O['tool']; options: Omit<O['options'], 'output'> & { output?: object } };
 
@@ -131,11 +134,12 @@ function build<O extends ToolOptions>(
   const stored = plain(job.options);
   const numbered: StoredOutput = { ...stored.output, number_of_images: imagesPerSource };
   const options = { ...stored, output: numbered } as O['options'];
-  const request: JobRequest = { tool: job.tool, options, costKey, sources, imagesPerSource, format, webhookUrl: webhookUrl ?? null } as JobRequest;
+  // `O` pairs this tool with these options; TypeScript cannot follow the pairing through the generic spread above.
+  const request = { tool: job.tool, options, costKey, sources, imagesPerSource, format, webhookUrl: webhookUrl ?? null } as JobRequest;
   return request as JobRequest<O>;
 }
 
-export function removeBackgroundJob(dto: RemoveBackgroundRequestDto): JobRequest<{ tool: ToolId.RemoveBackground; options: RemoveBackgroundOptions }> {
+export function removeBackgroundJob(dto: RemoveBackgroundRequestDto): ToolJobRequest<ToolId.RemoveBackground, RemoveBackgroundOptions> {
   const background = withDefaults({ type: 'transparent' as const, shadow: 'none' as const }, dto.background);
   const output = withDefaults({ crop_to_subject: false, margin_percent: 0, channels: 'rgba' as CutoutChannels }, dto.output);
   const mask = output.channels === 'alpha';
@@ -153,7 +157,7 @@ export function removeBackgroundJob(dto: RemoveBackgroundRequestDto): JobRequest
   return build({ tool: ToolId.RemoveBackground, options: { background, output } }, sourcesOf(dto.input), dto.output, dto.webhook_url);
 }
 
-export function imageEditJob(dto: ImageEditRequestDto): JobRequest<{ tool: ToolId.ImageEditing; options: ImageEditOptions }> {
+export function imageEditJob(dto: ImageEditRequestDto): ToolJobRequest<ToolId.ImageEditing, ImageEditOptions> {
   rejectIf([
     ...colourProblems('operations.background', dto.operations?.background),
     dto.output?.format === 'jpg' &&
@@ -173,11 +177,11 @@ export function imageEditJob(dto: ImageEditRequestDto): JobRequest<{ tool: ToolI
   return build({ tool: ToolId.ImageEditing, options: { operations: dto.operations ?? {} } }, sourcesOf(dto.input), dto.output, dto.webhook_url);
 }
 
-export function imageAiEditJob(dto: ImageAiEditRequestDto): JobRequest<{ tool: ToolId.ImageAiEdit; options: ImageAiEditOptions }> {
+export function imageAiEditJob(dto: ImageAiEditRequestDto): ToolJobRequest<ToolId.ImageAiEdit, ImageAiEditOptions> {
   return build({ tool: ToolId.ImageAiEdit, options: { options: dto.options } }, sourcesOf(dto.input), dto.output, dto.webhook_url);
 }
 
-export function sceneCreateJob(dto: SceneCreateRequestDto): JobRequest<{ tool: ToolId.AiBackground; options: SceneOptions }> {
+export function sceneCreateJob(dto: SceneCreateRequestDto): ToolJobRequest<ToolId.AiBackground, SceneOptions> {
   return build(
     { tool: ToolId.AiBackground, options: { scene: withDefaults({ shadow: 'natural' as const }, dto.scene) } },
     sourcesOf(dto.input),
@@ -187,7 +191,7 @@ export function sceneCreateJob(dto: SceneCreateRequestDto): JobRequest<{ tool: T
 }
 
 /** Without reference images a generation job still has one (empty) source: max(N, 1) x M. */
-export function imageGenerateJob(dto: ImageGenerateRequestDto): JobRequest<{ tool: ToolId.ImageGeneration; options: ImageGenerationOptions }> {
+export function imageGenerateJob(dto: ImageGenerateRequestDto): ToolJobRequest<ToolId.ImageGeneration, ImageGenerationOptions> {
   const references = sourcesOf(dto.input);
   const sources = references.length > 0 ? references : [{ imageUrl: null, externalId: null, subjectHints: null }];
   return build(
@@ -198,7 +202,7 @@ export function imageGenerateJob(dto: ImageGenerateRequestDto): JobRequest<{ too
   );
 }
 
-export function adCreateJob(dto: AdCreateRequestDto): JobRequest<{ tool: ToolId.AdCreative; options: AdCreativeOptions }> {
+export function adCreateJob(dto: AdCreateRequestDto): ToolJobRequest<ToolId.AdCreative, AdCreativeOptions> {
   const creative = withDefaults({ goal: 'conversion' as const, style: 'minimal' as const }, dto.creative);
   return build({ tool: ToolId.AdCreative, options: { creative } }, sourcesOf(dto.input), dto.output, dto.webhook_url);
 }

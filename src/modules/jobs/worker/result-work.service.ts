@@ -102,12 +102,13 @@ export class ResultWorkService {
   }
 
   /** Runs the tool, stores its image and thumbnail, and completes the result. */
-  private async produce(task: ToolTask): Promise<void> {
-    const runner = this.tools.runnerFor(typedTask(task));
+  private async produce(stored: ToolTask): Promise<void> {
+    const task = typedTask(stored);
+    const runner = this.tools.runnerFor(task);
     if (!runner) {
       throw new ResultFailure(ResultErrorCode.ProviderError, `No ${task.tool} pipeline is configured on this worker.`);
     }
-    const output = await this.withinTimeLimit((signal) => runner.run(typedTask(task), signal));
+    const output = await this.withinTimeLimit((signal) => runner.run(task, signal));
     const keys = resultFileKeys(task.jobId, task.resultId, output.format, randomBytes(8).toString('hex'));
     try {
       await this.store(keys, output);
