@@ -2,7 +2,14 @@ import { parseAspectRatio, type AspectRatio } from '../../../core/image/aspect-r
 import type { ShadowKind } from '../../../core/image/compose/shadow';
 import type { Size } from '../../../core/image/raw-image';
 import type { ProductPhotoPreset } from '../../catalog/product-photo-presets';
-import type { ImageAiEditOptions, ImageGenerationOptions, PreservationLevel, ProductPhotoOptions, SceneOptions } from '../tool-options';
+import {
+  isProductPhoto,
+  type ImageAiEditOptions,
+  type ImageGenerationOptions,
+  type PreservationLevel,
+  type ProductPhotoOptions,
+  type SceneOptions,
+} from '../tool-options';
 
 const presetCanvas = (preset: ProductPhotoPreset | null): Size | null =>
   preset?.width && preset.height ? { width: preset.width, height: preset.height } : null;
@@ -21,7 +28,7 @@ export interface SceneRequest {
 
 /** `ai_background` from `POST /scene/create`, or the `natural_lifestyle` product photo operation. */
 export function sceneRequestOf(options: SceneOptions | ProductPhotoOptions): SceneRequest {
-  if ('operation' in options) {
+  if (isProductPhoto(options)) {
     const { preset, instructions } = options;
     return { prompt: instructions ?? LIFESTYLE_PROMPT, shadow: 'natural', canvas: presetCanvas(preset), ratio: null };
   }

@@ -1,31 +1,24 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '../../../core/config/config.module';
 import type { AppConfig } from '../../../core/config/config.schema';
-import { shapeFor, withLongSide } from '../../../core/image/aspect-ratio';
-import { composite } from '../../../core/image/compose/composite';
-import { renderStudioBackdrop, studioBackdropFor } from '../../../core/image/compose/studio-backdrop';
+import { withLongSide } from '../../../core/image/aspect-ratio';
 import type { Size } from '../../../core/image/raw-image';
 import type { SourceImage } from '../../../core/image/source-image';
 import { IMAGE_PROVIDER, type ImageProvider } from '../../../core/image-provider/image-provider';
 import { SEGMENTER, type Segmenter } from '../../../core/segmentation/segmenter';
 import { ToolId } from '../../catalog/tools';
 import { ResultErrorCode, ResultFailure } from '../result-failure';
-import { shadowStyle } from '../shared/cutout-style';
-import { encodeImage } from '../shared/encoding';
 import { NO_PROVIDER, NO_SEGMENTER } from '../shared/failure-translation';
-import { decodePhoto, photoPlan } from '../shared/photo-decoding';
-import { coverTo, keepMaskPng, providerPng } from '../shared/provider-images';
+import { photoPlan } from '../shared/photo-decoding';
 import { ResultFrame, type FramedTool, type ResultContext } from '../shared/result-frame';
 import { variantOf, type ToolOutput, type ToolRunner, type TypedToolTask } from '../tool-runner';
 import { exactCanvas, sceneRequestOf, type SceneRequest } from './generative-request';
-import { composeScene, type BackdropPainter } from './scene-pipeline';
+import { runScene } from './scene-pipeline';
 
 /** A scene's longer side without a preset: the largest side the providers paint natively. */
 const SCENE_LONG_SIDE = 1536;
 /** The photo is decoded no larger than this: the subject fills well under it on the scene's canvas. */
 const PHOTO_LONG_SIDE = 2048;
-/** A provider's backdrop puts the subject's base here, leaving the floor in front of it. */
-const PROVIDER_FLOOR_LINE = 0.86;
 /** The photo, its mask, the cut-out layers and the canvas with its backdrop. */
 const SCENE_LAYERS = 5;
 
@@ -41,8 +34,7 @@ type SceneWork = SceneRequest & { segmenter: Segmenter };
  * 1. the request, refused before the download without a segmenter, or without both a provider
  *    and the studio backdrops;
  * 2. the source; its share of the budget: the larger of the photo and the canvas, times SCENE_LAYERS;
- * 3. decode; segment (keeping to the client's hints); choose the backdrop; composeScene (see
- *    scene-pipeline.ts); encode with the thumbnail.
+ * 3. runScene's steps (see scene-pipeline.ts), ending with the image and thumbnail encoded.
  */
 @Injectable()
 export class SceneRunner implements ToolRunner, FramedTool<SceneWork> {
@@ -75,33 +67,11 @@ export class SceneRunner implements ToolRunner, FramedTool<SceneWork> {
     return Math.max(scaled.width * scaled.height, canvas.width * canvas.height) * SCENE_LAYERS;
   }
 
-  async pipeline({ task, source, request, limits }: ResultContext<SceneWork>) {
-    const variant = variantOf(task);
+  pipeline({ task, source, request, limits }: ResultContext<SceneWork>) {
     const plan = photoPlan(source, PHOTO_LONG_SIDE);
-    const photo = await decodePhoto(source, plan, limits);
-    const { mask: alpha } = await request.segmenter.segment(photo, limits.signal, task.subjectHints);
-    const studio = this.provider ? null : studioBackdropFor(variant);
-    const painter: BackdropPainter = studio
-      ? (_placed, size) => renderStudioBackdrop(studio, size)
-      : providerPainter(this.provider as ImageProvider, request.prompt, limits.signal);
-    const floorLine = studio?.floorLine ?? PROVIDER_FLOOR_LINE;
-    const scene = { canvas: sceneCanvas(request, plan.scaled), shadow: shadowStyle(request.shadow, variant), floorLine, variant };
-    return encodeImage(await composeScene(photo, alpha, scene, painter, limits), task.format);
+    const job = { request, canvas: sceneCanvas(request, plan.scaled), variant: variantOf(task), hints: task.subjectHints, format: task.format };
+    return runScene(source, plan, job, { segmenter: request.segmenter, provider: this.provider }, limits);
   }
-}
-
-/**
- * The provider paints the scene around the placed product: it is sent the product alone on a
- * transparent canvas with a mask that keeps the product, and whatever it returns is fitted to
- * the canvas; the product is composited over it from the photo's own pixels afterwards.
- */
-function providerPainter(provider: ImageProvider, prompt: string, signal: AbortSignal): BackdropPainter {
-  return async (placed, size) => {
-    const subject = composite({ ...placed, shadow: null }, null);
-    const [image, mask] = await Promise.all([providerPng(subject), keepMaskPng(placed.alpha)]);
-    const painted = await provider.edit({ image, mask, prompt, shape: shapeFor(size) }, signal);
-    return coverTo(painted, size);
-  };
 }
 
 /** The preset's canvas; else the requested ratio exactly; else the photo's own shape. */
