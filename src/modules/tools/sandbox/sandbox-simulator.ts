@@ -7,7 +7,7 @@ import { ToolId } from '../../catalog/tools';
 import { ResultErrorCode, ResultFailure } from '../result-failure';
 import { cutsSubjectOut, isProductPhoto, type ToolOptions } from '../tool-options';
 import type { ToolOutput, ToolRunner, TypedToolTask } from '../tool-runner';
-import { pipelineOf } from '../tool-runners';
+import { pipelineOf } from '../tool-pipelines';
 
 /** Longest side of a simulated result: small, so sandbox jobs finish in milliseconds. */
 const SIMULATED_LONG_SIDE = 512;

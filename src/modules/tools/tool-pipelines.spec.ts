@@ -1,7 +1,7 @@
 import { findPreset, ProductPhotoOperation } from '../catalog/product-photo-presets';
 import { ToolId } from '../catalog/tools';
 import { PRODUCT_PHOTO_TOOL, type ProductPhotoOptions, type ToolOptions } from './tool-options';
-import { pipelineOf } from './tool-runners';
+import { pipelineOf } from './tool-pipelines';
 
 const productPhoto = (operation: ProductPhotoOperation, preset: string | null = null): ToolOptions => {
   const options: ProductPhotoOptions = {
