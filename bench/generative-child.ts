@@ -22,9 +22,9 @@ import type { RawImage } from '../src/core/image/raw-image';
 import { AD_PLATFORMS, type AdPlatform } from '../src/modules/tools/ad-creative/ad-platforms';
 import { renderAd } from '../src/modules/tools/ad-creative/ad-renderer';
 import { AD_STYLES } from '../src/modules/tools/ad-creative/ad-styles';
-import { shadowStyle } from '../src/modules/tools/background-removal/cutout-request';
+import { shadowStyle } from '../src/modules/tools/shared/cutout-style';
 import { exactCanvas } from '../src/modules/tools/generative/generative-request';
-import { coverTo, keepMaskPng, providerPng } from '../src/modules/tools/generative/provider-images';
+import { coverTo, keepMaskPng, providerPng } from '../src/modules/tools/shared/provider-images';
 import { composeScene, type BackdropPainter } from '../src/modules/tools/generative/scene-pipeline';
 import { productShot } from '../test/support/product-shots';
 

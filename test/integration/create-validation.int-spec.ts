@@ -2,8 +2,7 @@ import type { TestingModuleBuilder } from '@nestjs/testing';
 import type { Response } from 'supertest';
 import { ToolId } from '../../src/modules/catalog/tools';
 import { CreateJobsController } from '../../src/modules/jobs/create-jobs.controller';
-import { LIVE_TOOL_RUNNERS } from '../../src/modules/tools/tool-runners';
-import { creditTotals, FakeProviderRunner, idempotencyKey, imageInputs, liveTool, writtenRows } from '../support/jobs';
+import { creditTotals, FakeProviderRunner, idempotencyKey, imageInputs, withLiveTools, writtenRows } from '../support/jobs';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 
 /**
@@ -30,9 +29,7 @@ const RAISED_LIMITS = {
 
 /** Live keys get every tool through a fake provider; the API role never runs it, but admits live jobs. */
 const fakeProviders = (builder: TestingModuleBuilder) =>
-  builder
-    .overrideProvider(LIVE_TOOL_RUNNERS)
-    .useValue(new Map(Object.values(ToolId).map((tool) => [tool, liveTool(new FakeProviderRunner())])));
+  withLiveTools(new Map(Object.values(ToolId).map((tool) => [tool, new FakeProviderRunner()])))(builder);
 
 const HOOK = 'https://hooks.example.com/image-jobs';
 const SOURCE = 'https://images.example.com/p/source.jpg';

@@ -1,7 +1,7 @@
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { JobLifecycleService } from '../../src/modules/jobs/job-lifecycle.service';
-import { ResultErrorCode } from '../../src/modules/jobs/job-status';
-import { TransientResultFailure, type ToolOutput, type ToolTask } from '../../src/modules/tools/tool-runner';
+import { ResultErrorCode, TransientResultFailure } from '../../src/modules/tools/result-failure';
+import type { ToolOutput, ToolTask } from '../../src/modules/tools/tool-runner';
 import {
   creditTotals,
   FakeProviderRunner,

@@ -3,10 +3,10 @@ import type { Queue } from 'bullmq';
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { QueueJobName } from '../../src/core/queue/queue-jobs';
 import { QueueName } from '../../src/core/queue/queue-name';
-import { ResultErrorCode } from '../../src/modules/jobs/job-status';
+import { ResultErrorCode, ResultFailure } from '../../src/modules/tools/result-failure';
 import { RESULT_SWEEP_LIMITS, ResultSweeperService, type ResultSweepLimits } from '../../src/modules/jobs/worker/result-sweeper.service';
 import { ResultWorkService } from '../../src/modules/jobs/worker/result-work.service';
-import { ResultFailure, type ToolOutput, type ToolTask } from '../../src/modules/tools/tool-runner';
+import type { ToolOutput, ToolTask } from '../../src/modules/tools/tool-runner';
 import { creditTotals, FakeProviderRunner, GENEROUS_LIMITS, idempotencyKey, imageInputs, withFakeProvider } from '../support/jobs';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 

@@ -1,7 +1,6 @@
 import type { TestingModuleBuilder } from '@nestjs/testing';
 import { ToolId } from '../../src/modules/catalog/tools';
-import { LIVE_TOOL_RUNNERS } from '../../src/modules/tools/tool-runners';
-import { creditTotals, FakeProviderRunner, idempotencyKey, liveTool, writtenRows } from '../support/jobs';
+import { creditTotals, FakeProviderRunner, idempotencyKey, withLiveTools, writtenRows } from '../support/jobs';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 
 /**
@@ -19,7 +18,7 @@ const GOOD_HINTS: Hints = { region: REGION, keep_points: [{ x: 0.4, y: 0.5 }] };
 
 /** Every tool live through a fake runner, so the live key is admitted and charged like in production. */
 const fakeRunners = (builder: TestingModuleBuilder) =>
-  builder.overrideProvider(LIVE_TOOL_RUNNERS).useValue(new Map(Object.values(ToolId).map((tool) => [tool, liveTool(new FakeProviderRunner())])));
+  withLiveTools(new Map(Object.values(ToolId).map((tool) => [tool, new FakeProviderRunner()])))(builder);
 
 /** What is wrong with the second image's hints, the hints sent, and the path under `<images>[1].subject_hints` the 400 names. */
 const BAD_HINTS: Array<[what: string, hints: unknown, path: string]> = [

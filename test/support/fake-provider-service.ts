@@ -14,8 +14,7 @@ import { loadConfig } from '../../src/core/config/load-config';
 import { runMigrations } from '../../src/core/database/migrate';
 import { ToolId } from '../../src/modules/catalog/tools';
 import type { ToolOutput, ToolTask } from '../../src/modules/tools/tool-runner';
-import { LIVE_TOOL_RUNNERS } from '../../src/modules/tools/tool-runners';
-import { FakeProviderRunner, liveTool } from './jobs';
+import { FakeProviderRunner, withLiveTools } from './jobs';
 
 /** Slow sources (external_id `slow…`) keep the worker busy long enough to be killed mid-batch. */
 class SlowFakeProvider extends FakeProviderRunner {
@@ -29,17 +28,14 @@ async function main(): Promise<void> {
   const role = parseRole(process.argv[2]);
   const config = loadConfig(process.env);
   await runMigrations({ url: config.DATABASE_URL as string, poolSize: 1 });
-  const moduleRef = await Test.createTestingModule({
+  const moduleRef = await withLiveTools(new Map([[ToolId.ImageEditing, new SlowFakeProvider()]]))(Test.createTestingModule({
     imports: [
       AppModule.forRole(role, config, {
         databaseUrl: config.DATABASE_URL as string,
         redisUrl: config.REDIS_URL as string,
       }),
     ],
-  })
-    .overrideProvider(LIVE_TOOL_RUNNERS)
-    .useValue(new Map([[ToolId.ImageEditing, liveTool(new SlowFakeProvider())]]))
-    .compile();
+  })).compile();
   const running: INestApplicationContext = servesHttp(role)
     ? moduleRef.createNestApplication({ bodyParser: false })
     : moduleRef;

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { TestingModuleBuilder } from '@nestjs/testing';
 import { ToolId } from '../../src/modules/catalog/tools';
-import { ResultErrorCode } from '../../src/modules/jobs/job-status';
-import { ResultFailure, type ToolOutput, type ToolRunner, type ToolTask } from '../../src/modules/tools/tool-runner';
-import { LIVE_TOOL_RUNNERS, type LiveTool } from '../../src/modules/tools/tool-runners';
+import { ResultErrorCode, ResultFailure } from '../../src/modules/tools/result-failure';
+import { TOOL_AVAILABILITY } from '../../src/modules/tools/tool-availability';
+import type { ToolOutput, ToolRunner, ToolTask } from '../../src/modules/tools/tool-runner';
+import { LIVE_TOOL_RUNNERS } from '../../src/modules/tools/tool-runners';
 import type { TestApp } from './test-app';
 
 /** A 1x1 PNG: enough for storage and thumbnails, with no image library in the test. */
@@ -28,13 +29,16 @@ export class FakeProviderRunner implements ToolRunner {
   }
 }
 
-/** A live tool that is available, as the tools module registers one. */
-export const liveTool = (runner: ToolRunner): LiveTool => ({ runner, availability: { available: true } });
+/** Makes these tools available to live keys, each run by its runner (in place of the deployment's own). */
+export function withLiveTools(runners: Map<ToolId, ToolRunner>) {
+  const available = new Map([...runners.keys()].map((tool) => [tool, { available: true }]));
+  return (builder: TestingModuleBuilder) =>
+    builder.overrideProvider(LIVE_TOOL_RUNNERS).useValue(runners).overrideProvider(TOOL_AVAILABILITY).useValue(available);
+}
 
 /** Gives live keys a working image_editing tool through the fake provider. */
 export function withFakeProvider(runner = new FakeProviderRunner()) {
-  return (builder: TestingModuleBuilder) =>
-    builder.overrideProvider(LIVE_TOOL_RUNNERS).useValue(new Map([[ToolId.ImageEditing, liveTool(runner)]]));
+  return withLiveTools(new Map([[ToolId.ImageEditing, runner]]));
 }
 
 export const idempotencyKey = () => `test-${randomUUID()}`;

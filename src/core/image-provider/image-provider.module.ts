@@ -3,7 +3,7 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { OutboundHttps } from '../outbound/outbound-https';
 import { IMAGE_PROVIDER, type ImageProvider } from './image-provider';
-import { OpenAiImageProvider } from './openai-image-provider';
+import { openAiDescription, OpenAiImageProvider } from './openai-image-provider';
 
 /** OpenAI's own API, used when IMAGE_PROVIDER is openai and IMAGE_PROVIDER_BASE_URL is unset. */
 const OPENAI_BASE_URL = 'https://api.openai.com/v1';
@@ -22,6 +22,19 @@ function imageProviderFor(config: AppConfig, outbound: OutboundHttps): ImageProv
         },
         outbound,
       );
+    case 'none':
+      return null;
+  }
+}
+
+/**
+ * How the configured provider is named (its `description`), or null when there is none: known
+ * from configuration alone, so a process that never calls the provider need not create it.
+ */
+export function configuredProviderDescription(config: Pick<AppConfig, 'IMAGE_PROVIDER' | 'IMAGE_PROVIDER_MODEL'>): string | null {
+  switch (config.IMAGE_PROVIDER) {
+    case 'openai':
+      return openAiDescription(config.IMAGE_PROVIDER_MODEL);
     case 'none':
       return null;
   }

@@ -41,6 +41,9 @@ type Operation = 'generation' | 'edit';
  * provider on a private address must be named in OUTBOUND_ALLOWLIST. Retries on 429 and 5xx,
  * honouring Retry-After, are the client's own; one deadline covers the whole call.
  */
+/** How an OpenAI-compatible provider is named in logs and the catalog, e.g. `openai (gpt-image-1)`. */
+export const openAiDescription = (model: string): string => `openai (${model})`;
+
 export class OpenAiImageProvider implements ImageProvider {
   readonly description: string;
   private readonly logger = new Logger(OpenAiImageProvider.name);
@@ -52,7 +55,7 @@ export class OpenAiImageProvider implements ImageProvider {
     private readonly settings: OpenAiImageProviderSettings,
     private readonly outbound: OutboundHttps,
   ) {
-    this.description = `openai (${settings.model})`;
+    this.description = openAiDescription(settings.model);
     this.timeoutMs = settings.timeoutSeconds * 1000;
     this.fetch = createGuardedFetch(outbound);
     this.client = new OpenAI({

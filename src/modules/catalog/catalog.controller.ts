@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Access, AccessLevel } from '../../core/http/access.decorator';
-import { ToolRunners } from '../tools/tool-runners';
+import { ToolAvailabilityService } from '../tools/tool-availability';
 import {
   ListPresetsQueryDto,
   ProductPhotoPresetsResponseDto,
@@ -17,7 +17,7 @@ import { CatalogService } from './catalog.service';
 export class CatalogController {
   constructor(
     private readonly catalog: CatalogService,
-    private readonly runners: ToolRunners,
+    private readonly tools: ToolAvailabilityService,
   ) {}
 
   @Get('tools')
@@ -27,7 +27,7 @@ export class CatalogController {
     const tools = await this.catalog.pricedTools();
     return {
       tools: tools.map((tool) => {
-        const availability = this.runners.availability(tool.id);
+        const availability = this.tools.availability(tool.id);
         return {
           id: tool.id,
           name: tool.name,

@@ -12,7 +12,7 @@ import type { CreditsService } from '../credits/credits.service';
 import type { IdempotencyService } from '../idempotency/idempotency.service';
 import type { RateLimitService } from '../rate-limit/rate-limit.service';
 import type { RateLimitDecision } from '../rate-limit/rate-limit.types';
-import type { ToolRunners } from '../tools/tool-runners';
+import type { ToolAvailabilityService } from '../tools/tool-availability';
 import type { JobRequest } from './dto/job-request';
 import { JobCreationService, type CreateJobCommand } from './job-creation.service';
 import type { Job } from './job.entity';
@@ -35,7 +35,7 @@ const request: JobRequest = {
   ],
   imagesPerSource: 2,
   format: 'png',
-  options: {},
+  options: { operations: {}, output: { number_of_images: 2 } },
   webhookUrl: null,
 };
 
@@ -104,7 +104,7 @@ describe(JobCreationService.name, () => {
     const catalog = {
       priceFor: async () => (calls.push('price'), { costKey: 'image_editing', credits: 3, pricingVersion: 7 }),
     } as unknown as CatalogService;
-    const tools = { isAvailable: () => toolAvailable } as unknown as ToolRunners;
+    const tools = { isAvailable: () => toolAvailable } as unknown as ToolAvailabilityService;
     // Building the rows is plain code; only the statements are replaced.
     const built = new JobsRepository(dataSource);
     const jobs = {

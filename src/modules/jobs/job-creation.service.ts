@@ -18,7 +18,7 @@ import { IdempotencyService, type IdempotentRequest } from '../idempotency/idemp
 import { rateLimitExceeded } from '../rate-limit/rate-limit.headers';
 import { RateLimitService } from '../rate-limit/rate-limit.service';
 import { RateLimitKind, type RateLimitDecision, type RateLimitSubject } from '../rate-limit/rate-limit.types';
-import { ToolRunners } from '../tools/tool-runners';
+import { ToolAvailabilityService } from '../tools/tool-availability';
 import type { JobRequest } from './dto/job-request';
 import { Job } from './job.entity';
 import { JobResult } from './job-result.entity';
@@ -76,7 +76,7 @@ export class JobCreationService {
     private readonly capacity: CapacityService,
     private readonly credits: CreditsService,
     private readonly catalog: CatalogService,
-    private readonly tools: ToolRunners,
+    private readonly tools: ToolAvailabilityService,
     private readonly jobs: JobsRepository,
     private readonly queue: ResultQueueProducer,
     private readonly outbound: OutboundHttps,

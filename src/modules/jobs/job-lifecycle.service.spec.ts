@@ -5,7 +5,8 @@ import { CapacityGroup, ToolId } from '../catalog/tools';
 import type { CreditsService } from '../credits/credits.service';
 import type { EventJob, EventResult, RecordedDelivery, WebhookOutbox } from '../webhooks/webhook-outbox.service';
 import { JobLifecycleService } from './job-lifecycle.service';
-import { JobStatus, ResultErrorCode, ResultStatus } from './job-status';
+import { ResultErrorCode } from '../tools/result-failure';
+import { JobStatus, ResultStatus } from './job-status';
 import type {
   CancelledJob,
   CancelledResult,

@@ -8,7 +8,8 @@ import { CreditsService } from '../credits/credits.service';
 import type { ToolTask } from '../tools/tool-runner';
 import { CapacityService } from '../capacity/capacity.service';
 import { WebhookOutbox, type EventJob, type EventResult, type RecordedDelivery } from '../webhooks/webhook-outbox.service';
-import { JobStatus, ResultStatus, terminalJobStatus, type ResultErrorCode } from './job-status';
+import { JobStatus, ResultStatus, terminalJobStatus } from './job-status';
+import type { ResultErrorCode } from '../tools/result-failure';
 import { JobStateRepository, type CapacitySlot, type ResultFiles, type SettledCounts } from './job-state.repository';
 import { subjectHintsOf } from './result-subject-hints';
 

@@ -3,7 +3,8 @@ import { Type } from 'class-transformer';
 import { IsEnum, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ToolId } from '../catalog/tools';
 import { SubjectHintsDto } from './dto/subject-hints.dto';
-import { JobStatus, ResultErrorCode, ResultStatus } from './job-status';
+import { ResultErrorCode } from '../tools/result-failure';
+import { JobStatus, ResultStatus } from './job-status';
 
 /** Shown on every result record: the hints its source image was sent with. */
 const ShownSubjectHints = () =>

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Job } from './job.entity';
 import type { JobResult } from './job-result.entity';
-import type { JobStatus, ResultErrorCode } from './job-status';
+import type { ResultErrorCode } from '../tools/result-failure';
+import type { JobStatus } from './job-status';
 
 /** Where a settled result held its capacity slot: live results hold one in their group until they settle. */
 export type CapacitySlot = Pick<JobResult, 'capacityGroup' | 'sandbox'>;

@@ -20,18 +20,6 @@ export enum JobKind {
   ProductPhoto = 'product_photo',
 }
 
-/** Why a result failed (contract section 7). */
-export enum ResultErrorCode {
-  SourceFetchFailed = 'source_fetch_failed',
-  SourceBlocked = 'source_blocked',
-  SourceTooLarge = 'source_too_large',
-  SourceNotImage = 'source_not_image',
-  ProcessingFailed = 'processing_failed',
-  ProviderError = 'provider_error',
-  Timeout = 'timeout',
-  SandboxSimulatedFailure = 'sandbox_simulated_failure',
-}
-
 export const ACTIVE_JOB_STATUSES: readonly JobStatus[] = [JobStatus.Queued, JobStatus.Processing];
 
 /** The status a job ends in once every result is terminal and nobody cancelled it. */

@@ -7,7 +7,7 @@ import { CatalogModule } from '../catalog/catalog.module';
 import { CreditsModule } from '../credits/credits.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
-import { ToolsModule } from '../tools/tools.module';
+import { ToolAvailabilityModule } from '../tools/tool-availability';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { CreateJobsController } from './create-jobs.controller';
 import { JobCreationService } from './job-creation.service';
@@ -31,7 +31,7 @@ import { ResultQueueProducer } from './result-queue.producer';
     CreditsModule,
     IdempotencyModule,
     RateLimitModule,
-    ToolsModule,
+    ToolAvailabilityModule,
     StorageModule,
     WebhooksModule,
   ],

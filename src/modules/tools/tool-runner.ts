@@ -1,11 +1,10 @@
-import { UnrecoverableError } from 'bullmq';
 import type { SubjectHints } from '../../core/image/mask/subject-hints';
 import type { ToolId } from '../catalog/tools';
-import type { ResultErrorCode } from '../jobs/job-status';
+import type { StoredOutput, ToolOptions } from './tool-options';
 
 export type OutputFormat = 'jpg' | 'png' | 'webp';
 
-/** Everything a tool needs to produce one result. */
+/** One result's work as its job stored it: the tool's options as the jsonb column gives them back. */
 export interface ToolTask {
   jobId: string;
   resultId: string;
@@ -18,6 +17,18 @@ export interface ToolTask {
   subjectHints: SubjectHints;
   format: OutputFormat;
   options: Record<string, unknown>;
+}
+
+/** Everything a tool needs to produce one result, its options typed by its tool. */
+export type TypedToolTask = Omit<ToolTask, 'tool' | 'options'> & ToolOptions;
+
+/**
+ * A stored task with its options typed. The jsonb column holds what the create builders wrote
+ * for the job's tool (jobs/dto/job-request.ts), so the type is restored here, once, for every
+ * runner; members added after a job was stored are optional in ToolOptions.
+ */
+export function typedTask(task: ToolTask): TypedToolTask {
+  return task as TypedToolTask;
 }
 
 export interface ToolOutput {
@@ -35,42 +46,14 @@ export interface ToolOutput {
 /** The worker's tool step: the sandbox simulator, or a live pipeline. */
 export interface ToolRunner {
   /** `signal` aborts when the result's time limit is reached; a runner stops as soon as it can. */
-  run(task: ToolTask, signal: AbortSignal): Promise<ToolOutput>;
+  run(task: TypedToolTask, signal: AbortSignal): Promise<ToolOutput>;
 }
 
 /**
  * Which of a source's `number_of_images` variants a result is (0 for the first). Results are
  * indexed source by source, so the variant is the index within its source's run.
  */
-export function variantOf(task: Pick<ToolTask, 'index' | 'options'>): number {
-  const perSource = (task.options.output as { number_of_images?: unknown } | undefined)?.number_of_images;
-  return typeof perSource === 'number' && perSource > 1 ? task.index % perSource : 0;
-}
-
-/**
- * A failure that retrying cannot fix (a source that is not an image, a simulated failure).
- * BullMQ fails the job at once; the code is what the client sees on the result.
- */
-export class ResultFailure extends UnrecoverableError {
-  constructor(
-    readonly code: ResultErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = ResultFailure.name;
-  }
-}
-
-/**
- * A failure that may pass (a source answering 503, a reset connection): BullMQ retries with
- * backoff, and if the last attempt fails too, the result fails with this code.
- */
-export class TransientResultFailure extends Error {
-  constructor(
-    readonly code: ResultErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = TransientResultFailure.name;
-  }
+export function variantOf(task: { index: number; options: { output: StoredOutput } }): number {
+  const perSource = task.options.output.number_of_images;
+  return perSource > 1 ? task.index % perSource : 0;
 }

@@ -1,45 +1,27 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { ToolId } from '../catalog/tools';
+import { ToolId } from '../catalog/tools';
 import { SandboxSimulator } from './sandbox/sandbox-simulator';
-import type { ToolRunner } from './tool-runner';
+import { ToolAvailabilityService } from './tool-availability';
+import { pipelineOf } from './tool-pipelines';
+import type { ToolRunner, TypedToolTask } from './tool-runner';
 
-/** Whether live keys can use a tool here, and how it runs (`mode`) or why not (`reason`), as the catalog says. */
-export type ToolAvailability = { available: true; mode?: string } | { available: false; reason: string };
-
-export interface LiveTool {
-  runner: ToolRunner;
-  availability: ToolAvailability;
-}
-
-/**
- * The live pipeline of each tool, with its availability on this deployment. A tool that is
- * missing or unavailable here is refused to live keys: creates answer 503 `tool_unavailable`
- * and reserve nothing.
- */
+/** The live pipelines on this worker, each under the tool whose pipeline it is. */
 export const LIVE_TOOL_RUNNERS = Symbol('LIVE_TOOL_RUNNERS');
-export type LiveToolRunners = ReadonlyMap<ToolId, LiveTool>;
+export type LiveToolRunners = ReadonlyMap<ToolId, ToolRunner>;
 
-const NOT_OFFERED: ToolAvailability = { available: false, reason: 'not offered by this deployment' };
-
+/** Which runner produces a result on this worker. */
 @Injectable()
 export class ToolRunners {
   constructor(
     private readonly sandbox: SandboxSimulator,
+    private readonly availability: ToolAvailabilityService,
     @Inject(LIVE_TOOL_RUNNERS) private readonly live: LiveToolRunners,
   ) {}
 
-  runnerFor(tool: ToolId, sandbox: boolean): ToolRunner | null {
-    if (sandbox) return this.sandbox;
-    const live = this.live.get(tool);
-    return live?.availability.available ? live.runner : null;
-  }
-
-  isAvailable(tool: ToolId, sandbox: boolean): boolean {
-    return this.runnerFor(tool, sandbox) !== null;
-  }
-
-  /** For live keys; sandbox keys can use every tool. */
-  availability(tool: ToolId): ToolAvailability {
-    return this.live.get(tool)?.availability ?? NOT_OFFERED;
+  /** Null when the job's tool is not offered to live keys here, or its pipeline is missing from this worker. */
+  runnerFor(task: TypedToolTask): ToolRunner | null {
+    if (task.sandbox) return this.sandbox;
+    if (!this.availability.isAvailable(task.tool, false)) return null;
+    return this.live.get(pipelineOf(task)) ?? null;
   }
 }

@@ -10,14 +10,19 @@ import { GenerationRunner } from './generative/generation.runner';
 import { SceneRunner } from './generative/scene.runner';
 import { ImageEditingRunner } from './image-editing/image-editing.runner';
 import { SandboxSimulator } from './sandbox/sandbox-simulator';
-import { SourceLoader } from './sources/source-loader';
+import { ResultFrame } from './shared/result-frame';
+import { SourceLoader } from './shared/source-loader';
+import { ToolAvailabilityModule } from './tool-availability';
+import type { ToolRunner } from './tool-runner';
 import { LIVE_TOOL_RUNNERS, ToolRunners, type LiveToolRunners } from './tool-runners';
 
+/** The worker's pipelines: only the worker role imports this, so an API process never creates a segmenter or a provider client. */
 @Module({
-  imports: [ImageModule, SegmentationModule, ImageProviderModule],
+  imports: [ImageModule, SegmentationModule, ImageProviderModule, ToolAvailabilityModule],
   providers: [
     SandboxSimulator,
     SourceLoader,
+    ResultFrame,
     CutoutRunner,
     ImageEditingRunner,
     AiEditRunner,
@@ -36,13 +41,13 @@ import { LIVE_TOOL_RUNNERS, ToolRunners, type LiveToolRunners } from './tool-run
         generation: GenerationRunner,
         ads: AdCreativeRunner,
       ): LiveToolRunners =>
-        new Map([
-          [ToolId.ImageEditing, { runner: editing, availability: { available: true, mode: 'sharp pipelines on the worker' } }],
-          [ToolId.RemoveBackground, { runner: cutouts, availability: cutouts.availability }],
-          [ToolId.ImageAiEdit, { runner: aiEdit, availability: aiEdit.availability }],
-          [ToolId.AiBackground, { runner: scenes, availability: scenes.availability }],
-          [ToolId.ImageGeneration, { runner: generation, availability: generation.availability }],
-          [ToolId.AdCreative, { runner: ads, availability: ads.availability }],
+        new Map<ToolId, ToolRunner>([
+          [ToolId.ImageEditing, editing],
+          [ToolId.RemoveBackground, cutouts],
+          [ToolId.ImageAiEdit, aiEdit],
+          [ToolId.AiBackground, scenes],
+          [ToolId.ImageGeneration, generation],
+          [ToolId.AdCreative, ads],
         ]),
     },
   ],

@@ -10,23 +10,8 @@ import {
   RequiredNestedObject,
   WebhookUrl,
 } from './shared.dto';
+import { AD_GOALS, AD_PLATFORMS, AD_STYLES, DEFAULT_BRAND_COLOUR } from '../../tools/tool-options';
 
-export const AD_PLATFORMS = [
-  'instagram_feed',
-  'instagram_story',
-  'facebook_feed',
-  'pinterest',
-  'tiktok',
-  'google_display',
-] as const;
-export const AD_GOALS = ['awareness', 'consideration', 'conversion'] as const;
-export const AD_STYLES = ['minimal', 'bold', 'luxury', 'playful'] as const;
-/**
- * The brand colour when a request gives none: a clear mid blue. Blue ties an ad to no one
- * industry, and this one carries white text (5.2:1) and still reads on the luxury style's
- * near-black (3.6:1), so every style works with it.
- */
-export const DEFAULT_BRAND_COLOUR = '#2563EB';
 
 export class CreativeDto {
   @ApiProperty({ enum: AD_PLATFORMS })

@@ -1,14 +1,27 @@
 import { DomainError, type FieldError } from '../../../core/errors/domain-error';
 import { findPreset, ProductPhotoOperation } from '../../catalog/product-photo-presets';
 import { defaultCostKey, ToolId } from '../../catalog/tools';
-import { cutsSubjectOut } from '../../tools/image-editing/edit-request';
+import {
+  cutsSubjectOut,
+  PRODUCT_PHOTO_TOOL,
+  type AdCreativeOptions,
+  type CutoutChannels,
+  type ImageAiEditOptions,
+  type ImageEditOptions,
+  type ImageGenerationOptions,
+  type ProductPhotoOptions,
+  type RemoveBackgroundOptions,
+  type SceneOptions,
+  type StoredOutput,
+  type ToolOptions,
+} from '../../tools/tool-options';
 import type { StoredSubjectHints } from '../result-subject-hints';
 import type { AdCreateRequestDto } from './ad-create.dto';
 import type { ImageAiEditRequestDto } from './image-ai-edit.dto';
 import type { ImageEditRequestDto } from './image-edit.dto';
 import type { ImageGenerateRequestDto } from './image-generate.dto';
 import type { ProductPhotoJobRequestDto } from './product-photo-job.dto';
-import type { CutoutChannels, RemoveBackgroundRequestDto } from './remove-background.dto';
+import type { RemoveBackgroundRequestDto } from './remove-background.dto';
 import type { SceneCreateRequestDto } from './scene-create.dto';
 import type { InputImageDto, OutputFormatOption, OutputOptionsDto } from './shared.dto';
 import { subjectHintProblems, type SubjectHintsDto } from './subject-hints.dto';
@@ -25,30 +38,20 @@ export interface JobSource {
 /** A source image as the DTOs give it: some endpoints' images may carry subject hints. */
 type HintedImage = { subject_hints?: SubjectHintsDto | null };
 
-/** Every create endpoint's request, reduced to what admission, pricing and the worker need. */
-export interface JobRequest {
-  tool: ToolId;
+/**
+ * Every create endpoint's request, reduced to what admission, pricing and the worker need: its
+ * tool and that tool's options (as sent, with defaults applied), stored with the job as they are.
+ */
+export type JobRequest<O extends ToolOptions = ToolOptions> = O & {
   costKey: string;
   sources: JobSource[];
   imagesPerSource: number;
   format: OutputFormatOption;
-  /** The tool-specific options as sent, with defaults applied; stored with the job. */
-  options: Record<string, unknown>;
   webhookUrl: string | null;
-}
-
-/** Which tool each product photo operation runs on (contract section 5). */
-const PRODUCT_PHOTO_TOOL: Record<ProductPhotoOperation, ToolId> = {
-  [ProductPhotoOperation.ProductPhotoEnhance]: ToolId.ImageEditing,
-  [ProductPhotoOperation.RemoveBackground]: ToolId.RemoveBackground,
-  [ProductPhotoOperation.StudioPackshot]: ToolId.ImageEditing,
-  [ProductPhotoOperation.MarketplaceClean]: ToolId.ImageEditing,
-  [ProductPhotoOperation.NaturalLifestyle]: ToolId.AiBackground,
-  [ProductPhotoOperation.PremiumAd]: ToolId.AdCreative,
 };
 
-/** Plain data for a jsonb column: class instances and undefined members dropped. */
-const plain = (value: object): Record<string, unknown> => JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
+/** Plain data for a jsonb column: class instances and undefined members dropped (the same members, so the same type). */
+const plain = <T extends object>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 const storedHints = (hints: SubjectHintsDto | null | undefined): StoredSubjectHints | null =>
   hints ? (plain(hints) as StoredSubjectHints) : null;
@@ -64,9 +67,9 @@ const sourcesOf = (input: Array<InputImageDto & HintedImage> | undefined): JobSo
  * `given` over `defaults`, where a member `given` leaves undefined keeps its default: DTO
  * instances carry every declared member, set or not, so a plain spread would erase defaults.
  */
-function withDefaults<T extends object>(defaults: T, given: object | undefined): T {
+function withDefaults<D extends object, G extends object>(defaults: D, given: G | undefined): Omit<G, keyof D> & D {
   const set = Object.fromEntries(Object.entries(given ?? {}).filter(([, value]) => value !== undefined));
-  return { ...defaults, ...set };
+  return { ...defaults, ...set } as Omit<G, keyof D> & D;
 }
 
 function rejectIf(problems: Array<FieldError | false>): void {
@@ -105,15 +108,20 @@ function maskProblems(format: OutputFormatOption | undefined, background: { type
   ];
 }
 
-function build(
-  tool: ToolId,
+/** The request of one create endpoint: its tool and that tool's options. */
+type ToolJobRequest<T extends ToolId, O> = JobRequest<Extract<ToolOptions, { tool: T; options: O }>>;
+
+/** A tool's options without the variant count, which `build` adds. */
+type Unnumbered<O extends ToolOptions> = { tool: O['tool']; options: Omit<O['options'], 'output'> & { output?: object } };
+
+function build<O extends ToolOptions>(
+  job: Unnumbered<O>,
   sources: JobSource[],
   output: OutputOptionsDto | undefined,
-  options: object,
   webhookUrl: string | undefined,
-  costKey = defaultCostKey(tool),
+  costKey = defaultCostKey(job.tool),
   format: OutputFormatOption = output?.format ?? 'png',
-): JobRequest {
+): JobRequest<O> {
   const imagesPerSource = output?.number_of_images ?? 1;
   const results = sources.length * imagesPerSource;
   rejectIf([
@@ -123,13 +131,16 @@ function build(
     },
   ]);
   // The variant count travels with the options, so a worker knows which variant a result is.
-  const stored = plain(options);
-  stored.output = { ...(stored.output as object | undefined), number_of_images: imagesPerSource };
-  return { tool, costKey, sources, imagesPerSource, format, options: stored, webhookUrl: webhookUrl ?? null };
+  const stored = plain(job.options);
+  const numbered: StoredOutput = { ...stored.output, number_of_images: imagesPerSource };
+  const options = { ...stored, output: numbered } as O['options'];
+  // `O` pairs this tool with these options; TypeScript cannot follow the pairing through the generic spread above.
+  const request = { tool: job.tool, options, costKey, sources, imagesPerSource, format, webhookUrl: webhookUrl ?? null } as JobRequest;
+  return request as JobRequest<O>;
 }
 
-export function removeBackgroundJob(dto: RemoveBackgroundRequestDto): JobRequest {
-  const background = withDefaults({ type: 'transparent', shadow: 'none' }, dto.background);
+export function removeBackgroundJob(dto: RemoveBackgroundRequestDto): ToolJobRequest<ToolId.RemoveBackground, RemoveBackgroundOptions> {
+  const background = withDefaults({ type: 'transparent' as const, shadow: 'none' as const }, dto.background);
   const output = withDefaults({ crop_to_subject: false, margin_percent: 0, channels: 'rgba' as CutoutChannels }, dto.output);
   const mask = output.channels === 'alpha';
   rejectIf([
@@ -143,10 +154,10 @@ export function removeBackgroundJob(dto: RemoveBackgroundRequestDto): JobRequest
     ...(mask ? maskProblems(dto.output?.format, background) : []),
     ...hintProblems('input', dto.input),
   ]);
-  return build(ToolId.RemoveBackground, sourcesOf(dto.input), dto.output, { background, output }, dto.webhook_url);
+  return build({ tool: ToolId.RemoveBackground, options: { background, output } }, sourcesOf(dto.input), dto.output, dto.webhook_url);
 }
 
-export function imageEditJob(dto: ImageEditRequestDto): JobRequest {
+export function imageEditJob(dto: ImageEditRequestDto): ToolJobRequest<ToolId.ImageEditing, ImageEditOptions> {
   rejectIf([
     ...colourProblems('operations.background', dto.operations?.background),
     dto.output?.format === 'jpg' &&
@@ -163,39 +174,37 @@ export function imageEditJob(dto: ImageEditRequestDto): JobRequest {
           'subject_hints need operations.background with a type other than original, or a shadow: without one nothing is cut out',
         )),
   ]);
-  return build(ToolId.ImageEditing, sourcesOf(dto.input), dto.output, { operations: dto.operations ?? {} }, dto.webhook_url);
+  return build({ tool: ToolId.ImageEditing, options: { operations: dto.operations ?? {} } }, sourcesOf(dto.input), dto.output, dto.webhook_url);
 }
 
-export function imageAiEditJob(dto: ImageAiEditRequestDto): JobRequest {
-  return build(ToolId.ImageAiEdit, sourcesOf(dto.input), dto.output, { options: dto.options }, dto.webhook_url);
+export function imageAiEditJob(dto: ImageAiEditRequestDto): ToolJobRequest<ToolId.ImageAiEdit, ImageAiEditOptions> {
+  return build({ tool: ToolId.ImageAiEdit, options: { options: dto.options } }, sourcesOf(dto.input), dto.output, dto.webhook_url);
 }
 
-export function sceneCreateJob(dto: SceneCreateRequestDto): JobRequest {
+export function sceneCreateJob(dto: SceneCreateRequestDto): ToolJobRequest<ToolId.AiBackground, SceneOptions> {
   return build(
-    ToolId.AiBackground,
+    { tool: ToolId.AiBackground, options: { scene: withDefaults({ shadow: 'natural' as const }, dto.scene) } },
     sourcesOf(dto.input),
     dto.output,
-    { scene: withDefaults({ shadow: 'natural' }, dto.scene) },
     dto.webhook_url,
   );
 }
 
 /** Without reference images a generation job still has one (empty) source: max(N, 1) x M. */
-export function imageGenerateJob(dto: ImageGenerateRequestDto): JobRequest {
+export function imageGenerateJob(dto: ImageGenerateRequestDto): ToolJobRequest<ToolId.ImageGeneration, ImageGenerationOptions> {
   const references = sourcesOf(dto.input);
   const sources = references.length > 0 ? references : [{ imageUrl: null, externalId: null, subjectHints: null }];
   return build(
-    ToolId.ImageGeneration,
+    { tool: ToolId.ImageGeneration, options: { prompt: dto.prompt, options: dto.options ?? {} } },
     sources,
     dto.output,
-    { prompt: dto.prompt, options: dto.options ?? {} },
     dto.webhook_url,
   );
 }
 
-export function adCreateJob(dto: AdCreateRequestDto): JobRequest {
-  const creative = withDefaults({ goal: 'conversion', style: 'minimal' }, dto.creative);
-  return build(ToolId.AdCreative, sourcesOf(dto.input), dto.output, { creative }, dto.webhook_url);
+export function adCreateJob(dto: AdCreateRequestDto): ToolJobRequest<ToolId.AdCreative, AdCreativeOptions> {
+  const creative = withDefaults({ goal: 'conversion' as const, style: 'minimal' as const }, dto.creative);
+  return build({ tool: ToolId.AdCreative, options: { creative } }, sourcesOf(dto.input), dto.output, dto.webhook_url);
 }
 
 /** Product photo jobs: one result per image; a preset decides the operation and format. */
@@ -227,16 +236,16 @@ export function productPhotoJob(dto: ProductPhotoJobRequestDto): JobRequest {
     externalId: image.external_id,
     subjectHints: storedHints(image.subject_hints),
   }));
+  const options: Omit<ProductPhotoOptions, 'output'> = {
+    operation,
+    preset: preset ?? null,
+    preservation_level: dto.preservation_level ?? 'strict',
+    instructions: dto.instructions ?? null,
+  };
   return build(
-    PRODUCT_PHOTO_TOOL[operation],
+    { tool: PRODUCT_PHOTO_TOOL[operation], options },
     sources,
     undefined,
-    {
-      operation,
-      preset: preset ?? null,
-      preservation_level: dto.preservation_level ?? 'strict',
-      instructions: dto.instructions ?? null,
-    },
     dto.webhook_url,
     `product_photo.${operation}`,
     preset?.format ?? 'jpg',

@@ -1,5 +1,4 @@
-import { ResultErrorCode } from '../job-status';
-import { ResultFailure, TransientResultFailure } from '../../tools/tool-runner';
+import { ResultErrorCode, ResultFailure, TransientResultFailure } from '../../tools/result-failure';
 import { codedFailure, failureOfEntry } from './result-work.service';
 
 describe(failureOfEntry.name, () => {

@@ -8,10 +8,10 @@ import type { QueueJobName, QueuePayloads } from '../../../core/queue/queue-jobs
 import { ImageService } from '../../../core/image/image.service';
 import { JobMetrics } from '../../../core/metrics/job.metrics';
 import { ResultStorage } from '../../../core/storage/result-storage';
-import { ResultFailure, TransientResultFailure, type OutputFormat, type ToolOutput, type ToolTask } from '../../tools/tool-runner';
+import { ResultErrorCode, ResultFailure, TransientResultFailure } from '../../tools/result-failure';
+import { typedTask, type OutputFormat, type ToolOutput, type ToolTask } from '../../tools/tool-runner';
 import { ToolRunners } from '../../tools/tool-runners';
 import { JobLifecycleService } from '../job-lifecycle.service';
-import { ResultErrorCode } from '../job-status';
 
 const CONTENT_TYPES: Record<OutputFormat, string> = { jpg: 'image/jpeg', png: 'image/png', webp: 'image/webp' };
 
@@ -102,8 +102,9 @@ export class ResultWorkService {
   }
 
   /** Runs the tool, stores its image and thumbnail, and completes the result. */
-  private async produce(task: ToolTask): Promise<void> {
-    const runner = this.tools.runnerFor(task.tool, task.sandbox);
+  private async produce(stored: ToolTask): Promise<void> {
+    const task = typedTask(stored);
+    const runner = this.tools.runnerFor(task);
     if (!runner) {
       throw new ResultFailure(ResultErrorCode.ProviderError, `No ${task.tool} pipeline is configured on this worker.`);
     }

@@ -1,6 +1,6 @@
 import type { PixelBounds } from '../../../core/image/mask/alpha-mask';
 import type { Size } from '../../../core/image/raw-image';
-import { AD_GOALS } from '../../jobs/dto/ad-create.dto';
+import { AD_GOALS } from '../tool-options';
 import { PLATFORM_FRAMES, type AdPlatform, type PlatformFrame } from './ad-platforms';
 import type { TextAlign } from './ad-text';
 

@@ -1,6 +1,6 @@
 import type { PixelBounds } from '../../../core/image/mask/alpha-mask';
 import type { Size } from '../../../core/image/raw-image';
-import { AD_PLATFORMS } from '../../jobs/dto/ad-create.dto';
+import { AD_PLATFORMS } from '../tool-options';
 
 /** The request's list (the DTO validates it), so the two can never differ. */
 export { AD_PLATFORMS };

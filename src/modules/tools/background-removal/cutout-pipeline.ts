@@ -1,35 +1,19 @@
-import { WHITE } from '../../../core/image/compose/colour';
 import { composite } from '../../../core/image/compose/composite';
-import { reframe, type CutoutLayers } from '../../../core/image/compose/cutout-layers';
+import { reframe } from '../../../core/image/compose/cutout-layers';
 import { planFrame, union } from '../../../core/image/compose/framing';
-import { drawShadow } from '../../../core/image/compose/shadow';
 import { planGeometry, type GeometryPlan } from '../../../core/image/geometry';
-import { subjectBounds, type AlphaMask } from '../../../core/image/mask/alpha-mask';
-import { decontaminate } from '../../../core/image/mask/decontaminate';
-import {
-  applyFilters,
-  decodeScaled,
-  encode,
-  encodeMask,
-  encodeMaskThumbnail,
-  encodeThumbnail,
-  hasFilters,
-} from '../../../core/image/pipeline-steps';
-import type { RawImage, Size } from '../../../core/image/raw-image';
-import { SourceImageError, SourceImageProblem, type SourceImage } from '../../../core/image/source-image';
-import { analyseTone, applyCurves } from '../../../core/image/tone';
+import { subjectBounds } from '../../../core/image/mask/alpha-mask';
+import type { Size } from '../../../core/image/raw-image';
+import type { SourceImage } from '../../../core/image/source-image';
 import type { Segmenter } from '../../../core/segmentation/segmenter';
-import type { EditedImage, PipelineLimits } from '../image-editing/edit-pipeline';
+import { cutOut } from '../shared/cut-out';
+import { encodeImage, encodeMaskImage, type EncodedImage } from '../shared/encoding';
+import type { PipelineLimits } from '../shared/pipeline-limits';
+import { decodePhoto } from '../shared/photo-decoding';
 import type { CutoutRequest } from './cutout-request';
 
 /** Cut-outs are made at most this large; a larger source's result is scaled down to it (25 megapixels). */
 export const CUTOUT_MAX_PIXELS = 25_000_000;
-
-/**
- * A cut-out holds several full-size layers at once (the photo, its mask, the cleaned colours,
- * the shadow and the composite), so it takes this many shares of the pixel budget per pixel.
- */
-export const CUTOUT_LAYERS = 4;
 
 /** Shadow opacity below this does not count as part of the subject's frame. */
 const SHADOW_FRAME_THRESHOLD = 8;
@@ -40,45 +24,8 @@ export function cutoutPlan(source: Size): GeometryPlan {
   return planGeometry(source, { width: Math.max(1, Math.floor(source.width * factor)), upscale: false });
 }
 
-/**
- * The product's own pixels corrected as asked: the same light, colour and polish steps as
- * `image_editing`, before the cut-out is composed, so the background is never corrected with it.
- */
-async function corrected(image: RawImage, request: CutoutRequest, limits: PipelineLimits): Promise<RawImage> {
-  const tone = analyseTone(image, { light: request.light, color: request.color, brightnessOffset: 0, saturationOffset: 0 });
-  if (tone.curves) applyCurves(image, tone.curves);
-  const filters = { denoise: request.polish, saturation: tone.saturation, sharpen: request.polish ? { sigma: 0.8, edgeGain: 1.5 } : null };
-  return hasFilters(filters) ? applyFilters(image, filters, limits.timeoutSeconds) : image;
-}
-
-/** The subject cut out of the photo, its colours cleaned at soft edges, with its shadow. */
-export async function cutOut(
-  photo: RawImage,
-  alpha: AlphaMask,
-  request: Pick<CutoutRequest, 'shadow' | 'light' | 'color' | 'polish'>,
-  limits: PipelineLimits,
-): Promise<CutoutLayers> {
-  const shadow = await drawShadow(alpha, request.shadow);
-  limits.signal?.throwIfAborted();
-  const colour = decontaminate(await corrected(photo, request as CutoutRequest, limits), alpha);
-  return { colour, alpha, shadow };
-}
-
-/**
- * The photo a cut-out is made from, decoded at `plan`'s size with any transparency flattened
- * onto white, which is what the model was trained on.
- */
-export function decodePhoto(source: SourceImage, plan: GeometryPlan, limits: PipelineLimits & { signal: AbortSignal }): Promise<RawImage> {
-  return decodeScaled(source, plan, { maxPixels: limits.maxPixels, flattenOnto: WHITE, timeoutSeconds: limits.timeoutSeconds }).catch(
-    (error: unknown) => {
-      limits.signal.throwIfAborted();
-      throw new SourceImageError(SourceImageProblem.NotImage, `The source image could not be decoded (${String(error).slice(0, 200)}).`);
-    },
-  );
-}
-
 /** A cut-out result with how unsure the segmenter was of its mask (0 sure, 1 unsure). */
-export interface CutoutImage extends EditedImage {
+export interface CutoutImage extends EncodedImage {
   uncertainty: number;
 }
 
@@ -110,11 +57,6 @@ export async function runCutout(
   const placed = whole && framing.size.width === photo.width && framing.size.height === photo.height ? layers : await reframe(layers, framing.frame, framing.size);
   limits.signal.throwIfAborted();
 
-  if (mask) {
-    const [image, thumbnail] = await Promise.all([encodeMask(placed.alpha), encodeMaskThumbnail(placed.alpha)]);
-    return { image, thumbnail, uncertainty };
-  }
-  const image = composite(placed, request.background);
-  const [encoded, thumbnail] = await Promise.all([encode(image, request.format, null), encodeThumbnail(image, request.format, null)]);
-  return { image: encoded, thumbnail, uncertainty };
+  const encoded = mask ? await encodeMaskImage(placed.alpha) : await encodeImage(composite(placed, request.background), request.format);
+  return { ...encoded, uncertainty };
 }

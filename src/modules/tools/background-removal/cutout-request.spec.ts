@@ -1,12 +1,13 @@
 import { NO_HINTS } from '../../../core/image/mask/subject-hints';
 import { findPreset, ProductPhotoOperation } from '../../catalog/product-photo-presets';
 import { ToolId } from '../../catalog/tools';
-import type { ToolTask } from '../tool-runner';
+import type { PreservationLevel, ProductPhotoOptions } from '../tool-options';
+import { typedTask, type TypedToolTask } from '../tool-runner';
 import { cutoutRequestOf, productPhotoCutout } from './cutout-request';
 
 const WHITE = { r: 255, g: 255, b: 255, alpha: 1 };
 
-const removeBackgroundTask = (options: Record<string, unknown>, index = 0): ToolTask => ({
+const removeBackgroundTask = (options: Record<string, unknown>, index = 0): TypedToolTask => typedTask({
   jobId: 'job',
   resultId: 'result',
   tool: ToolId.RemoveBackground,
@@ -51,10 +52,12 @@ describe('cutoutRequestOf (POST /remove-background)', () => {
 });
 
 describe('productPhotoCutout', () => {
-  const options = (operation: ProductPhotoOperation, preset: string | null, level?: string) => ({
+  const options = (operation: ProductPhotoOperation, preset: string | null, level?: PreservationLevel): ProductPhotoOptions => ({
     operation,
-    preset: preset ? findPreset(preset) : null,
+    preset: (preset && findPreset(preset)) || null,
     preservation_level: level,
+    instructions: null,
+    output: { number_of_images: 1 },
   });
 
   it('honours the preservation level: strict keeps the pixels, balanced corrects light and colour, creative polishes too', () => {

@@ -1,40 +1,19 @@
-import { opaqueColour, WHITE } from '../../../core/image/compose/colour';
+import { WHITE } from '../../../core/image/compose/colour';
 import type { Placement } from '../../../core/image/compose/framing';
-import type { ShadowKind, ShadowStyle } from '../../../core/image/compose/shadow';
+import type { ShadowStyle } from '../../../core/image/compose/shadow';
 import type { SubjectHints } from '../../../core/image/mask/subject-hints';
-import type { Rgba } from '../../../core/image/pipeline-steps';
-import { ProductPhotoOperation, type ProductPhotoPreset } from '../../catalog/product-photo-presets';
-import type { CutoutChannels } from '../../jobs/dto/remove-background.dto';
-import { variantOf, type OutputFormat, type ToolTask } from '../tool-runner';
-
-/** A background the subject is cut out onto: a colour, or null for transparent. */
-export type CutoutBackground = Rgba | null;
-
-/**
- * How the `number_of_images` variants of one source differ: only the light that draws the
- * shadow changes (its spread, and for `natural` the side it falls to). Without a shadow the
- * variants are identical: the cut-out itself is the model's one answer.
- */
-export const SHADOW_VARIANTS: readonly Omit<ShadowStyle, 'kind'>[] = [
-  { spread: 1, lean: 0.6 },
-  { spread: 1.3, lean: -0.6 },
-  { spread: 0.8, lean: 1 },
-  { spread: 1.15, lean: -0.3 },
-];
-
-export function shadowStyle(kind: ShadowKind, variant: number): ShadowStyle {
-  return { kind, ...(SHADOW_VARIANTS[variant] ?? SHADOW_VARIANTS[0]) };
-}
+import { ProductPhotoOperation } from '../../catalog/product-photo-presets';
+import { ToolId } from '../../catalog/tools';
+import type { ProductCorrections } from '../shared/cut-out';
+import { backgroundOf, shadowStyle, type CutoutBackground } from '../shared/cutout-style';
+import { isProductPhoto, type CutoutChannels, type PreservationLevel, type ProductPhotoOptions, type RemoveBackgroundOptions } from '../tool-options';
+import { variantOf, type OutputFormat, type TypedToolTask } from '../tool-runner';
 
 /** One cut-out result, whatever endpoint asked for it. */
-export interface CutoutRequest {
+export interface CutoutRequest extends ProductCorrections {
   background: CutoutBackground;
   shadow: ShadowStyle;
   placement: Placement;
-  /** Corrections applied to the product's own pixels (product photos' preservation level). */
-  light: boolean;
-  color: boolean;
-  polish: boolean;
   format: OutputFormat;
   /** `rgba` the cut-out, `alpha` its mask alone (a one-channel PNG; no background colour, no shadow). */
   channels: CutoutChannels;
@@ -42,26 +21,8 @@ export interface CutoutRequest {
   hints: SubjectHints;
 }
 
-/** A background option as the DTOs store it (`type` and, for `color`, the colour). */
-export function backgroundOf(option: { type?: string; color?: string } | undefined): CutoutBackground {
-  switch (option?.type) {
-    case 'white':
-      return WHITE;
-    case 'color':
-      return opaqueColour(option.color as string);
-    default:
-      return null;
-  }
-}
-
-interface RemoveBackgroundOptions {
-  background: { type: string; color?: string; shadow: ShadowKind };
-  /** `channels` is absent from jobs created before masks were offered. */
-  output: { crop_to_subject: boolean; margin_percent: number; channels?: CutoutChannels };
-}
-
-function fromRemoveBackground(task: ToolTask): CutoutRequest {
-  const { background, output } = task.options as unknown as RemoveBackgroundOptions;
+function fromRemoveBackground(task: Pick<TypedToolTask, 'format' | 'index' | 'subjectHints'> & { options: RemoveBackgroundOptions }): CutoutRequest {
+  const { background, output } = task.options;
   return {
     background: backgroundOf(background),
     shadow: shadowStyle(background.shadow, variantOf(task)),
@@ -81,7 +42,6 @@ const PACKSHOT_FILL = 0.8;
 /** A packshot or marketplace image without a preset: the square most marketplaces accept for zoom. */
 const SQUARE = { width: 2000, height: 2000 };
 
-type PreservationLevel = 'strict' | 'balanced' | 'creative';
 
 /**
  * What the product's own pixels may receive: `strict` keeps them as photographed (cut out and
@@ -95,10 +55,9 @@ function corrections(level: PreservationLevel): Pick<CutoutRequest, 'light' | 'c
  * The product photo operations that cut the product out, or null for one that does not
  * (`product_photo_enhance` on a preset that keeps the original background).
  */
-export function productPhotoCutout(options: Record<string, unknown>, format: OutputFormat, hints: SubjectHints): CutoutRequest | null {
-  const operation = options.operation as ProductPhotoOperation;
-  const preset = options.preset as ProductPhotoPreset | null;
-  const level = (options.preservation_level as PreservationLevel | undefined) ?? 'strict';
+export function productPhotoCutout(options: ProductPhotoOptions, format: OutputFormat, hints: SubjectHints): CutoutRequest | null {
+  const { operation, preset } = options;
+  const level = options.preservation_level ?? 'strict';
   const canvas = (fill: number, fallback: { width: number; height: number } | null): Placement => {
     const size = preset?.width && preset.height ? { width: preset.width, height: preset.height } : fallback;
     return size ? { kind: 'canvas', ...size, fill } : { kind: 'source' };
@@ -130,7 +89,11 @@ export function productPhotoCutout(options: Record<string, unknown>, format: Out
   }
 }
 
-export function cutoutRequestOf(task: ToolTask): CutoutRequest | null {
-  if (typeof task.options.operation === 'string') return productPhotoCutout(task.options, task.format, task.subjectHints);
-  return fromRemoveBackground(task);
+/**
+ * The cut-out a task asks for: `POST /remove-background`, or a product photo operation that cuts
+ * the product out; null for any other task.
+ */
+export function cutoutRequestOf(task: TypedToolTask): CutoutRequest | null {
+  if (isProductPhoto(task.options)) return productPhotoCutout(task.options, task.format, task.subjectHints);
+  return task.tool === ToolId.RemoveBackground ? fromRemoveBackground({ ...task, options: task.options }) : null;
 }

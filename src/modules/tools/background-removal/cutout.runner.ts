@@ -1,54 +1,53 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG } from '../../../core/config/config.module';
-import type { AppConfig } from '../../../core/config/config.schema';
-import { PixelBudget } from '../../../core/image/pixel-budget';
+import type { SourceImage } from '../../../core/image/source-image';
 import { SEGMENTER, type Segmenter } from '../../../core/segmentation/segmenter';
-import { ResultErrorCode } from '../../jobs/job-status';
-import { resultLimits } from '../image-editing/edit-pipeline';
-import { asResultFailure } from '../sources/source-failures';
-import { SourceLoader } from '../sources/source-loader';
-import { ResultFailure, type ToolOutput, type ToolRunner, type ToolTask } from '../tool-runner';
-import type { ToolAvailability } from '../tool-runners';
-import { CUTOUT_LAYERS, cutoutPlan, runCutout } from './cutout-pipeline';
+import { ResultErrorCode, ResultFailure } from '../result-failure';
+import { CUTOUT_LAYERS } from '../shared/cut-out';
+import { NO_SEGMENTER } from '../shared/failure-translation';
+import { ResultFrame, type FramedTool, type ResultContext } from '../shared/result-frame';
+import type { ToolOutput, ToolRunner, TypedToolTask } from '../tool-runner';
+import { cutoutPlan, runCutout } from './cutout-pipeline';
 import { cutoutRequestOf, type CutoutRequest } from './cutout-request';
-import { asSegmentationFailure, NO_SEGMENTER } from './segmentation-failures';
+
+/** A cut-out request with the segmenter that will make it, checked before the download. */
+interface SegmentedRequest {
+  cutout: CutoutRequest;
+  segmenter: Segmenter;
+}
 
 /**
  * Live cut-outs: `remove_background` itself, and the product photo operations that cut the
- * product out (run on the `image_editing` tool through `cut`).
+ * product out (`studio_packshot`, `marketplace_clean`, `product_photo_enhance` on a white or
+ * transparent preset), in the result frame:
+ *
+ * 1. the request, refused before the download on a deployment without a segmenter;
+ * 2. the source; its share of the budget: the cut-out's size times CUTOUT_LAYERS;
+ * 3. runCutout's steps (see cutout-pipeline.ts), ending with the image and thumbnail encoded.
  */
 @Injectable()
-export class CutoutRunner implements ToolRunner {
+export class CutoutRunner implements ToolRunner, FramedTool<SegmentedRequest> {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(SEGMENTER) private readonly segmenter: Segmenter | null,
-    private readonly sources: SourceLoader,
-    private readonly budget: PixelBudget,
+    private readonly frame: ResultFrame,
   ) {}
 
-  get availability(): ToolAvailability {
-    return this.segmenter ? { available: true } : { available: false, reason: 'needs a segmenter (SEGMENTER is none)' };
+  run(task: TypedToolTask, signal: AbortSignal): Promise<ToolOutput> {
+    return this.frame.run(task, signal, this);
   }
 
-  run(task: ToolTask, signal: AbortSignal): Promise<ToolOutput> {
-    const request = cutoutRequestOf(task);
-    if (!request) throw new ResultFailure(ResultErrorCode.ProcessingFailed, 'This operation does not cut the product out.');
-    return this.cut(task, request, signal);
+  request(task: TypedToolTask): SegmentedRequest {
+    const cutout = cutoutRequestOf(task);
+    if (!cutout) throw new ResultFailure(ResultErrorCode.ProcessingFailed, 'This operation does not cut the product out.');
+    if (!this.segmenter) throw new ResultFailure(ResultErrorCode.ProcessingFailed, `This result ${NO_SEGMENTER}.`);
+    return { cutout, segmenter: this.segmenter };
   }
 
-  async cut(task: ToolTask, request: CutoutRequest, signal: AbortSignal): Promise<ToolOutput> {
-    const segmenter = this.segmenter;
-    if (!segmenter) throw new ResultFailure(ResultErrorCode.ProcessingFailed, `This result ${NO_SEGMENTER}.`);
-    const source = await this.sources.load(task, signal);
+  pixels(source: SourceImage): number {
     const { scaled } = cutoutPlan(source);
-    const edited = await this.budget
-      .run(scaled.width * scaled.height * CUTOUT_LAYERS, () => {
-        signal.throwIfAborted();
-        return runCutout(source, request, segmenter, resultLimits(this.config, signal));
-      })
-      .catch((error: unknown) => {
-        throw asSegmentationFailure(asResultFailure(error));
-      });
-    return { image: edited.image, thumbnail: edited.thumbnail, format: request.format, uncertainty: edited.uncertainty };
+    return scaled.width * scaled.height * CUTOUT_LAYERS;
+  }
+
+  pipeline({ source, request, limits }: ResultContext<SegmentedRequest>) {
+    return runCutout(source, request.cutout, request.segmenter, limits);
   }
 }

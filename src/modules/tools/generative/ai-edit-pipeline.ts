@@ -1,10 +1,20 @@
 import sharp from 'sharp';
-import { canvasHolding, type AspectRatio } from '../../../core/image/aspect-ratio';
+import { canvasHolding, shapeFor, type AspectRatio } from '../../../core/image/aspect-ratio';
 import { composite, compositeOnImage } from '../../../core/image/compose/composite';
 import { reframe, type CutoutLayers } from '../../../core/image/compose/cutout-layers';
+import type { GeometryPlan } from '../../../core/image/geometry';
 import { subjectBounds, type AlphaMask, type PixelBounds } from '../../../core/image/mask/alpha-mask';
 import type { RawImage, Size } from '../../../core/image/raw-image';
-import type { PreservationLevel } from './generative-request';
+import type { SourceImage } from '../../../core/image/source-image';
+import type { ImageProvider } from '../../../core/image-provider/image-provider';
+import type { Segmenter } from '../../../core/segmentation/segmenter';
+import { encodeImage, type EncodedImage } from '../shared/encoding';
+import type { PipelineLimits } from '../shared/pipeline-limits';
+import { decodePhoto } from '../shared/photo-decoding';
+import { coverTo, keepMaskPng, providerPng } from '../shared/provider-images';
+import type { OutputFormat } from '../tool-runner';
+import type { PreservationLevel } from '../tool-options';
+import type { AiEditRequest } from './generative-request';
 
 /** How far `balanced` lets the edit reach into the product from its outline, as a share of its longer side. */
 const BALANCED_BLEND_SHARE = 0.02;
@@ -72,4 +82,37 @@ export async function finishEdit(placed: CutoutLayers, painted: RawImage, level:
   const body = new Uint8Array(blurred.length);
   for (let i = 0; i < body.length; i++) body[i] = Math.max(0, Math.min(255, 2 * blurred[i] - 255, placed.alpha.data[i]));
   return compositeOnImage({ ...placed, alpha: { data: body, width, height } }, painted);
+}
+
+/** What an AI edit runs with: its provider, and the segmenter unless the level is `creative`. */
+export interface AiEditPainters {
+  provider: ImageProvider;
+  segmenter: Segmenter | null;
+}
+
+/**
+ * One AI edit, in order: decode the photo at `plan`'s size; the subject's mask (the whole photo
+ * for `creative`, which keeps nothing); place the photo on a canvas of the requested ratio around
+ * the subject; send the provider the placed photo and the mask of what it must keep; fit its
+ * answer to the canvas; keep the product's own pixels as the preservation level promises;
+ * encode with the thumbnail.
+ */
+export async function runAiEdit(
+  source: SourceImage,
+  plan: GeometryPlan,
+  request: AiEditRequest,
+  { provider, segmenter }: AiEditPainters,
+  limits: PipelineLimits & { signal: AbortSignal },
+  format: OutputFormat,
+): Promise<EncodedImage> {
+  const photo = await decodePhoto(source, plan, limits);
+  const alpha = segmenter
+    ? (await segmenter.segment(photo, limits.signal)).mask
+    : { data: new Uint8Array(photo.width * photo.height).fill(255), width: photo.width, height: photo.height };
+  const placement = placeOnCanvas(photo, segmenter ? subjectBounds(alpha) : null, request.ratio);
+  const placed = await photoOnCanvas(photo, alpha, placement);
+  const inputs = providerInputs(placed, photoArea(placement, photo), request.preservation);
+  const [png, mask] = await Promise.all([providerPng(inputs.image), keepMaskPng(inputs.keep)]);
+  const painted = await provider.edit({ image: png, mask, prompt: request.prompt, shape: shapeFor(placement.canvas) }, limits.signal);
+  return encodeImage(await finishEdit(placed, await coverTo(painted, placement.canvas), request.preservation), format);
 }

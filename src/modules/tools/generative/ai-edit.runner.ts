@@ -1,77 +1,66 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG } from '../../../core/config/config.module';
-import type { AppConfig } from '../../../core/config/config.schema';
-import { shapeFor } from '../../../core/image/aspect-ratio';
-import { subjectBounds } from '../../../core/image/mask/alpha-mask';
-import { PixelBudget } from '../../../core/image/pixel-budget';
+import type { SourceImage } from '../../../core/image/source-image';
 import { IMAGE_PROVIDER, type ImageProvider } from '../../../core/image-provider/image-provider';
 import { SEGMENTER, type Segmenter } from '../../../core/segmentation/segmenter';
-import { ResultErrorCode } from '../../jobs/job-status';
-import { decodePhoto } from '../background-removal/cutout-pipeline';
-import { NO_SEGMENTER } from '../background-removal/segmentation-failures';
-import { resultLimits } from '../image-editing/edit-pipeline';
-import { SourceLoader } from '../sources/source-loader';
-import { ResultFailure, type ToolOutput, type ToolRunner, type ToolTask } from '../tool-runner';
-import type { ToolAvailability } from '../tool-runners';
-import { finishEdit, photoArea, photoOnCanvas, placeOnCanvas, providerInputs } from './ai-edit-pipeline';
-import { aiEditRequestOf } from './generative-request';
-import { asComposingFailure, encodedResult, photoPlan } from './generative-steps';
-import { NO_PROVIDER } from './provider-failures';
-import { coverTo, keepMaskPng, providerPng } from './provider-images';
+import { ToolId } from '../../catalog/tools';
+import { ResultErrorCode, ResultFailure } from '../result-failure';
+import { NO_PROVIDER, NO_SEGMENTER } from '../shared/failure-translation';
+import { photoPlan } from '../shared/photo-decoding';
+import { ResultFrame, type FramedTool, type ResultContext } from '../shared/result-frame';
+import type { ToolOutput, ToolRunner, TypedToolTask } from '../tool-runner';
+import { runAiEdit, type AiEditPainters } from './ai-edit-pipeline';
+import { aiEditRequestOf, type AiEditRequest } from './generative-request';
 
 /** The photo is decoded no larger than this: providers paint at about 1.5k a side. */
 const PHOTO_LONG_SIDE = 2048;
 /** The photo, its mask, the placed layers, the provider's image and the result. */
 const EDIT_LAYERS = 5;
 
+type AiEditWork = AiEditRequest & AiEditPainters;
+
 /**
  * Live `image_ai_edit`: the provider edits the photo from the prompt; the service fits its answer
  * to the exact aspect ratio asked for (extending the canvas around the subject, never cropping
  * the photo) and keeps as much of the product's own pixels as the preservation level promises.
+ * In the result frame:
+ *
+ * 1. the request, refused before the download without a provider, or without a segmenter for
+ *    `strict` and `balanced`;
+ * 2. the source; its share of the budget: the photo at PHOTO_LONG_SIDE times EDIT_LAYERS;
+ * 3. runAiEdit's steps (see ai-edit-pipeline.ts), ending with the image and thumbnail encoded.
  */
 @Injectable()
-export class AiEditRunner implements ToolRunner {
+export class AiEditRunner implements ToolRunner, FramedTool<AiEditWork> {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(SEGMENTER) private readonly segmenter: Segmenter | null,
     @Inject(IMAGE_PROVIDER) private readonly provider: ImageProvider | null,
-    private readonly sources: SourceLoader,
-    private readonly budget: PixelBudget,
+    private readonly frame: ResultFrame,
   ) {}
 
-  get availability(): ToolAvailability {
-    if (!this.provider) return { available: false, reason: 'needs an image provider (IMAGE_PROVIDER)' };
-    const preservation = this.segmenter ? '' : '; strict and balanced preservation need background removal (SEGMENTER is none)';
-    return { available: true, mode: `${this.provider.description}${preservation}` };
+  run(task: TypedToolTask, signal: AbortSignal): Promise<ToolOutput> {
+    return this.frame.run(task, signal, this);
   }
 
-  async run(task: ToolTask, signal: AbortSignal): Promise<ToolOutput> {
+  request(task: TypedToolTask): AiEditWork {
     const provider = this.provider;
     if (!provider) throw new ResultFailure(ResultErrorCode.ProcessingFailed, `This edit ${NO_PROVIDER}.`);
-    const request = aiEditRequestOf(task);
+    if (task.tool !== ToolId.ImageAiEdit) {
+      throw new ResultFailure(ResultErrorCode.ProcessingFailed, `The ${task.tool} tool does not run on the AI edit pipeline.`);
+    }
+    const request = aiEditRequestOf(task.options);
     const segmenter = request.preservation === 'creative' ? null : this.segmenter;
     if (request.preservation !== 'creative' && !segmenter) {
       throw new ResultFailure(ResultErrorCode.ProcessingFailed, `The ${request.preservation} preservation level ${NO_SEGMENTER}.`);
     }
-    const source = await this.sources.load(task, signal);
-    const plan = photoPlan(source, PHOTO_LONG_SIDE);
-    const limits = resultLimits(this.config, signal);
-    const image = await this.budget
-      .run(plan.scaled.width * plan.scaled.height * EDIT_LAYERS, async () => {
-        const photo = await decodePhoto(source, plan, limits);
-        const alpha = segmenter
-          ? (await segmenter.segment(photo, signal)).mask
-          : { data: new Uint8Array(photo.width * photo.height).fill(255), width: photo.width, height: photo.height };
-        const placement = placeOnCanvas(photo, segmenter ? subjectBounds(alpha) : null, request.ratio);
-        const placed = await photoOnCanvas(photo, alpha, placement);
-        const inputs = providerInputs(placed, photoArea(placement, photo), request.preservation);
-        const [png, mask] = await Promise.all([providerPng(inputs.image), keepMaskPng(inputs.keep)]);
-        const painted = await provider.edit({ image: png, mask, prompt: request.prompt, shape: shapeFor(placement.canvas) }, signal);
-        return finishEdit(placed, await coverTo(painted, placement.canvas), request.preservation);
-      })
-      .catch((error: unknown) => {
-        throw asComposingFailure(error);
-      });
-    return encodedResult(image, task.format);
+    return { ...request, provider, segmenter };
+  }
+
+  pixels(source: SourceImage): number {
+    const { scaled } = photoPlan(source, PHOTO_LONG_SIDE);
+    return scaled.width * scaled.height * EDIT_LAYERS;
+  }
+
+  pipeline({ task, source, request, limits }: ResultContext<AiEditWork>) {
+    return runAiEdit(source, photoPlan(source, PHOTO_LONG_SIDE), request, request, limits, task.format);
   }
 }

@@ -1,81 +1,58 @@
 import { Inject, Injectable } from '@nestjs/common';
-import sharp from 'sharp';
-import { APP_CONFIG } from '../../../core/config/config.module';
-import type { AppConfig } from '../../../core/config/config.schema';
-import { canvasWithin, shapeFor } from '../../../core/image/aspect-ratio';
-import { PixelBudget } from '../../../core/image/pixel-budget';
-import type { Size } from '../../../core/image/raw-image';
-import { IMAGE_PROVIDER, ImageProviderError, type ImageProvider } from '../../../core/image-provider/image-provider';
-import { ResultErrorCode } from '../../jobs/job-status';
-import { decodePhoto } from '../background-removal/cutout-pipeline';
-import { resultLimits } from '../image-editing/edit-pipeline';
-import { asResultFailure } from '../sources/source-failures';
-import { SourceLoader } from '../sources/source-loader';
-import { ResultFailure, type ToolOutput, type ToolRunner, type ToolTask } from '../tool-runner';
-import type { ToolAvailability } from '../tool-runners';
-import { generationRequestOf } from './generative-request';
-import { encodedResult, photoPlan } from './generative-steps';
-import { asProviderFailure, NO_PROVIDER } from './provider-failures';
-import { coverTo, PROVIDER_LONG_SIDE, providerPng } from './provider-images';
+import type { SourceImage } from '../../../core/image/source-image';
+import { IMAGE_PROVIDER, type ImageProvider } from '../../../core/image-provider/image-provider';
+import { ToolId } from '../../catalog/tools';
+import { ResultErrorCode, ResultFailure } from '../result-failure';
+import { NO_PROVIDER } from '../shared/failure-translation';
+import { PROVIDER_LONG_SIDE } from '../shared/provider-images';
+import { ResultFrame, type FramedTool, type ResultContext } from '../shared/result-frame';
+import type { ToolOutput, ToolRunner, TypedToolTask } from '../tool-runner';
+import { runGeneration } from './generation-pipeline';
+import { generationRequestOf, type GenerationRequest } from './generative-request';
 
-/** The provider's image decoded and the result: a generated image is at most a few megapixels. */
+/**
+ * The provider's image decoded and the result: a generated image is at most a few megapixels,
+ * and a reference image, sent no larger than PROVIDER_LONG_SIDE, fits in the same share.
+ */
 const GENERATION_PIXELS = 2 * PROVIDER_LONG_SIDE * PROVIDER_LONG_SIDE;
+
+type GenerationWork = GenerationRequest & { provider: ImageProvider };
 
 /**
  * Live `image_generation`: the provider paints from the prompt, guided by the result's reference
  * image when the job has any (one result per reference and variant); an `aspect_ratio` is then
- * met exactly by cropping the centre, since a generated image has no subject of the client's to keep.
+ * met exactly by cropping the centre, since a generated image has no subject of the client's to
+ * keep. In the result frame:
+ *
+ * 1. the request, refused before any download without a provider;
+ * 2. the reference image, when the result has one; its share of the budget: GENERATION_PIXELS;
+ * 3. runGeneration's steps (see generation-pipeline.ts), ending with the image and thumbnail encoded.
  */
 @Injectable()
-export class GenerationRunner implements ToolRunner {
+export class GenerationRunner implements ToolRunner, FramedTool<GenerationWork, SourceImage | null> {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(IMAGE_PROVIDER) private readonly provider: ImageProvider | null,
-    private readonly sources: SourceLoader,
-    private readonly budget: PixelBudget,
+    private readonly frame: ResultFrame,
   ) {}
 
-  get availability(): ToolAvailability {
-    return this.provider
-      ? { available: true, mode: this.provider.description }
-      : { available: false, reason: 'needs an image provider (IMAGE_PROVIDER)' };
+  run(task: TypedToolTask, signal: AbortSignal): Promise<ToolOutput> {
+    return this.frame.runWithOptionalSource(task, signal, this);
   }
 
-  async run(task: ToolTask, signal: AbortSignal): Promise<ToolOutput> {
+  request(task: TypedToolTask): GenerationWork {
     const provider = this.provider;
     if (!provider) throw new ResultFailure(ResultErrorCode.ProcessingFailed, `This generation ${NO_PROVIDER}.`);
-    const request = generationRequestOf(task);
-    const references = task.sourceImageUrl ? [await this.reference(task, signal)] : [];
-    const shape = request.ratio ? shapeFor(request.ratio) : 'square';
-    const image = await this.budget
-      .run(GENERATION_PIXELS, async () => {
-        const painted = await provider.generate({ prompt: request.prompt, references, shape }, signal);
-        const size = await paintedSize(painted);
-        return coverTo(painted, request.ratio ? canvasWithin(size, request.ratio) : size);
-      })
-      .catch((error: unknown) => {
-        throw asProviderFailure(error);
-      });
-    return encodedResult(image, task.format);
+    if (task.tool !== ToolId.ImageGeneration) {
+      throw new ResultFailure(ResultErrorCode.ProcessingFailed, `The ${task.tool} tool does not run on the generation pipeline.`);
+    }
+    return { ...generationRequestOf(task.options), provider };
   }
 
-  /** The result's reference image, downloaded safely and sent as PNG no larger than the provider paints. */
-  private async reference(task: ToolTask, signal: AbortSignal): Promise<Buffer> {
-    const source = await this.sources.load(task, signal);
-    const plan = photoPlan(source, PROVIDER_LONG_SIDE);
-    const limits = resultLimits(this.config, signal);
-    return this.budget
-      .run(plan.scaled.width * plan.scaled.height, async () => providerPng(await decodePhoto(source, plan, limits)))
-      .catch((error: unknown) => {
-        throw asResultFailure(error);
-      });
+  pixels(): number {
+    return GENERATION_PIXELS;
   }
-}
 
-/** The painted image's upright size; what is not an image is the provider's failure. */
-async function paintedSize(painted: Buffer): Promise<Size> {
-  const meta = await sharp(painted).metadata().catch(() => null);
-  if (!meta?.width || !meta.height) throw new ImageProviderError('provider_error', 'The image provider returned something that is not an image.');
-  const turned = (meta.orientation ?? 1) >= 5;
-  return turned ? { width: meta.height, height: meta.width } : { width: meta.width, height: meta.height };
+  pipeline({ task, source, request, limits }: ResultContext<GenerationWork, SourceImage | null>) {
+    return runGeneration(source, request, request.provider, limits, task.format);
+  }
 }

@@ -2,20 +2,15 @@ import { parseAspectRatio, type AspectRatio } from '../../../core/image/aspect-r
 import type { ShadowKind } from '../../../core/image/compose/shadow';
 import type { Size } from '../../../core/image/raw-image';
 import type { ProductPhotoPreset } from '../../catalog/product-photo-presets';
-import type { ToolTask } from '../tool-runner';
+import {
+  isProductPhoto,
+  type ImageAiEditOptions,
+  type ImageGenerationOptions,
+  type PreservationLevel,
+  type ProductPhotoOptions,
+  type SceneOptions,
+} from '../tool-options';
 
-export type PreservationLevel = 'strict' | 'balanced' | 'creative';
-
-/** A product photo operation's own options, as `productPhotoJob` stores them. */
-interface ProductPhotoOptions {
-  operation: string;
-  preset: ProductPhotoPreset | null;
-  preservation_level: PreservationLevel;
-  instructions: string | null;
-}
-
-const isProductPhoto = (options: Record<string, unknown>): boolean => typeof options.operation === 'string';
-const productPhotoOptions = (task: ToolTask) => task.options as unknown as ProductPhotoOptions;
 const presetCanvas = (preset: ProductPhotoPreset | null): Size | null =>
   preset?.width && preset.height ? { width: preset.width, height: preset.height } : null;
 
@@ -32,12 +27,12 @@ export interface SceneRequest {
 }
 
 /** `ai_background` from `POST /scene/create`, or the `natural_lifestyle` product photo operation. */
-export function sceneRequestOf(task: ToolTask): SceneRequest {
-  if (isProductPhoto(task.options)) {
-    const { preset, instructions } = productPhotoOptions(task);
+export function sceneRequestOf(options: SceneOptions | ProductPhotoOptions): SceneRequest {
+  if (isProductPhoto(options)) {
+    const { preset, instructions } = options;
     return { prompt: instructions ?? LIFESTYLE_PROMPT, shadow: 'natural', canvas: presetCanvas(preset), ratio: null };
   }
-  const scene = task.options.scene as { prompt: string; shadow?: ShadowKind; aspect_ratio?: string };
+  const { scene } = options;
   return { prompt: scene.prompt, shadow: scene.shadow ?? 'natural', canvas: null, ratio: parseAspectRatio(scene.aspect_ratio) };
 }
 
@@ -48,8 +43,7 @@ export interface AiEditRequest {
 }
 
 /** `image_ai_edit` from `POST /image/ai-edit`. */
-export function aiEditRequestOf(task: ToolTask): AiEditRequest {
-  const options = task.options.options as { prompt: string; aspect_ratio?: string; preservation_level?: PreservationLevel };
+export function aiEditRequestOf({ options }: ImageAiEditOptions): AiEditRequest {
   return { prompt: options.prompt, ratio: parseAspectRatio(options.aspect_ratio), preservation: options.preservation_level ?? 'balanced' };
 }
 
@@ -59,9 +53,9 @@ export interface GenerationRequest {
 }
 
 /** `image_generation` from `POST /image/generate`. */
-export function generationRequestOf(task: ToolTask): GenerationRequest {
-  const options = task.options.options as { aspect_ratio?: string } | undefined;
-  return { prompt: task.options.prompt as string, ratio: parseAspectRatio(options?.aspect_ratio) };
+export function generationRequestOf({ prompt, options }: ImageGenerationOptions): GenerationRequest {
+  // `options` is stored as `{}` when the client sent none.
+  return { prompt, ratio: parseAspectRatio(options.aspect_ratio) };
 }
 
 /** The canvas of exactly `ratio` whose longer side is at most `longSide`: a multiple of W x H. */

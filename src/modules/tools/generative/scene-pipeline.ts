@@ -1,10 +1,23 @@
-import { compositeOnImage } from '../../../core/image/compose/composite';
+import { shapeFor } from '../../../core/image/aspect-ratio';
+import { composite, compositeOnImage } from '../../../core/image/compose/composite';
 import { reframe, type CutoutLayers, type Frame } from '../../../core/image/compose/cutout-layers';
-import { subjectBounds, type AlphaMask } from '../../../core/image/mask/alpha-mask';
-import type { RawImage, Size } from '../../../core/image/raw-image';
-import { cutOut } from '../background-removal/cutout-pipeline';
 import type { ShadowStyle } from '../../../core/image/compose/shadow';
-import type { PipelineLimits } from '../image-editing/edit-pipeline';
+import { renderStudioBackdrop, studioBackdropFor } from '../../../core/image/compose/studio-backdrop';
+import type { GeometryPlan } from '../../../core/image/geometry';
+import { subjectBounds, type AlphaMask } from '../../../core/image/mask/alpha-mask';
+import type { SubjectHints } from '../../../core/image/mask/subject-hints';
+import type { RawImage, Size } from '../../../core/image/raw-image';
+import type { SourceImage } from '../../../core/image/source-image';
+import type { ImageProvider } from '../../../core/image-provider/image-provider';
+import type { Segmenter } from '../../../core/segmentation/segmenter';
+import { cutOut } from '../shared/cut-out';
+import { shadowStyle } from '../shared/cutout-style';
+import { encodeImage, type EncodedImage } from '../shared/encoding';
+import type { PipelineLimits } from '../shared/pipeline-limits';
+import { decodePhoto } from '../shared/photo-decoding';
+import { coverTo, keepMaskPng, providerPng } from '../shared/provider-images';
+import type { OutputFormat } from '../tool-runner';
+import type { SceneRequest } from './generative-request';
 
 /** The subject's bounding box fills this share of the canvas along its tighter side: room for the scene around it. */
 const SUBJECT_FILL = 0.62;
@@ -14,6 +27,9 @@ const SUBJECT_FILL = 0.62;
  * width): the variants of one source differ in layout as well as in backdrop.
  */
 const VARIANT_CENTRES = [0.5, 0.4, 0.6, 0.45, 0.55];
+
+/** A provider's backdrop puts the subject's base here, leaving the floor in front of it. */
+const PROVIDER_FLOOR_LINE = 0.86;
 
 /** Draws the backdrop behind a placed cut-out: the studio's, or the provider's painted around the subject. */
 export type BackdropPainter = (placed: CutoutLayers, canvas: Size) => Promise<RawImage>;
@@ -61,4 +77,56 @@ export async function composeScene(
   const backdrop = await paintBackdrop(placed, plan.canvas);
   limits.signal?.throwIfAborted();
   return compositeOnImage(placed, backdrop);
+}
+
+/**
+ * The provider paints the scene around the placed product: it is sent the product alone on a
+ * transparent canvas with a mask that keeps the product, and whatever it returns is fitted to
+ * the canvas; the product is composited over it from the photo's own pixels afterwards.
+ */
+function providerBackdrop(provider: ImageProvider, prompt: string, signal: AbortSignal): BackdropPainter {
+  return async (placed, size) => {
+    const subject = composite({ ...placed, shadow: null }, null);
+    const [image, mask] = await Promise.all([providerPng(subject), keepMaskPng(placed.alpha)]);
+    const painted = await provider.edit({ image, mask, prompt, shape: shapeFor(size) }, signal);
+    return coverTo(painted, size);
+  };
+}
+
+/** One scene result: what it asks for, where on which canvas, and in which format. */
+export interface SceneJob {
+  request: SceneRequest;
+  canvas: Size;
+  variant: number;
+  hints: SubjectHints;
+  format: OutputFormat;
+}
+
+/** What a scene runs with: the segmenter, and the provider that paints its backdrop (the studio's without one). */
+export interface ScenePainters {
+  segmenter: Segmenter;
+  provider: ImageProvider | null;
+}
+
+/**
+ * One scene, in order: decode the photo at `plan`'s size; segment it (keeping to the client's
+ * hints); choose the backdrop (the provider's, else the variant's studio backdrop, each with its
+ * floor line); composeScene; encode with the thumbnail.
+ */
+export async function runScene(
+  source: SourceImage,
+  plan: GeometryPlan,
+  job: SceneJob,
+  { segmenter, provider }: ScenePainters,
+  limits: PipelineLimits & { signal: AbortSignal },
+): Promise<EncodedImage> {
+  const photo = await decodePhoto(source, plan, limits);
+  const { mask: alpha } = await segmenter.segment(photo, limits.signal, job.hints);
+  const studio = studioBackdropFor(job.variant);
+  const painter: BackdropPainter = provider
+    ? providerBackdrop(provider, job.request.prompt, limits.signal)
+    : (_placed, size) => renderStudioBackdrop(studio, size);
+  const floorLine = provider ? PROVIDER_FLOOR_LINE : studio.floorLine;
+  const scene = { canvas: job.canvas, shadow: shadowStyle(job.request.shadow, job.variant), floorLine, variant: job.variant };
+  return encodeImage(await composeScene(photo, alpha, scene, painter, limits), job.format);
 }

@@ -1,103 +1,76 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '../../../core/config/config.module';
 import type { AppConfig } from '../../../core/config/config.schema';
-import { shapeFor, withLongSide } from '../../../core/image/aspect-ratio';
-import { composite } from '../../../core/image/compose/composite';
-import { renderStudioBackdrop, studioBackdropFor } from '../../../core/image/compose/studio-backdrop';
-import { PixelBudget } from '../../../core/image/pixel-budget';
+import { withLongSide } from '../../../core/image/aspect-ratio';
 import type { Size } from '../../../core/image/raw-image';
+import type { SourceImage } from '../../../core/image/source-image';
 import { IMAGE_PROVIDER, type ImageProvider } from '../../../core/image-provider/image-provider';
 import { SEGMENTER, type Segmenter } from '../../../core/segmentation/segmenter';
-import { ResultErrorCode } from '../../jobs/job-status';
-import { shadowStyle } from '../background-removal/cutout-request';
-import { decodePhoto } from '../background-removal/cutout-pipeline';
-import { NO_SEGMENTER } from '../background-removal/segmentation-failures';
-import { resultLimits } from '../image-editing/edit-pipeline';
-import { SourceLoader } from '../sources/source-loader';
-import { ResultFailure, variantOf, type ToolOutput, type ToolRunner, type ToolTask } from '../tool-runner';
-import type { ToolAvailability } from '../tool-runners';
+import { ToolId } from '../../catalog/tools';
+import { ResultErrorCode, ResultFailure } from '../result-failure';
+import { NO_PROVIDER, NO_SEGMENTER } from '../shared/failure-translation';
+import { photoPlan } from '../shared/photo-decoding';
+import { ResultFrame, type FramedTool, type ResultContext } from '../shared/result-frame';
+import { variantOf, type ToolOutput, type ToolRunner, type TypedToolTask } from '../tool-runner';
 import { exactCanvas, sceneRequestOf, type SceneRequest } from './generative-request';
-import { asComposingFailure, encodedResult, photoPlan } from './generative-steps';
-import { NO_PROVIDER } from './provider-failures';
-import { coverTo, keepMaskPng, providerPng } from './provider-images';
-import { composeScene, type BackdropPainter } from './scene-pipeline';
+import { runScene } from './scene-pipeline';
 
 /** A scene's longer side without a preset: the largest side the providers paint natively. */
 const SCENE_LONG_SIDE = 1536;
 /** The photo is decoded no larger than this: the subject fills well under it on the scene's canvas. */
 const PHOTO_LONG_SIDE = 2048;
-/** A provider's backdrop puts the subject's base here, leaving the floor in front of it. */
-const PROVIDER_FLOOR_LINE = 0.86;
 /** The photo, its mask, the cut-out layers and the canvas with its backdrop. */
 const SCENE_LAYERS = 5;
+
+type SceneWork = SceneRequest & { segmenter: Segmenter };
 
 /**
  * Live `ai_background` (and the `natural_lifestyle` product photo operation): the product cut
  * out by the segmenter and placed in a scene whose backdrop the image provider paints around it
  * from `scene.prompt`, or, without a provider and with STUDIO_BACKDROPS on, one of the built-in
  * studio backdrops (drawn, not generated). The product's pixels are always the photo's own.
+ * In the result frame:
+ *
+ * 1. the request, refused before the download without a segmenter, or without both a provider
+ *    and the studio backdrops;
+ * 2. the source; its share of the budget: the larger of the photo and the canvas, times SCENE_LAYERS;
+ * 3. runScene's steps (see scene-pipeline.ts), ending with the image and thumbnail encoded.
  */
 @Injectable()
-export class SceneRunner implements ToolRunner {
+export class SceneRunner implements ToolRunner, FramedTool<SceneWork> {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(SEGMENTER) private readonly segmenter: Segmenter | null,
     @Inject(IMAGE_PROVIDER) private readonly provider: ImageProvider | null,
-    private readonly sources: SourceLoader,
-    private readonly budget: PixelBudget,
+    private readonly frame: ResultFrame,
   ) {}
 
-  get availability(): ToolAvailability {
-    if (!this.segmenter) return { available: false, reason: 'needs background removal (SEGMENTER is none)' };
-    if (this.provider) return { available: true, mode: `generated scenes (${this.provider.description})` };
-    if (this.config.STUDIO_BACKDROPS) {
-      return { available: true, mode: 'built-in studio backdrops (drawn, not generated: no image provider is configured)' };
-    }
-    return { available: false, reason: 'needs an image provider (IMAGE_PROVIDER), or STUDIO_BACKDROPS=true for built-in backdrops' };
+  run(task: TypedToolTask, signal: AbortSignal): Promise<ToolOutput> {
+    return this.frame.run(task, signal, this);
   }
 
-  async run(task: ToolTask, signal: AbortSignal): Promise<ToolOutput> {
+  request(task: TypedToolTask): SceneWork {
     const segmenter = this.segmenter;
     if (!segmenter) throw new ResultFailure(ResultErrorCode.ProcessingFailed, `This scene ${NO_SEGMENTER}.`);
     if (!this.provider && !this.config.STUDIO_BACKDROPS) {
       throw new ResultFailure(ResultErrorCode.ProcessingFailed, `This scene ${NO_PROVIDER}.`);
     }
-    const request = sceneRequestOf(task);
-    const variant = variantOf(task);
-    const source = await this.sources.load(task, signal);
-    const plan = photoPlan(source, PHOTO_LONG_SIDE);
-    const canvas = sceneCanvas(request, plan.scaled);
-    const pixels = Math.max(plan.scaled.width * plan.scaled.height, canvas.width * canvas.height) * SCENE_LAYERS;
-    const limits = resultLimits(this.config, signal);
-    const image = await this.budget
-      .run(pixels, async () => {
-        const photo = await decodePhoto(source, plan, limits);
-        const { mask: alpha } = await segmenter.segment(photo, signal, task.subjectHints);
-        const studio = this.provider ? null : studioBackdropFor(variant);
-        const painter: BackdropPainter = studio
-          ? (_placed, size) => renderStudioBackdrop(studio, size)
-          : this.providerPainter(this.provider as ImageProvider, request.prompt, signal);
-        const floorLine = studio?.floorLine ?? PROVIDER_FLOOR_LINE;
-        return composeScene(photo, alpha, { canvas, shadow: shadowStyle(request.shadow, variant), floorLine, variant }, painter, limits);
-      })
-      .catch((error: unknown) => {
-        throw asComposingFailure(error);
-      });
-    return encodedResult(image, task.format);
+    if (task.tool !== ToolId.AiBackground) {
+      throw new ResultFailure(ResultErrorCode.ProcessingFailed, `The ${task.tool} tool does not run on the scene pipeline.`);
+    }
+    return { ...sceneRequestOf(task.options), segmenter };
   }
 
-  /**
-   * The provider paints the scene around the placed product: it is sent the product alone on a
-   * transparent canvas with a mask that keeps the product, and whatever it returns is fitted to
-   * the canvas; the product is composited over it from the photo's own pixels afterwards.
-   */
-  private providerPainter(provider: ImageProvider, prompt: string, signal: AbortSignal): BackdropPainter {
-    return async (placed, size) => {
-      const subject = composite({ ...placed, shadow: null }, null);
-      const [image, mask] = await Promise.all([providerPng(subject), keepMaskPng(placed.alpha)]);
-      const painted = await provider.edit({ image, mask, prompt, shape: shapeFor(size) }, signal);
-      return coverTo(painted, size);
-    };
+  pixels(source: SourceImage, request: SceneRequest): number {
+    const { scaled } = photoPlan(source, PHOTO_LONG_SIDE);
+    const canvas = sceneCanvas(request, scaled);
+    return Math.max(scaled.width * scaled.height, canvas.width * canvas.height) * SCENE_LAYERS;
+  }
+
+  pipeline({ task, source, request, limits }: ResultContext<SceneWork>) {
+    const plan = photoPlan(source, PHOTO_LONG_SIDE);
+    const job = { request, canvas: sceneCanvas(request, plan.scaled), variant: variantOf(task), hints: task.subjectHints, format: task.format };
+    return runScene(source, plan, job, { segmenter: request.segmenter, provider: this.provider }, limits);
   }
 }
 

@@ -94,9 +94,9 @@ describe(`${runEdit.name} with subject hints`, () => {
 
   it('hands the segmenter the hints in the frame it segments, and reports its uncertainty', async () => {
     const segmenter = new RecordingSegmenter();
-    const limits = { maxPixels: 50_000_000, timeoutSeconds: 60, segmenter, signal: new AbortController().signal };
-    const whole = await runEdit(await source(), request({ width: 200, upscale: false }), limits);
-    const covered = await runEdit(await source(), request({ width: 200, height: 200, fit: 'cover', upscale: false }), limits);
+    const limits = { maxPixels: 50_000_000, timeoutSeconds: 60, signal: new AbortController().signal };
+    const whole = await runEdit(await source(), request({ width: 200, upscale: false }), limits, segmenter);
+    const covered = await runEdit(await source(), request({ width: 200, height: 200, fit: 'cover', upscale: false }), limits, segmenter);
     expect(segmenter.asked[0]).toEqual({ width: 200, height: 100, hints: HINTS });
     expect(segmenter.asked[1]).toMatchObject({ width: 200, height: 200, hints: { keepPoints: [{ x: 0.5, y: 0.5 }] } });
     expect(segmenter.asked[1].hints?.region).toMatchObject({ left: 0, right: expect.closeTo(0.7, 10) });

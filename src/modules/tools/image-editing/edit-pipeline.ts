@@ -1,54 +1,22 @@
-import type { AppConfig } from '../../../core/config/config.schema';
-import { planGeometry } from '../../../core/image/geometry';
-import { interestingWindows, type WindowPosition } from '../../../core/image/interesting-region';
-import {
-  applyFilters,
-  backgroundFor,
-  cutWindow,
-  decodeScaled,
-  encode,
-  encodeThumbnail,
-  hasFilters,
-  type Rgba,
-} from '../../../core/image/pipeline-steps';
-import { SourceImageError, SourceImageProblem, type SourceImage } from '../../../core/image/source-image';
-import { analyseTone, applyCurves } from '../../../core/image/tone';
-import { hintsInPart, visiblePart } from './edit-hints';
-import { sharpeningOf, type EditCutout, type EditRequest } from './edit-request';
 import { composite, shaded } from '../../../core/image/compose/composite';
 import { drawShadow } from '../../../core/image/compose/shadow';
+import { planGeometry } from '../../../core/image/geometry';
+import { interestingWindows, type WindowPosition } from '../../../core/image/interesting-region';
 import type { AlphaMask } from '../../../core/image/mask/alpha-mask';
 import { decontaminate } from '../../../core/image/mask/decontaminate';
 import type { Cutout, SubjectHints } from '../../../core/image/mask/subject-hints';
+import { applyFilters, backgroundFor, cutWindow, decodeScaled, hasFilters, type Rgba } from '../../../core/image/pipeline-steps';
 import type { RawImage } from '../../../core/image/raw-image';
 import type { Segmenter } from '../../../core/segmentation/segmenter';
+import { SourceImageError, SourceImageProblem, type SourceImage } from '../../../core/image/source-image';
+import { analyseTone, applyCurves } from '../../../core/image/tone';
+import { encodeImage, type EncodedImage } from '../shared/encoding';
+import type { PipelineLimits } from '../shared/pipeline-limits';
+import { hintsInPart, visiblePart } from './edit-hints';
+import { sharpeningOf, type EditCutout, type EditRequest } from './edit-request';
 
 /** libvips' reason, without the file paths or internals some of its messages carry. */
 const describe = (error: unknown) => (error instanceof Error ? error.message.split('\n')[0].slice(0, 200) : 'unknown error');
-
-export interface PipelineLimits {
-  maxPixels: number;
-  /** Cuts the subject out for the `background` operation; null where none is configured. */
-  segmenter?: Segmenter | null;
-  /** libvips' own deadline for each pipeline; the worker's time limit covers the whole result. */
-  timeoutSeconds: number;
-  signal?: AbortSignal;
-}
-
-/** The limits of one result's pipelines: the configured pixel cap and time limit, and the result's signal. */
-export function resultLimits(
-  config: Pick<AppConfig, 'SOURCE_MAX_MEGAPIXELS' | 'RESULT_TIMEOUT_SECONDS'>,
-  signal: AbortSignal,
-): PipelineLimits & { signal: AbortSignal } {
-  return { maxPixels: config.SOURCE_MAX_MEGAPIXELS * 1_000_000, timeoutSeconds: config.RESULT_TIMEOUT_SECONDS, signal };
-}
-
-export interface EditedImage {
-  image: Buffer;
-  thumbnail: Buffer;
-  /** How unsure the segmenter was of the subject's mask, when the edit cut the subject out. */
-  uncertainty?: number;
-}
 
 /**
  * The structured edit of one result, in one fixed order of small steps:
@@ -64,7 +32,13 @@ export interface EditedImage {
  *
  * Every geometric decision is made from the source's header, before decoding.
  */
-export async function runEdit(source: SourceImage, request: EditRequest, limits: PipelineLimits): Promise<EditedImage> {
+export async function runEdit(
+  source: SourceImage,
+  request: EditRequest,
+  limits: PipelineLimits,
+  /** Cuts the subject out for the `background` operation; only a request with a cut-out needs one. */
+  segmenter: Segmenter | null = null,
+): Promise<EncodedImage> {
   const plan = planGeometry(source, request.resize);
   let working = await decodeScaled(source, plan, {
     maxPixels: limits.maxPixels,
@@ -86,7 +60,7 @@ export async function runEdit(source: SourceImage, request: EditRequest, limits:
   }
 
   const cutout = request.cutout
-    ? await segmented(working, hintsInPart(request.cutout.hints, visiblePart(source, plan, window)), limits)
+    ? await segmented(working, hintsInPart(request.cutout.hints, visiblePart(source, plan, window)), segmenter, limits)
     : null;
 
   const tone = analyseTone(working, {
@@ -112,16 +86,13 @@ export async function runEdit(source: SourceImage, request: EditRequest, limits:
   if (request.cutout && cutout) working = await replacedBackground(working, cutout.mask, request.cutout);
 
   limits.signal?.throwIfAborted();
-  const [image, thumbnail] = await Promise.all([
-    encode(working, request.format, plan.canvas, padding),
-    encodeThumbnail(working, request.format, plan.canvas, padding),
-  ]);
-  return { image, thumbnail, uncertainty: cutout?.uncertainty };
+  const encoded = await encodeImage(working, request.format, plan.canvas, padding);
+  return { ...encoded, uncertainty: cutout?.uncertainty };
 }
 
-async function segmented(image: RawImage, hints: SubjectHints, limits: PipelineLimits): Promise<Cutout> {
-  if (!limits.segmenter || !limits.signal) throw new Error('A background operation needs a segmenter and a signal');
-  const cutout = await limits.segmenter.segment(image, limits.signal, hints);
+async function segmented(image: RawImage, hints: SubjectHints, segmenter: Segmenter | null, limits: PipelineLimits): Promise<Cutout> {
+  if (!segmenter || !limits.signal) throw new Error('A background operation needs a segmenter and a signal');
+  const cutout = await segmenter.segment(image, limits.signal, hints);
   limits.signal.throwIfAborted();
   return cutout;
 }

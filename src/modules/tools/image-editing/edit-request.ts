@@ -1,11 +1,11 @@
+import type { ShadowStyle } from '../../../core/image/compose/shadow';
 import type { ResizeRequest } from '../../../core/image/geometry';
 import { NO_HINTS, type SubjectHints } from '../../../core/image/mask/subject-hints';
 import type { SharpenStrength } from '../../../core/image/pipeline-steps';
-import { ProductPhotoOperation, type ProductPhotoPreset } from '../../catalog/product-photo-presets';
-import type { EditOperationsDto } from '../../jobs/dto/image-edit.dto';
-import { backgroundOf, shadowStyle, type CutoutBackground } from '../background-removal/cutout-request';
-import type { ShadowStyle } from '../../../core/image/compose/shadow';
-import { variantOf, type OutputFormat, type ToolTask } from '../tool-runner';
+import { ProductPhotoOperation } from '../../catalog/product-photo-presets';
+import { backgroundOf, shadowStyle, type CutoutBackground } from '../shared/cutout-style';
+import { cutsSubjectOut, isProductPhoto, type EditOperations, type ImageEditOptions, type ProductPhotoOptions } from '../tool-options';
+import { variantOf, type OutputFormat, type TypedToolTask } from '../tool-runner';
 
 /**
  * How the `number_of_images` variants of one source differ. Each row changes only what an
@@ -55,12 +55,7 @@ export interface EditRequest {
   unsupported: string | null;
 }
 
-/** Whether a `background` operation cuts the subject out: for a new background, or for a shadow drawn from its mask. */
-export function cutsSubjectOut(background: EditOperationsDto['background']): boolean {
-  return (background?.type ?? 'original') !== 'original' || (background?.shadow ?? 'none') !== 'none';
-}
-
-function cutoutOf(background: EditOperationsDto['background'], variant: number, hints: SubjectHints): EditCutout | null {
+function cutoutOf(background: EditOperations['background'], variant: number, hints: SubjectHints): EditCutout | null {
   if (!background || !cutsSubjectOut(background)) return null;
   const type = background.type ?? 'original';
   return {
@@ -70,7 +65,7 @@ function cutoutOf(background: EditOperationsDto['background'], variant: number, 
   };
 }
 
-function fromOperations(operations: EditOperationsDto, format: OutputFormat, variant: number, hints: SubjectHints): EditRequest {
+function fromOperations(operations: EditOperations, format: OutputFormat, variant: number, hints: SubjectHints): EditRequest {
   return {
     resize: {
       width: operations.resizing?.width,
@@ -93,9 +88,7 @@ function fromOperations(operations: EditOperationsDto, format: OutputFormat, var
  * colour and polish, then the preset's size (fitted inside it) and format. The operations that
  * cut the product out are CutoutRequests (see productPhotoCutout).
  */
-function fromProductPhoto(options: Record<string, unknown>, format: OutputFormat): EditRequest {
-  const operation = options.operation as ProductPhotoOperation;
-  const preset = options.preset as ProductPhotoPreset | null;
+function fromProductPhoto({ operation, preset }: ProductPhotoOptions, format: OutputFormat): EditRequest {
   const edit = fromOperations(
     {
       adjustments: { light: true, color: true },
@@ -113,9 +106,13 @@ function fromProductPhoto(options: Record<string, unknown>, format: OutputFormat
   return edit;
 }
 
-export function editRequestOf(task: ToolTask): EditRequest {
-  if (typeof task.options.operation === 'string') return fromProductPhoto(task.options, task.format);
-  return fromOperations((task.options.operations ?? {}) as EditOperationsDto, task.format, variantOf(task), task.subjectHints);
+/** The edit of a task on the image editing tool's pipeline: `POST /image/edit`, or `product_photo_enhance` keeping its background. */
+export function editRequestOf(
+  task: Pick<TypedToolTask, 'format' | 'index' | 'subjectHints'> & { options: ImageEditOptions | ProductPhotoOptions },
+): EditRequest {
+  const { options } = task;
+  if (isProductPhoto(options)) return fromProductPhoto(options, task.format);
+  return fromOperations(options.operations, task.format, variantOf(task), task.subjectHints);
 }
 
 /** Sharpening after an enlargement, after denoising, or both (the stronger wins). */

@@ -1,58 +1,56 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG } from '../../../core/config/config.module';
-import type { AppConfig } from '../../../core/config/config.schema';
 import { planGeometry } from '../../../core/image/geometry';
-import { PixelBudget } from '../../../core/image/pixel-budget';
+import type { SourceImage } from '../../../core/image/source-image';
 import { SEGMENTER, type Segmenter } from '../../../core/segmentation/segmenter';
-import { ResultErrorCode } from '../../jobs/job-status';
-import { CUTOUT_LAYERS } from '../background-removal/cutout-pipeline';
-import { CutoutRunner } from '../background-removal/cutout.runner';
-import { productPhotoCutout } from '../background-removal/cutout-request';
-import { asSegmentationFailure, NO_SEGMENTER } from '../background-removal/segmentation-failures';
-import { asResultFailure } from '../sources/source-failures';
-import { SourceLoader } from '../sources/source-loader';
-import { ResultFailure, type ToolOutput, type ToolRunner, type ToolTask } from '../tool-runner';
-import { resultLimits, runEdit } from './edit-pipeline';
-import { editRequestOf } from './edit-request';
+import { ToolId } from '../../catalog/tools';
+import { ResultErrorCode, ResultFailure } from '../result-failure';
+import { CUTOUT_LAYERS } from '../shared/cut-out';
+import { NO_SEGMENTER } from '../shared/failure-translation';
+import { ResultFrame, type FramedTool, type ResultContext } from '../shared/result-frame';
+import type { ToolOutput, ToolRunner, TypedToolTask } from '../tool-runner';
+import { runEdit } from './edit-pipeline';
+import { editRequestOf, type EditRequest } from './edit-request';
 
 /**
- * Live `image_editing`: the source downloaded, edited by the pipeline, encoded with its
- * thumbnail. Product photo operations that cut the product out (`studio_packshot`,
- * `marketplace_clean`, `product_photo_enhance` on a white preset) go to the cut-out pipeline.
+ * Live `image_editing` (and `product_photo_enhance` on a preset that keeps the photo's
+ * background), in the result frame:
+ *
+ * 1. the request, refused before the download when it needs a segmenter this deployment lacks;
+ * 2. the source; its share of the budget: the larger of the source and the planned size (times
+ *    CUTOUT_LAYERS when the subject is cut out);
+ * 3. runEdit's steps (see edit-pipeline.ts), ending with the image and thumbnail encoded.
  */
 @Injectable()
-export class ImageEditingRunner implements ToolRunner {
+export class ImageEditingRunner implements ToolRunner, FramedTool<EditRequest> {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(SEGMENTER) private readonly segmenter: Segmenter | null,
-    private readonly sources: SourceLoader,
-    private readonly budget: PixelBudget,
-    private readonly cutouts: CutoutRunner,
+    private readonly frame: ResultFrame,
   ) {}
 
-  async run(task: ToolTask, signal: AbortSignal): Promise<ToolOutput> {
-    const productCutout =
-      typeof task.options.operation === 'string' ? productPhotoCutout(task.options, task.format, task.subjectHints) : null;
-    if (productCutout) return this.cutouts.cut(task, productCutout, signal);
+  run(task: TypedToolTask, signal: AbortSignal): Promise<ToolOutput> {
+    return this.frame.run(task, signal, this);
+  }
+
+  request(task: TypedToolTask): EditRequest {
+    if (task.tool !== ToolId.ImageEditing) {
+      throw new ResultFailure(ResultErrorCode.ProcessingFailed, `The ${task.tool} tool does not run on the image editing pipeline.`);
+    }
     const request = editRequestOf(task);
-    // Refused before the download: nothing about the source could change the answer.
     if (request.unsupported) throw new ResultFailure(ResultErrorCode.ProcessingFailed, request.unsupported);
     if (request.cutout && !this.segmenter) {
       throw new ResultFailure(ResultErrorCode.ProcessingFailed, `The ${describeCutout(request.cutout)} ${NO_SEGMENTER}.`);
     }
-    const source = await this.sources.load(task, signal);
-    const plan = planGeometry(source, request.resize);
-    const scaled = plan.scaled.width * plan.scaled.height;
-    const pixels = Math.max(source.width * source.height, request.cutout ? scaled * CUTOUT_LAYERS : scaled);
-    const edited = await this.budget
-      .run(pixels, () => {
-        signal.throwIfAborted();
-        return runEdit(source, request, { ...resultLimits(this.config, signal), segmenter: this.segmenter });
-      })
-      .catch((error: unknown) => {
-        throw asSegmentationFailure(asResultFailure(error));
-      });
-    return { image: edited.image, thumbnail: edited.thumbnail, format: request.format, uncertainty: edited.uncertainty };
+    return request;
+  }
+
+  pixels(source: SourceImage, request: EditRequest): number {
+    const { scaled } = planGeometry(source, request.resize);
+    const pixels = scaled.width * scaled.height;
+    return Math.max(source.width * source.height, request.cutout ? pixels * CUTOUT_LAYERS : pixels);
+  }
+
+  pipeline({ source, request, limits }: ResultContext<EditRequest>) {
+    return runEdit(source, request, limits, this.segmenter);
   }
 }
 

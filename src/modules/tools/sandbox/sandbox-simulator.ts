@@ -4,10 +4,10 @@ import { APP_CONFIG } from '../../../core/config/config.module';
 import type { AppConfig } from '../../../core/config/config.schema';
 import { ImageService } from '../../../core/image/image.service';
 import { ToolId } from '../../catalog/tools';
-import { ResultErrorCode } from '../../jobs/job-status';
-import { cutoutRequestOf } from '../background-removal/cutout-request';
-import { editRequestOf } from '../image-editing/edit-request';
-import { ResultFailure, type ToolOutput, type ToolRunner, type ToolTask } from '../tool-runner';
+import { ResultErrorCode, ResultFailure } from '../result-failure';
+import { cutsSubjectOut, isProductPhoto, type ToolOptions } from '../tool-options';
+import type { ToolOutput, ToolRunner, TypedToolTask } from '../tool-runner';
+import { pipelineOf } from '../tool-pipelines';
 
 /** Longest side of a simulated result: small, so sandbox jobs finish in milliseconds. */
 const SIMULATED_LONG_SIDE = 512;
@@ -23,37 +23,45 @@ export const SANDBOX_UNSURE_PREFIX = 'sandbox_unsure';
 export const SANDBOX_UNCERTAINTY = { sure: 0.05, unsure: 0.9 } as const;
 
 /** What the live result would be, as far as the sandbox imitates it: a cut-out, a mask, or neither. */
-function cutoutKind(task: ToolTask): 'none' | 'cutout' | 'mask' {
-  switch (task.tool) {
-    case ToolId.RemoveBackground: {
-      const cutout = cutoutRequestOf(task);
-      if (!cutout) return 'none';
-      return cutout.channels === 'alpha' ? 'mask' : 'cutout';
-    }
-    case ToolId.ImageEditing: {
-      // As ImageEditingRunner decides: a product photo operation that cuts out, or a background operation.
-      const product = typeof task.options.operation === 'string';
-      return (product ? cutoutRequestOf(task) : editRequestOf(task).cutout) ? 'cutout' : 'none';
-    }
+function cutoutKind(job: ToolOptions): 'none' | 'cutout' | 'mask' {
+  if (isProductPhoto(job.options)) return pipelineOf(job) === ToolId.RemoveBackground ? 'cutout' : 'none';
+  switch (job.tool) {
+    case ToolId.RemoveBackground:
+      return job.options.output.channels === 'alpha' ? 'mask' : 'cutout';
+    case ToolId.ImageEditing:
+      return cutsSubjectOut(job.options.operations.background) ? 'cutout' : 'none';
     default:
       return 'none';
   }
 }
 
 /** The requested shape, from `resizing` or an `aspect_ratio`, scaled to the simulated size. */
-export function simulatedSize(options: Record<string, unknown>): { width: number; height: number } {
+export function simulatedSize(job: ToolOptions): { width: number; height: number } {
   let ratio = 1;
-  const resizing = (options.operations as { resizing?: { width?: number; height?: number } } | undefined)?.resizing;
+  const resizing = job.tool === ToolId.ImageEditing && !isProductPhoto(job.options) ? job.options.operations.resizing : undefined;
   if (resizing?.width && resizing.height) ratio = resizing.width / resizing.height;
-  const aspect = [options.aspect_ratio, (options.options as { aspect_ratio?: unknown } | undefined)?.aspect_ratio,
-    (options.scene as { aspect_ratio?: unknown } | undefined)?.aspect_ratio].find((value) => typeof value === 'string');
-  if (typeof aspect === 'string') {
+  const aspect = aspectRatioOf(job);
+  if (aspect) {
     const [w, h] = aspect.split(':').map(Number);
     if (w > 0 && h > 0) ratio = w / h;
   }
   return ratio >= 1
     ? { width: SIMULATED_LONG_SIDE, height: Math.max(1, Math.round(SIMULATED_LONG_SIDE / ratio)) }
     : { width: Math.max(1, Math.round(SIMULATED_LONG_SIDE * ratio)), height: SIMULATED_LONG_SIDE };
+}
+
+/** The `aspect_ratio` a job asked for, where its tool takes one. */
+function aspectRatioOf(job: ToolOptions): string | undefined {
+  if (isProductPhoto(job.options)) return undefined;
+  switch (job.tool) {
+    case ToolId.ImageAiEdit:
+    case ToolId.ImageGeneration:
+      return job.options.options.aspect_ratio;
+    case ToolId.AiBackground:
+      return job.options.scene.aspect_ratio;
+    default:
+      return undefined;
+  }
 }
 
 /**
@@ -67,7 +75,7 @@ export class SandboxSimulator implements ToolRunner {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async run(task: ToolTask): Promise<ToolOutput> {
+  async run(task: TypedToolTask): Promise<ToolOutput> {
     if (task.externalId?.startsWith(SANDBOX_FAIL_PREFIX)) {
       throw new ResultFailure(
         ResultErrorCode.SandboxSimulatedFailure,
@@ -77,7 +85,7 @@ export class SandboxSimulator implements ToolRunner {
     if (task.externalId?.startsWith(SANDBOX_SLOW_PREFIX)) await sleep(this.config.SANDBOX_SLOW_SECONDS * 1000);
     const kind = cutoutKind(task);
     const image = await this.images.renderSimulatedResult({
-      ...simulatedSize(task.options),
+      ...simulatedSize(task),
       format: task.format,
       label: `sandbox ${task.tool} #${task.index + 1}`,
       seed: task.resultId,

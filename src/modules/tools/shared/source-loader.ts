@@ -4,9 +4,9 @@ import { APP_CONFIG } from '../../../core/config/config.module';
 import type { AppConfig } from '../../../core/config/config.schema';
 import { inspectSource, type SourceImage } from '../../../core/image/source-image';
 import { SourceFetcher } from '../../../core/outbound/source-fetcher';
-import { ResultErrorCode } from '../../jobs/job-status';
-import { ResultFailure, type ToolTask } from '../tool-runner';
-import { asResultFailure } from './source-failures';
+import { ResultErrorCode, ResultFailure } from '../result-failure';
+import type { ToolTask } from '../tool-runner';
+import { asSourceFailure } from './failure-translation';
 
 /** How long downloaded bytes are kept for the other variants of the same source. */
 const CACHE_TTL_MS = 60_000;
@@ -44,7 +44,7 @@ export class SourceLoader {
     try {
       return await inspectSource(await this.download(task.jobId, url, signal), this.maxPixels);
     } catch (error) {
-      throw asResultFailure(error);
+      throw asSourceFailure(error);
     }
   }
 

@@ -1,0 +1,43 @@
+import sharp from 'sharp';
+import { canvasWithin, shapeFor } from '../../../core/image/aspect-ratio';
+import type { Size } from '../../../core/image/raw-image';
+import type { SourceImage } from '../../../core/image/source-image';
+import { ImageProviderError, type ImageProvider } from '../../../core/image-provider/image-provider';
+import { encodeImage, type EncodedImage } from '../shared/encoding';
+import type { PipelineLimits } from '../shared/pipeline-limits';
+import { decodePhoto, photoPlan } from '../shared/photo-decoding';
+import { coverTo, PROVIDER_LONG_SIDE, providerPng } from '../shared/provider-images';
+import type { OutputFormat } from '../tool-runner';
+import type { GenerationRequest } from './generative-request';
+
+/** The result's reference image as the provider is sent it: PNG, no larger than the provider paints. */
+async function referencePng(reference: SourceImage, limits: PipelineLimits & { signal: AbortSignal }): Promise<Buffer> {
+  return providerPng(await decodePhoto(reference, photoPlan(reference, PROVIDER_LONG_SIDE), limits));
+}
+
+/** The painted image's upright size; what is not an image is the provider's failure. */
+async function paintedSize(painted: Buffer): Promise<Size> {
+  const meta = await sharp(painted).metadata().catch(() => null);
+  if (!meta?.width || !meta.height) throw new ImageProviderError('provider_error', 'The image provider returned something that is not an image.');
+  const turned = (meta.orientation ?? 1) >= 5;
+  return turned ? { width: meta.height, height: meta.width } : { width: meta.width, height: meta.height };
+}
+
+/**
+ * One generation, in order: the reference image (when the result has one) sent as PNG; the
+ * provider paints from the prompt in the shape nearest the ratio; its image is cropped at the
+ * centre to the exact ratio asked for, or kept at its own size; encode with the thumbnail.
+ */
+export async function runGeneration(
+  reference: SourceImage | null,
+  request: GenerationRequest,
+  provider: ImageProvider,
+  limits: PipelineLimits & { signal: AbortSignal },
+  format: OutputFormat,
+): Promise<EncodedImage> {
+  const references = reference ? [await referencePng(reference, limits)] : [];
+  const shape = request.ratio ? shapeFor(request.ratio) : 'square';
+  const painted = await provider.generate({ prompt: request.prompt, references, shape }, limits.signal);
+  const size = await paintedSize(painted);
+  return encodeImage(await coverTo(painted, request.ratio ? canvasWithin(size, request.ratio) : size), format);
+}

@@ -1,0 +1,41 @@
+import { UnrecoverableError } from 'bullmq';
+
+/** Why a result failed (contract section 7). */
+export enum ResultErrorCode {
+  SourceFetchFailed = 'source_fetch_failed',
+  SourceBlocked = 'source_blocked',
+  SourceTooLarge = 'source_too_large',
+  SourceNotImage = 'source_not_image',
+  ProcessingFailed = 'processing_failed',
+  ProviderError = 'provider_error',
+  Timeout = 'timeout',
+  SandboxSimulatedFailure = 'sandbox_simulated_failure',
+}
+
+/**
+ * A failure that retrying cannot fix (a source that is not an image, a simulated failure).
+ * BullMQ fails the job at once; the code is what the client sees on the result.
+ */
+export class ResultFailure extends UnrecoverableError {
+  constructor(
+    readonly code: ResultErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = ResultFailure.name;
+  }
+}
+
+/**
+ * A failure that may pass (a source answering 503, a reset connection): BullMQ retries with
+ * backoff, and if the last attempt fails too, the result fails with this code.
+ */
+export class TransientResultFailure extends Error {
+  constructor(
+    readonly code: ResultErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = TransientResultFailure.name;
+  }
+}

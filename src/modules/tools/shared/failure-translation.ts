@@ -1,0 +1,61 @@
+import { ImageProviderError } from '../../../core/image-provider/image-provider';
+import { SourceImageError, SourceImageProblem } from '../../../core/image/source-image';
+import { SourceFetchError, SourceFetchFailure } from '../../../core/outbound/source-fetcher';
+import { SegmentationError } from '../../../core/segmentation/segmenter';
+import { ResultErrorCode, ResultFailure, TransientResultFailure } from '../result-failure';
+
+const FETCH_FAILURE_CODES: Record<SourceFetchFailure, ResultErrorCode> = {
+  [SourceFetchFailure.FetchFailed]: ResultErrorCode.SourceFetchFailed,
+  [SourceFetchFailure.Blocked]: ResultErrorCode.SourceBlocked,
+  [SourceFetchFailure.TooLarge]: ResultErrorCode.SourceTooLarge,
+};
+
+const IMAGE_PROBLEM_CODES: Record<SourceImageProblem, ResultErrorCode> = {
+  [SourceImageProblem.NotImage]: ResultErrorCode.SourceNotImage,
+  [SourceImageProblem.TooLarge]: ResultErrorCode.SourceTooLarge,
+};
+
+/** A download or decoding problem as the result failure BullMQ and the client see. */
+export function asSourceFailure(error: unknown): unknown {
+  if (error instanceof SourceFetchError) {
+    const code = FETCH_FAILURE_CODES[error.failure];
+    return error.retryable ? new TransientResultFailure(code, error.message) : new ResultFailure(code, error.message);
+  }
+  if (error instanceof SourceImageError) return new ResultFailure(IMAGE_PROBLEM_CODES[error.problem], error.message);
+  return error;
+}
+
+/**
+ * A segmenter's failure as the result's: an outside service's is `provider_error`, ours
+ * `processing_failed`; retried by BullMQ when trying again may help.
+ */
+export function asSegmentationFailure(error: unknown): unknown {
+  if (!(error instanceof SegmentationError)) return error;
+  const code = error.remote ? ResultErrorCode.ProviderError : ResultErrorCode.ProcessingFailed;
+  return error.retryable ? new TransientResultFailure(code, error.message) : new ResultFailure(code, error.message);
+}
+
+/**
+ * A provider's failure as the result's. The provider has already retried what was worth
+ * retrying (429 and 5xx, within its deadline), so the result fails at once and its credits go back.
+ */
+export function asProviderFailure(error: unknown): unknown {
+  if (!(error instanceof ImageProviderError)) return error;
+  return new ResultFailure(error.code === 'timeout' ? ResultErrorCode.Timeout : ResultErrorCode.ProviderError, error.message);
+}
+
+/**
+ * Any failure of a result's pipeline as the result's: the source's, the segmenter's or the
+ * provider's with their codes; anything else as it is (BullMQ retries it, and the result fails
+ * `processing_failed` after the last attempt).
+ */
+export function asResultFailure(error: unknown): unknown {
+  return asProviderFailure(asSegmentationFailure(asSourceFailure(error)));
+}
+
+/** What a live result that needs a cut-out says on a deployment without a segmenter. */
+export const NO_SEGMENTER =
+  'needs background removal, which this deployment does not offer (SEGMENTER is none); the result was not charged';
+
+/** What a live result that needs generated pixels says on a deployment without a provider. */
+export const NO_PROVIDER = 'needs an image provider, which this deployment does not offer (IMAGE_PROVIDER is none)';

@@ -1,0 +1,26 @@
+import { WHITE } from '../../../core/image/compose/colour';
+import { planGeometry, type GeometryPlan } from '../../../core/image/geometry';
+import { decodeScaled } from '../../../core/image/pipeline-steps';
+import type { RawImage, Size } from '../../../core/image/raw-image';
+import { SourceImageError, SourceImageProblem, type SourceImage } from '../../../core/image/source-image';
+import type { PipelineLimits } from './pipeline-limits';
+
+/** The source decoded at its own size, or scaled down so its longer side is `longSide`. */
+export function photoPlan(source: Size, longSide: number): GeometryPlan {
+  const factor = Math.min(1, longSide / Math.max(source.width, source.height));
+  return planGeometry(source, { width: Math.max(1, Math.floor(source.width * factor)), upscale: false });
+}
+
+/**
+ * The photo a cut-out (or any composition around the product) is made from, decoded at `plan`'s
+ * size with any transparency flattened onto white, which is what the segmentation model was
+ * trained on.
+ */
+export function decodePhoto(source: SourceImage, plan: GeometryPlan, limits: PipelineLimits & { signal: AbortSignal }): Promise<RawImage> {
+  return decodeScaled(source, plan, { maxPixels: limits.maxPixels, flattenOnto: WHITE, timeoutSeconds: limits.timeoutSeconds }).catch(
+    (error: unknown) => {
+      limits.signal.throwIfAborted();
+      throw new SourceImageError(SourceImageProblem.NotImage, `The source image could not be decoded (${String(error).slice(0, 200)}).`);
+    },
+  );
+}

@@ -1,0 +1,131 @@
+import type { ShadowKind } from '../../core/image/compose/shadow';
+import { ProductPhotoOperation, type ProductPhotoPreset } from '../catalog/product-photo-presets';
+import { ToolId } from '../catalog/tools';
+
+/**
+ * A job's tool options exactly as they are stored in its jsonb `options` column, snake_case as
+ * the create requests spell them, with their defaults applied. Jobs stored before a member
+ * existed lack it, so such members stay optional and are defaulted where they are read.
+ */
+
+/** Every job stores how many variants each source has, so a worker knows which variant a result is. */
+export type StoredOutput = { number_of_images: number };
+
+export type PreservationLevel = 'strict' | 'balanced' | 'creative';
+export type CutoutChannels = 'rgba' | 'alpha';
+export type EditBackgroundType = 'original' | 'transparent' | 'white' | 'color';
+export type ResizeFit = 'contain' | 'cover' | 'crop';
+
+/** A background as the create requests give it: `type` and, for `color`, the colour. */
+export type StoredBackground = { type?: string; color?: string };
+
+/** `POST /remove-background`. */
+export type RemoveBackgroundOptions = {
+  background: { type: 'transparent' | 'white' | 'color'; color?: string; shadow: ShadowKind };
+  /** `channels` is absent from jobs created before masks were offered (they are `rgba`). */
+  output: StoredOutput & { crop_to_subject: boolean; margin_percent: number; channels?: CutoutChannels; format?: string };
+};
+
+/** The operations of `POST /image/edit`, each optional. */
+export type EditOperations = {
+  adjustments?: { light?: boolean; color?: boolean };
+  background?: { type?: EditBackgroundType; color?: string; shadow?: ShadowKind };
+  resizing?: { width?: number; height?: number; fit?: ResizeFit };
+  restorations?: { upscale?: boolean; polish?: boolean };
+};
+
+/** `POST /image/edit`. */
+export type ImageEditOptions = { operations: EditOperations; output: StoredOutput };
+
+/** `POST /image/ai-edit`. */
+export type ImageAiEditOptions = {
+  options: { prompt: string; aspect_ratio?: string; preservation_level?: PreservationLevel };
+  output: StoredOutput;
+};
+
+/** `POST /scene/create`. */
+export type SceneOptions = { scene: { prompt: string; shadow: ShadowKind; aspect_ratio?: string }; output: StoredOutput };
+
+/** `POST /image/generate`. */
+export type ImageGenerationOptions = { prompt: string; options: { aspect_ratio?: string }; output: StoredOutput };
+
+/** The platforms, goals and styles `POST /ad/create` offers. */
+export const AD_PLATFORMS = [
+  'instagram_feed',
+  'instagram_story',
+  'facebook_feed',
+  'pinterest',
+  'tiktok',
+  'google_display',
+] as const;
+export const AD_GOALS = ['awareness', 'consideration', 'conversion'] as const;
+export const AD_STYLES = ['minimal', 'bold', 'luxury', 'playful'] as const;
+/**
+ * The brand colour when a request gives none: a clear mid blue. Blue ties an ad to no one
+ * industry, and this one carries white text (5.2:1) and still reads on the luxury style's
+ * near-black (3.6:1), so every style works with it.
+ */
+export const DEFAULT_BRAND_COLOUR = '#2563EB';
+
+type AdPlatform = (typeof AD_PLATFORMS)[number];
+type AdGoal = (typeof AD_GOALS)[number];
+type AdStyle = (typeof AD_STYLES)[number];
+
+/** `POST /ad/create`. */
+export type AdCreativeOptions = {
+  creative: {
+    platform: AdPlatform;
+    goal: AdGoal;
+    style: AdStyle;
+    headline?: string;
+    call_to_action?: string;
+    brand_color?: string;
+  };
+  output: StoredOutput;
+};
+
+/** `POST /product-photo-jobs`: the operation, its preset (stored whole), and what the client asked for. */
+export type ProductPhotoOptions = {
+  operation: ProductPhotoOperation;
+  preset: ProductPhotoPreset | null;
+  /** Always stored by the create builder; read as `strict` where absent. */
+  preservation_level?: PreservationLevel;
+  instructions: string | null;
+  output: StoredOutput;
+};
+
+/** Which tool each product photo operation is labelled, priced and admitted as (contract section 5). */
+export const PRODUCT_PHOTO_TOOL = {
+  [ProductPhotoOperation.ProductPhotoEnhance]: ToolId.ImageEditing,
+  [ProductPhotoOperation.RemoveBackground]: ToolId.RemoveBackground,
+  [ProductPhotoOperation.StudioPackshot]: ToolId.ImageEditing,
+  [ProductPhotoOperation.MarketplaceClean]: ToolId.ImageEditing,
+  [ProductPhotoOperation.NaturalLifestyle]: ToolId.AiBackground,
+  [ProductPhotoOperation.PremiumAd]: ToolId.AdCreative,
+} as const satisfies Record<ProductPhotoOperation, ToolId>;
+
+/** A product photo job: its tool is the one its operation is labelled as (PRODUCT_PHOTO_TOOL). */
+type ProductPhotoJob = { tool: (typeof PRODUCT_PHOTO_TOOL)[ProductPhotoOperation]; options: ProductPhotoOptions };
+
+/**
+ * A job's tool and its options: one member per create endpoint, and one per product photo
+ * operation (told apart from its tool's own options by `operation`).
+ */
+export type ToolOptions =
+  | { tool: ToolId.RemoveBackground; options: RemoveBackgroundOptions }
+  | { tool: ToolId.ImageEditing; options: ImageEditOptions }
+  | { tool: ToolId.ImageAiEdit; options: ImageAiEditOptions }
+  | { tool: ToolId.AiBackground; options: SceneOptions }
+  | { tool: ToolId.ImageGeneration; options: ImageGenerationOptions }
+  | { tool: ToolId.AdCreative; options: AdCreativeOptions }
+  | ProductPhotoJob;
+
+/** Whether options are a product photo operation's rather than their tool's own endpoint's. */
+export function isProductPhoto(options: ToolOptions['options']): options is ProductPhotoOptions {
+  return 'operation' in options;
+}
+
+/** Whether a `background` operation cuts the subject out: for a new background, or for a shadow drawn from its mask. */
+export function cutsSubjectOut(background: EditOperations['background']): boolean {
+  return (background?.type ?? 'original') !== 'original' || (background?.shadow ?? 'none') !== 'none';
+}
