@@ -6,6 +6,7 @@ import { cleanEnv, freePort, startProcess, waitForStatus, type ServiceProcess } 
 import { createScratchDatabase } from '../support/scratch-database';
 import { deleteRedisKeys } from '../support/test-app';
 import { testServices } from '../support/test-services';
+import { readUntil } from '../support/waiting';
 
 const ADMIN_TOKEN = 'edit-e2e-admin-token-0123456789';
 const CREDITS = 50;
@@ -89,18 +90,17 @@ describe('live image editing with the API and a worker as separate processes', (
     const jobId = (created.body.job as { id: string }).id;
     expect(created.body.remaining_paid_credits).toBe(CREDITS - 4);
 
-    let job: { status: string; completed_results: number; failed_results: number } | undefined;
-    let results: ResultBody[] = [];
-    const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline) {
-      const read = (await (await fetch(`${base}/api/v1/jobs/${jobId}`, { headers: auth })).json()) as {
-        job: typeof job;
+    const readJob = async () =>
+      (await (await fetch(`${base}/api/v1/jobs/${jobId}`, { headers: auth })).json()) as {
+        job: { status: string; completed_results: number; failed_results: number } | undefined;
         results: ResultBody[];
       };
-      ({ job, results } = read);
-      if (job && !['queued', 'processing'].includes(job.status)) break;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
+    const { job, results } = await readUntil(
+      readJob,
+      (read) => read.job !== undefined && !['queued', 'processing'].includes(read.job.status),
+      'the job to end',
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
     expect(job).toMatchObject({ status: 'partially_completed', completed_results: 2, failed_results: 2 });
 
     for (const result of results) {

@@ -10,6 +10,7 @@ import { startLoopbackS3, type LoopbackS3 } from '../support/s3-server';
 import { createScratchDatabase } from '../support/scratch-database';
 import { deleteRedisKeys } from '../support/test-app';
 import { testServices } from '../support/test-services';
+import { readUntil } from '../support/waiting';
 
 const ADMIN_TOKEN = 's3-e2e-admin-token-0123456789';
 
@@ -132,24 +133,21 @@ describe('S3 result storage with the API and a worker as separate processes that
 
     const read = async (origin: string): Promise<JobRead> =>
       (await (await fetch(`${origin}/api/v1/jobs/${jobId}`, { headers: auth })).json()) as JobRead;
-    let viaApi: JobRead | undefined;
-    const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline) {
-      viaApi = await read(base);
-      if (!['queued', 'processing'].includes(viaApi.job.status)) break;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-    expect(viaApi?.job.status).toBe('completed');
+    const viaApi = await readUntil(() => read(base), (answer) => !['queued', 'processing'].includes(answer.job.status), 'the job to end', {
+      timeoutMs: 60_000,
+      intervalMs: 500,
+    });
+    expect(viaApi.job.status).toBe('completed');
     const viaPresigningApi = await read(`http://127.0.0.1:${presigningApiPort}`);
 
     for (const [origin, { results }] of [
-      [base, viaApi as JobRead],
+      [base, viaApi],
       [s3.endpoint, viaPresigningApi],
     ] as const) {
       expect(results).toHaveLength(1);
       const [result] = results;
       // The same JSON shape in both modes; only where the URLs point differs.
-      expect(Object.keys(result).sort()).toEqual(Object.keys(viaApi?.results[0] ?? {}).sort());
+      expect(Object.keys(result).sort()).toEqual(Object.keys(viaApi.results[0] ?? {}).sort());
       expect(result.result_url?.startsWith(`${origin}/`)).toBe(true);
       expect(result.thumbnail_url?.startsWith(`${origin}/`)).toBe(true);
 

@@ -6,20 +6,11 @@ import { cleanEnv, freePort, startProcess, waitForStatus, type ServiceProcess } 
 import { createScratchDatabase } from '../support/scratch-database';
 import { deleteRedisKeys } from '../support/test-app';
 import { testServices } from '../support/test-services';
+import { readUntil, until } from '../support/waiting';
 import { testCertificate, WebhookReceiver } from '../support/webhook-receiver';
 
 const ADMIN_TOKEN = 'webhook-crash-admin-token-0123';
 const RESULTS = 5;
-
-async function until<T>(check: () => Promise<T | null> | T | null, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('a worker killed while webhook deliveries are pending', () => {
   let database: Awaited<ReturnType<typeof createScratchDatabase>>;
@@ -85,7 +76,7 @@ describe('a worker killed while webhook deliveries are pending', () => {
     )) as { job: { id: string } };
     const jobId = created.job.id;
 
-    await until(() => (receiver!.received.length > 0 ? true : null), 30_000, 'the first delivery to arrive');
+    await until(() => receiver!.received.length > 0, 'the first delivery to arrive', { timeoutMs: 30_000 });
     worker.child.kill('SIGKILL');
     await worker.exited;
     slow = false;
@@ -101,16 +92,17 @@ describe('a worker killed while webhook deliveries are pending', () => {
     const replacement = startProcess('node', ['dist/main.js', 'worker'], env);
     processes.push(replacement);
 
-    const events = await until(
+    const events = await readUntil(
       async () => {
         const { rows } = await db!.query(
           `SELECT e.id, e.type FROM webhook_events e WHERE e.job_id = $1 ORDER BY e.sequence`,
           [jobId],
         );
-        return rows.length === RESULTS + 1 ? rows : null;
+        return rows;
       },
-      60_000,
+      (rows) => rows.length === RESULTS + 1,
       'every event to be recorded',
+      { timeoutMs: 60_000 },
     );
     await until(
       async () => {
@@ -118,10 +110,10 @@ describe('a worker killed while webhook deliveries are pending', () => {
           `SELECT count(*)::int AS n FROM webhook_deliveries WHERE job_id = $1 AND status <> 'delivered'`,
           [jobId],
         );
-        return rows[0].n === 0 ? true : null;
+        return rows[0].n === 0;
       },
-      60_000,
       'every delivery to succeed',
+      { timeoutMs: 60_000 },
     );
     const receivedIds = new Set(receiver.eventIds());
     for (const event of events as Array<{ id: string }>) expect(receivedIds.has(event.id)).toBe(true);

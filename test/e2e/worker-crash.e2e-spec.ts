@@ -3,19 +3,10 @@ import { cleanEnv, freePort, startProcess, waitForStatus, type ServiceProcess } 
 import { createScratchDatabase } from '../support/scratch-database';
 import { deleteRedisKeys } from '../support/test-app';
 import { testServices } from '../support/test-services';
+import { readUntil } from '../support/waiting';
 
 const ADMIN_TOKEN = 'crash-admin-token-0123456789';
 const CREDITS = 20;
-
-async function until<T>(check: () => Promise<T | null>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('a worker killed in the middle of a batch', () => {
   let database: Awaited<ReturnType<typeof createScratchDatabase>>;
@@ -96,9 +87,9 @@ describe('a worker killed in the middle of a batch', () => {
         `SELECT count(*)::int AS n FROM job_results WHERE job_id = $1 AND status = 'processing' AND external_id LIKE 'slow%'`,
         [jobId],
       );
-      return rows[0].n > 0 ? rows[0].n : null;
+      return rows[0].n as number;
     };
-    await until(runningSlow, 20_000, 'a slow result to start');
+    await readUntil(runningSlow, (running) => running > 0, 'a slow result to start', { timeoutMs: 20_000 });
 
     worker.child.kill('SIGKILL');
     await worker.exited;
@@ -113,13 +104,14 @@ describe('a worker killed in the middle of a batch', () => {
     const replacement = service('worker');
     processes.push(replacement);
 
-    const job = await until(
+    const job = await readUntil(
       async () => {
         const { rows } = await db.query(`SELECT * FROM jobs WHERE id = $1 AND status NOT IN ('queued', 'processing')`, [jobId]);
-        return rows[0] ?? null;
+        return rows[0];
       },
-      60_000,
+      (ended) => ended !== undefined,
       'the job to end',
+      { timeoutMs: 60_000 },
     );
     type ResultRow = { id: string; external_id: string; status: string; attempts: number; error_code: string | null; credits_used: number };
     const { rows: results } = await db.query<ResultRow>(

@@ -6,8 +6,9 @@ import { JobCreationService } from '../../src/modules/jobs/job-creation.service'
 import { ResultQueueProducer } from '../../src/modules/jobs/result-queue.producer';
 import { ResultSweeperService } from '../../src/modules/jobs/worker/result-sweeper.service';
 import { RateLimitService } from '../../src/modules/rate-limit/rate-limit.service';
-import { creditTotals, idempotencyKey, imageInputs, until, waitForJob, withFakeProvider, writtenRows } from '../support/jobs';
+import { creditTotals, idempotencyKey, imageInputs, waitForJob, withFakeProvider, writtenRows } from '../support/jobs';
 import { bearer, createTestApp, seedAccount, type TestApp } from '../support/test-app';
+import { until } from '../support/waiting';
 
 const ADMIN = 'test-admin-token-0123456789';
 

@@ -3,6 +3,7 @@ import { ProcessRole } from '../../src/core/bootstrap/role';
 import { JobsController } from '../../src/modules/jobs/jobs.controller';
 import { creditTotals, idempotencyKey, imageInputs, unsigned, waitForJob, withFakeProvider } from '../support/jobs';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
+import { readUntil } from '../support/waiting';
 
 const GENEROUS_LIMITS = {
   LIMIT_CREATES_PER_HOUR_KEY: '1000',
@@ -418,12 +419,9 @@ describe(JobsController.name, () => {
         expect(statuses.filter((s: string) => s === 'cancelled')).toHaveLength(2);
         const running = cancelled.body.results.find((r: { status: string }) => r.status === 'processing');
 
-        const deadline = Date.now() + 10_000;
-        for (;;) {
-          const [row] = await t.dataSource.query(`SELECT status FROM job_results WHERE id = $1`, [running.id]);
-          if (row.status !== 'processing' || Date.now() > deadline) break;
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
+        const runningStatus = async (): Promise<string> =>
+          (await t.dataSource.query(`SELECT status FROM job_results WHERE id = $1`, [running.id]))[0].status;
+        await readUntil(runningStatus, (status) => status !== 'processing', 'the running result to settle', { timeoutMs: 10_000, intervalMs: 50 });
         const read = await t.http().get(`/api/v1/jobs/${id}`).set(bearer(account.sandboxKey)).expect(200);
         expect(read.body.job).toMatchObject({ status: 'cancelled', completed_results: 1, failed_results: 0 });
         expect(read.body.job.completed_at).toBe(cancelled.body.job.completed_at);

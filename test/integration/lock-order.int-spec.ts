@@ -4,6 +4,7 @@ import { ResultErrorCode } from '../../src/modules/jobs/job-status';
 import { TransientResultFailure, type ToolOutput, type ToolTask } from '../../src/modules/tools/tool-runner';
 import { creditTotals, FakeProviderRunner, GENEROUS_LIMITS, idempotencyKey, imageInputs, waitForJob, withFakeProvider } from '../support/jobs';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
+import { sleep } from '../support/waiting';
 
 const LIMITS = {
   ...GENEROUS_LIMITS,
@@ -11,8 +12,6 @@ const LIMITS = {
   LIMIT_POLLS_PER_HOUR_IP: '10000',
   CAPACITY_ACCOUNT_SHARE: '1',
 };
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The fake provider, slowed by a few random milliseconds so that attempts start, fail and

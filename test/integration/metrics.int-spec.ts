@@ -11,10 +11,11 @@ import { HealthService } from '../../src/core/health/health.service';
 import { MetricsScraper } from '../../src/core/metrics/metrics-scraper';
 import { OUTBOUND_TLS } from '../../src/core/outbound/outbound.module';
 import { CreditsService } from '../../src/modules/credits/credits.service';
-import { idempotencyKey, imageInputs, until, waitForJob, withFakeProvider } from '../support/jobs';
+import { idempotencyKey, imageInputs, waitForJob, withFakeProvider } from '../support/jobs';
 import { metricNamesIn, parseSamples, seriesNames, sumOf, valueOf, type Sample } from '../support/prometheus-text';
 import { createSecondInstance } from '../support/second-instance';
 import { bearer, createTestApp, seedAccount, TEST_ADMIN_TOKEN, type TestApp } from '../support/test-app';
+import { until } from '../support/waiting';
 import { testCertificate, WebhookReceiver } from '../support/webhook-receiver';
 
 const SETTINGS = {

@@ -6,6 +6,7 @@ import { RateLimitKind } from '../../src/modules/rate-limit/rate-limit.types';
 import { REDIS } from '../../src/core/redis/redis.module';
 import { idempotencyKey, imageInputs, withFakeProvider } from '../support/jobs';
 import { bearer, createTestApp, seedAccount, type TestApp } from '../support/test-app';
+import { sleep } from '../support/waiting';
 
 /** What Redis Cluster hashes a key by: the first non-empty `{...}`, else the whole key. */
 function hashedPartOf(key: string): string {
@@ -53,7 +54,7 @@ describe(RateLimitService.name, () => {
   it('slides: a slot comes back when the oldest request leaves the window', async () => {
     for (let i = 0; i < 5; i++) expect((await limits.consume(RateLimitKind.Create, subject('slide'))).allowed).toBe(true);
     expect((await limits.consume(RateLimitKind.Create, subject('slide'))).allowed).toBe(false);
-    await new Promise((resolve) => setTimeout(resolve, 2100));
+    await sleep(2100);
     expect((await limits.consume(RateLimitKind.Create, subject('slide'))).allowed).toBe(true);
   });
 

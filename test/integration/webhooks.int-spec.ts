@@ -4,6 +4,7 @@ import { OUTBOUND_TLS } from '../../src/core/outbound/outbound.module';
 import { WebhookSweeperService } from '../../src/modules/webhooks/worker/webhook-sweeper.service';
 import { idempotencyKey, imageInputs, waitForJob } from '../support/jobs';
 import { bearer, createTestApp, seedAccount, TEST_ADMIN_TOKEN, type SeededAccount, type TestApp } from '../support/test-app';
+import { sleep } from '../support/waiting';
 import { standardHeaders, testCertificate, WebhookReceiver } from '../support/webhook-receiver';
 
 const SETTINGS = {
@@ -25,8 +26,6 @@ interface EventBody {
   job: { id: string; api: string; status: string; sandbox: boolean };
   result?: Record<string, unknown>;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('webhooks', () => {
   let t: TestApp;

@@ -5,6 +5,7 @@ import { ResultErrorCode } from '../../src/modules/jobs/job-status';
 import { ResultFailure, type ToolOutput, type ToolRunner, type ToolTask } from '../../src/modules/tools/tool-runner';
 import { LIVE_TOOL_RUNNERS, type LiveTool } from '../../src/modules/tools/tool-runners';
 import type { TestApp } from './test-app';
+import { readUntil } from './waiting';
 
 /** A 1x1 PNG: enough for storage and thumbnails, with no image library in the test. */
 const ONE_PIXEL_PNG = Buffer.from(
@@ -49,13 +50,13 @@ export async function waitForJob(
   done: (job: { status: string }) => boolean = (job) => !['queued', 'processing'].includes(job.status),
   timeoutMs = 20_000,
 ): Promise<{ status: string }> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const [job] = await t.dataSource.query(`SELECT status FROM jobs WHERE id = $1`, [jobId]);
-    if (job && done(job)) return job;
-    if (Date.now() > deadline) throw new Error(`job ${jobId} is still ${job?.status} after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const readJob = async (): Promise<{ status: string } | undefined> =>
+    (await t.dataSource.query(`SELECT status FROM jobs WHERE id = $1`, [jobId]))[0];
+  const job = await readUntil(readJob, (row) => row !== undefined && done(row), (row) => `job ${jobId} (still ${row?.status})`, {
+    timeoutMs,
+    intervalMs: 50,
+  });
+  return job as { status: string };
 }
 
 export interface CreditTotals {
@@ -103,15 +104,6 @@ export interface ResultBody {
   credits_used: number;
   /** 0 sure .. 1 unsure, for cut-out results; null for others. */
   uncertainty: number | null;
-}
-
-/** Polls `check` until it holds, failing with `what` after `timeoutMs`. */
-export async function until(check: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /**

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IncomingHttpHeaders } from 'node:http';
+import { readUntil } from './waiting';
 
 export interface TestCertificate {
   cert: string;
@@ -111,13 +112,14 @@ export class WebhookReceiver {
     return this.received.map((delivery) => String(delivery.headers['x-service-event-id']));
   }
 
-  async waitFor(count: number, timeoutMs = 20_000): Promise<ReceivedDelivery[]> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.received.length < count) {
-      if (Date.now() > deadline) throw new Error(`received ${this.received.length} of ${count} deliveries`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    return this.received;
+  /** Waits until at least `count` deliveries arrived, and returns all of them. */
+  waitFor(count: number, timeoutMs = 20_000): Promise<ReceivedDelivery[]> {
+    return readUntil(
+      () => this.received,
+      (received) => received.length >= count,
+      (received) => `${count} deliveries (received ${received.length})`,
+      { timeoutMs, intervalMs: 25 },
+    );
   }
 }
 
