@@ -2,7 +2,8 @@ import sharp from 'sharp';
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { decodeRgba } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
-import { creditTotals, GENEROUS_LIMITS, idempotencyKey, waitForJob, writtenRows, type ResultBody } from '../support/jobs';
+import { creditTotals, idempotencyKey, waitForJob, writtenRows, type ResultBody } from '../support/jobs';
+import { GENEROUS_LIMITS } from '../support/limits';
 import {
   alphaIoU,
   BACKDROPS,

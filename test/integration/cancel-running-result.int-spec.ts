@@ -1,7 +1,8 @@
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { JobLifecycleService } from '../../src/modules/jobs/job-lifecycle.service';
 import type { ToolOutput, ToolTask } from '../../src/modules/tools/tool-runner';
-import { creditTotals, FakeProviderRunner, GENEROUS_LIMITS, idempotencyKey, imageInputs, withFakeProvider } from '../support/jobs';
+import { creditTotals, FakeProviderRunner, idempotencyKey, imageInputs, withFakeProvider } from '../support/jobs';
+import { GENEROUS_LIMITS } from '../support/limits';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 import { readUntil, sleep } from '../support/waiting';
 

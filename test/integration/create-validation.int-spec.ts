@@ -4,6 +4,7 @@ import { ToolId } from '../../src/modules/catalog/tools';
 import { CreateJobsController } from '../../src/modules/jobs/create-jobs.controller';
 import { LIVE_TOOL_RUNNERS } from '../../src/modules/tools/tool-runners';
 import { creditTotals, FakeProviderRunner, idempotencyKey, imageInputs, liveTool, writtenRows } from '../support/jobs';
+import { UNREACHABLE_CREATE_LIMITS } from '../support/limits';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 
 /**
@@ -17,16 +18,6 @@ import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } 
 type Body = Record<string, unknown>;
 /** What is wrong, a patch deep-merged into the endpoint's valid body, and the paths the 400 must name. */
 type RefusalCase = [what: string, patch: Body, paths: string[]];
-
-const RAISED_LIMITS = {
-  LIMIT_CREATES_PER_HOUR_KEY: '100000',
-  LIMIT_CREATES_PER_HOUR_ACCOUNT: '100000',
-  LIMIT_CREATES_PER_HOUR_IP: '100000',
-  LIMIT_ACTIVE_JOBS_PER_KEY: '100000',
-  LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '100000',
-  CAPACITY_MAX_PENDING_RESULTS: '100000',
-  CAPACITY_ACCOUNT_SHARE: '1',
-};
 
 /** Live keys get every tool through a fake provider; the API role never runs it, but admits live jobs. */
 const fakeProviders = (builder: TestingModuleBuilder) =>
@@ -458,7 +449,7 @@ describe(`${CreateJobsController.name} input validation`, () => {
   let account: SeededAccount;
 
   beforeAll(async () => {
-    t = await createTestApp(RAISED_LIMITS, { override: fakeProviders });
+    t = await createTestApp(UNREACHABLE_CREATE_LIMITS, { override: fakeProviders });
     account = await seedAccount(t, { credits: 100_000 });
   });
   afterAll(() => t.close());

@@ -7,14 +7,14 @@ import { ResultQueueProducer } from '../../src/modules/jobs/result-queue.produce
 import { ResultSweeperService } from '../../src/modules/jobs/worker/result-sweeper.service';
 import { RateLimitService } from '../../src/modules/rate-limit/rate-limit.service';
 import { creditTotals, idempotencyKey, imageInputs, waitForJob, withFakeProvider, writtenRows } from '../support/jobs';
+import { GENEROUS_CREATE_LIMITS } from '../support/limits';
 import { bearer, createTestApp, seedAccount, type TestApp } from '../support/test-app';
 import { until } from '../support/waiting';
 
 const ADMIN = 'test-admin-token-0123456789';
 
 const RAISED = {
-  LIMIT_CREATES_PER_HOUR_KEY: '1000',
-  LIMIT_CREATES_PER_HOUR_ACCOUNT: '1000',
+  ...GENEROUS_CREATE_LIMITS,
   LIMIT_CREATES_PER_HOUR_IP: '1000',
   LIMIT_ACTIVE_JOBS_PER_KEY: '1000',
   LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '1000',
@@ -261,8 +261,7 @@ describe(JobCreationService.name, () => {
     beforeAll(async () => {
       t = await createTestApp(
         {
-          LIMIT_CREATES_PER_HOUR_KEY: '1000',
-          LIMIT_CREATES_PER_HOUR_ACCOUNT: '1000',
+          ...GENEROUS_CREATE_LIMITS,
           LIMIT_CREATES_PER_HOUR_IP: '1000',
           CAPACITY_MAX_PENDING_RESULTS: '20',
           CAPACITY_ACCOUNT_SHARE: '0.5',

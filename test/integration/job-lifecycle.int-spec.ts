@@ -10,15 +10,13 @@ import {
   waitForJob,
   withFakeProvider,
 } from '../support/jobs';
+import { GENEROUS_LIMITS } from '../support/limits';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 import { readUntil, sleep, until } from '../support/waiting';
 
-const GENEROUS_LIMITS = {
-  LIMIT_CREATES_PER_HOUR_KEY: '1000',
-  LIMIT_CREATES_PER_HOUR_ACCOUNT: '1000',
+const LIMITS = {
+  ...GENEROUS_LIMITS,
   LIMIT_CREATES_PER_HOUR_IP: '1000',
-  LIMIT_POLLS_PER_HOUR_KEY: '1000',
-  LIMIT_POLLS_PER_HOUR_ACCOUNT: '1000',
   LIMIT_POLLS_PER_HOUR_IP: '1000',
   LIMIT_ACTIVE_JOBS_PER_KEY: '10',
   LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '10',
@@ -43,7 +41,7 @@ describe(JobLifecycleService.name, () => {
     const provider = new FlakyProviderRunner();
 
     beforeAll(async () => {
-      t = await createTestApp(GENEROUS_LIMITS, { role: ProcessRole.All, override: withFakeProvider(provider) });
+      t = await createTestApp(LIMITS, { role: ProcessRole.All, override: withFakeProvider(provider) });
       account = await seedAccount(t, { credits: 100 });
     });
     afterAll(() => t.close());
@@ -189,7 +187,7 @@ describe(JobLifecycleService.name, () => {
     let account: SeededAccount;
 
     beforeAll(async () => {
-      t = await createTestApp(GENEROUS_LIMITS, { role: ProcessRole.Api, override: withFakeProvider() });
+      t = await createTestApp(LIMITS, { role: ProcessRole.Api, override: withFakeProvider() });
       account = await seedAccount(t, { credits: 50 });
     });
     afterAll(() => t.close());

@@ -2,19 +2,11 @@ import type { Response } from 'supertest';
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { JobsController } from '../../src/modules/jobs/jobs.controller';
 import { creditTotals, idempotencyKey, imageInputs, unsigned, waitForJob, withFakeProvider } from '../support/jobs';
+import { GENEROUS_LIMITS } from '../support/limits';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 import { readUntil } from '../support/waiting';
 
-const GENEROUS_LIMITS = {
-  LIMIT_CREATES_PER_HOUR_KEY: '1000',
-  LIMIT_CREATES_PER_HOUR_ACCOUNT: '1000',
-  LIMIT_CREATES_PER_HOUR_IP: '1000',
-  LIMIT_POLLS_PER_HOUR_KEY: '1000',
-  LIMIT_POLLS_PER_HOUR_ACCOUNT: '1000',
-  LIMIT_POLLS_PER_HOUR_IP: '1000',
-  LIMIT_ACTIVE_JOBS_PER_KEY: '100',
-  LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '100',
-};
+const LIMITS = { ...GENEROUS_LIMITS, LIMIT_CREATES_PER_HOUR_IP: '1000', LIMIT_POLLS_PER_HOUR_IP: '1000' };
 
 /** Fields of contract section 7: the job summary of spec 2.1 plus `credits_used` and `pricing_version`. */
 const JOB_FIELDS = [
@@ -99,7 +91,7 @@ describe(JobsController.name, () => {
     beforeAll(async () => {
       t = await createTestApp(
         {
-          ...GENEROUS_LIMITS,
+          ...LIMITS,
           // One sandbox result at a time, each sandbox_slow one running 2 s: a job can be
           // caught with one result running and the others still queued.
           WORKER_CONCURRENCY_SANDBOX: '1',
@@ -615,7 +607,7 @@ describe(JobsController.name, () => {
     beforeAll(async () => {
       t = await createTestApp(
         {
-          ...GENEROUS_LIMITS,
+          ...LIMITS,
           LIMIT_POLLS_PER_HOUR_KEY: '3',
           LIMIT_POLLS_PER_HOUR_ACCOUNT: '5',
           RATE_LIMIT_WINDOW_SECONDS: '60',

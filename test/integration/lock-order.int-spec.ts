@@ -2,7 +2,8 @@ import { ProcessRole } from '../../src/core/bootstrap/role';
 import { JobLifecycleService } from '../../src/modules/jobs/job-lifecycle.service';
 import { ResultErrorCode } from '../../src/modules/jobs/job-status';
 import { TransientResultFailure, type ToolOutput, type ToolTask } from '../../src/modules/tools/tool-runner';
-import { creditTotals, FakeProviderRunner, GENEROUS_LIMITS, idempotencyKey, imageInputs, waitForJob, withFakeProvider } from '../support/jobs';
+import { creditTotals, FakeProviderRunner, idempotencyKey, imageInputs, waitForJob, withFakeProvider } from '../support/jobs';
+import { GENEROUS_LIMITS } from '../support/limits';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 import { sleep } from '../support/waiting';
 

@@ -6,7 +6,8 @@ import { ProcessRole } from '../../src/core/bootstrap/role';
 import { QueueJobName } from '../../src/core/queue/queue-jobs';
 import { QueueName } from '../../src/core/queue/queue-name';
 import { OUTBOUND_TLS } from '../../src/core/outbound/outbound.module';
-import { GENEROUS_LIMITS, idempotencyKey, imageInputs, waitForJob, withFakeProvider } from '../support/jobs';
+import { idempotencyKey, imageInputs, waitForJob, withFakeProvider } from '../support/jobs';
+import { GENEROUS_LIMITS, UNREACHABLE_CREATE_LIMITS } from '../support/limits';
 import { PrivateRedis } from '../support/private-redis';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp, type TestAppOptions } from '../support/test-app';
 import { testServices } from '../support/test-services';
@@ -15,17 +16,10 @@ import { testCertificate, WebhookReceiver } from '../support/webhook-receiver';
 
 /** Load runs hundreds of creates and polls: no limit may answer before the outage does. */
 const LOAD_LIMITS = {
-  ...GENEROUS_LIMITS,
-  LIMIT_CREATES_PER_HOUR_IP: '100000',
-  LIMIT_CREATES_PER_HOUR_KEY: '100000',
-  LIMIT_CREATES_PER_HOUR_ACCOUNT: '100000',
+  ...UNREACHABLE_CREATE_LIMITS,
   LIMIT_POLLS_PER_HOUR_IP: '100000',
   LIMIT_POLLS_PER_HOUR_KEY: '100000',
   LIMIT_POLLS_PER_HOUR_ACCOUNT: '100000',
-  LIMIT_ACTIVE_JOBS_PER_KEY: '100000',
-  LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '100000',
-  CAPACITY_MAX_PENDING_RESULTS: '100000',
-  CAPACITY_ACCOUNT_SHARE: '1',
 };
 
 /** Boots a test app whose Redis is the given private server rather than the shared one. */

@@ -7,7 +7,8 @@ import { ResultErrorCode } from '../../src/modules/jobs/job-status';
 import { RESULT_SWEEP_LIMITS, ResultSweeperService, type ResultSweepLimits } from '../../src/modules/jobs/worker/result-sweeper.service';
 import { ResultWorkService } from '../../src/modules/jobs/worker/result-work.service';
 import { ResultFailure, type ToolOutput, type ToolTask } from '../../src/modules/tools/tool-runner';
-import { creditTotals, FakeProviderRunner, GENEROUS_LIMITS, idempotencyKey, imageInputs, withFakeProvider } from '../support/jobs';
+import { creditTotals, FakeProviderRunner, idempotencyKey, imageInputs, withFakeProvider } from '../support/jobs';
+import { GENEROUS_LIMITS } from '../support/limits';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 import { readUntil } from '../support/waiting';
 

@@ -2,6 +2,7 @@ import type { TestingModuleBuilder } from '@nestjs/testing';
 import { ToolId } from '../../src/modules/catalog/tools';
 import { LIVE_TOOL_RUNNERS } from '../../src/modules/tools/tool-runners';
 import { creditTotals, FakeProviderRunner, idempotencyKey, liveTool, writtenRows } from '../support/jobs';
+import { UNREACHABLE_CREATE_LIMITS } from '../support/limits';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 
 /**
@@ -84,18 +85,7 @@ describe('subject hints and mask output: refusals that write nothing', () => {
   let account: SeededAccount;
 
   beforeAll(async () => {
-    t = await createTestApp(
-      {
-        LIMIT_CREATES_PER_HOUR_KEY: '100000',
-        LIMIT_CREATES_PER_HOUR_ACCOUNT: '100000',
-        LIMIT_CREATES_PER_HOUR_IP: '100000',
-        LIMIT_ACTIVE_JOBS_PER_KEY: '100000',
-        LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '100000',
-        CAPACITY_MAX_PENDING_RESULTS: '100000',
-        CAPACITY_ACCOUNT_SHARE: '1',
-      },
-      { override: fakeRunners },
-    );
+    t = await createTestApp(UNREACHABLE_CREATE_LIMITS, { override: fakeRunners });
     account = await seedAccount(t, { credits: 100_000 });
   });
   afterAll(() => t.close());

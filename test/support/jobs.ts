@@ -83,16 +83,6 @@ export async function writtenRows(t: TestApp): Promise<{ jobs: number; results: 
   return row;
 }
 
-/** Create, poll and active-job limits high enough that a test's own requests never meet them. */
-export const GENEROUS_LIMITS = {
-  LIMIT_CREATES_PER_HOUR_KEY: '1000',
-  LIMIT_CREATES_PER_HOUR_ACCOUNT: '1000',
-  LIMIT_POLLS_PER_HOUR_KEY: '1000',
-  LIMIT_POLLS_PER_HOUR_ACCOUNT: '1000',
-  LIMIT_ACTIVE_JOBS_PER_KEY: '100',
-  LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '100',
-};
-
 /** A result as `GET /jobs/{id}` shows it. */
 export interface ResultBody {
   external_id: string;
