@@ -1,7 +1,7 @@
 import { createHash, randomInt } from 'node:crypto';
-import type { Response } from 'supertest';
 import { ApiKey } from '../../src/modules/auth/api-key.entity';
 import { AccessGuard } from '../../src/modules/auth/access.guard';
+import { expectError } from '../support/http-errors';
 import { createSecondInstance } from '../support/second-instance';
 import { bearer, createTestApp, seedAccount, TEST_ADMIN_TOKEN, type TestApp } from '../support/test-app';
 import { readUntil, sleep, until } from '../support/waiting';
@@ -10,17 +10,6 @@ const ACCOUNT = '/api/v1/account';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const base62 = (length: number) => Array.from({ length }, () => BASE62[randomInt(BASE62.length)]).join('');
 const admin = bearer(TEST_ADMIN_TOKEN);
-
-/** The error envelope of contract section 2, tied to the response's request id, with no stack trace. */
-function expectError(res: Response, status: number, code: string): void {
-  expect(res.status).toBe(status);
-  expect(res.body.error.code).toBe(code);
-  expect(typeof res.body.error.message).toBe('string');
-  expect(res.body.request_id).toEqual(expect.any(String));
-  expect(res.body.request_id).toBe(res.headers['x-request-id']);
-  const raw = JSON.stringify(res.body);
-  expect(raw).not.toMatch(/stack|\n\s+at |\.ts:\d+|node_modules/);
-}
 
 describe(AccessGuard.name, () => {
   let t: TestApp;

@@ -3,6 +3,7 @@ import type { Response } from 'supertest';
 import { ToolId } from '../../src/modules/catalog/tools';
 import { CreateJobsController } from '../../src/modules/jobs/create-jobs.controller';
 import { LIVE_TOOL_RUNNERS } from '../../src/modules/tools/tool-runners';
+import { expectError } from '../support/http-errors';
 import { creditTotals, FakeProviderRunner, idempotencyKey, imageInputs, liveTool, writtenRows } from '../support/jobs';
 import { UNREACHABLE_CREATE_LIMITS } from '../support/limits';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
@@ -430,11 +431,7 @@ function goodIdempotencyKeys(): Array<[what: string, key: string]> {
 
 /** The contract's error envelope (spec 2.5, contract section 2) for a 400, returning the paths it names. */
 function expectInvalidRequest(res: Response): string[] {
-  expect(res.status).toBe(400);
-  expect(res.headers['content-type']).toMatch(/^application\/json/);
-  expect(res.body.error.code).toBe('invalid_request');
-  expect(typeof res.body.error.message).toBe('string');
-  expect(res.body.request_id).toBe(res.headers['x-request-id']);
+  expectError(res, 400, 'invalid_request');
   const errors: Array<{ path: unknown; message: unknown }> = res.body.error.details.errors;
   expect(errors.length).toBeGreaterThan(0);
   for (const error of errors) {

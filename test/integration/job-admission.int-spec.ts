@@ -1,11 +1,13 @@
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
+import type { Response } from 'supertest';
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { QueueName } from '../../src/core/queue/queue-name';
 import { JobCreationService } from '../../src/modules/jobs/job-creation.service';
 import { ResultQueueProducer } from '../../src/modules/jobs/result-queue.producer';
 import { ResultSweeperService } from '../../src/modules/jobs/worker/result-sweeper.service';
 import { RateLimitService } from '../../src/modules/rate-limit/rate-limit.service';
+import { expectError } from '../support/http-errors';
 import { creditTotals, idempotencyKey, imageInputs, waitForJob, withFakeProvider, writtenRows } from '../support/jobs';
 import { GENEROUS_CREATE_LIMITS } from '../support/limits';
 import { bearer, createTestApp, seedAccount, type TestApp } from '../support/test-app';
@@ -20,9 +22,8 @@ const RAISED = {
   LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '1000',
 };
 
-function expectRefusal(res: { status: number; body: { error: { code: string } }; headers: Record<string, string> }, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(res.body.error.code).toBe(code);
+function expectRefusal(res: Response, status: number, code: string) {
+  expectError(res, status, code);
   if (status === 429 || status === 503) {
     expect(res.headers['retry-after']).toMatch(/^\d+$/);
     expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);

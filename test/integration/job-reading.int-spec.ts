@@ -1,6 +1,7 @@
 import type { Response } from 'supertest';
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { JobsController } from '../../src/modules/jobs/jobs.controller';
+import { expectError } from '../support/http-errors';
 import { creditTotals, idempotencyKey, imageInputs, unsigned, waitForJob, withFakeProvider } from '../support/jobs';
 import { GENEROUS_LIMITS } from '../support/limits';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
@@ -43,12 +44,6 @@ const RESULT_FIELDS = [
 ];
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const UNKNOWN_JOB_ID = '6f1c1c4e-5b8a-4f0e-9a43-2f4b7f0d9a11';
-
-function expectError(res: Response, status: number, code: string): void {
-  expect(res.status).toBe(status);
-  expect(res.body.error.code).toBe(code);
-  expect(res.body.request_id).toBe(res.headers['x-request-id']);
-}
 
 const pathOf = (url: string) => new URL(url).pathname + new URL(url).search;
 

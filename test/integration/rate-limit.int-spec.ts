@@ -4,6 +4,7 @@ import type { Response } from 'supertest';
 import { RateLimitService } from '../../src/modules/rate-limit/rate-limit.service';
 import { RateLimitKind } from '../../src/modules/rate-limit/rate-limit.types';
 import { REDIS } from '../../src/core/redis/redis.module';
+import { expectError } from '../support/http-errors';
 import { idempotencyKey, imageInputs, withFakeProvider } from '../support/jobs';
 import { bearer, createTestApp, seedAccount, type TestApp } from '../support/test-app';
 import { sleep } from '../support/waiting';
@@ -17,9 +18,7 @@ function hashedPartOf(key: string): string {
 
 /** The 429 envelope of contract section 2 with the headers of section 10. */
 function expectRateLimited(res: Response, limit: number): void {
-  expect(res.status).toBe(429);
-  expect(res.body.error).toMatchObject({ code: 'rate_limit_exceeded', details: { limit } });
-  expect(res.body.request_id).toBe(res.headers['x-request-id']);
+  expect(expectError(res, 429, 'rate_limit_exceeded')).toMatchObject({ details: { limit } });
   expect(res.headers['retry-after']).toMatch(/^\d+$/);
   expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   expect(res.headers['ratelimit-limit']).toBe(String(limit));

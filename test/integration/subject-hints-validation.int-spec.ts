@@ -1,6 +1,7 @@
 import type { TestingModuleBuilder } from '@nestjs/testing';
 import { ToolId } from '../../src/modules/catalog/tools';
 import { LIVE_TOOL_RUNNERS } from '../../src/modules/tools/tool-runners';
+import { expectError } from '../support/http-errors';
 import { creditTotals, FakeProviderRunner, idempotencyKey, liveTool, writtenRows } from '../support/jobs';
 import { UNREACHABLE_CREATE_LIMITS } from '../support/limits';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
@@ -102,9 +103,7 @@ describe('subject hints and mask output: refusals that write nothing', () => {
       const rows = await writtenRows(t);
       const credits = await creditTotals(t, account.accountId);
       const res = await post(path, body, key);
-      expect(res.status).toBe(400);
-      expect(res.body.error.code).toBe('invalid_request');
-      expect(res.body.request_id).toBe(res.headers['x-request-id']);
+      expectError(res, 400, 'invalid_request');
       const errors: Array<{ path: string; message: string }> = res.body.error.details.errors;
       for (const error of errors) expect(error.message).toEqual(expect.any(String));
       expect([...new Set(errors.map((error) => error.path))].sort()).toEqual([...paths].sort());
