@@ -2,8 +2,9 @@ import { writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { cleanEnv, freePort, startProcess, waitForStatus, type ServiceProcess } from '../support/processes';
+import { cleanEnv, freePort, startService, waitForReady, type ServiceProcess } from '../support/processes';
 import { createScratchDatabase } from '../support/scratch-database';
+import { postJson, seedAccountOverHttp } from '../support/service-http';
 import { deleteRedisKeys } from '../support/test-app';
 import { testServices } from '../support/test-services';
 import { readUntil, until } from '../support/waiting';
@@ -55,26 +56,21 @@ describe('a worker killed while webhook deliveries are pending', () => {
       SWEEP_INTERVAL_SECONDS: '1',
       SWEEP_GRACE_SECONDS: '3',
     });
-    const api = startProcess('node', ['dist/main.js', 'api'], env);
+    const api = startService('api', env);
     processes.push(api);
-    await waitForStatus(`http://127.0.0.1:${apiPort}/health/ready`);
-    const worker = startProcess('node', ['dist/main.js', 'worker'], env);
+    await waitForReady(apiPort);
+    const worker = startService('worker', env);
     processes.push(worker);
 
-    const headers = { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' };
-    const post = async (path: string, body: object, extra: Record<string, string> = headers) =>
-      (await fetch(`http://127.0.0.1:${apiPort}${path}`, { method: 'POST', headers: extra, body: JSON.stringify(body) })).json();
-    const { account } = (await post('/admin/v1/accounts', { name: 'webhook crash' })) as { account: { id: string } };
-    const { secret: key } = (await post(`/admin/v1/accounts/${account.id}/api-keys`, { environment: 'sandbox' })) as {
-      secret: string;
-    };
+    const base = `http://127.0.0.1:${apiPort}`;
+    const { key } = await seedAccountOverHttp(base, ADMIN_TOKEN, { name: 'webhook crash', environment: 'sandbox' });
     const input = Array.from({ length: RESULTS }, (_, i) => ({ image_url: `https://images.example.com/${i}.jpg` }));
-    const created = (await post(
-      '/api/v1/image/edit',
+    const created = await postJson(
+      `${base}/api/v1/image/edit`,
       { input, webhook_url: receiver.url },
-      { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Idempotency-Key': 'webhook-crash-1' },
-    )) as { job: { id: string } };
-    const jobId = created.job.id;
+      { Authorization: `Bearer ${key}`, 'Idempotency-Key': 'webhook-crash-1' },
+    );
+    const jobId = (created.body.job as { id: string }).id;
 
     await until(() => receiver!.received.length > 0, 'the first delivery to arrive', { timeoutMs: 30_000 });
     worker.child.kill('SIGKILL');
@@ -89,7 +85,7 @@ describe('a worker killed while webhook deliveries are pending', () => {
     );
     expect(pendingBefore[0].n).toBeGreaterThan(0);
 
-    const replacement = startProcess('node', ['dist/main.js', 'worker'], env);
+    const replacement = startService('worker', env);
     processes.push(replacement);
 
     const events = await readUntil(

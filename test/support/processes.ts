@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { readUntil } from './waiting';
 
@@ -77,8 +77,13 @@ export function startProcess(command: string, args: string[], env: NodeJS.Proces
   };
 }
 
-/** Polls a URL until it answers with the given status. */
-export async function waitForStatus(url: string, status = 200, timeoutMs = 60_000): Promise<void> {
+/** Runs the built service (`node dist/main.js <role>`) as it runs in production. */
+export const startService = (role: 'api' | 'worker', env: NodeJS.ProcessEnv): ServiceProcess =>
+  startProcess('node', ['dist/main.js', role], env);
+
+/** Polls the readiness endpoint of a service on a loopback port until it answers 200. */
+export async function waitForReady(port: number | string, timeoutMs = 60_000): Promise<void> {
+  const url = `http://127.0.0.1:${port}/health/ready`;
   const answer = async () => {
     try {
       return `status ${(await fetch(url)).status}`;
@@ -86,9 +91,21 @@ export async function waitForStatus(url: string, status = 200, timeoutMs = 60_00
       return error instanceof Error ? error.message : String(error);
     }
   };
-  await readUntil(answer, (last) => last === `status ${status}`, (last) => `${url} to answer ${status} (last: ${last})`, {
+  await readUntil(answer, (last) => last === 'status 200', (last) => `${url} to answer 200 (last: ${last})`, {
     timeoutMs,
     intervalMs: 250,
+  });
+}
+
+/** Whether anything accepts a TCP connection on a loopback port. */
+export function isListening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
   });
 }
 
