@@ -67,7 +67,11 @@ describe('live image editing with the API and a worker as separate processes', (
     sources.serve('/gone.jpg', 'gone', { status: 404, contentType: 'text/plain' });
 
     const base = `http://127.0.0.1:${apiPort}`;
-    const { accountId, key } = await seedAccountOverHttp(base, ADMIN_TOKEN, { name: 'edit e2e', credits: CREDITS, environment: 'live' });
+    const { accountId, key } = await seedAccountOverHttp(base, ADMIN_TOKEN, {
+      name: 'edit e2e',
+      credits: CREDITS,
+      environment: 'live',
+    });
     const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
     const auth = { Authorization: `Bearer ${key}` };
 

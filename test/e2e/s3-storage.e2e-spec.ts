@@ -91,7 +91,10 @@ describe('S3 result storage with the API and a worker as separate processes that
     const api = startService('api', await processEnv(apiPort, { PORT: String(apiPort), RESULT_URLS: 'api' }));
     processes.push(api);
     await waitForReady(apiPort);
-    const presigningApi = startService('api', await processEnv(presigningApiPort, { PORT: String(presigningApiPort), RESULT_URLS: 'presigned' }));
+    const presigningApi = startService(
+      'api',
+      await processEnv(presigningApiPort, { PORT: String(presigningApiPort), RESULT_URLS: 'presigned' }),
+    );
     processes.push(presigningApi);
     const worker = startService(
       'worker',
@@ -123,10 +126,12 @@ describe('S3 result storage with the API and a worker as separate processes that
 
     const read = async (origin: string): Promise<JobRead> =>
       (await (await fetch(`${origin}/api/v1/jobs/${jobId}`, { headers: auth })).json()) as JobRead;
-    const viaApi = await readUntil(() => read(base), (answer) => !['queued', 'processing'].includes(answer.job.status), 'the job to end', {
-      timeoutMs: 60_000,
-      intervalMs: 500,
-    });
+    const viaApi = await readUntil(
+      () => read(base),
+      (answer) => !['queued', 'processing'].includes(answer.job.status),
+      'the job to end',
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
     expect(viaApi.job.status).toBe('completed');
     const viaPresigningApi = await read(`http://127.0.0.1:${presigningApiPort}`);
 

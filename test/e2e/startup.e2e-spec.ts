@@ -1,7 +1,15 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cleanEnv, freePort, isListening, startProcess, startService, waitForReady, type ServiceProcess } from '../support/processes';
+import {
+  cleanEnv,
+  freePort,
+  isListening,
+  startProcess,
+  startService,
+  waitForReady,
+  type ServiceProcess,
+} from '../support/processes';
 import { deleteRedisKeys } from '../support/test-app';
 import { testServices } from '../support/test-services';
 

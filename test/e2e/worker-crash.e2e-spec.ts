@@ -54,13 +54,21 @@ describe('a worker killed in the middle of a batch', () => {
     await worker.waitForOutput(/fake provider worker started/);
 
     const base = `http://127.0.0.1:${apiPort}`;
-    const { accountId, key } = await seedAccountOverHttp(base, ADMIN_TOKEN, { name: 'crash', credits: CREDITS, environment: 'live' });
+    const { accountId, key } = await seedAccountOverHttp(base, ADMIN_TOKEN, {
+      name: 'crash',
+      credits: CREDITS,
+      environment: 'live',
+    });
 
     const input = Array.from({ length: 6 }, (_, i) => ({
       image_url: `https://images.example.com/${i}.jpg`,
       external_id: i % 2 === 0 ? `slow-${i}` : i === 5 ? `fail-${i}` : `quick-${i}`,
     }));
-    const created = await postJson(`${base}/api/v1/image/edit`, { input }, { Authorization: `Bearer ${key}`, 'Idempotency-Key': 'crash-test-1' });
+    const created = await postJson(
+      `${base}/api/v1/image/edit`,
+      { input },
+      { Authorization: `Bearer ${key}`, 'Idempotency-Key': 'crash-test-1' },
+    );
     expect(created.status).toBe(202);
     const jobId = (created.body.job as { id: string }).id;
 

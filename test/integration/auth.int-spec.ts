@@ -289,10 +289,11 @@ describe('key revocation across API instances', () => {
 
     await first.http().patch(`/admin/v1/accounts/${accountId}`).set(admin).send({ api_access: false }).expect(200);
 
-    await until(async () => (await second.http().get(ACCOUNT).set(bearer(liveKey))).status !== 200, 'the second instance to see the change', {
-      timeoutMs: 2000,
-      intervalMs: 20,
-    });
+    await until(
+      async () => (await second.http().get(ACCOUNT).set(bearer(liveKey))).status !== 200,
+      'the second instance to see the change',
+      { timeoutMs: 2000, intervalMs: 20 },
+    );
     expectError(await second.http().get(ACCOUNT).set(bearer(liveKey)), 403, 'api_access_disabled');
   });
 });

@@ -92,7 +92,12 @@ describe(`${JobLifecycleService.name}: a running result of a cancelled job`, () 
     expect(await creditTotals(t, account.accountId)).toEqual({ balance: 29, ledgerSum: 29 });
 
     provider.release();
-    const settled = await readUntil(results, (rows) => rows.every((row) => row.status !== 'processing'), 'the running result to finish', POLLING);
+    const settled = await readUntil(
+      results,
+      (rows) => rows.every((row) => row.status !== 'processing'),
+      'the running result to finish',
+      POLLING,
+    );
 
     expect(settled.find((row) => row.id === runningId)).toMatchObject({
       status: 'completed',

@@ -1,10 +1,7 @@
-import type { TestingModuleBuilder } from '@nestjs/testing';
 import type { Response } from 'supertest';
-import { ToolId } from '../../src/modules/catalog/tools';
 import { CreateJobsController } from '../../src/modules/jobs/create-jobs.controller';
-import { LIVE_TOOL_RUNNERS } from '../../src/modules/tools/tool-runners';
 import { expectError } from '../support/http-errors';
-import { creditTotals, FakeProviderRunner, idempotencyKey, imageInputs, liveTool, writtenRows } from '../support/jobs';
+import { creditTotals, idempotencyKey, imageInputs, withFakeProviderForEveryTool, writtenRows } from '../support/jobs';
 import { UNREACHABLE_CREATE_LIMITS } from '../support/limits';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 
@@ -19,12 +16,6 @@ import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } 
 type Body = Record<string, unknown>;
 /** What is wrong, a patch deep-merged into the endpoint's valid body, and the paths the 400 must name. */
 type RefusalCase = [what: string, patch: Body, paths: string[]];
-
-/** Live keys get every tool through a fake provider; the API role never runs it, but admits live jobs. */
-const fakeProviders = (builder: TestingModuleBuilder) =>
-  builder
-    .overrideProvider(LIVE_TOOL_RUNNERS)
-    .useValue(new Map(Object.values(ToolId).map((tool) => [tool, liveTool(new FakeProviderRunner())])));
 
 const HOOK = 'https://hooks.example.com/image-jobs';
 const SOURCE = 'https://images.example.com/p/source.jpg';
@@ -446,7 +437,8 @@ describe(`${CreateJobsController.name} input validation`, () => {
   let account: SeededAccount;
 
   beforeAll(async () => {
-    t = await createTestApp(UNREACHABLE_CREATE_LIMITS, { override: fakeProviders });
+    // Live keys get every tool through a fake provider; the API role never runs it, but admits live jobs.
+    t = await createTestApp(UNREACHABLE_CREATE_LIMITS, { override: withFakeProviderForEveryTool() });
     account = await seedAccount(t, { credits: 100_000 });
   });
   afterAll(() => t.close());

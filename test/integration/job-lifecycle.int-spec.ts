@@ -144,12 +144,17 @@ describe(JobLifecycleService.name, () => {
         [jobId],
       );
       // The first attempt fails transiently; BullMQ holds the entry for its backoff (2 s) while the result stays processing.
-      await until(() => provider.tasks.some((task) => task.resultId === resultId), 'the first attempt', { timeoutMs: 10_000, intervalMs: 20 });
+      await until(() => provider.tasks.some((task) => task.resultId === resultId), 'the first attempt', {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+      });
       const cancelled = await t.http().post(`/api/v1/jobs/${jobId}/cancel`).set(bearer(account.liveKey)).expect(200);
       expect(cancelled.body.job.status).toBe('cancelled');
 
       const readResult = async (): Promise<{ status: string; credits_used: number; completed_at: Date | null }> =>
-        (await t.dataSource.query(`SELECT status, credits_used, completed_at FROM job_results WHERE id = $1`, [resultId]))[0];
+        (await t.dataSource.query(`SELECT status, credits_used, completed_at FROM job_results WHERE id = $1`, [
+          resultId,
+        ]))[0];
       const result = await readUntil(readResult, (row) => row.status !== 'processing', 'the result to settle', {
         timeoutMs: 15_000,
         intervalMs: 50,

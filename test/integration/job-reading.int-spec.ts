@@ -408,7 +408,10 @@ describe(JobsController.name, () => {
 
         const runningStatus = async (): Promise<string> =>
           (await t.dataSource.query(`SELECT status FROM job_results WHERE id = $1`, [running.id]))[0].status;
-        await readUntil(runningStatus, (status) => status !== 'processing', 'the running result to settle', { timeoutMs: 10_000, intervalMs: 50 });
+        await readUntil(runningStatus, (status) => status !== 'processing', 'the running result to settle', {
+          timeoutMs: 10_000,
+          intervalMs: 50,
+        });
         const read = await t.http().get(`/api/v1/jobs/${id}`).set(bearer(account.sandboxKey)).expect(200);
         expect(read.body.job).toMatchObject({ status: 'cancelled', completed_results: 1, failed_results: 0 });
         expect(read.body.job.completed_at).toBe(cancelled.body.job.completed_at);

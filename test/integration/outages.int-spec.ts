@@ -220,7 +220,9 @@ describe('Outages', () => {
       expect(ready.body.checks.redis).toBe('down');
       await sleep(1000);
       await redis.restart();
-      await until(async () => (await t.http().get('/health/ready')).status === 200, 'ready again', { timeoutMs: 30_000 });
+      await until(async () => (await t.http().get('/health/ready')).status === 200, 'ready again', {
+        timeoutMs: 30_000,
+      });
       await sleep(1000);
       stopLoad();
       const { creates, answers } = await load;
@@ -280,7 +282,9 @@ describe('Outages', () => {
 
       expect(terminated).toBeGreaterThan(0);
       for (const res of answers) expectSuccessOrOutage(res);
-      await until(async () => (await t.http().get('/health/ready')).status === 200, 'ready again', { timeoutMs: 15_000 });
+      await until(async () => (await t.http().get('/health/ready')).status === 200, 'ready again', {
+        timeoutMs: 15_000,
+      });
 
       const ids = await settleCreates(t, account, creates);
       const rows: Array<{ id: string }> = await t.dataSource.query(`SELECT id FROM jobs WHERE account_id = $1`, [account.accountId]);

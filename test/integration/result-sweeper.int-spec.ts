@@ -82,7 +82,12 @@ describe(ResultSweeperService.name, () => {
           'the queue entry to fail',
           POLLING,
         );
-        await readUntil(async () => settle.mock.calls.length, (calls) => calls > 0, 'the worker to try to settle', POLLING);
+        await readUntil(
+          async () => settle.mock.calls.length,
+          (calls) => calls > 0,
+          'the worker to try to settle',
+          POLLING,
+        );
       } finally {
         settle.mockRestore();
       }

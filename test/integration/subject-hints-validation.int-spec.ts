@@ -1,8 +1,5 @@
-import type { TestingModuleBuilder } from '@nestjs/testing';
-import { ToolId } from '../../src/modules/catalog/tools';
-import { LIVE_TOOL_RUNNERS } from '../../src/modules/tools/tool-runners';
 import { expectError } from '../support/http-errors';
-import { creditTotals, FakeProviderRunner, idempotencyKey, liveTool, writtenRows } from '../support/jobs';
+import { creditTotals, idempotencyKey, withFakeProviderForEveryTool, writtenRows } from '../support/jobs';
 import { UNREACHABLE_CREATE_LIMITS } from '../support/limits';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 
@@ -18,10 +15,6 @@ type Hints = Record<string, unknown>;
 
 const REGION = { left: 0.1, top: 0.05, right: 0.7, bottom: 0.95 };
 const GOOD_HINTS: Hints = { region: REGION, keep_points: [{ x: 0.4, y: 0.5 }] };
-
-/** Every tool live through a fake runner, so the live key is admitted and charged like in production. */
-const fakeRunners = (builder: TestingModuleBuilder) =>
-  builder.overrideProvider(LIVE_TOOL_RUNNERS).useValue(new Map(Object.values(ToolId).map((tool) => [tool, liveTool(new FakeProviderRunner())])));
 
 /** What is wrong with the second image's hints, the hints sent, and the path under `<images>[1].subject_hints` the 400 names. */
 const BAD_HINTS: Array<[what: string, hints: unknown, path: string]> = [
@@ -86,7 +79,8 @@ describe('subject hints and mask output: refusals that write nothing', () => {
   let account: SeededAccount;
 
   beforeAll(async () => {
-    t = await createTestApp(UNREACHABLE_CREATE_LIMITS, { override: fakeRunners });
+    // Every tool live through a fake runner, so the live key is admitted and charged like in production.
+    t = await createTestApp(UNREACHABLE_CREATE_LIMITS, { override: withFakeProviderForEveryTool() });
     account = await seedAccount(t, { credits: 100_000 });
   });
   afterAll(() => t.close());

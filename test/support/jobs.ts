@@ -38,6 +38,12 @@ export function withFakeProvider(runner = new FakeProviderRunner()) {
     builder.overrideProvider(LIVE_TOOL_RUNNERS).useValue(new Map([[ToolId.ImageEditing, liveTool(runner)]]));
 }
 
+/** Gives live keys every tool, each through a fake provider of its own. */
+export const withFakeProviderForEveryTool = () => (builder: TestingModuleBuilder) =>
+  builder
+    .overrideProvider(LIVE_TOOL_RUNNERS)
+    .useValue(new Map(Object.values(ToolId).map((tool) => [tool, liveTool(new FakeProviderRunner())])));
+
 export const idempotencyKey = () => `test-${randomUUID()}`;
 
 export const imageInputs = (count: number, externalId = (i: number) => `item-${i}`) =>
@@ -52,10 +58,12 @@ export async function waitForJob(
 ): Promise<{ status: string }> {
   const readJob = async (): Promise<{ status: string } | undefined> =>
     (await t.dataSource.query(`SELECT status FROM jobs WHERE id = $1`, [jobId]))[0];
-  const job = await readUntil(readJob, (row) => row !== undefined && done(row), (row) => `job ${jobId} (still ${row?.status})`, {
-    timeoutMs,
-    intervalMs: 50,
-  });
+  const job = await readUntil(
+    readJob,
+    (row) => row !== undefined && done(row),
+    (row) => `job ${jobId} (still ${row?.status})`,
+    { timeoutMs, intervalMs: 50 },
+  );
   return job as { status: string };
 }
 

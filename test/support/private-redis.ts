@@ -41,10 +41,12 @@ export class PrivateRedis {
         client.disconnect();
       }
     };
-    await readUntil(probe, (failure) => failure === null, (failure) => `the private Redis to answer (last: ${failure})`, {
-      timeoutMs: 10_000,
-      intervalMs: 50,
-    });
+    await readUntil(
+      probe,
+      (failure) => failure === null,
+      (failure) => `the private Redis to answer (last: ${failure})`,
+      { timeoutMs: 10_000, intervalMs: 50 },
+    );
   }
 
   /** Kills the server (SIGKILL: no clean shutdown, no data kept) and waits for it to be gone. */

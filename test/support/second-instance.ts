@@ -19,5 +19,6 @@ export async function createSecondInstance(
   const { databaseUrl, redisUrl } = testServices();
   const schema = (first.dataSource.options as { schema?: string }).schema;
   if (!schema) throw new Error('the first app has no schema of its own to share');
-  return startTestApp([AppModule.forRole(role, first.config, { databaseUrl, redisUrl, databaseSchema: schema })], first.config, override);
+  const connections = { databaseUrl, redisUrl, databaseSchema: schema };
+  return startTestApp([AppModule.forRole(role, first.config, connections)], first.config, override);
 }

@@ -4,7 +4,11 @@ export async function postJson(
   body: object,
   headers: Record<string, string>,
 ): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
@@ -15,7 +19,9 @@ export async function seedAccountOverHttp(
   { name, credits, environment }: { name: string; credits?: number; environment: 'live' | 'sandbox' },
 ): Promise<{ accountId: string; key: string }> {
   const admin = { Authorization: `Bearer ${adminToken}` };
-  const account = (await postJson(`${base}/admin/v1/accounts`, { name, credits }, admin)).body.account as { id: string };
-  const key = (await postJson(`${base}/admin/v1/accounts/${account.id}/api-keys`, { environment }, admin)).body.secret as string;
+  const created = await postJson(`${base}/admin/v1/accounts`, { name, credits }, admin);
+  const account = created.body.account as { id: string };
+  const issued = await postJson(`${base}/admin/v1/accounts/${account.id}/api-keys`, { environment }, admin);
+  const key = issued.body.secret as string;
   return { accountId: account.id, key };
 }

@@ -60,7 +60,13 @@ export async function startTestApp(
   const app = moduleRef.createNestApplication({ bodyParser: false, bufferLogs: true });
   configureHttpApp(app);
   await app.init();
-  return { app, config, dataSource: app.get(DataSource), http: () => request(app.getHttpServer()), close: () => app.close() };
+  return {
+    app,
+    config,
+    dataSource: app.get(DataSource),
+    http: () => request(app.getHttpServer()),
+    close: () => app.close(),
+  };
 }
 
 /**
@@ -69,7 +75,11 @@ export async function startTestApp(
  */
 export async function createTestApp(
   settings: Record<string, string> = {},
-  { role = ProcessRole.Api, override, modules = (config, connections) => [AppModule.forRole(role, config, connections)] }: TestAppOptions = {},
+  {
+    role = ProcessRole.Api,
+    override,
+    modules = (config, connections) => [AppModule.forRole(role, config, connections)],
+  }: TestAppOptions = {},
 ): Promise<TestApp> {
   const { databaseUrl, redisUrl } = testServices();
   const suffix = randomBytes(6).toString('hex');
@@ -86,7 +96,8 @@ export async function createTestApp(
     MODELS_DIR: TEST_MODELS_DIR,
     ...settings,
   });
-  const testApp = await startTestApp(modules(config, { databaseUrl, redisUrl, databaseSchema: schema }), config, override);
+  const connections = { databaseUrl, redisUrl, databaseSchema: schema };
+  const testApp = await startTestApp(modules(config, connections), config, override);
   return {
     ...testApp,
     async close() {

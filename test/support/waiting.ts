@@ -4,7 +4,10 @@ export interface Polling {
   intervalMs?: number;
 }
 
-/** Pauses for `ms`: to let time pass (a window, a TTL, a backoff) or to give a worker the chance to do what it must not. */
+/**
+ * Pauses for `ms`: to let time pass (a window, a TTL, a backoff) or to give a worker the chance
+ * to do what it must not.
+ */
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
