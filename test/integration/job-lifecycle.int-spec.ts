@@ -151,10 +151,13 @@ describe(JobLifecycleService.name, () => {
       const cancelled = await t.http().post(`/api/v1/jobs/${jobId}/cancel`).set(bearer(account.liveKey)).expect(200);
       expect(cancelled.body.job.status).toBe('cancelled');
 
-      const readResult = async (): Promise<{ status: string; credits_used: number; completed_at: Date | null }> =>
-        (await t.dataSource.query(`SELECT status, credits_used, completed_at FROM job_results WHERE id = $1`, [
-          resultId,
-        ]))[0];
+      const readResult = async (): Promise<{ status: string; credits_used: number; completed_at: Date | null }> => {
+        const [row] = await t.dataSource.query(
+          `SELECT status, credits_used, completed_at FROM job_results WHERE id = $1`,
+          [resultId],
+        );
+        return row;
+      };
       const result = await readUntil(readResult, (row) => row.status !== 'processing', 'the result to settle', {
         timeoutMs: 15_000,
         intervalMs: 50,
