@@ -82,7 +82,7 @@ export const startService = (role: 'api' | 'worker', env: NodeJS.ProcessEnv): Se
   startProcess('node', ['dist/main.js', role], env);
 
 /** Polls the readiness endpoint of a service on a loopback port until it answers 200. */
-export async function waitForReady(port: number | string, timeoutMs = 60_000): Promise<void> {
+export async function waitForReady(port: number, timeoutMs = 60_000): Promise<void> {
   const url = `http://127.0.0.1:${port}/health/ready`;
   const answer = async () => {
     try {
