@@ -2,10 +2,12 @@ import { rm } from 'node:fs/promises';
 import sharp from 'sharp';
 import { decodeRgba, fromFixture, productPhoto } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
-import { cleanEnv, freePort, startProcess, waitForStatus, type ServiceProcess } from '../support/processes';
+import { cleanEnv, freePort, startService, waitForReady, type ServiceProcess } from '../support/processes';
 import { createScratchDatabase } from '../support/scratch-database';
+import { postJson, seedAccountOverHttp } from '../support/service-http';
 import { deleteRedisKeys } from '../support/test-app';
 import { testServices } from '../support/test-services';
+import { readUntil } from '../support/waiting';
 
 const ADMIN_TOKEN = 'edit-e2e-admin-token-0123456789';
 const CREDITS = 50;
@@ -41,40 +43,40 @@ describe('live image editing with the API and a worker as separate processes', (
     const apiPort = await freePort();
     redisPrefix = `e2e-edit-${apiPort}`;
     storageDir = `/tmp/imgjobs-e2e-edit-${apiPort}`;
+    const workerHealthPort = await freePort();
     const env = cleanEnv({
       DATABASE_URL: database.url,
       REDIS_URL: testServices().redisUrl,
       REDIS_KEY_PREFIX: redisPrefix,
       PORT: String(apiPort),
-      WORKER_HEALTH_PORT: String(await freePort()),
+      WORKER_HEALTH_PORT: String(workerHealthPort),
       ADMIN_TOKEN,
       OUTBOUND_ALLOWLIST: '127.0.0.1',
       // API and worker share the store, as two containers share a volume.
       STORAGE_DIR: storageDir,
       PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
     });
-    const api = startProcess('node', ['dist/main.js', 'api'], env);
+    const api = startService('api', env);
     processes.push(api);
-    await waitForStatus(`http://127.0.0.1:${apiPort}/health/ready`);
-    const worker = startProcess('node', ['dist/main.js', 'worker'], env);
+    await waitForReady(apiPort);
+    const worker = startService('worker', env);
     processes.push(worker);
-    await waitForStatus(`http://127.0.0.1:${env.WORKER_HEALTH_PORT}/health/ready`);
+    await waitForReady(workerHealthPort);
 
     sources.serve('/shoe.jpg', await fromFixture(productPhoto(1200, 900, 5)).jpeg().toBuffer(), { contentType: 'image/jpeg' });
     sources.serve('/gone.jpg', 'gone', { status: 404, contentType: 'text/plain' });
 
     const base = `http://127.0.0.1:${apiPort}`;
-    const admin = { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' };
-    const post = async (path: string, body: object, headers: Record<string, string> = admin) => {
-      const res = await fetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
-      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-    };
-    const account = (await post('/admin/v1/accounts', { name: 'edit e2e', credits: CREDITS })).body.account as { id: string };
-    const key = (await post(`/admin/v1/accounts/${account.id}/api-keys`, { environment: 'live' })).body.secret as string;
+    const { accountId, key } = await seedAccountOverHttp(base, ADMIN_TOKEN, {
+      name: 'edit e2e',
+      credits: CREDITS,
+      environment: 'live',
+    });
+    const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
     const auth = { Authorization: `Bearer ${key}` };
 
-    const created = await post(
-      '/api/v1/image/edit',
+    const created = await postJson(
+      `${base}/api/v1/image/edit`,
       {
         input: [
           { image_url: sources.url('/shoe.jpg'), external_id: 'shoe' },
@@ -83,24 +85,23 @@ describe('live image editing with the API and a worker as separate processes', (
         operations: { resizing: { width: 600, height: 600, fit: 'cover' }, adjustments: { light: true } },
         output: { format: 'jpg', number_of_images: 2 },
       },
-      { ...auth, 'Content-Type': 'application/json', 'Idempotency-Key': 'edit-e2e-1' },
+      { ...auth, 'Idempotency-Key': 'edit-e2e-1' },
     );
     expect(created.status).toBe(202);
     const jobId = (created.body.job as { id: string }).id;
     expect(created.body.remaining_paid_credits).toBe(CREDITS - 4);
 
-    let job: { status: string; completed_results: number; failed_results: number } | undefined;
-    let results: ResultBody[] = [];
-    const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline) {
-      const read = (await (await fetch(`${base}/api/v1/jobs/${jobId}`, { headers: auth })).json()) as {
-        job: typeof job;
+    const readJob = async () =>
+      (await (await fetch(`${base}/api/v1/jobs/${jobId}`, { headers: auth })).json()) as {
+        job: { status: string; completed_results: number; failed_results: number } | undefined;
         results: ResultBody[];
       };
-      ({ job, results } = read);
-      if (job && !['queued', 'processing'].includes(job.status)) break;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
+    const { job, results } = await readUntil(
+      readJob,
+      (read) => read.job !== undefined && !['queued', 'processing'].includes(read.job.status),
+      'the job to end',
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
     expect(job).toMatchObject({ status: 'partially_completed', completed_results: 2, failed_results: 2 });
 
     for (const result of results) {
@@ -119,14 +120,14 @@ describe('live image editing with the API and a worker as separate processes', (
     }
     expect(sources.requests('/shoe.jpg')).toBe(1);
 
-    const ledger = (await (await fetch(`${base}/admin/v1/accounts/${account.id}/ledger`, { headers: admin })).json()) as {
+    const ledger = (await (await fetch(`${base}/admin/v1/accounts/${accountId}/ledger`, { headers: admin })).json()) as {
       entries: Array<{ kind: string; amount: number; job_id: string | null }>;
     };
     const ofJob = ledger.entries.filter((entry) => entry.job_id === jobId);
     expect(ofJob.filter((entry) => entry.kind === 'reserve').map((entry) => entry.amount)).toEqual([-4]);
     expect(ofJob.filter((entry) => entry.kind === 'capture')).toHaveLength(2);
     expect(ofJob.filter((entry) => entry.kind === 'release').map((entry) => entry.amount)).toEqual([1, 1]);
-    const balance = ((await (await fetch(`${base}/admin/v1/accounts/${account.id}`, { headers: admin })).json()) as {
+    const balance = ((await (await fetch(`${base}/admin/v1/accounts/${accountId}`, { headers: admin })).json()) as {
       account: { paid_credits: number };
     }).account.paid_credits;
     expect(balance).toBe(CREDITS - 2);

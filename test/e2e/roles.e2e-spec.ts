@@ -1,20 +1,8 @@
-import { connect } from 'node:net';
-import { cleanEnv, freePort, startProcess, waitForStatus } from '../support/processes';
+import { cleanEnv, freePort, isListening, startService, waitForReady } from '../support/processes';
 import { parseSamples, valueOf } from '../support/prometheus-text';
 import { createScratchDatabase } from '../support/scratch-database';
 import { deleteRedisKeys } from '../support/test-app';
 import { testServices } from '../support/test-services';
-
-function answers(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 describe('api and worker roles from one build', () => {
   let database: Awaited<ReturnType<typeof createScratchDatabase>>;
@@ -42,11 +30,11 @@ describe('api and worker roles from one build', () => {
       ADMIN_TOKEN: 'roles-admin-token-0123456789',
     });
     // Started together: both apply migrations, serialised by an advisory lock.
-    const api = startProcess('node', ['dist/main.js', 'api'], env);
-    const worker = startProcess('node', ['dist/main.js', 'worker'], env);
+    const api = startService('api', env);
+    const worker = startService('worker', env);
     try {
-      await waitForStatus(`http://127.0.0.1:${apiPort}/health/ready`);
-      await waitForStatus(`http://127.0.0.1:${healthPort}/health/ready`);
+      await waitForReady(apiPort);
+      await waitForReady(healthPort);
 
       // The worker serves only its health port; the API port belongs to the API process.
       const tools = await fetch(`http://127.0.0.1:${apiPort}/api/v1/tools`);
@@ -59,8 +47,8 @@ describe('api and worker roles from one build', () => {
       worker.signal('SIGTERM');
       expect(await api.exited).toBe(0);
       expect(await worker.exited).toBe(0);
-      expect(await answers(apiPort)).toBe(false);
-      expect(await answers(healthPort)).toBe(false);
+      expect(await isListening(apiPort)).toBe(false);
+      expect(await isListening(healthPort)).toBe(false);
     } finally {
       api.kill();
       worker.kill();
@@ -78,10 +66,10 @@ describe('api and worker roles from one build', () => {
       ADMIN_TOKEN: 'roles-admin-token-0123456789',
       API_PROCESSES: '2',
     });
-    const api = startProcess('node', ['dist/main.js', 'api'], env);
+    const api = startService('api', env);
     try {
       await api.waitForOutput(/API listening[\s\S]*API listening/);
-      await waitForStatus(`http://127.0.0.1:${apiPort}/health/ready`);
+      await waitForReady(apiPort);
       const pids = new Set([...api.output().matchAll(/"pid":(\d+)[^\n]*"msg":"API listening"/g)].map((match) => match[1]));
       expect(pids.size).toBe(2);
       expect(pids.has(String(api.child.pid))).toBe(false);
@@ -100,7 +88,7 @@ describe('api and worker roles from one build', () => {
       // Only the primary is signalled, as a container runtime signals PID 1: it passes it on.
       api.child.kill('SIGTERM');
       expect(await api.exited).toBe(0);
-      expect(await answers(apiPort)).toBe(false);
+      expect(await isListening(apiPort)).toBe(false);
       for (const pid of pids) expect(() => process.kill(Number(pid), 0)).toThrow();
     } finally {
       api.kill();

@@ -5,11 +5,13 @@ import { Client } from 'pg';
 import sharp from 'sharp';
 import { fromFixture, productPhoto } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
-import { cleanEnv, freePort, startProcess, waitForStatus, type ServiceProcess } from '../support/processes';
+import { cleanEnv, freePort, startService, waitForReady, type ServiceProcess } from '../support/processes';
 import { startLoopbackS3, type LoopbackS3 } from '../support/s3-server';
 import { createScratchDatabase } from '../support/scratch-database';
+import { postJson, seedAccountOverHttp } from '../support/service-http';
 import { deleteRedisKeys } from '../support/test-app';
 import { testServices } from '../support/test-services';
+import { readUntil } from '../support/waiting';
 
 const ADMIN_TOKEN = 's3-e2e-admin-token-0123456789';
 
@@ -86,38 +88,30 @@ describe('S3 result storage with the API and a worker as separate processes that
     const presigningApiPort = await freePort();
     const workerHealthPort = await freePort();
     redisPrefix = `e2e-s3-${apiPort}`;
-    const api = startProcess('node', ['dist/main.js', 'api'], await processEnv(apiPort, { PORT: String(apiPort), RESULT_URLS: 'api' }));
+    const api = startService('api', await processEnv(apiPort, { PORT: String(apiPort), RESULT_URLS: 'api' }));
     processes.push(api);
-    await waitForStatus(`http://127.0.0.1:${apiPort}/health/ready`);
-    const presigningApi = startProcess(
-      'node',
-      ['dist/main.js', 'api'],
+    await waitForReady(apiPort);
+    const presigningApi = startService(
+      'api',
       await processEnv(presigningApiPort, { PORT: String(presigningApiPort), RESULT_URLS: 'presigned' }),
     );
     processes.push(presigningApi);
-    const worker = startProcess(
-      'node',
-      ['dist/main.js', 'worker'],
+    const worker = startService(
+      'worker',
       // The worker records webhook events, so its RESULT_URLS decides the URLs they carry.
       await processEnv(workerHealthPort, { WORKER_HEALTH_PORT: String(workerHealthPort), RESULT_URLS: 'presigned' }),
     );
     processes.push(worker);
-    await waitForStatus(`http://127.0.0.1:${presigningApiPort}/health/ready`);
-    await waitForStatus(`http://127.0.0.1:${workerHealthPort}/health/ready`);
+    await waitForReady(presigningApiPort);
+    await waitForReady(workerHealthPort);
 
     sources.serve('/shoe.jpg', await fromFixture(productPhoto(1200, 900, 5)).jpeg().toBuffer(), { contentType: 'image/jpeg' });
     const base = `http://127.0.0.1:${apiPort}`;
-    const admin = { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' };
-    const post = async (path: string, body: object, headers: Record<string, string> = admin) => {
-      const res = await fetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
-      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-    };
-    const account = (await post('/admin/v1/accounts', { name: 's3 e2e', credits: 10 })).body.account as { id: string };
-    const key = (await post(`/admin/v1/accounts/${account.id}/api-keys`, { environment: 'live' })).body.secret as string;
+    const { key } = await seedAccountOverHttp(base, ADMIN_TOKEN, { name: 's3 e2e', credits: 10, environment: 'live' });
     const auth = { Authorization: `Bearer ${key}` };
 
-    const created = await post(
-      '/api/v1/image/edit',
+    const created = await postJson(
+      `${base}/api/v1/image/edit`,
       {
         input: [{ image_url: sources.url('/shoe.jpg'), external_id: 'shoe' }],
         operations: { resizing: { width: 640, height: 480, fit: 'cover' } },
@@ -125,31 +119,30 @@ describe('S3 result storage with the API and a worker as separate processes that
         // Nothing listens there: the event is recorded all the same, which is what is checked.
         webhook_url: `https://127.0.0.1:${await freePort()}/hooks`,
       },
-      { ...auth, 'Content-Type': 'application/json', 'Idempotency-Key': 's3-e2e-1' },
+      { ...auth, 'Idempotency-Key': 's3-e2e-1' },
     );
     expect(created.status).toBe(202);
     const jobId = (created.body.job as { id: string }).id;
 
     const read = async (origin: string): Promise<JobRead> =>
       (await (await fetch(`${origin}/api/v1/jobs/${jobId}`, { headers: auth })).json()) as JobRead;
-    let viaApi: JobRead | undefined;
-    const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline) {
-      viaApi = await read(base);
-      if (!['queued', 'processing'].includes(viaApi.job.status)) break;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-    expect(viaApi?.job.status).toBe('completed');
+    const viaApi = await readUntil(
+      () => read(base),
+      (answer) => !['queued', 'processing'].includes(answer.job.status),
+      'the job to end',
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
+    expect(viaApi.job.status).toBe('completed');
     const viaPresigningApi = await read(`http://127.0.0.1:${presigningApiPort}`);
 
     for (const [origin, { results }] of [
-      [base, viaApi as JobRead],
+      [base, viaApi],
       [s3.endpoint, viaPresigningApi],
     ] as const) {
       expect(results).toHaveLength(1);
       const [result] = results;
       // The same JSON shape in both modes; only where the URLs point differs.
-      expect(Object.keys(result).sort()).toEqual(Object.keys(viaApi?.results[0] ?? {}).sort());
+      expect(Object.keys(result).sort()).toEqual(Object.keys(viaApi.results[0] ?? {}).sort());
       expect(result.result_url?.startsWith(`${origin}/`)).toBe(true);
       expect(result.thumbnail_url?.startsWith(`${origin}/`)).toBe(true);
 

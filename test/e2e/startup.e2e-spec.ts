@@ -1,8 +1,15 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { connect } from 'node:net';
 import { join } from 'node:path';
-import { cleanEnv, freePort, startProcess, waitForStatus, type ServiceProcess } from '../support/processes';
+import {
+  cleanEnv,
+  freePort,
+  isListening,
+  startProcess,
+  startService,
+  waitForReady,
+  type ServiceProcess,
+} from '../support/processes';
 import { deleteRedisKeys } from '../support/test-app';
 import { testServices } from '../support/test-services';
 
@@ -18,27 +25,16 @@ async function stopGracefully(service: ServiceProcess): Promise<void> {
   await service.exited;
 }
 
-async function answers(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
 describe('process start-up', () => {
   it('refuses to start with an invalid setting and names it', async () => {
-    const service = startProcess('node', ['dist/main.js', 'api'], cleanEnv({ PORT: 'abc', CAPACITY_ACCOUNT_SHARE: '3' }));
+    const service = startService('api', cleanEnv({ PORT: 'abc', CAPACITY_ACCOUNT_SHARE: '3' }));
     expect(await service.exited).toBe(1);
     expect(service.output()).toMatch(/PORT/);
     expect(service.output()).toMatch(/CAPACITY_ACCOUNT_SHARE/);
   });
 
   it('refuses to start the api role without DATABASE_URL', async () => {
-    const service = startProcess('node', ['dist/main.js', 'api'], cleanEnv({}));
+    const service = startService('api', cleanEnv({}));
     expect(await service.exited).toBe(1);
     expect(service.output()).toMatch(/DATABASE_URL is required/);
   });
@@ -89,7 +85,7 @@ describe('process start-up', () => {
         const [, adminToken] = await first.waitForOutput(/Admin token:\s+(adm_\S+)/, 120_000);
         const [, sandboxKey] = await first.waitForOutput(/Sandbox key:\s+(sk_sandbox_\S+)/);
         await first.waitForOutput(/Live key:\s+sk_live_\S+/);
-        await waitForStatus(`http://127.0.0.1:${port}/health/ready`);
+        await waitForReady(port);
 
         const tools = await fetch(`http://127.0.0.1:${port}/api/v1/tools`);
         expect(tools.status).toBe(200);
@@ -107,13 +103,13 @@ describe('process start-up', () => {
         expect(((await me.json()) as { api_key: { environment: string } }).api_key.environment).toBe('sandbox');
 
         await stopGracefully(first);
-        expect(await answers(port)).toBe(false);
-        expect(await answers(postgresPort)).toBe(false);
+        expect(await isListening(port)).toBe(false);
+        expect(await isListening(postgresPort)).toBe(false);
 
         // A second start reuses the data: no new keys, the old ones still work.
         const second = startProcess('npm', ['start'], env);
         try {
-          await waitForStatus(`http://127.0.0.1:${port}/health/ready`, 200, 120_000);
+          await waitForReady(port, 120_000);
           await second.waitForOutput(/Admin token:\s+\(generated earlier/);
           expect(second.output()).not.toMatch(/Sandbox key:/);
           const again = await fetch(`http://127.0.0.1:${port}/api/v1/account`, {

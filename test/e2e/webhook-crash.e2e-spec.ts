@@ -2,24 +2,16 @@ import { writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { cleanEnv, freePort, startProcess, waitForStatus, type ServiceProcess } from '../support/processes';
+import { cleanEnv, freePort, startService, waitForReady, type ServiceProcess } from '../support/processes';
 import { createScratchDatabase } from '../support/scratch-database';
+import { postJson, seedAccountOverHttp } from '../support/service-http';
 import { deleteRedisKeys } from '../support/test-app';
 import { testServices } from '../support/test-services';
+import { readUntil, until } from '../support/waiting';
 import { testCertificate, WebhookReceiver } from '../support/webhook-receiver';
 
 const ADMIN_TOKEN = 'webhook-crash-admin-token-0123';
 const RESULTS = 5;
-
-async function until<T>(check: () => Promise<T | null> | T | null, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('a worker killed while webhook deliveries are pending', () => {
   let database: Awaited<ReturnType<typeof createScratchDatabase>>;
@@ -64,28 +56,23 @@ describe('a worker killed while webhook deliveries are pending', () => {
       SWEEP_INTERVAL_SECONDS: '1',
       SWEEP_GRACE_SECONDS: '3',
     });
-    const api = startProcess('node', ['dist/main.js', 'api'], env);
+    const api = startService('api', env);
     processes.push(api);
-    await waitForStatus(`http://127.0.0.1:${apiPort}/health/ready`);
-    const worker = startProcess('node', ['dist/main.js', 'worker'], env);
+    await waitForReady(apiPort);
+    const worker = startService('worker', env);
     processes.push(worker);
 
-    const headers = { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' };
-    const post = async (path: string, body: object, extra: Record<string, string> = headers) =>
-      (await fetch(`http://127.0.0.1:${apiPort}${path}`, { method: 'POST', headers: extra, body: JSON.stringify(body) })).json();
-    const { account } = (await post('/admin/v1/accounts', { name: 'webhook crash' })) as { account: { id: string } };
-    const { secret: key } = (await post(`/admin/v1/accounts/${account.id}/api-keys`, { environment: 'sandbox' })) as {
-      secret: string;
-    };
+    const base = `http://127.0.0.1:${apiPort}`;
+    const { key } = await seedAccountOverHttp(base, ADMIN_TOKEN, { name: 'webhook crash', environment: 'sandbox' });
     const input = Array.from({ length: RESULTS }, (_, i) => ({ image_url: `https://images.example.com/${i}.jpg` }));
-    const created = (await post(
-      '/api/v1/image/edit',
+    const created = await postJson(
+      `${base}/api/v1/image/edit`,
       { input, webhook_url: receiver.url },
-      { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Idempotency-Key': 'webhook-crash-1' },
-    )) as { job: { id: string } };
-    const jobId = created.job.id;
+      { Authorization: `Bearer ${key}`, 'Idempotency-Key': 'webhook-crash-1' },
+    );
+    const jobId = (created.body.job as { id: string }).id;
 
-    await until(() => (receiver!.received.length > 0 ? true : null), 30_000, 'the first delivery to arrive');
+    await until(() => receiver!.received.length > 0, 'the first delivery to arrive', { timeoutMs: 30_000 });
     worker.child.kill('SIGKILL');
     await worker.exited;
     slow = false;
@@ -98,19 +85,20 @@ describe('a worker killed while webhook deliveries are pending', () => {
     );
     expect(pendingBefore[0].n).toBeGreaterThan(0);
 
-    const replacement = startProcess('node', ['dist/main.js', 'worker'], env);
+    const replacement = startService('worker', env);
     processes.push(replacement);
 
-    const events = await until(
+    const events = await readUntil(
       async () => {
         const { rows } = await db!.query(
           `SELECT e.id, e.type FROM webhook_events e WHERE e.job_id = $1 ORDER BY e.sequence`,
           [jobId],
         );
-        return rows.length === RESULTS + 1 ? rows : null;
+        return rows;
       },
-      60_000,
+      (rows) => rows.length === RESULTS + 1,
       'every event to be recorded',
+      { timeoutMs: 60_000 },
     );
     await until(
       async () => {
@@ -118,10 +106,10 @@ describe('a worker killed while webhook deliveries are pending', () => {
           `SELECT count(*)::int AS n FROM webhook_deliveries WHERE job_id = $1 AND status <> 'delivered'`,
           [jobId],
         );
-        return rows[0].n === 0 ? true : null;
+        return rows[0].n === 0;
       },
-      60_000,
       'every delivery to succeed',
+      { timeoutMs: 60_000 },
     );
     const receivedIds = new Set(receiver.eventIds());
     for (const event of events as Array<{ id: string }>) expect(receivedIds.has(event.id)).toBe(true);

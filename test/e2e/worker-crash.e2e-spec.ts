@@ -1,21 +1,13 @@
 import { Client } from 'pg';
-import { cleanEnv, freePort, startProcess, waitForStatus, type ServiceProcess } from '../support/processes';
+import { cleanEnv, freePort, startProcess, waitForReady, type ServiceProcess } from '../support/processes';
 import { createScratchDatabase } from '../support/scratch-database';
+import { postJson, seedAccountOverHttp } from '../support/service-http';
 import { deleteRedisKeys } from '../support/test-app';
 import { testServices } from '../support/test-services';
+import { readUntil } from '../support/waiting';
 
 const ADMIN_TOKEN = 'crash-admin-token-0123456789';
 const CREDITS = 20;
-
-async function until<T>(check: () => Promise<T | null>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('a worker killed in the middle of a batch', () => {
   let database: Awaited<ReturnType<typeof createScratchDatabase>>;
@@ -56,38 +48,29 @@ describe('a worker killed in the middle of a batch', () => {
       startProcess('node', ['-r', 'ts-node/register/transpile-only', 'test/support/fake-provider-service.ts', role], env);
     const api = service('api');
     processes.push(api);
-    await waitForStatus(`http://127.0.0.1:${apiPort}/health/ready`);
+    await waitForReady(apiPort);
     const worker = service('worker');
     processes.push(worker);
     await worker.waitForOutput(/fake provider worker started/);
 
-    const headers = { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' };
-    const account = (await (
-      await fetch(`http://127.0.0.1:${apiPort}/admin/v1/accounts`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ name: 'crash', credits: CREDITS }),
-      })
-    ).json()) as { account: { id: string } };
-    const key = (await (
-      await fetch(`http://127.0.0.1:${apiPort}/admin/v1/accounts/${account.account.id}/api-keys`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ environment: 'live' }),
-      })
-    ).json()) as { secret: string };
+    const base = `http://127.0.0.1:${apiPort}`;
+    const { accountId, key } = await seedAccountOverHttp(base, ADMIN_TOKEN, {
+      name: 'crash',
+      credits: CREDITS,
+      environment: 'live',
+    });
 
     const input = Array.from({ length: 6 }, (_, i) => ({
       image_url: `https://images.example.com/${i}.jpg`,
       external_id: i % 2 === 0 ? `slow-${i}` : i === 5 ? `fail-${i}` : `quick-${i}`,
     }));
-    const created = await fetch(`http://127.0.0.1:${apiPort}/api/v1/image/edit`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${key.secret}`, 'Content-Type': 'application/json', 'Idempotency-Key': 'crash-test-1' },
-      body: JSON.stringify({ input }),
-    });
+    const created = await postJson(
+      `${base}/api/v1/image/edit`,
+      { input },
+      { Authorization: `Bearer ${key}`, 'Idempotency-Key': 'crash-test-1' },
+    );
     expect(created.status).toBe(202);
-    const jobId = ((await created.json()) as { job: { id: string } }).job.id;
+    const jobId = (created.body.job as { id: string }).id;
 
     db = new Client({ connectionString: database.url });
     await db.connect();
@@ -96,9 +79,9 @@ describe('a worker killed in the middle of a batch', () => {
         `SELECT count(*)::int AS n FROM job_results WHERE job_id = $1 AND status = 'processing' AND external_id LIKE 'slow%'`,
         [jobId],
       );
-      return rows[0].n > 0 ? rows[0].n : null;
+      return rows[0].n as number;
     };
-    await until(runningSlow, 20_000, 'a slow result to start');
+    await readUntil(runningSlow, (running) => running > 0, 'a slow result to start', { timeoutMs: 20_000 });
 
     worker.child.kill('SIGKILL');
     await worker.exited;
@@ -113,13 +96,14 @@ describe('a worker killed in the middle of a batch', () => {
     const replacement = service('worker');
     processes.push(replacement);
 
-    const job = await until(
+    const job = await readUntil(
       async () => {
         const { rows } = await db.query(`SELECT * FROM jobs WHERE id = $1 AND status NOT IN ('queued', 'processing')`, [jobId]);
-        return rows[0] ?? null;
+        return rows[0];
       },
-      60_000,
+      (ended) => ended !== undefined,
       'the job to end',
+      { timeoutMs: 60_000 },
     );
     type ResultRow = { id: string; external_id: string; status: string; attempts: number; error_code: string | null; credits_used: number };
     const { rows: results } = await db.query<ResultRow>(
@@ -163,7 +147,7 @@ describe('a worker killed in the middle of a batch', () => {
     const { rows: balance } = await db.query(
       `SELECT a.paid_credits, (SELECT sum(amount)::int FROM credit_ledger WHERE account_id = a.id) AS ledger_sum
          FROM accounts a WHERE a.id = $1`,
-      [account.account.id],
+      [accountId],
     );
     expect(balance[0].paid_credits).toBe(CREDITS - 5);
     expect(balance[0].ledger_sum).toBe(balance[0].paid_credits);

@@ -3,6 +3,7 @@ import type { Response } from 'supertest';
 import type { EntityManager } from 'typeorm';
 import { AdminController } from '../../src/modules/admin/admin.controller';
 import { CreditsService } from '../../src/modules/credits/credits.service';
+import { expectError } from '../support/http-errors';
 import { bearer, createTestApp, seedAccount, TEST_ADMIN_TOKEN, type TestApp } from '../support/test-app';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -28,15 +29,6 @@ interface LedgerEntryBody {
   job_id: string | null;
   reason: string | null;
   created_at: string;
-}
-
-/** The error envelope of contract section 2, tied to the response's request id, with no stack trace. */
-function expectError(res: Response, status: number, code: string): void {
-  expect(res.status).toBe(status);
-  expect(res.body.error.code).toBe(code);
-  expect(typeof res.body.error.message).toBe('string');
-  expect(res.body.request_id).toBe(res.headers['x-request-id']);
-  expect(JSON.stringify(res.body)).not.toMatch(/stack|\n\s+at |\.ts:\d+|node_modules/);
 }
 
 /** A 400 whose `details.errors` are all `{ path, message }` and name `path`. */

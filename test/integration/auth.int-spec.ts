@@ -1,25 +1,15 @@
 import { createHash, randomInt } from 'node:crypto';
-import type { Response } from 'supertest';
 import { ApiKey } from '../../src/modules/auth/api-key.entity';
 import { AccessGuard } from '../../src/modules/auth/access.guard';
+import { expectError } from '../support/http-errors';
 import { createSecondInstance } from '../support/second-instance';
 import { bearer, createTestApp, seedAccount, TEST_ADMIN_TOKEN, type TestApp } from '../support/test-app';
+import { readUntil, sleep, until } from '../support/waiting';
 
 const ACCOUNT = '/api/v1/account';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const base62 = (length: number) => Array.from({ length }, () => BASE62[randomInt(BASE62.length)]).join('');
 const admin = bearer(TEST_ADMIN_TOKEN);
-
-/** The error envelope of contract section 2, tied to the response's request id, with no stack trace. */
-function expectError(res: Response, status: number, code: string): void {
-  expect(res.status).toBe(status);
-  expect(res.body.error.code).toBe(code);
-  expect(typeof res.body.error.message).toBe('string');
-  expect(res.body.request_id).toEqual(expect.any(String));
-  expect(res.body.request_id).toBe(res.headers['x-request-id']);
-  const raw = JSON.stringify(res.body);
-  expect(raw).not.toMatch(/stack|\n\s+at |\.ts:\d+|node_modules/);
-}
 
 describe(AccessGuard.name, () => {
   let t: TestApp;
@@ -103,12 +93,12 @@ describe(AccessGuard.name, () => {
   it('refuses a restricted account with 403 account_restricted and details.restricted_until, until lifted', async () => {
     const { accountId, liveKey } = await seedAccount(t);
     await getAccount(bearer(liveKey)).expect(200);
-    const until = new Date(Date.now() + 3600_000).toISOString();
+    const restrictedUntil = new Date(Date.now() + 3600_000).toISOString();
 
-    await patchAccount(accountId, { restricted_until: until });
+    await patchAccount(accountId, { restricted_until: restrictedUntil });
     const res = await getAccount(bearer(liveKey));
     expectError(res, 403, 'account_restricted');
-    expect(res.body.error.details).toEqual({ restricted_until: until });
+    expect(res.body.error.details).toEqual({ restricted_until: restrictedUntil });
 
     await patchAccount(accountId, { restricted_until: null });
     await getAccount(bearer(liveKey)).expect(200);
@@ -122,11 +112,11 @@ describe(AccessGuard.name, () => {
 
   it('lets the key through once a restriction expires, without any operator action', async () => {
     const { accountId, liveKey } = await seedAccount(t);
-    const until = new Date(Date.now() + 1500);
-    await patchAccount(accountId, { restricted_until: until.toISOString() });
+    const restrictedUntil = new Date(Date.now() + 1500);
+    await patchAccount(accountId, { restricted_until: restrictedUntil.toISOString() });
     expectError(await getAccount(bearer(liveKey)), 403, 'account_restricted');
 
-    await new Promise((resolve) => setTimeout(resolve, until.getTime() - Date.now() + 100));
+    await sleep(restrictedUntil.getTime() - Date.now() + 100);
     await getAccount(bearer(liveKey)).expect(200);
   });
 
@@ -280,17 +270,13 @@ describe('key revocation across API instances', () => {
     await first.http().delete(`/admin/v1/api-keys/${liveKeyId}`).set(admin).expect(204);
 
     // The invalidation travels through Redis pub/sub, so allow it the time of a round trip, not of the cache TTL.
-    let refused: Response | undefined;
-    while (Date.now() - revokedAt < 2000) {
-      const res = await second.http().get(ACCOUNT).set(bearer(liveKey));
-      if (res.status !== 200) {
-        refused = res;
-        break;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    expect(refused).toBeDefined();
-    expectError(refused as Response, 401, 'unauthorized');
+    const refused = await readUntil(
+      () => second.http().get(ACCOUNT).set(bearer(liveKey)),
+      (res) => res.status !== 200,
+      'the second instance to refuse the revoked key',
+      { timeoutMs: 2000 - (Date.now() - revokedAt), intervalMs: 20 },
+    );
+    expectError(refused, 401, 'unauthorized');
     expect(Date.now() - revokedAt).toBeLessThan(CACHE_TTL_SECONDS * 1000);
     expectError(await first.http().get(ACCOUNT).set(bearer(liveKey)), 401, 'unauthorized');
     // Only that key: the account's other key, cached on the second instance too, keeps working there.
@@ -303,12 +289,11 @@ describe('key revocation across API instances', () => {
 
     await first.http().patch(`/admin/v1/accounts/${accountId}`).set(admin).send({ api_access: false }).expect(200);
 
-    const changedAt = Date.now();
-    let status = 200;
-    while (status === 200 && Date.now() - changedAt < 2000) {
-      status = (await second.http().get(ACCOUNT).set(bearer(liveKey))).status;
-      if (status === 200) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await until(
+      async () => (await second.http().get(ACCOUNT).set(bearer(liveKey))).status !== 200,
+      'the second instance to see the change',
+      { timeoutMs: 2000, intervalMs: 20 },
+    );
     expectError(await second.http().get(ACCOUNT).set(bearer(liveKey)), 403, 'api_access_disabled');
   });
 });

@@ -2,7 +2,8 @@ import sharp from 'sharp';
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { decodeRgba } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
-import { creditTotals, GENEROUS_LIMITS, idempotencyKey, waitForJob, writtenRows, type ResultBody } from '../support/jobs';
+import { creditTotals, idempotencyKey, waitForJob, writtenRows, type ResultBody } from '../support/jobs';
+import { GENEROUS_LIMITS } from '../support/limits';
 import {
   alphaIoU,
   BACKDROPS,
@@ -15,6 +16,7 @@ import {
   type ProductShot,
 } from '../support/product-shots';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
+import { readUntil } from '../support/waiting';
 
 type Decoded = Awaited<ReturnType<typeof decodeRgba>>;
 
@@ -134,13 +136,15 @@ describe('live background removal with the local model, through the API and a wo
   };
 
   it('is ready only once the model session is warm, and offers the tools that need only the model to live keys', async () => {
-    const deadline = Date.now() + 120_000;
-    let ready = await t.http().get('/health/ready');
-    while (ready.status !== 200 && Date.now() < deadline) {
-      expect(ready.body.checks.segmenter).toBe('starting');
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      ready = await t.http().get('/health/ready');
-    }
+    const readiness = async () => {
+      const ready = await t.http().get('/health/ready');
+      if (ready.status !== 200) expect(ready.body.checks.segmenter).toBe('starting');
+      return ready;
+    };
+    const ready = await readUntil(readiness, (answer) => answer.status === 200, 'the segmenter to warm up', {
+      timeoutMs: 120_000,
+      intervalMs: 250,
+    });
     expect(ready.body).toMatchObject({ status: 'ok', checks: { segmenter: 'up' } });
     const catalog = await t.http().get('/api/v1/tools').expect(200);
     const available = catalog.body.tools.filter((tool: { available: boolean }) => tool.available).map((tool: { id: string }) => tool.id);

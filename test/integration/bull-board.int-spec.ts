@@ -1,5 +1,5 @@
-import type { Response } from 'supertest';
 import { BULL_BOARD_ROUTE } from '../../src/modules/admin/admin.module';
+import { expectError } from '../support/http-errors';
 import { bearer, createTestApp, seedAccount, TEST_ADMIN_TOKEN, type TestApp } from '../support/test-app';
 
 /** Bull Board's JSON list of queues (route `/api/queues` in @bull-board/api's routes.js). */
@@ -8,13 +8,6 @@ const QUEUES_API = `${BULL_BOARD_ROUTE}/api/queues`;
 const basic = (user: string, password: string) => ({
   Authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
 });
-
-function expectError(res: Response, status: number, code: string): void {
-  expect(res.status).toBe(status);
-  expect(res.body.error.code).toBe(code);
-  expect(res.body.request_id).toBe(res.headers['x-request-id']);
-  expect(JSON.stringify(res.body)).not.toMatch(/stack|\n\s+at |\.ts:\d+|node_modules/);
-}
 
 describe(`Bull Board at ${BULL_BOARD_ROUTE}`, () => {
   let t: TestApp;

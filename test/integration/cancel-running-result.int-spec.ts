@@ -1,8 +1,10 @@
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { JobLifecycleService } from '../../src/modules/jobs/job-lifecycle.service';
 import type { ToolOutput, ToolTask } from '../../src/modules/tools/tool-runner';
-import { creditTotals, FakeProviderRunner, GENEROUS_LIMITS, idempotencyKey, imageInputs, withFakeProvider } from '../support/jobs';
+import { creditTotals, FakeProviderRunner, idempotencyKey, imageInputs, withFakeProvider } from '../support/jobs';
+import { GENEROUS_LIMITS } from '../support/limits';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
+import { readUntil, sleep } from '../support/waiting';
 
 /** The fake provider, holding every task until the test releases the provider; `tasks` lists those that went through. */
 class GatedProviderRunner extends FakeProviderRunner {
@@ -22,15 +24,8 @@ class GatedProviderRunner extends FakeProviderRunner {
   }
 }
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** How the worker's progress is polled here: often, and for at most 10 s. */
+const POLLING = { timeoutMs: 10_000, intervalMs: 50 };
 
 interface ResultRow {
   id: string;
@@ -75,10 +70,11 @@ describe(`${JobLifecycleService.name}: a running result of a cancelled job`, () 
         `SELECT id, status, credits_reserved, credits_used, completed_at FROM job_results WHERE job_id = $1 ORDER BY index`,
         [jobId],
       ) as Promise<ResultRow[]>;
-    const running = await until(
+    const running = await readUntil(
       results,
       (rows) => rows.filter((row) => row.status === 'processing').length === 1 && provider.waiting.length === 1,
       'one result to be running in the provider',
+      POLLING,
     );
     const runningId = running.find((row) => row.status === 'processing')?.id as string;
     expect(provider.waiting[0].resultId).toBe(runningId);
@@ -96,7 +92,12 @@ describe(`${JobLifecycleService.name}: a running result of a cancelled job`, () 
     expect(await creditTotals(t, account.accountId)).toEqual({ balance: 29, ledgerSum: 29 });
 
     provider.release();
-    const settled = await until(results, (rows) => rows.every((row) => row.status !== 'processing'), 'the running result to finish');
+    const settled = await readUntil(
+      results,
+      (rows) => rows.every((row) => row.status !== 'processing'),
+      'the running result to finish',
+      POLLING,
+    );
 
     expect(settled.find((row) => row.id === runningId)).toMatchObject({
       status: 'completed',
@@ -109,7 +110,7 @@ describe(`${JobLifecycleService.name}: a running result of a cancelled job`, () 
     }
 
     // Let the worker take the queued entries of the cancelled results: they must not run or move anything.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await sleep(500);
     expect(provider.waiting).toHaveLength(0);
     expect(provider.tasks.map((task) => task.resultId)).toEqual([runningId]);
 

@@ -1,8 +1,8 @@
-import type { TestingModuleBuilder } from '@nestjs/testing';
 import type { Response } from 'supertest';
-import { ToolId } from '../../src/modules/catalog/tools';
 import { CreateJobsController } from '../../src/modules/jobs/create-jobs.controller';
-import { creditTotals, FakeProviderRunner, idempotencyKey, imageInputs, withLiveTools, writtenRows } from '../support/jobs';
+import { expectError } from '../support/http-errors';
+import { creditTotals, idempotencyKey, imageInputs, withFakeProviderForEveryTool, writtenRows } from '../support/jobs';
+import { UNREACHABLE_CREATE_LIMITS } from '../support/limits';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 
 /**
@@ -16,20 +16,6 @@ import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } 
 type Body = Record<string, unknown>;
 /** What is wrong, a patch deep-merged into the endpoint's valid body, and the paths the 400 must name. */
 type RefusalCase = [what: string, patch: Body, paths: string[]];
-
-const RAISED_LIMITS = {
-  LIMIT_CREATES_PER_HOUR_KEY: '100000',
-  LIMIT_CREATES_PER_HOUR_ACCOUNT: '100000',
-  LIMIT_CREATES_PER_HOUR_IP: '100000',
-  LIMIT_ACTIVE_JOBS_PER_KEY: '100000',
-  LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '100000',
-  CAPACITY_MAX_PENDING_RESULTS: '100000',
-  CAPACITY_ACCOUNT_SHARE: '1',
-};
-
-/** Live keys get every tool through a fake provider; the API role never runs it, but admits live jobs. */
-const fakeProviders = (builder: TestingModuleBuilder) =>
-  withLiveTools(new Map(Object.values(ToolId).map((tool) => [tool, new FakeProviderRunner()])))(builder);
 
 const HOOK = 'https://hooks.example.com/image-jobs';
 const SOURCE = 'https://images.example.com/p/source.jpg';
@@ -436,11 +422,7 @@ function goodIdempotencyKeys(): Array<[what: string, key: string]> {
 
 /** The contract's error envelope (spec 2.5, contract section 2) for a 400, returning the paths it names. */
 function expectInvalidRequest(res: Response): string[] {
-  expect(res.status).toBe(400);
-  expect(res.headers['content-type']).toMatch(/^application\/json/);
-  expect(res.body.error.code).toBe('invalid_request');
-  expect(typeof res.body.error.message).toBe('string');
-  expect(res.body.request_id).toBe(res.headers['x-request-id']);
+  expectError(res, 400, 'invalid_request');
   const errors: Array<{ path: unknown; message: unknown }> = res.body.error.details.errors;
   expect(errors.length).toBeGreaterThan(0);
   for (const error of errors) {
@@ -455,7 +437,8 @@ describe(`${CreateJobsController.name} input validation`, () => {
   let account: SeededAccount;
 
   beforeAll(async () => {
-    t = await createTestApp(RAISED_LIMITS, { override: fakeProviders });
+    // Live keys get every tool through a fake provider; the API role never runs it, but admits live jobs.
+    t = await createTestApp(UNREACHABLE_CREATE_LIMITS, { override: withFakeProviderForEveryTool() });
     account = await seedAccount(t, { credits: 100_000 });
   });
   afterAll(() => t.close());

@@ -4,7 +4,8 @@ import { OUTBOUND_TLS } from '../../src/core/outbound/outbound.module';
 import { FakeSegmentationService } from '../support/fake-segmentation-service';
 import { decodeRgba, fromFixture, paint, type Rgb } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
-import { GENEROUS_LIMITS, idempotencyKey, waitForJob } from '../support/jobs';
+import { idempotencyKey, waitForJob } from '../support/jobs';
+import { GENEROUS_LIMITS } from '../support/limits';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 import { testCertificate, WebhookReceiver } from '../support/webhook-receiver';
 

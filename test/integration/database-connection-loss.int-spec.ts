@@ -4,8 +4,7 @@ import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { dataSourceOptions } from '../../src/core/database/data-source-options';
 import { isInfrastructureOutage } from '../../src/core/errors/outage';
 import { testServices } from '../support/test-services';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { sleep } from '../support/waiting';
 
 describe('A database connection lost while the service holds it', () => {
   let service: DataSource;

@@ -1,23 +1,10 @@
-import type { Response } from 'supertest';
 import { QueryFailedError } from 'typeorm';
 import { ErrorFilter } from '../../src/core/http/error.filter';
 import { CatalogService } from '../../src/modules/catalog/catalog.service';
+import { expectError } from '../support/http-errors';
 import { bearer, createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../support/test-app';
 
 const ACCOUNTS = '/admin/v1/accounts';
-
-/** Asserts the envelope of spec 2.5 and returns the body's `error`. */
-function expectEnvelope(res: Response, status: number, code: string): { code: string; message: string; details?: unknown } {
-  expect(res.status).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/json/);
-  expect(res.body.error.code).toBe(code);
-  expect(typeof res.body.error.message).toBe('string');
-  expect(res.body.error.message.length).toBeGreaterThan(0);
-  expect(typeof res.body.request_id).toBe('string');
-  expect(res.body.request_id.length).toBeGreaterThan(0);
-  expect(res.body.request_id).toBe(res.headers['x-request-id']);
-  return res.body.error;
-}
 
 describe(ErrorFilter.name, () => {
   let t: TestApp;
@@ -31,12 +18,12 @@ describe(ErrorFilter.name, () => {
   describe('unknown routes', () => {
     it('GET of an unknown route is 404 not_found', async () => {
       const res = await t.http().get('/api/v1/no-such-route');
-      expectEnvelope(res, 404, 'not_found');
+      expectError(res, 404, 'not_found');
     });
 
     it('POST of an unknown route is 404 not_found', async () => {
       const res = await t.http().post('/api/v1/no-such-route').send({ a: 1 });
-      expectEnvelope(res, 404, 'not_found');
+      expectError(res, 404, 'not_found');
     });
   });
 
@@ -48,18 +35,18 @@ describe(ErrorFilter.name, () => {
         .set(bearer(TEST_ADMIN_TOKEN))
         .set('Content-Type', 'application/json')
         .send('{"name":');
-      expectEnvelope(res, 400, 'invalid_request');
+      expectError(res, 400, 'invalid_request');
     });
 
     it('a text/plain body is 415 unsupported_media_type', async () => {
       const res = await t.http().post(ACCOUNTS).set(bearer(TEST_ADMIN_TOKEN)).set('Content-Type', 'text/plain').send('name=x');
-      expectEnvelope(res, 415, 'unsupported_media_type');
+      expectError(res, 415, 'unsupported_media_type');
     });
 
     it('a body over 1 MiB is 413 payload_too_large', async () => {
       const body = JSON.stringify({ name: 'x'.repeat(1024 * 1024) });
       const res = await t.http().post(ACCOUNTS).set(bearer(TEST_ADMIN_TOKEN)).set('Content-Type', 'application/json').send(body);
-      expectEnvelope(res, 413, 'payload_too_large');
+      expectError(res, 413, 'payload_too_large');
     });
 
     it('a JSON array body is 400 invalid_request', async () => {
@@ -69,7 +56,7 @@ describe(ErrorFilter.name, () => {
         .set(bearer(TEST_ADMIN_TOKEN))
         .set('Content-Type', 'application/json')
         .send(JSON.stringify([{ name: 'x' }]));
-      const error = expectEnvelope(res, 400, 'invalid_request');
+      const error = expectError(res, 400, 'invalid_request');
       expect(error.details).toEqual({ errors: [{ path: 'body', message: expect.any(String) }] });
     });
 
@@ -78,17 +65,17 @@ describe(ErrorFilter.name, () => {
       req.unset('Content-Type');
       const res = await req.send(Buffer.from('{}'));
       expect(res.request.getHeader('Content-Type')).toBeUndefined();
-      expectEnvelope(res, 415, 'unsupported_media_type');
+      expectError(res, 415, 'unsupported_media_type');
     });
 
     it('a JSON scalar at the top level is 400 invalid_request', async () => {
       const res = await t.http().post(ACCOUNTS).set(bearer(TEST_ADMIN_TOKEN)).set('Content-Type', 'application/json').send('"name"');
-      expectEnvelope(res, 400, 'invalid_request');
+      expectError(res, 400, 'invalid_request');
     });
 
     it('an unknown field is 400 invalid_request naming it', async () => {
       const res = await t.http().post(ACCOUNTS).set(bearer(TEST_ADMIN_TOKEN)).send({ name: 'x', credit: 5 });
-      const error = expectEnvelope(res, 400, 'invalid_request');
+      const error = expectError(res, 400, 'invalid_request');
       expect(error.details).toEqual({ errors: [expect.objectContaining({ path: 'credit' })] });
     });
 
@@ -103,7 +90,7 @@ describe(ErrorFilter.name, () => {
       const boom = new Error('boom: SELECT secret FROM x');
       jest.spyOn(CatalogService.prototype, 'pricedTools').mockRejectedValueOnce(boom);
       const res = await t.http().get('/api/v1/tools');
-      expectEnvelope(res, 500, 'internal_error');
+      expectError(res, 500, 'internal_error');
       const text = res.text;
       expect(text).not.toContain('boom');
       expect(text).not.toContain('SELECT');
@@ -118,7 +105,7 @@ describe(ErrorFilter.name, () => {
       const outage = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
       jest.spyOn(CatalogService.prototype, 'pricedTools').mockRejectedValueOnce(outage);
       const res = await t.http().get('/api/v1/tools');
-      expectEnvelope(res, 503, 'service_unavailable');
+      expectError(res, 503, 'service_unavailable');
       expect(res.headers['retry-after']).toMatch(/^\d+$/);
       expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       expect(res.text).not.toContain('5432');
@@ -127,7 +114,7 @@ describe(ErrorFilter.name, () => {
     it('a rejection with a non-Error value is 500 internal_error', async () => {
       jest.spyOn(CatalogService.prototype, 'pricedTools').mockRejectedValueOnce('raw string: password=hunter2');
       const res = await t.http().get('/api/v1/tools');
-      expectEnvelope(res, 500, 'internal_error');
+      expectError(res, 500, 'internal_error');
       expect(res.text).not.toContain('hunter2');
     });
 
@@ -136,7 +123,7 @@ describe(ErrorFilter.name, () => {
       const wrapped = new QueryFailedError('SELECT cost_key FROM prices', [], driverError);
       jest.spyOn(CatalogService.prototype, 'pricedTools').mockRejectedValueOnce(wrapped);
       const res = await t.http().get('/api/v1/tools');
-      expectEnvelope(res, 503, 'service_unavailable');
+      expectError(res, 503, 'service_unavailable');
       expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       expect(res.text).not.toContain('SELECT');
     });
@@ -146,7 +133,7 @@ describe(ErrorFilter.name, () => {
       const wrapped = new QueryFailedError('SELECT * FROM pricez', [], driverError);
       jest.spyOn(CatalogService.prototype, 'pricedTools').mockRejectedValueOnce(wrapped);
       const res = await t.http().get('/api/v1/tools');
-      expectEnvelope(res, 500, 'internal_error');
+      expectError(res, 500, 'internal_error');
       expect(res.text).not.toContain('pricez');
       expect(res.text).not.toContain('SELECT');
     });
@@ -167,7 +154,7 @@ describe(ErrorFilter.name, () => {
 
     it('echoes a valid client id on an error too', async () => {
       const res = await t.http().get('/api/v1/no-such-route').set('X-Request-Id', 'abc-123:x.y_z');
-      expectEnvelope(res, 404, 'not_found');
+      expectError(res, 404, 'not_found');
       expect(res.body.request_id).toBe('abc-123:x.y_z');
     });
 

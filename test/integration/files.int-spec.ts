@@ -1,18 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Module, type INestApplication } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
-import { Test } from '@nestjs/testing';
-import request, { type Response } from 'supertest';
-import { DataSource } from 'typeorm';
-import { configureHttpApp, OPENAPI_JSON_PATH } from '../../src/core/bootstrap/http-app';
+import type { Response } from 'supertest';
+import type { DataSource } from 'typeorm';
+import { OPENAPI_JSON_PATH } from '../../src/core/bootstrap/http-app';
 import { ConfigModule } from '../../src/core/config/config.module';
 import type { AppConfig } from '../../src/core/config/config.schema';
-import { loadConfig } from '../../src/core/config/load-config';
 import { DatabaseModule } from '../../src/core/database/database.module';
-import { runMigrations } from '../../src/core/database/migrate';
 import { ErrorFilter } from '../../src/core/http/error.filter';
 import { RequestValidationPipe } from '../../src/core/http/validation.pipe';
 import { LoggingModule } from '../../src/core/logging/logging.module';
@@ -24,7 +18,7 @@ import { ResultUrlSigner, SIGNING_SECRET_NAME } from '../../src/core/storage/res
 import { StorageModule } from '../../src/core/storage/storage.module';
 import { AccessGuard } from '../../src/modules/auth/access.guard';
 import { AuthModule } from '../../src/modules/auth/auth.module';
-import { testServices } from '../support/test-services';
+import { createTestApp, type TestApp } from '../support/test-app';
 
 const TTL_SECONDS = 3600;
 const JOB_ID = randomUUID();
@@ -60,61 +54,43 @@ function expectNotFound(res: Response): void {
 }
 
 describe(FilesController.name, () => {
-  let app: INestApplication;
+  let t: TestApp;
   let config: AppConfig;
   let dataSource: DataSource;
   let signer: ResultUrlSigner;
-  let schema: string;
-  const http = () => request(app.getHttpServer());
+  const http = () => t.http();
 
   /** The path and query of a signed URL, which is what supertest requests. */
   const pathOf = (url: string) => url.slice(config.PUBLIC_BASE_URL.length);
   const signedPath = (key: string, now?: Date) => pathOf(signer.sign(key, now));
 
   beforeAll(async () => {
-    const { databaseUrl, redisUrl } = testServices();
-    const suffix = randomBytes(6).toString('hex');
-    schema = `t_${suffix}`;
-    await runMigrations({ url: databaseUrl, poolSize: 1, schema });
-    config = loadConfig({
-      LOG_LEVEL: 'silent',
-      NODE_ENV: 'test',
-      REDIS_KEY_PREFIX: `test-${suffix}`,
-      STORAGE_DIR: join(tmpdir(), `imgjobs-files-${suffix}`),
-      PUBLIC_BASE_URL: 'https://images.example.test',
-      RESULT_URL_TTL_SECONDS: String(TTL_SECONDS),
-      // RESULT_URL_SECRET unset: the secret comes from PostgreSQL, the path worth testing here.
-    });
+    t = await createTestApp(
+      {
+        PUBLIC_BASE_URL: 'https://images.example.test',
+        RESULT_URL_TTL_SECONDS: String(TTL_SECONDS),
+        // RESULT_URL_SECRET unset: the secret comes from PostgreSQL, the path worth testing here.
+      },
+      {
+        modules: (config, connections) => [
+          ConfigModule.forRoot(config, connections),
+          LoggingModule,
+          MetricsModule,
+          DatabaseModule,
+          RedisModule,
+          FilesApiModule,
+        ],
+      },
+    );
+    ({ config, dataSource } = t);
+    signer = t.app.get(ResultUrlSigner);
 
-    const moduleRef = await Test.createTestingModule({
-      imports: [
-        ConfigModule.forRoot(config, { databaseUrl, redisUrl, databaseSchema: schema }),
-        LoggingModule,
-        MetricsModule,
-        DatabaseModule,
-        RedisModule,
-        FilesApiModule,
-      ],
-    }).compile();
-    app = moduleRef.createNestApplication({ bodyParser: false, bufferLogs: true });
-    configureHttpApp(app);
-    await app.init();
-    dataSource = app.get(DataSource);
-    signer = app.get(ResultUrlSigner);
-
-    const storage = app.get(ResultStorage);
+    const storage = t.app.get(ResultStorage);
     await storage.put(RESULT_KEY, PNG_BYTES, 'image/png');
     await storage.put(THUMBNAIL_KEY, WEBP_BYTES, 'image/webp');
   });
 
-  afterAll(async () => {
-    await app?.close();
-    await rm(config.STORAGE_DIR, { recursive: true, force: true });
-    const cleanup = new DataSource({ type: 'postgres', url: testServices().databaseUrl });
-    await cleanup.initialize();
-    await cleanup.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await cleanup.destroy();
-  });
+  afterAll(() => t?.close());
 
   it('serves a stored file at its signed URL, without credentials', async () => {
     const url = signer.sign(RESULT_KEY);

@@ -3,8 +3,10 @@ import { OUTBOUND_TLS } from '../../src/core/outbound/outbound.module';
 import { FAKE_IMAGE_PROVIDER_KEY, FakeImageProvider } from '../support/fake-image-provider';
 import { decodeRgba } from '../support/image-fixtures';
 import { BLUE_GREY, DISC, generativeClient, near, ORANGE, startGenerativeSources, type GenerativeSources } from '../support/generative';
-import { creditTotals, GENEROUS_LIMITS, until } from '../support/jobs';
+import { creditTotals } from '../support/jobs';
+import { GENEROUS_LIMITS } from '../support/limits';
 import { createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
+import { until } from '../support/waiting';
 import { testCertificate, WebhookReceiver } from '../support/webhook-receiver';
 
 interface EventBody {

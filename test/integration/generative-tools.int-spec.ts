@@ -1,7 +1,8 @@
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { decodeRgba } from '../support/image-fixtures';
 import { BLUE_GREY, generativeClient, near, ORANGE, startGenerativeSources, type GenerativeSources } from '../support/generative';
-import { creditTotals, GENEROUS_LIMITS, writtenRows } from '../support/jobs';
+import { creditTotals, writtenRows } from '../support/jobs';
+import { GENEROUS_LIMITS } from '../support/limits';
 import { createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 
 describe('Generative tools without an image provider', () => {

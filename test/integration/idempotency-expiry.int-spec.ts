@@ -1,7 +1,8 @@
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { IdempotencyService } from '../../src/modules/idempotency/idempotency.service';
 import { ResultSweeperService } from '../../src/modules/jobs/worker/result-sweeper.service';
-import { creditTotals, GENEROUS_LIMITS, idempotencyKey, imageInputs, waitForJob, withFakeProvider } from '../support/jobs';
+import { creditTotals, idempotencyKey, imageInputs, waitForJob, withFakeProvider } from '../support/jobs';
+import { GENEROUS_LIMITS } from '../support/limits';
 import { bearer, createTestApp, seedAccount, TEST_ADMIN_TOKEN, type SeededAccount, type TestApp } from '../support/test-app';
 
 /** Backdates a public create's idempotency record, as if it had been written `hours` ago. */

@@ -5,7 +5,8 @@ import { ProcessRole } from '../../src/core/bootstrap/role';
 import { ResultWorkService } from '../../src/modules/jobs/worker/result-work.service';
 import { decodeRgba, fromFixture, paint, productPhoto } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
-import { creditTotals, GENEROUS_LIMITS, idempotencyKey, waitForJob, type ResultBody } from '../support/jobs';
+import { creditTotals, idempotencyKey, waitForJob, type ResultBody } from '../support/jobs';
+import { GENEROUS_LIMITS } from '../support/limits';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 
 const pathOf = (url: string) => new URL(url).pathname + new URL(url).search;

@@ -1,27 +1,27 @@
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
+import type { Response } from 'supertest';
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { QueueName } from '../../src/core/queue/queue-name';
 import { JobCreationService } from '../../src/modules/jobs/job-creation.service';
 import { ResultQueueProducer } from '../../src/modules/jobs/result-queue.producer';
 import { ResultSweeperService } from '../../src/modules/jobs/worker/result-sweeper.service';
 import { RateLimitService } from '../../src/modules/rate-limit/rate-limit.service';
-import { creditTotals, idempotencyKey, imageInputs, until, waitForJob, withFakeProvider, writtenRows } from '../support/jobs';
-import { bearer, createTestApp, seedAccount, type TestApp } from '../support/test-app';
-
-const ADMIN = 'test-admin-token-0123456789';
+import { expectError } from '../support/http-errors';
+import { creditTotals, idempotencyKey, imageInputs, waitForJob, withFakeProvider, writtenRows } from '../support/jobs';
+import { GENEROUS_CREATE_LIMITS } from '../support/limits';
+import { bearer, createTestApp, seedAccount, TEST_ADMIN_TOKEN, type TestApp } from '../support/test-app';
+import { until } from '../support/waiting';
 
 const RAISED = {
-  LIMIT_CREATES_PER_HOUR_KEY: '1000',
-  LIMIT_CREATES_PER_HOUR_ACCOUNT: '1000',
+  ...GENEROUS_CREATE_LIMITS,
   LIMIT_CREATES_PER_HOUR_IP: '1000',
   LIMIT_ACTIVE_JOBS_PER_KEY: '1000',
   LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '1000',
 };
 
-function expectRefusal(res: { status: number; body: { error: { code: string } }; headers: Record<string, string> }, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(res.body.error.code).toBe(code);
+function expectRefusal(res: Response, status: number, code: string) {
+  expectError(res, status, code);
   if (status === 429 || status === 503) {
     expect(res.headers['retry-after']).toMatch(/^\d+$/);
     expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
@@ -102,7 +102,7 @@ describe(JobCreationService.name, () => {
       const refused = await t.http().post('/api/v1/image/edit').set(bearer(account.liveKey)).set('Idempotency-Key', key).send(body);
       expectRefusal(refused, 402, 'insufficient_credits');
       expect(refused.body.error.details).toEqual({ required: 2, available: 1 });
-      await t.http().post(`/admin/v1/accounts/${account.accountId}/credits`).set(bearer(ADMIN)).send({ amount: 5, reason: 'top-up' }).expect(200);
+      await t.http().post(`/admin/v1/accounts/${account.accountId}/credits`).set(bearer(TEST_ADMIN_TOKEN)).send({ amount: 5, reason: 'top-up' }).expect(200);
       const retried = await t.http().post('/api/v1/image/edit').set(bearer(account.liveKey)).set('Idempotency-Key', key).send(body);
       expect(retried.status).toBe(202);
     });
@@ -181,7 +181,7 @@ describe(JobCreationService.name, () => {
       const second = await t
         .http()
         .post(`/admin/v1/accounts/${account.accountId}/api-keys`)
-        .set(bearer(ADMIN))
+        .set(bearer(TEST_ADMIN_TOKEN))
         .send({ environment: 'sandbox' });
       const viaSecond = [await create(second.body.secret), await create(second.body.secret), await create(second.body.secret)];
       expect(viaSecond.map((res) => res.status)).toEqual([202, 202, 429]);
@@ -260,8 +260,7 @@ describe(JobCreationService.name, () => {
     beforeAll(async () => {
       t = await createTestApp(
         {
-          LIMIT_CREATES_PER_HOUR_KEY: '1000',
-          LIMIT_CREATES_PER_HOUR_ACCOUNT: '1000',
+          ...GENEROUS_CREATE_LIMITS,
           LIMIT_CREATES_PER_HOUR_IP: '1000',
           CAPACITY_MAX_PENDING_RESULTS: '20',
           CAPACITY_ACCOUNT_SHARE: '0.5',
@@ -287,7 +286,7 @@ describe(JobCreationService.name, () => {
       // Sandbox jobs count against the account too: 3 keys fill it, the fourth is refused.
       const keys = [];
       for (let i = 0; i < 3; i++) {
-        const issued = await t.http().post(`/admin/v1/accounts/${account.accountId}/api-keys`).set(bearer(ADMIN)).send({ environment: 'sandbox' });
+        const issued = await t.http().post(`/admin/v1/accounts/${account.accountId}/api-keys`).set(bearer(TEST_ADMIN_TOKEN)).send({ environment: 'sandbox' });
         keys.push(issued.body.secret as string);
       }
       expect((await create(keys[0], 1)).status).toBe(202);
@@ -304,7 +303,7 @@ describe(JobCreationService.name, () => {
       const third = await seedAccount(t, { credits: 100 });
       // Share: 50% of 20 = 10 pending results per account.
       expect((await create(first.liveKey, 8)).status).toBe(202);
-      const key = await t.http().post(`/admin/v1/accounts/${first.accountId}/api-keys`).set(bearer(ADMIN)).send({ environment: 'live' });
+      const key = await t.http().post(`/admin/v1/accounts/${first.accountId}/api-keys`).set(bearer(TEST_ADMIN_TOKEN)).send({ environment: 'live' });
       const before = await writtenRows(t);
       const overShare = await create(key.body.secret, 3);
       expectRefusal(overShare, 429, 'too_many_pending_results');

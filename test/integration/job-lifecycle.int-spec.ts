@@ -10,14 +10,13 @@ import {
   waitForJob,
   withFakeProvider,
 } from '../support/jobs';
+import { GENEROUS_LIMITS } from '../support/limits';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
+import { readUntil, sleep, until } from '../support/waiting';
 
-const GENEROUS_LIMITS = {
-  LIMIT_CREATES_PER_HOUR_KEY: '1000',
-  LIMIT_CREATES_PER_HOUR_ACCOUNT: '1000',
+const LIMITS = {
+  ...GENEROUS_LIMITS,
   LIMIT_CREATES_PER_HOUR_IP: '1000',
-  LIMIT_POLLS_PER_HOUR_KEY: '1000',
-  LIMIT_POLLS_PER_HOUR_ACCOUNT: '1000',
   LIMIT_POLLS_PER_HOUR_IP: '1000',
   LIMIT_ACTIVE_JOBS_PER_KEY: '10',
   LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '10',
@@ -42,7 +41,7 @@ describe(JobLifecycleService.name, () => {
     const provider = new FlakyProviderRunner();
 
     beforeAll(async () => {
-      t = await createTestApp(GENEROUS_LIMITS, { role: ProcessRole.All, override: withFakeProvider(provider) });
+      t = await createTestApp(LIMITS, { role: ProcessRole.All, override: withFakeProvider(provider) });
       account = await seedAccount(t, { credits: 100 });
     });
     afterAll(() => t.close());
@@ -145,24 +144,27 @@ describe(JobLifecycleService.name, () => {
         [jobId],
       );
       // The first attempt fails transiently; BullMQ holds the entry for its backoff (2 s) while the result stays processing.
-      const deadline = Date.now() + 10_000;
-      while (!provider.tasks.some((task) => task.resultId === resultId)) {
-        if (Date.now() > deadline) throw new Error('the first attempt never ran');
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await until(() => provider.tasks.some((task) => task.resultId === resultId), 'the first attempt', {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+      });
       const cancelled = await t.http().post(`/api/v1/jobs/${jobId}/cancel`).set(bearer(account.liveKey)).expect(200);
       expect(cancelled.body.job.status).toBe('cancelled');
 
-      const settledBy = Date.now() + 15_000;
-      let result: { status: string; credits_used: number; completed_at: Date | null };
-      for (;;) {
-        [result] = await t.dataSource.query(`SELECT status, credits_used, completed_at FROM job_results WHERE id = $1`, [resultId]);
-        if (result.status !== 'processing' || Date.now() > settledBy) break;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      const readResult = async (): Promise<{ status: string; credits_used: number; completed_at: Date | null }> => {
+        const [row] = await t.dataSource.query(
+          `SELECT status, credits_used, completed_at FROM job_results WHERE id = $1`,
+          [resultId],
+        );
+        return row;
+      };
+      const result = await readUntil(readResult, (row) => row.status !== 'processing', 'the result to settle', {
+        timeoutMs: 15_000,
+        intervalMs: 50,
+      });
       expect(result).toMatchObject({ status: 'cancelled', credits_used: 0, completed_at: expect.any(Date) });
       // Past the retry's backoff, the tool has still been called only once.
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await sleep(500);
       expect(provider.tasks.filter((task) => task.resultId === resultId)).toHaveLength(1);
 
       const read = await t.http().get(`/api/v1/jobs/${jobId}`).set(bearer(account.liveKey)).expect(200);
@@ -193,7 +195,7 @@ describe(JobLifecycleService.name, () => {
     let account: SeededAccount;
 
     beforeAll(async () => {
-      t = await createTestApp(GENEROUS_LIMITS, { role: ProcessRole.Api, override: withFakeProvider() });
+      t = await createTestApp(LIMITS, { role: ProcessRole.Api, override: withFakeProvider() });
       account = await seedAccount(t, { credits: 50 });
     });
     afterAll(() => t.close());

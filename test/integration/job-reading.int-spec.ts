@@ -1,19 +1,13 @@
 import type { Response } from 'supertest';
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { JobsController } from '../../src/modules/jobs/jobs.controller';
+import { expectError } from '../support/http-errors';
 import { creditTotals, idempotencyKey, imageInputs, unsigned, waitForJob, withFakeProvider } from '../support/jobs';
+import { GENEROUS_LIMITS } from '../support/limits';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
+import { readUntil } from '../support/waiting';
 
-const GENEROUS_LIMITS = {
-  LIMIT_CREATES_PER_HOUR_KEY: '1000',
-  LIMIT_CREATES_PER_HOUR_ACCOUNT: '1000',
-  LIMIT_CREATES_PER_HOUR_IP: '1000',
-  LIMIT_POLLS_PER_HOUR_KEY: '1000',
-  LIMIT_POLLS_PER_HOUR_ACCOUNT: '1000',
-  LIMIT_POLLS_PER_HOUR_IP: '1000',
-  LIMIT_ACTIVE_JOBS_PER_KEY: '100',
-  LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '100',
-};
+const LIMITS = { ...GENEROUS_LIMITS, LIMIT_CREATES_PER_HOUR_IP: '1000', LIMIT_POLLS_PER_HOUR_IP: '1000' };
 
 /** Fields of contract section 7: the job summary of spec 2.1 plus `credits_used` and `pricing_version`. */
 const JOB_FIELDS = [
@@ -50,12 +44,6 @@ const RESULT_FIELDS = [
 ];
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const UNKNOWN_JOB_ID = '6f1c1c4e-5b8a-4f0e-9a43-2f4b7f0d9a11';
-
-function expectError(res: Response, status: number, code: string): void {
-  expect(res.status).toBe(status);
-  expect(res.body.error.code).toBe(code);
-  expect(res.body.request_id).toBe(res.headers['x-request-id']);
-}
 
 const pathOf = (url: string) => new URL(url).pathname + new URL(url).search;
 
@@ -98,7 +86,7 @@ describe(JobsController.name, () => {
     beforeAll(async () => {
       t = await createTestApp(
         {
-          ...GENEROUS_LIMITS,
+          ...LIMITS,
           // One sandbox result at a time, each sandbox_slow one running 2 s: a job can be
           // caught with one result running and the others still queued.
           WORKER_CONCURRENCY_SANDBOX: '1',
@@ -418,12 +406,12 @@ describe(JobsController.name, () => {
         expect(statuses.filter((s: string) => s === 'cancelled')).toHaveLength(2);
         const running = cancelled.body.results.find((r: { status: string }) => r.status === 'processing');
 
-        const deadline = Date.now() + 10_000;
-        for (;;) {
-          const [row] = await t.dataSource.query(`SELECT status FROM job_results WHERE id = $1`, [running.id]);
-          if (row.status !== 'processing' || Date.now() > deadline) break;
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
+        const runningStatus = async (): Promise<string> =>
+          (await t.dataSource.query(`SELECT status FROM job_results WHERE id = $1`, [running.id]))[0].status;
+        await readUntil(runningStatus, (status) => status !== 'processing', 'the running result to settle', {
+          timeoutMs: 10_000,
+          intervalMs: 50,
+        });
         const read = await t.http().get(`/api/v1/jobs/${id}`).set(bearer(account.sandboxKey)).expect(200);
         expect(read.body.job).toMatchObject({ status: 'cancelled', completed_results: 1, failed_results: 0 });
         expect(read.body.job.completed_at).toBe(cancelled.body.job.completed_at);
@@ -617,7 +605,7 @@ describe(JobsController.name, () => {
     beforeAll(async () => {
       t = await createTestApp(
         {
-          ...GENEROUS_LIMITS,
+          ...LIMITS,
           LIMIT_POLLS_PER_HOUR_KEY: '3',
           LIMIT_POLLS_PER_HOUR_ACCOUNT: '5',
           RATE_LIMIT_WINDOW_SECONDS: '60',

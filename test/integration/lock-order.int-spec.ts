@@ -2,8 +2,10 @@ import { ProcessRole } from '../../src/core/bootstrap/role';
 import { JobLifecycleService } from '../../src/modules/jobs/job-lifecycle.service';
 import { ResultErrorCode, TransientResultFailure } from '../../src/modules/tools/result-failure';
 import type { ToolOutput, ToolTask } from '../../src/modules/tools/tool-runner';
-import { creditTotals, FakeProviderRunner, GENEROUS_LIMITS, idempotencyKey, imageInputs, waitForJob, withFakeProvider } from '../support/jobs';
+import { creditTotals, FakeProviderRunner, idempotencyKey, imageInputs, waitForJob, withFakeProvider } from '../support/jobs';
+import { GENEROUS_LIMITS } from '../support/limits';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
+import { sleep } from '../support/waiting';
 
 const LIMITS = {
   ...GENEROUS_LIMITS,
@@ -11,8 +13,6 @@ const LIMITS = {
   LIMIT_POLLS_PER_HOUR_IP: '10000',
   CAPACITY_ACCOUNT_SHARE: '1',
 };
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The fake provider, slowed by a few random milliseconds so that attempts start, fail and

@@ -11,16 +11,18 @@ import { HealthService } from '../../src/core/health/health.service';
 import { MetricsScraper } from '../../src/core/metrics/metrics-scraper';
 import { OUTBOUND_TLS } from '../../src/core/outbound/outbound.module';
 import { CreditsService } from '../../src/modules/credits/credits.service';
-import { idempotencyKey, imageInputs, until, waitForJob, withFakeProvider } from '../support/jobs';
+import { idempotencyKey, imageInputs, waitForJob, withFakeProvider } from '../support/jobs';
+import { GENEROUS_CREATE_LIMITS } from '../support/limits';
 import { metricNamesIn, parseSamples, seriesNames, sumOf, valueOf, type Sample } from '../support/prometheus-text';
 import { createSecondInstance } from '../support/second-instance';
 import { bearer, createTestApp, seedAccount, TEST_ADMIN_TOKEN, type TestApp } from '../support/test-app';
+import { until } from '../support/waiting';
 import { testCertificate, WebhookReceiver } from '../support/webhook-receiver';
 
 const SETTINGS = {
+  ...GENEROUS_CREATE_LIMITS,
   // Three creates per key and hour: the fourth sandbox create is refused with rate_limit_exceeded.
   LIMIT_CREATES_PER_HOUR_KEY: '3',
-  LIMIT_CREATES_PER_HOUR_ACCOUNT: '1000',
   LIMIT_CREATES_PER_HOUR_IP: '1000',
   LIMIT_ACTIVE_JOBS_PER_KEY: '1000',
   LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '1000',

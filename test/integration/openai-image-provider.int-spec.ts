@@ -10,6 +10,7 @@ import { OutboundHttps } from '../../src/core/outbound/outbound-https';
 import { OutboundModule } from '../../src/core/outbound/outbound.module';
 import { FAKE_IMAGE_PROVIDER_KEY, FakeImageProvider } from '../support/fake-image-provider';
 import { OutboundWithResolver, resolveToLoopback } from '../support/outbound-with-resolver';
+import { sleep } from '../support/waiting';
 
 /** Said in the prompt so a test can look for it in messages that must not carry it. */
 const PROMPT = 'Replace the background with a "sunlit" café terrace;\nkeep the shoe exactly as it is — Ω 🥿';
@@ -269,7 +270,7 @@ describe(OpenAiImageProvider.name, () => {
       // Before the 1 s Retry-After ran out.
       expect(Date.now() - started).toBeLessThan(900);
       // The client's own wait runs to its end (it cannot be cancelled), then sees the abort.
-      await new Promise((resolve) => setTimeout(resolve, 1200));
+      await sleep(1200);
       expect(fake.requests).toHaveLength(1);
     });
   });

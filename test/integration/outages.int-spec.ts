@@ -6,28 +6,21 @@ import { ProcessRole } from '../../src/core/bootstrap/role';
 import { QueueJobName } from '../../src/core/queue/queue-jobs';
 import { QueueName } from '../../src/core/queue/queue-name';
 import { OUTBOUND_TLS } from '../../src/core/outbound/outbound.module';
-import { GENEROUS_LIMITS, idempotencyKey, imageInputs, until, waitForJob, withFakeProvider } from '../support/jobs';
+import { idempotencyKey, imageInputs, waitForJob, withFakeProvider } from '../support/jobs';
+import { GENEROUS_LIMITS, UNREACHABLE_CREATE_LIMITS } from '../support/limits';
 import { PrivateRedis } from '../support/private-redis';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp, type TestAppOptions } from '../support/test-app';
 import { testServices } from '../support/test-services';
+import { sleep, until } from '../support/waiting';
 import { testCertificate, WebhookReceiver } from '../support/webhook-receiver';
 
 /** Load runs hundreds of creates and polls: no limit may answer before the outage does. */
 const LOAD_LIMITS = {
-  ...GENEROUS_LIMITS,
-  LIMIT_CREATES_PER_HOUR_IP: '100000',
-  LIMIT_CREATES_PER_HOUR_KEY: '100000',
-  LIMIT_CREATES_PER_HOUR_ACCOUNT: '100000',
+  ...UNREACHABLE_CREATE_LIMITS,
   LIMIT_POLLS_PER_HOUR_IP: '100000',
   LIMIT_POLLS_PER_HOUR_KEY: '100000',
   LIMIT_POLLS_PER_HOUR_ACCOUNT: '100000',
-  LIMIT_ACTIVE_JOBS_PER_KEY: '100000',
-  LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '100000',
-  CAPACITY_MAX_PENDING_RESULTS: '100000',
-  CAPACITY_ACCOUNT_SHARE: '1',
 };
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Boots a test app whose Redis is the given private server rather than the shared one. */
 async function createAppOnRedis(redis: PrivateRedis, settings: Record<string, string>, options: TestAppOptions): Promise<TestApp> {
@@ -189,7 +182,7 @@ describe('Outages', () => {
         await redis.restart();
 
         await receiver.waitFor(lost, 15_000);
-        await until(async () => (await pending()) === 0, 'every delivery settled', 15_000);
+        await until(async () => (await pending()) === 0, 'every delivery settled', { timeoutMs: 15_000 });
         expect(new Set(receiver.received.map((delivery) => (JSON.parse(delivery.body) as { id: string }).id)).size).toBe(lost);
       } finally {
         await receiver.stop();
@@ -227,7 +220,9 @@ describe('Outages', () => {
       expect(ready.body.checks.redis).toBe('down');
       await sleep(1000);
       await redis.restart();
-      await until(async () => (await t.http().get('/health/ready')).status === 200, 'ready again', 30_000);
+      await until(async () => (await t.http().get('/health/ready')).status === 200, 'ready again', {
+        timeoutMs: 30_000,
+      });
       await sleep(1000);
       stopLoad();
       const { creates, answers } = await load;
@@ -287,7 +282,9 @@ describe('Outages', () => {
 
       expect(terminated).toBeGreaterThan(0);
       for (const res of answers) expectSuccessOrOutage(res);
-      await until(async () => (await t.http().get('/health/ready')).status === 200, 'ready again', 15_000);
+      await until(async () => (await t.http().get('/health/ready')).status === 200, 'ready again', {
+        timeoutMs: 15_000,
+      });
 
       const ids = await settleCreates(t, account, creates);
       const rows: Array<{ id: string }> = await t.dataSource.query(`SELECT id FROM jobs WHERE account_id = $1`, [account.accountId]);

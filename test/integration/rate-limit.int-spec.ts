@@ -4,8 +4,10 @@ import type { Response } from 'supertest';
 import { RateLimitService } from '../../src/modules/rate-limit/rate-limit.service';
 import { RateLimitKind } from '../../src/modules/rate-limit/rate-limit.types';
 import { REDIS } from '../../src/core/redis/redis.module';
+import { expectError } from '../support/http-errors';
 import { idempotencyKey, imageInputs, withFakeProvider } from '../support/jobs';
 import { bearer, createTestApp, seedAccount, type TestApp } from '../support/test-app';
+import { sleep } from '../support/waiting';
 
 /** What Redis Cluster hashes a key by: the first non-empty `{...}`, else the whole key. */
 function hashedPartOf(key: string): string {
@@ -16,9 +18,7 @@ function hashedPartOf(key: string): string {
 
 /** The 429 envelope of contract section 2 with the headers of section 10. */
 function expectRateLimited(res: Response, limit: number): void {
-  expect(res.status).toBe(429);
-  expect(res.body.error).toMatchObject({ code: 'rate_limit_exceeded', details: { limit } });
-  expect(res.body.request_id).toBe(res.headers['x-request-id']);
+  expect(expectError(res, 429, 'rate_limit_exceeded')).toMatchObject({ details: { limit } });
   expect(res.headers['retry-after']).toMatch(/^\d+$/);
   expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   expect(res.headers['ratelimit-limit']).toBe(String(limit));
@@ -53,7 +53,7 @@ describe(RateLimitService.name, () => {
   it('slides: a slot comes back when the oldest request leaves the window', async () => {
     for (let i = 0; i < 5; i++) expect((await limits.consume(RateLimitKind.Create, subject('slide'))).allowed).toBe(true);
     expect((await limits.consume(RateLimitKind.Create, subject('slide'))).allowed).toBe(false);
-    await new Promise((resolve) => setTimeout(resolve, 2100));
+    await sleep(2100);
     expect((await limits.consume(RateLimitKind.Create, subject('slide'))).allowed).toBe(true);
   });
 

@@ -5,7 +5,7 @@ import { FAKE_IMAGE_PROVIDER_KEY, FakeImageProvider } from '../support/fake-imag
 import { generativeClient } from '../support/generative';
 import { fromFixture, productPhoto } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
-import { GENEROUS_LIMITS } from '../support/jobs';
+import { GENEROUS_LIMITS } from '../support/limits';
 import { productShot } from '../support/product-shots';
 import { createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 

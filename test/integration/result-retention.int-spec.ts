@@ -5,7 +5,8 @@ import { QueueJobName } from '../../src/core/queue/queue-jobs';
 import { QueueName } from '../../src/core/queue/queue-name';
 import { ResultStorage } from '../../src/core/storage/result-storage';
 import { ResultRetentionSweeperService } from '../../src/modules/jobs/worker/result-retention-sweeper.service';
-import { GENEROUS_LIMITS, idempotencyKey, imageInputs, waitForJob, withFakeProvider } from '../support/jobs';
+import { idempotencyKey, imageInputs, waitForJob, withFakeProvider } from '../support/jobs';
+import { GENEROUS_LIMITS } from '../support/limits';
 import { startLoopbackS3, type LoopbackS3 } from '../support/s3-server';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 

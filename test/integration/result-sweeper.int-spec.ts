@@ -7,8 +7,10 @@ import { ResultErrorCode, ResultFailure } from '../../src/modules/tools/result-f
 import { RESULT_SWEEP_LIMITS, ResultSweeperService, type ResultSweepLimits } from '../../src/modules/jobs/worker/result-sweeper.service';
 import { ResultWorkService } from '../../src/modules/jobs/worker/result-work.service';
 import type { ToolOutput, ToolTask } from '../../src/modules/tools/tool-runner';
-import { creditTotals, FakeProviderRunner, GENEROUS_LIMITS, idempotencyKey, imageInputs, withFakeProvider } from '../support/jobs';
+import { creditTotals, FakeProviderRunner, idempotencyKey, imageInputs, withFakeProvider } from '../support/jobs';
+import { GENEROUS_LIMITS } from '../support/limits';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
+import { readUntil } from '../support/waiting';
 
 const BLOCKED_MESSAGE = 'The source resolves to a private address.';
 
@@ -23,15 +25,8 @@ class BlockingProviderRunner extends FakeProviderRunner {
   }
 }
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** How the worker's progress is polled here: often, and for at most 10 s. */
+const POLLING = { timeoutMs: 10_000, intervalMs: 50 };
 
 async function resultIdsOf(t: TestApp, jobId: string): Promise<string[]> {
   const rows: Array<{ id: string }> = await t.dataSource.query(`SELECT id FROM job_results WHERE job_id = $1 ORDER BY index`, [jobId]);
@@ -81,12 +76,18 @@ describe(ResultSweeperService.name, () => {
       try {
         const jobId = await createJob(t, account, imageInputs(1, () => 'blocked-source'));
         [resultId] = await resultIdsOf(t, jobId);
-        await until(
+        await readUntil(
           async () => processing.getJob(resultId).then((entry) => entry?.getState()),
           (state) => state === 'failed',
           'the queue entry to fail',
+          POLLING,
         );
-        await until(async () => settle.mock.calls.length, (calls) => calls > 0, 'the worker to try to settle');
+        await readUntil(
+          async () => settle.mock.calls.length,
+          (calls) => calls > 0,
+          'the worker to try to settle',
+          POLLING,
+        );
       } finally {
         settle.mockRestore();
       }

@@ -2,7 +2,8 @@ import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { QueueName } from '../../src/core/queue/queue-name';
-import { GENEROUS_LIMITS, imageInputs, idempotencyKey, waitForJob, withFakeProvider } from '../support/jobs';
+import { imageInputs, idempotencyKey, waitForJob, withFakeProvider } from '../support/jobs';
+import { GENEROUS_LIMITS } from '../support/limits';
 import { bearer, createTestApp, seedAccount, type TestApp } from '../support/test-app';
 
 describe('Sandbox results on their own queue', () => {

@@ -1,6 +1,6 @@
-import type { TestingModuleBuilder } from '@nestjs/testing';
-import { ToolId } from '../../src/modules/catalog/tools';
-import { creditTotals, FakeProviderRunner, idempotencyKey, withLiveTools, writtenRows } from '../support/jobs';
+import { expectError } from '../support/http-errors';
+import { creditTotals, idempotencyKey, withFakeProviderForEveryTool, writtenRows } from '../support/jobs';
+import { UNREACHABLE_CREATE_LIMITS } from '../support/limits';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 
 /**
@@ -15,10 +15,6 @@ type Hints = Record<string, unknown>;
 
 const REGION = { left: 0.1, top: 0.05, right: 0.7, bottom: 0.95 };
 const GOOD_HINTS: Hints = { region: REGION, keep_points: [{ x: 0.4, y: 0.5 }] };
-
-/** Every tool live through a fake runner, so the live key is admitted and charged like in production. */
-const fakeRunners = (builder: TestingModuleBuilder) =>
-  withLiveTools(new Map(Object.values(ToolId).map((tool) => [tool, new FakeProviderRunner()])))(builder);
 
 /** What is wrong with the second image's hints, the hints sent, and the path under `<images>[1].subject_hints` the 400 names. */
 const BAD_HINTS: Array<[what: string, hints: unknown, path: string]> = [
@@ -83,18 +79,8 @@ describe('subject hints and mask output: refusals that write nothing', () => {
   let account: SeededAccount;
 
   beforeAll(async () => {
-    t = await createTestApp(
-      {
-        LIMIT_CREATES_PER_HOUR_KEY: '100000',
-        LIMIT_CREATES_PER_HOUR_ACCOUNT: '100000',
-        LIMIT_CREATES_PER_HOUR_IP: '100000',
-        LIMIT_ACTIVE_JOBS_PER_KEY: '100000',
-        LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '100000',
-        CAPACITY_MAX_PENDING_RESULTS: '100000',
-        CAPACITY_ACCOUNT_SHARE: '1',
-      },
-      { override: fakeRunners },
-    );
+    // Every tool live through a fake runner, so the live key is admitted and charged like in production.
+    t = await createTestApp(UNREACHABLE_CREATE_LIMITS, { override: withFakeProviderForEveryTool() });
     account = await seedAccount(t, { credits: 100_000 });
   });
   afterAll(() => t.close());
@@ -111,9 +97,7 @@ describe('subject hints and mask output: refusals that write nothing', () => {
       const rows = await writtenRows(t);
       const credits = await creditTotals(t, account.accountId);
       const res = await post(path, body, key);
-      expect(res.status).toBe(400);
-      expect(res.body.error.code).toBe('invalid_request');
-      expect(res.body.request_id).toBe(res.headers['x-request-id']);
+      expectError(res, 400, 'invalid_request');
       const errors: Array<{ path: string; message: string }> = res.body.error.details.errors;
       for (const error of errors) expect(error.message).toEqual(expect.any(String));
       expect([...new Set(errors.map((error) => error.path))].sort()).toEqual([...paths].sort());

@@ -3,12 +3,13 @@ import { ProcessRole } from '../../src/core/bootstrap/role';
 import { OUTBOUND_TLS } from '../../src/core/outbound/outbound.module';
 import { WebhookSweeperService } from '../../src/modules/webhooks/worker/webhook-sweeper.service';
 import { idempotencyKey, imageInputs, waitForJob } from '../support/jobs';
+import { GENEROUS_CREATE_LIMITS } from '../support/limits';
 import { bearer, createTestApp, seedAccount, TEST_ADMIN_TOKEN, type SeededAccount, type TestApp } from '../support/test-app';
+import { sleep } from '../support/waiting';
 import { standardHeaders, testCertificate, WebhookReceiver } from '../support/webhook-receiver';
 
 const SETTINGS = {
-  LIMIT_CREATES_PER_HOUR_KEY: '1000',
-  LIMIT_CREATES_PER_HOUR_ACCOUNT: '1000',
+  ...GENEROUS_CREATE_LIMITS,
   LIMIT_CREATES_PER_HOUR_IP: '1000',
   LIMIT_ACTIVE_JOBS_PER_KEY: '50',
   LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '50',
@@ -25,8 +26,6 @@ interface EventBody {
   job: { id: string; api: string; status: string; sandbox: boolean };
   result?: Record<string, unknown>;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('webhooks', () => {
   let t: TestApp;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
+import { closeServer, listenOnLoopback, readBody } from './loopback-http';
 
 /** How the fake answers one images request. Unscripted requests get `ok`. */
 export type FakeImageBehaviour =
@@ -99,11 +99,7 @@ export class FakeImageProvider {
     let fake: FakeImageProvider | undefined;
     const server = createServer((req, res) => fake?.handle(req, res));
     fake = new FakeImageProvider(server, options);
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
-    });
-    fake.port = (server.address() as AddressInfo).port;
+    fake.port = await listenOnLoopback(server);
     return fake;
   }
 
@@ -122,8 +118,7 @@ export class FakeImageProvider {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     this.queue.length = 0;
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await closeServer(this.server);
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
@@ -286,15 +281,6 @@ async function pixelSize(bytes: Buffer): Promise<FakeImageSize> {
 function parseSize(size: string | null): FakeImageSize {
   const match = /^(\d+)x(\d+)$/.exec(size ?? '');
   return match ? { width: Number(match[1]), height: Number(match[2]) } : DEFAULT_SIZE;
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

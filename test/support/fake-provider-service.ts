@@ -4,7 +4,6 @@
  * Started as child processes by end-to-end tests that must kill a worker holding paid work.
  */
 import 'reflect-metadata';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Test } from '@nestjs/testing';
 import { AppModule } from '../../src/app.module';
 import type { INestApplication, INestApplicationContext } from '@nestjs/common';
@@ -15,6 +14,7 @@ import { runMigrations } from '../../src/core/database/migrate';
 import { ToolId } from '../../src/modules/catalog/tools';
 import type { ToolOutput, ToolTask } from '../../src/modules/tools/tool-runner';
 import { FakeProviderRunner, withLiveTools } from './jobs';
+import { sleep } from './waiting';
 
 /** Slow sources (external_id `slow…`) keep the worker busy long enough to be killed mid-batch. */
 class SlowFakeProvider extends FakeProviderRunner {

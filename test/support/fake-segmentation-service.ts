@@ -1,13 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import sharp from 'sharp';
-
-const readBody = (req: IncomingMessage) =>
-  new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
+import { readBody } from './loopback-http';
 
 /**
  * The second Segmenter: a segmentation service over real loopback HTTP. It keys out the colour

@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listenOnLoopback } from './loopback-http';
 
 /** Answers one request; it may answer later, or never (see `hang`). */
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -117,15 +117,7 @@ export class ImageSourceServer {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     const servers = this.servers.splice(0);
-    await Promise.all(
-      servers.map(
-        (server) =>
-          new Promise<void>((resolve) => {
-            server.close(() => resolve());
-            server.closeAllConnections();
-          }),
-      ),
-    );
+    await Promise.all(servers.map(closeServer));
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
@@ -149,12 +141,8 @@ export class ImageSourceServer {
   private async listen(hosts: readonly string[]): Promise<void> {
     for (const host of hosts) {
       const server = createServer((req, res) => this.handle(req, res));
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(this.listeningPort, host, () => resolve());
-      });
+      this.listeningPort = await listenOnLoopback(server, this.listeningPort, host);
       this.servers.push(server);
-      this.listeningPort = (server.address() as AddressInfo).port;
     }
   }
 }

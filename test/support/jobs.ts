@@ -6,6 +6,7 @@ import { TOOL_AVAILABILITY } from '../../src/modules/tools/tool-availability';
 import type { ToolOutput, ToolRunner, ToolTask } from '../../src/modules/tools/tool-runner';
 import { LIVE_TOOL_RUNNERS } from '../../src/modules/tools/tool-runners';
 import type { TestApp } from './test-app';
+import { readUntil } from './waiting';
 
 /** A 1x1 PNG: enough for storage and thumbnails, with no image library in the test. */
 const ONE_PIXEL_PNG = Buffer.from(
@@ -41,6 +42,10 @@ export function withFakeProvider(runner = new FakeProviderRunner()) {
   return withLiveTools(new Map([[ToolId.ImageEditing, runner]]));
 }
 
+/** Gives live keys every tool, each through a fake provider of its own. */
+export const withFakeProviderForEveryTool = () =>
+  withLiveTools(new Map(Object.values(ToolId).map((tool) => [tool, new FakeProviderRunner()])));
+
 export const idempotencyKey = () => `test-${randomUUID()}`;
 
 export const imageInputs = (count: number, externalId = (i: number) => `item-${i}`) =>
@@ -53,13 +58,15 @@ export async function waitForJob(
   done: (job: { status: string }) => boolean = (job) => !['queued', 'processing'].includes(job.status),
   timeoutMs = 20_000,
 ): Promise<{ status: string }> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const [job] = await t.dataSource.query(`SELECT status FROM jobs WHERE id = $1`, [jobId]);
-    if (job && done(job)) return job;
-    if (Date.now() > deadline) throw new Error(`job ${jobId} is still ${job?.status} after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const readJob = async (): Promise<{ status: string } | undefined> =>
+    (await t.dataSource.query(`SELECT status FROM jobs WHERE id = $1`, [jobId]))[0];
+  const job = await readUntil(
+    readJob,
+    (row) => row !== undefined && done(row),
+    (row) => `job ${jobId} (still ${row?.status})`,
+    { timeoutMs, intervalMs: 50 },
+  );
+  return job as { status: string };
 }
 
 export interface CreditTotals {
@@ -86,16 +93,6 @@ export async function writtenRows(t: TestApp): Promise<{ jobs: number; results: 
   return row;
 }
 
-/** Create, poll and active-job limits high enough that a test's own requests never meet them. */
-export const GENEROUS_LIMITS = {
-  LIMIT_CREATES_PER_HOUR_KEY: '1000',
-  LIMIT_CREATES_PER_HOUR_ACCOUNT: '1000',
-  LIMIT_POLLS_PER_HOUR_KEY: '1000',
-  LIMIT_POLLS_PER_HOUR_ACCOUNT: '1000',
-  LIMIT_ACTIVE_JOBS_PER_KEY: '100',
-  LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '100',
-};
-
 /** A result as `GET /jobs/{id}` shows it. */
 export interface ResultBody {
   external_id: string;
@@ -107,15 +104,6 @@ export interface ResultBody {
   credits_used: number;
   /** 0 sure .. 1 unsure, for cut-out results; null for others. */
   uncertainty: number | null;
-}
-
-/** Polls `check` until it holds, failing with `what` after `timeoutMs`. */
-export async function until(check: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /**

@@ -1,18 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
-
-/** A port nobody listens on right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
+import { freePort } from './processes';
+import { readUntil } from './waiting';
 
 /**
  * A redis-server of the test's own, without persistence, so a test can take it away and bring
@@ -39,20 +28,25 @@ export class PrivateRedis {
     this.process = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
       stdio: 'ignore',
     });
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const probe = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    /** Null once the server answers, else why it did not. */
+    const probe = async (): Promise<string | null> => {
+      const client = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
       try {
-        await probe.connect();
-        await probe.ping();
-        return;
+        await client.connect();
+        await client.ping();
+        return null;
       } catch (error) {
-        if (Date.now() > deadline) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        return error instanceof Error ? error.message : String(error);
       } finally {
-        probe.disconnect();
+        client.disconnect();
       }
-    }
+    };
+    await readUntil(
+      probe,
+      (failure) => failure === null,
+      (failure) => `the private Redis to answer (last: ${failure})`,
+      { timeoutMs: 10_000, intervalMs: 50 },
+    );
   }
 
   /** Kills the server (SIGKILL: no clean shutdown, no data kept) and waits for it to be gone. */

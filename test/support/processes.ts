@@ -1,16 +1,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { resolve } from 'node:path';
+import { readUntil } from './waiting';
 
 export const REPO_ROOT = resolve(__dirname, '..', '..');
 
+/** A port nobody listens on right now. */
 export function freePort(): Promise<number> {
   return new Promise((done, fail) => {
     const server = createServer();
     server.once('error', fail);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
+      server.close(() => (typeof address === 'object' && address ? done(address.port) : fail(new Error('no port'))));
     });
   });
 }
@@ -75,21 +77,36 @@ export function startProcess(command: string, args: string[], env: NodeJS.Proces
   };
 }
 
-/** Polls a URL until it answers with the given status. */
-export async function waitForStatus(url: string, status = 200, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last = 'no answer';
-  while (Date.now() < deadline) {
+/** Runs the built service (`node dist/main.js <role>`) as it runs in production. */
+export const startService = (role: 'api' | 'worker', env: NodeJS.ProcessEnv): ServiceProcess =>
+  startProcess('node', ['dist/main.js', role], env);
+
+/** Polls the readiness endpoint of a service on a loopback port until it answers 200. */
+export async function waitForReady(port: number, timeoutMs = 60_000): Promise<void> {
+  const url = `http://127.0.0.1:${port}/health/ready`;
+  const answer = async () => {
     try {
-      const res = await fetch(url);
-      if (res.status === status) return;
-      last = `status ${res.status}`;
+      return `status ${(await fetch(url)).status}`;
     } catch (error) {
-      last = error instanceof Error ? error.message : String(error);
+      return error instanceof Error ? error.message : String(error);
     }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${url} did not answer ${status} in time (last: ${last})`);
+  };
+  await readUntil(answer, (last) => last === 'status 200', (last) => `${url} to answer 200 (last: ${last})`, {
+    timeoutMs,
+    intervalMs: 250,
+  });
+}
+
+/** Whether anything accepts a TCP connection on a loopback port. */
+export function isListening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
 
 /** The parent's environment without the settings a test wants to control. */

@@ -1,10 +1,7 @@
-import { Test, type TestingModuleBuilder } from '@nestjs/testing';
-import request from 'supertest';
-import { DataSource } from 'typeorm';
+import type { TestingModuleBuilder } from '@nestjs/testing';
 import { AppModule } from '../../src/app.module';
-import { configureHttpApp } from '../../src/core/bootstrap/http-app';
 import { ProcessRole } from '../../src/core/bootstrap/role';
-import type { TestApp } from './test-app';
+import { startTestApp, type TestApp } from './test-app';
 import { testServices } from './test-services';
 
 /**
@@ -17,25 +14,11 @@ import { testServices } from './test-services';
 export async function createSecondInstance(
   first: TestApp,
   role: ProcessRole = ProcessRole.Api,
-  override: (builder: TestingModuleBuilder) => TestingModuleBuilder = (builder) => builder,
+  override?: (builder: TestingModuleBuilder) => TestingModuleBuilder,
 ): Promise<TestApp> {
   const { databaseUrl, redisUrl } = testServices();
   const schema = (first.dataSource.options as { schema?: string }).schema;
   if (!schema) throw new Error('the first app has no schema of its own to share');
-  const config = first.config;
-  const moduleRef = await override(
-    Test.createTestingModule({
-      imports: [AppModule.forRole(role, config, { databaseUrl, redisUrl, databaseSchema: schema })],
-    }),
-  ).compile();
-  const app = moduleRef.createNestApplication({ bodyParser: false, bufferLogs: true });
-  configureHttpApp(app);
-  await app.init();
-  return {
-    app,
-    config,
-    dataSource: app.get(DataSource),
-    http: () => request(app.getHttpServer()),
-    close: () => app.close(),
-  };
+  const connections = { databaseUrl, redisUrl, databaseSchema: schema };
+  return startTestApp([AppModule.forRole(role, first.config, connections)], first.config, override);
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { INestApplication } from '@nestjs/common';
+import type { INestApplication, ModuleMetadata } from '@nestjs/common';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,20 +31,55 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/**
- * Boots the real module graph against the machine's PostgreSQL and Redis, isolated by a fresh
- * schema and Redis key prefix, with the same HTTP stack `main.ts` builds.
- */
+/** Where the module graph finds PostgreSQL (and its schema) and Redis. */
+export interface TestConnections {
+  databaseUrl: string;
+  redisUrl: string;
+  databaseSchema: string;
+}
+
 export interface TestAppOptions {
   /** Which half of the service to boot; `all` runs the queue workers in-process too. */
   role?: ProcessRole;
   /** Replaces providers at the edge of the world (a tool provider, say) with test doubles. */
   override?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
+  /** The modules to boot instead of the whole service (`AppModule` for `role`), for a suite about one part of it. */
+  modules?: (config: AppConfig, connections: TestConnections) => NonNullable<ModuleMetadata['imports']>;
 }
 
+/**
+ * Compiles `imports` into an app with the same HTTP stack `main.ts` builds and initialises it;
+ * closing it closes the app alone, leaving the schema and the Redis keys to whoever made them.
+ */
+export async function startTestApp(
+  imports: NonNullable<ModuleMetadata['imports']>,
+  config: AppConfig,
+  override: TestAppOptions['override'] = (builder) => builder,
+): Promise<TestApp> {
+  const moduleRef = await override(Test.createTestingModule({ imports })).compile();
+  const app = moduleRef.createNestApplication({ bodyParser: false, bufferLogs: true });
+  configureHttpApp(app);
+  await app.init();
+  return {
+    app,
+    config,
+    dataSource: app.get(DataSource),
+    http: () => request(app.getHttpServer()),
+    close: () => app.close(),
+  };
+}
+
+/**
+ * Boots the real module graph against the machine's PostgreSQL and Redis, isolated by a fresh
+ * schema and Redis key prefix, with the same HTTP stack `main.ts` builds.
+ */
 export async function createTestApp(
   settings: Record<string, string> = {},
-  { role = ProcessRole.Api, override = (builder) => builder }: TestAppOptions = {},
+  {
+    role = ProcessRole.Api,
+    override,
+    modules = (config, connections) => [AppModule.forRole(role, config, connections)],
+  }: TestAppOptions = {},
 ): Promise<TestApp> {
   const { databaseUrl, redisUrl } = testServices();
   const suffix = randomBytes(6).toString('hex');
@@ -61,23 +96,12 @@ export async function createTestApp(
     MODELS_DIR: TEST_MODELS_DIR,
     ...settings,
   });
-  const moduleRef = await override(
-    Test.createTestingModule({
-      imports: [AppModule.forRole(role, config, { databaseUrl, redisUrl, databaseSchema: schema })],
-    }),
-  ).compile();
-  const app = moduleRef.createNestApplication({ bodyParser: false, bufferLogs: true });
-  configureHttpApp(app);
-  await app.init();
-  const dataSource = app.get(DataSource);
-
+  const connections = { databaseUrl, redisUrl, databaseSchema: schema };
+  const testApp = await startTestApp(modules(config, connections), config, override);
   return {
-    app,
-    config,
-    dataSource,
-    http: () => request(app.getHttpServer()),
+    ...testApp,
     async close() {
-      await app.close();
+      await testApp.close();
       await rm(config.STORAGE_DIR, { recursive: true, force: true });
       const cleanup = new DataSource({ type: 'postgres', url: databaseUrl });
       await cleanup.initialize();

@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IncomingHttpHeaders } from 'node:http';
+import { closeServer, listenOnLoopback, readBody } from './loopback-http';
+import { readUntil } from './waiting';
 
 export interface TestCertificate {
   cert: string;
@@ -75,10 +76,9 @@ export class WebhookReceiver {
   async listen(port = this.port): Promise<void> {
     const { cert, key } = testCertificate();
     this.server = createServer({ cert, key }, (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const delivery = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), path: req.url ?? '', receivedAt: Date.now() };
+      // A request cut off before its body ends is no delivery: nothing is recorded for it.
+      void readBody(req).then((body) => {
+        const delivery = { headers: req.headers, body: body.toString('utf8'), path: req.url ?? '', receivedAt: Date.now() };
         this.received.push(delivery);
         const answer = this.reply(delivery, this.received.length - 1);
         const { status, headers = {}, delayMs = 0 } = typeof answer === 'number' ? { status: answer } : answer;
@@ -87,13 +87,9 @@ export class WebhookReceiver {
           res.writeHead(status, headers).end();
         }, delayMs);
         this.pendingReplies.add(timer);
-      });
+      }, () => undefined);
     });
-    await new Promise<void>((resolve, reject) => {
-      this.server!.once('error', reject);
-      this.server!.listen(port, '127.0.0.1', () => resolve());
-    });
-    this.port = (this.server.address() as AddressInfo).port;
+    this.port = await listenOnLoopback(this.server, port);
   }
 
   async stop(): Promise<void> {
@@ -102,8 +98,7 @@ export class WebhookReceiver {
     if (!server) return;
     for (const timer of this.pendingReplies) clearTimeout(timer);
     this.pendingReplies.clear();
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeServer(server);
   }
 
   /** Event ids in arrival order. */
@@ -111,13 +106,14 @@ export class WebhookReceiver {
     return this.received.map((delivery) => String(delivery.headers['x-service-event-id']));
   }
 
-  async waitFor(count: number, timeoutMs = 20_000): Promise<ReceivedDelivery[]> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.received.length < count) {
-      if (Date.now() > deadline) throw new Error(`received ${this.received.length} of ${count} deliveries`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    return this.received;
+  /** Waits until at least `count` deliveries arrived, and returns all of them. */
+  waitFor(count: number, timeoutMs = 20_000): Promise<ReceivedDelivery[]> {
+    return readUntil(
+      () => this.received,
+      (received) => received.length >= count,
+      (received) => `${count} deliveries (received ${received.length})`,
+      { timeoutMs, intervalMs: 25 },
+    );
   }
 }
 
