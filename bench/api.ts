@@ -43,7 +43,11 @@ interface Row {
 
 function start(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
   const stdout = process.env.BENCH_API_STDOUT ? 'inherit' : 'ignore';
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', stdout, 'inherit'] });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', stdout, 'inherit'],
+  });
   return child;
 }
 
@@ -59,7 +63,12 @@ async function run(
   const requests = Math.max(1, result.requests.total);
   const perRequest = (seconds: number) => Math.round((seconds * 1000 * 1000) / requests) / 1000;
   return {
-    cpuMs: { api: perRequest(cpu.api), postgres: perRequest(cpu.postgres), redis: perRequest(cpu.redis), load: perRequest(cpu.load) },
+    cpuMs: {
+      api: perRequest(cpu.api),
+      postgres: perRequest(cpu.postgres),
+      redis: perRequest(cpu.redis),
+      load: perRequest(cpu.load),
+    },
     scenario,
     connections,
     rps: Math.round(result.requests.average),
@@ -105,7 +114,11 @@ async function main(): Promise<void> {
     for (let i = 0; i < ACCOUNTS; i++) {
       const headers = { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' };
       const account = (await (
-        await fetch(`${base}/admin/v1/accounts`, { method: 'POST', headers, body: JSON.stringify({ name: `bench ${i}` }) })
+        await fetch(`${base}/admin/v1/accounts`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ name: `bench ${i}` }),
+        })
       ).json()) as { account: { id: string } };
       const key = (await (
         await fetch(`${base}/admin/v1/accounts/${account.account.id}/api-keys`, {
@@ -122,7 +135,11 @@ async function main(): Promise<void> {
     for (const key of keys) {
       const created = await fetch(`${base}/api/v1/image/edit`, {
         method: 'POST',
-        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Idempotency-Key': `seed-${key}` },
+        headers: {
+          Authorization: `Bearer ${key}`,
+          'Content-Type': 'application/json',
+          'Idempotency-Key': `seed-${key}`,
+        },
         body,
       });
       jobIds.push({ key, id: ((await created.json()) as { job: { id: string } }).job.id });
@@ -131,47 +148,56 @@ async function main(): Promise<void> {
     const rows: Row[] = [];
     let sequence = 0;
     for (const connections of CONNECTIONS) {
-      if (SCENARIOS.has('bare')) rows.push(await run('bare NestJS route', bare, connections, { url: `http://127.0.0.1:${barePort}/bare` }));
-      if (SCENARIOS.has('create')) rows.push(
-        await run('POST /api/v1/image/edit (sandbox)', api, connections, {
-          url: base,
-          requests: [
-            {
-              method: 'POST',
-              path: '/api/v1/image/edit',
-              setupRequest: (request) => {
-                const n = sequence++;
-                return {
-                  ...request,
-                  body,
-                  headers: {
-                    'content-type': 'application/json',
-                    authorization: `Bearer ${keys[n % keys.length]}`,
-                    'idempotency-key': `bench-${database}-${n}`,
-                  },
-                };
+      if (SCENARIOS.has('bare'))
+        rows.push(await run('bare NestJS route', bare, connections, { url: `http://127.0.0.1:${barePort}/bare` }));
+      if (SCENARIOS.has('create'))
+        rows.push(
+          await run('POST /api/v1/image/edit (sandbox)', api, connections, {
+            url: base,
+            requests: [
+              {
+                method: 'POST',
+                path: '/api/v1/image/edit',
+                setupRequest: (request) => {
+                  const n = sequence++;
+                  return {
+                    ...request,
+                    body,
+                    headers: {
+                      'content-type': 'application/json',
+                      authorization: `Bearer ${keys[n % keys.length]}`,
+                      'idempotency-key': `bench-${database}-${n}`,
+                    },
+                  };
+                },
               },
-            },
-          ],
-        }),
-      );
-      if (SCENARIOS.has('read')) rows.push(
-        await run('GET /api/v1/jobs/{id}', api, connections, {
-          url: base,
-          requests: [
-            {
-              method: 'GET',
-              setupRequest: (request) => {
-                const job = jobIds[sequence++ % jobIds.length];
-                return { ...request, path: `/api/v1/jobs/${job.id}`, headers: { authorization: `Bearer ${job.key}` } };
+            ],
+          }),
+        );
+      if (SCENARIOS.has('read'))
+        rows.push(
+          await run('GET /api/v1/jobs/{id}', api, connections, {
+            url: base,
+            requests: [
+              {
+                method: 'GET',
+                setupRequest: (request) => {
+                  const job = jobIds[sequence++ % jobIds.length];
+                  return {
+                    ...request,
+                    path: `/api/v1/jobs/${job.id}`,
+                    headers: { authorization: `Bearer ${job.key}` },
+                  };
+                },
               },
-            },
-          ],
-        }),
-      );
+            ],
+          }),
+        );
     }
 
-    const bareByConnections = new Map(rows.filter((r) => r.scenario.startsWith('bare')).map((r) => [r.connections, r.rps]));
+    const bareByConnections = new Map(
+      rows.filter((r) => r.scenario.startsWith('bare')).map((r) => [r.connections, r.rps]),
+    );
     const lines = [
       '| scenario | connections | requests/s | p50 ms | p99 ms | vs bare route | non-2xx | errors | CPU ms/request: API, PostgreSQL, Redis, load generator |',
       '|---|---|---|---|---|---|---|---|---|',

@@ -70,7 +70,15 @@ async function main(): Promise<void> {
   const photo: RawImage = { data, width: info.width, height: info.height, channels: 3 };
   const alpha = { data: shot.mask, width: shot.width, height: shot.height };
   // What the provider answers for a scene: a 1536 x 1024 PNG, decoded and fitted by us.
-  const providerAnswer = await sharp({ create: { width: 1536, height: 1024, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } })
+  const providerAnswer = await sharp({
+    create: {
+      width: 1536,
+      height: 1024,
+      channels: 3,
+      background: '#808080',
+      noise: { type: 'gaussian', mean: 128, sigma: 40 },
+    },
+  })
     .png()
     .toBuffer();
   const baselineRssMb = peakRssMb();
@@ -112,15 +120,28 @@ async function main(): Promise<void> {
       const ms = await timed(task.scenesPerBackdrop, task.warmup, async (i) => {
         const studio = backdrop === 'studio' ? studioBackdropFor(i) : null;
         const painter: BackdropPainter = studio ? (_placed, size) => renderStudioBackdrop(studio, size) : fromProvider;
-        const plan = { canvas, shadow: shadowStyle('soft', i % 2), floorLine: studio?.floorLine ?? 0.86, variant: i % 2 };
+        const plan = {
+          canvas,
+          shadow: shadowStyle('soft', i % 2),
+          floorLine: studio?.floorLine ?? 0.86,
+          variant: i % 2,
+        };
         await finish(await composeScene(photo, alpha, plan, painter, LIMITS));
       });
       scenes.push({ backdrop, ratio, ...canvas, ms });
     }
   }
 
-  const report: GenerativeReport = { photo: { width: photo.width, height: photo.height }, ads, scenes, baselineRssMb, peakRssMb: peakRssMb() };
-  await new Promise<void>((done, fail) => process.send?.(report, (error: Error | null) => (error ? fail(error) : done())));
+  const report: GenerativeReport = {
+    photo: { width: photo.width, height: photo.height },
+    ads,
+    scenes,
+    baselineRssMb,
+    peakRssMb: peakRssMb(),
+  };
+  await new Promise<void>((done, fail) =>
+    process.send?.(report, (error: Error | null) => (error ? fail(error) : done())),
+  );
 }
 
 if (require.main === module) {

@@ -61,7 +61,14 @@ export interface GroupResult {
 }
 
 export type ChildReport =
-  | { mode: 'throughput'; variant: Variant; groups: GroupResult[]; baselineRssMb: number; peakRssMb: number; settings: Settings }
+  | {
+      mode: 'throughput';
+      variant: Variant;
+      groups: GroupResult[];
+      baselineRssMb: number;
+      peakRssMb: number;
+      settings: Settings;
+    }
   | {
       mode: 'memory';
       images: number;
@@ -158,7 +165,8 @@ function configure(threads: number, budgetMegapixels: number): Settings {
 async function throughput(task: Extract<ChildTask, { mode: 'throughput' }>): Promise<ChildReport> {
   const settings = configure(task.threads, task.budgetMegapixels);
   const budget = new PixelBudget({ IMAGE_MEMORY_BUDGET_MEGAPIXELS: task.budgetMegapixels });
-  const edit = task.variant === 'ours' ? (bytes: Buffer) => ours(bytes, budget) : task.variant === 'bare' ? bare : bareInside;
+  const edit =
+    task.variant === 'ours' ? (bytes: Buffer) => ours(bytes, budget) : task.variant === 'bare' ? bare : bareInside;
   const inputs = task.groups.map((group) => group.files.map((file) => readFileSync(file)));
   const baselineRssMb = rssMb();
   for (const [i, group] of task.groups.entries()) await runGroup(edit, inputs[i], group.warmup, task.concurrency);
@@ -180,7 +188,8 @@ async function memory(task: Extract<ChildTask, { mode: 'memory' }>): Promise<Chi
   const settled = await Promise.allSettled(inputs.map((bytes) => ours(bytes, budget, running)));
   const seconds = (performance.now() - started) / 1000;
   const failures = settled.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-  if (failures.length > 0) process.stderr.write(`memory run: ${failures.length} failed: ${String(failures[0].reason)}\n`);
+  if (failures.length > 0)
+    process.stderr.write(`memory run: ${failures.length} failed: ${String(failures[0].reason)}\n`);
   return {
     mode: 'memory',
     images: inputs.length,
@@ -197,7 +206,9 @@ async function main(): Promise<void> {
   const task = JSON.parse(process.env.BENCH_PIPELINE_TASK ?? 'null') as ChildTask | null;
   if (!task || !process.send) throw new Error('bench/pipeline-child.ts is forked by bench/pipeline.ts');
   const report = task.mode === 'throughput' ? await throughput(task) : await memory(task);
-  await new Promise<void>((done, fail) => process.send?.(report, (error: Error | null) => (error ? fail(error) : done())));
+  await new Promise<void>((done, fail) =>
+    process.send?.(report, (error: Error | null) => (error ? fail(error) : done())),
+  );
 }
 
 if (require.main === module) {

@@ -78,13 +78,25 @@ const percentile = (values: number[], p: number) => {
 };
 const fixed = (value: number, digits = 2) => value.toFixed(digits);
 const range = (values: number[], digits = 2) =>
-  values.length > 1 ? `${fixed(Math.min(...values), digits)}–${fixed(Math.max(...values), digits)}` : fixed(values[0], digits);
+  values.length > 1
+    ? `${fixed(Math.min(...values), digits)}–${fixed(Math.max(...values), digits)}`
+    : fixed(values[0], digits);
 const log = (line: string) => process.stderr.write(`[bench:pipeline] ${line}\n`);
 
 /** The child's environment: libuv's thread pool at its default, nothing the service reads from the parent. */
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['UV_THREADPOOL_SIZE', 'NODE_OPTIONS', 'VIPS_CONCURRENCY', 'DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'PORT', 'ROLE', 'DATA_DIR']) {
+  for (const name of [
+    'UV_THREADPOOL_SIZE',
+    'NODE_OPTIONS',
+    'VIPS_CONCURRENCY',
+    'DATABASE_URL',
+    'REDIS_URL',
+    'ADMIN_TOKEN',
+    'PORT',
+    'ROLE',
+    'DATA_DIR',
+  ]) {
     delete env[name];
   }
   return { ...env, ...extra };
@@ -120,7 +132,9 @@ async function makeFixtures(): Promise<Fixtures> {
   for (const size of SIZES) {
     const paths: string[] = [];
     for (const seed of size.seeds) {
-      const jpeg = await fromFixture(productPhoto(size.width, size.height, seed)).jpeg({ quality: 90 }).toBuffer();
+      const jpeg = await fromFixture(productPhoto(size.width, size.height, seed))
+        .jpeg({ quality: 90 })
+        .toBuffer();
       const path = join(dir, `${size.width}x${size.height}-${seed}.jpg`);
       writeFileSync(path, jpeg);
       paths.push(path);
@@ -145,14 +159,26 @@ const VARIANT_NAMES: Record<Variant, string> = {
 };
 
 async function throughput(fixtures: Fixtures): Promise<ThroughputRun[]> {
-  const groups: SizeGroup[] = SIZES.map((size, i) => ({ label: size.label, files: fixtures.files[i], count: size.count, warmup: size.warmup }));
+  const groups: SizeGroup[] = SIZES.map((size, i) => ({
+    label: size.label,
+    files: fixtures.files[i],
+    count: size.count,
+    warmup: size.warmup,
+  }));
   const profileDir = process.env.BENCH_CPU_PROF;
   const runs: ThroughputRun[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     for (const variant of VARIANTS) {
       const nodeArgs = profileDir && variant === 'ours' ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profileDir)}`] : [];
       const report = await runChild(
-        { mode: 'throughput', variant, groups, concurrency: CONCURRENCY, threads: THREADS, budgetMegapixels: BUDGET_MEGAPIXELS },
+        {
+          mode: 'throughput',
+          variant,
+          groups,
+          concurrency: CONCURRENCY,
+          threads: THREADS,
+          budgetMegapixels: BUDGET_MEGAPIXELS,
+        },
         nodeArgs,
       );
       if (report.mode !== 'throughput') throw new Error('unexpected report');
@@ -171,9 +197,17 @@ type MemoryReport = Extract<ChildReport, { mode: 'memory' }>;
 async function memory(fixtures: Fixtures): Promise<{ budget: MemoryReport; unbounded: MemoryReport }> {
   const large = fixtures.files[SIZES.findIndex((size) => size.label === '12 MP')];
   const run = async (budgetMegapixels: number) => {
-    const report = await runChild({ mode: 'memory', files: large, inFlight: IN_FLIGHT, threads: THREADS, budgetMegapixels });
+    const report = await runChild({
+      mode: 'memory',
+      files: large,
+      inFlight: IN_FLIGHT,
+      threads: THREADS,
+      budgetMegapixels,
+    });
     if (report.mode !== 'memory') throw new Error('unexpected report');
-    log(`${IN_FLIGHT} x 12 MP at once, budget ${budgetMegapixels} MP: peak RSS ${Math.round(report.peakRssMb)} MB, ${report.completed} completed`);
+    log(
+      `${IN_FLIGHT} x 12 MP at once, budget ${budgetMegapixels} MP: peak RSS ${Math.round(report.peakRssMb)} MB, ${report.completed} completed`,
+    );
     return report;
   };
   return { budget: await run(BUDGET_MEGAPIXELS), unbounded: await run(NO_BUDGET_MEGAPIXELS) };
@@ -202,7 +236,9 @@ function segmentation(): Promise<SegmentationReport> {
     let report: SegmentationReport | undefined;
     child.on('message', (message) => (report = message as SegmentationReport));
     child.on('error', fail);
-    child.on('exit', (code, signal) => (report && code === 0 ? done(report) : fail(new Error(`segmentation child exited with ${code ?? signal}`))));
+    child.on('exit', (code, signal) =>
+      report && code === 0 ? done(report) : fail(new Error(`segmentation child exited with ${code ?? signal}`)),
+    );
   });
 }
 
@@ -220,7 +256,9 @@ function generative(): Promise<GenerativeReport> {
     let report: GenerativeReport | undefined;
     child.on('message', (message) => (report = message as GenerativeReport));
     child.on('error', fail);
-    child.on('exit', (code, signal) => (report && code === 0 ? done(report) : fail(new Error(`generative child exited with ${code ?? signal}`))));
+    child.on('exit', (code, signal) =>
+      report && code === 0 ? done(report) : fail(new Error(`generative child exited with ${code ?? signal}`)),
+    );
   });
 }
 
@@ -240,7 +278,13 @@ function generativeReport(r: GenerativeReport): string[] {
     '| ai_background backdrop | canvas | scenes | mean ms | p95 ms | scenes/s |',
     '|---|---|---|---|---|---|',
     ...r.scenes.map((scene) =>
-      row(scene.backdrop === 'provider' ? `provider's image (its time excluded), ${scene.ratio}` : `studio backdrop, ${scene.ratio}`, `${scene.width} x ${scene.height}`, scene.ms),
+      row(
+        scene.backdrop === 'provider'
+          ? `provider's image (its time excluded), ${scene.ratio}`
+          : `studio backdrop, ${scene.ratio}`,
+        `${scene.width} x ${scene.height}`,
+        scene.ms,
+      ),
     ),
     '',
     `Peak RSS ${Math.round(r.peakRssMb)} MB (${Math.round(r.baselineRssMb)} MB after the fixtures were made).`,
@@ -291,7 +335,9 @@ function segmentationReport(r: SegmentationReport): string[] {
   }
   for (const [group, shots] of groups) {
     const worst = shots.reduce((a, b) => (b.iou < a.iou ? b : a));
-    lines.push(`| ${group} | ${shots.length} | ${mean(shots.map((q) => q.iou)).toFixed(4)} | ${worst.iou.toFixed(4)} | ${worst.name} |`);
+    lines.push(
+      `| ${group} | ${shots.length} | ${mean(shots.map((q) => q.iou)).toFixed(4)} | ${worst.iou.toFixed(4)} | ${worst.name} |`,
+    );
   }
   const all = r.quality.map((q) => q.iou);
   lines.push(`| all | ${all.length} | ${mean(all).toFixed(4)} | ${Math.min(...all).toFixed(4)} | |`);
@@ -337,7 +383,12 @@ function startService(role: 'api' | 'worker', env: NodeJS.ProcessEnv): Service {
 
 interface JobRead {
   job: { id: string; status: string; completed_results: number; failed_results: number };
-  results: Array<{ status: string; completed_at: string | null; error_code: string | null; error_message: string | null }>;
+  results: Array<{
+    status: string;
+    completed_at: string | null;
+    error_code: string | null;
+    error_message: string | null;
+  }>;
 }
 
 export interface EndToEnd {
@@ -403,8 +454,10 @@ async function endToEnd(fixtures: Fixtures): Promise<EndToEnd> {
       if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(json)}`);
       return json;
     };
-    const account = (await post('/admin/v1/accounts', { name: 'bench pipeline', credits: 1_000_000 }, adminHeaders)).account as { id: string };
-    const key = (await post(`/admin/v1/accounts/${account.id}/api-keys`, { environment: 'live' }, adminHeaders)).secret as string;
+    const account = (await post('/admin/v1/accounts', { name: 'bench pipeline', credits: 1_000_000 }, adminHeaders))
+      .account as { id: string };
+    const key = (await post(`/admin/v1/accounts/${account.id}/api-keys`, { environment: 'live' }, adminHeaders))
+      .secret as string;
     const auth = { Authorization: `Bearer ${key}` };
 
     let sequence = 0;
@@ -414,7 +467,11 @@ async function endToEnd(fixtures: Fixtures): Promise<EndToEnd> {
         operations: E2E_OPERATIONS,
         output: { format: 'webp' },
       };
-      const created = await post('/api/v1/image/edit', body, { ...auth, 'Content-Type': 'application/json', 'Idempotency-Key': `${prefix}-${sequence++}` });
+      const created = await post('/api/v1/image/edit', body, {
+        ...auth,
+        'Content-Type': 'application/json',
+        'Idempotency-Key': `${prefix}-${sequence++}`,
+      });
       return (created.job as { id: string }).id;
     };
     /** Polls every job until none is queued or processing; returns the last read of each. */
@@ -495,9 +552,11 @@ function report(
   }
   let oursSmall: number | undefined;
   if (runs.length > 0) {
-    const group = (run: ThroughputRun, label: string) => run.report.groups.find((g) => g.label === label) as GroupResult;
+    const group = (run: ThroughputRun, label: string) =>
+      run.report.groups.find((g) => g.label === label) as GroupResult;
     const rounds = [...new Set(runs.map((run) => run.round))];
-    const of = (variant: Variant, round: number) => runs.find((run) => run.variant === variant && run.round === round) as ThroughputRun;
+    const of = (variant: Variant, round: number) =>
+      runs.find((run) => run.variant === variant && run.round === round) as ThroughputRun;
     lines.push(
       '',
       `Throughput: ${rounds.length} rounds of child processes, each round (a), (b), (b2) in turn; images/s is the median ` +
@@ -520,7 +579,9 @@ function report(
       }
     }
     const ratios = (label: string, against: Variant) =>
-      rounds.map((round) => group(of('ours', round), label).imagesPerSecond / group(of(against, round), label).imagesPerSecond);
+      rounds.map(
+        (round) => group(of('ours', round), label).imagesPerSecond / group(of(against, round), label).imagesPerSecond,
+      );
     lines.push(
       '',
       '| size | (a) / (b) images/s, median of rounds (range) | target ≥ 0.90 | (a) / (b2), reference |',
@@ -535,7 +596,10 @@ function report(
       );
     }
     const baseline = runs.map((run) => run.report.baselineRssMb);
-    lines.push('', `Peak RSS is the child's whole run (warm-up and both sizes); its RSS before the first image was ${range(baseline, 0)} MB.`);
+    lines.push(
+      '',
+      `Peak RSS is the child's whole run (warm-up and both sizes); its RSS before the first image was ${range(baseline, 0)} MB.`,
+    );
   }
   if (mem) {
     lines.push(
@@ -545,11 +609,10 @@ function report(
       '| pixel budget | most edits running at once | peak RSS MB | RSS before MB | seconds | completed |',
       '|---|---|---|---|---|---|',
       ...[
-        [`${BUDGET_MEGAPIXELS} MP (default)`, mem.budget],
-        [`${NO_BUDGET_MEGAPIXELS} MP (none in effect)`, mem.unbounded],
-      ].map(([name, r]) => {
-        const m = r as MemoryReport;
-        return `| ${String(name)} | ${m.maxRunning} | ${Math.round(m.peakRssMb)} | ${Math.round(m.baselineRssMb)} | ${fixed(m.seconds, 1)} | ${m.completed}/${m.images} |`;
+        { name: `${BUDGET_MEGAPIXELS} MP (default)`, m: mem.budget },
+        { name: `${NO_BUDGET_MEGAPIXELS} MP (none in effect)`, m: mem.unbounded },
+      ].map(({ name, m }) => {
+        return `| ${name} | ${m.maxRunning} | ${Math.round(m.peakRssMb)} | ${Math.round(m.baselineRssMb)} | ${fixed(m.seconds, 1)} | ${m.completed}/${m.images} |`;
       }),
     );
   }

@@ -101,7 +101,9 @@ async function main(): Promise<void> {
     const jpegs: Buffer[] = [];
     for (let i = 0; i < size.images; i++) {
       const product = PRODUCTS[i % PRODUCTS.length];
-      jpegs.push((await productShot(product, BACKDROPS[i % BACKDROPS.length], { width: size.width, height: size.height })).jpeg);
+      jpegs.push(
+        (await productShot(product, BACKDROPS[i % BACKDROPS.length], { width: size.width, height: size.height })).jpeg,
+      );
     }
     shots.set(size.label, jpegs);
   }
@@ -135,7 +137,12 @@ async function main(): Promise<void> {
     enableCpuMemArena: false,
     executionMode: 'sequential',
   });
-  const tensor = new Tensor('float32', new Float32Array(3 * task.inputSize * task.inputSize).fill(0.1), [1, 3, task.inputSize, task.inputSize]);
+  const tensor = new Tensor('float32', new Float32Array(3 * task.inputSize * task.inputSize).fill(0.1), [
+    1,
+    3,
+    task.inputSize,
+    task.inputSize,
+  ]);
   await bare.run({ [bare.inputNames[0]]: tensor });
   const bareInferenceMs: number[] = [];
   for (let i = 0; i < task.bareRuns; i++) {
@@ -158,12 +165,26 @@ async function main(): Promise<void> {
   for (const spec of HARD_SHOT_SPECS) {
     const shot = await hardShot(spec);
     const { alpha } = await cutOut(qualitySession, shot.jpeg);
-    quality.push({ name: shot.name, backdrop: `${shot.kind}/${shot.propFamily ?? '-'}`, iou: alphaIoU(alpha, shot.mask) });
+    quality.push({
+      name: shot.name,
+      backdrop: `${shot.kind}/${shot.propFamily ?? '-'}`,
+      iou: alphaIoU(alpha, shot.mask),
+    });
   }
   await qualitySession.release();
 
-  const report: SegmentationReport = { modelPrepareMs, sessionOpenMs, sizes, bareInferenceMs, quality, baselineRssMb, peakRssMb: peakRssMb() };
-  await new Promise<void>((done, fail) => process.send?.(report, (error: Error | null) => (error ? fail(error) : done())));
+  const report: SegmentationReport = {
+    modelPrepareMs,
+    sessionOpenMs,
+    sizes,
+    bareInferenceMs,
+    quality,
+    baselineRssMb,
+    peakRssMb: peakRssMb(),
+  };
+  await new Promise<void>((done, fail) =>
+    process.send?.(report, (error: Error | null) => (error ? fail(error) : done())),
+  );
 }
 
 if (require.main === module) {

@@ -35,11 +35,32 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 1000);
 
 function certificate(): { cert: string; key: string; file: string } {
   const dir = mkdtempSync(join(tmpdir(), 'imgjobs-bench-'));
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
-    '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-  ], { stdio: 'ignore' });
-  return { cert: readFileSync(join(dir, 'cert.pem'), 'utf8'), key: readFileSync(join(dir, 'key.pem'), 'utf8'), file: join(dir, 'cert.pem') };
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
+  return {
+    cert: readFileSync(join(dir, 'cert.pem'), 'utf8'),
+    key: readFileSync(join(dir, 'key.pem'), 'utf8'),
+    file: join(dir, 'cert.pem'),
+  };
 }
 
 interface ReceiverMessage {
@@ -51,7 +72,8 @@ interface ReceiverMessage {
   received?: number;
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
 
 async function main(): Promise<void> {
   const database = `imgjobs_bench_${randomBytes(4).toString('hex')}`;
@@ -103,7 +125,10 @@ async function main(): Promise<void> {
     for (let a = 0; a < ACCOUNTS; a++) {
       const accountId = randomUUID();
       const keyId = randomUUID();
-      await dataSource.query(`INSERT INTO accounts (id, name, paid_credits) VALUES ($1, $2, 0)`, [accountId, `bench ${a}`]);
+      await dataSource.query(`INSERT INTO accounts (id, name, paid_credits) VALUES ($1, $2, 0)`, [
+        accountId,
+        `bench ${a}`,
+      ]);
       await dataSource.query(
         `INSERT INTO api_keys (id, account_id, environment, prefix, secret_hash) VALUES ($1, $2, 'sandbox', $3, $4)`,
         [keyId, accountId, `sk_sandbox_${a}`, randomBytes(32).toString('hex')],
@@ -126,24 +151,31 @@ async function main(): Promise<void> {
       }
     }
 
-    worker = spawn(process.execPath, [...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/main.js', 'worker'], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        ...settings,
-        NODE_ENV: 'production',
-        NODE_EXTRA_CA_CERTS: tls.file,
-        WORKER_QUEUES: 'webhook-delivery',
-        WORKER_HEALTH_PORT: String(await freePort()),
-        WORKER_CONCURRENCY_WEBHOOKS: process.env.WORKER_CONCURRENCY_WEBHOOKS ?? '64',
+    worker = spawn(
+      process.execPath,
+      [...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/main.js', 'worker'],
+      {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          ...settings,
+          NODE_ENV: 'production',
+          NODE_EXTRA_CA_CERTS: tls.file,
+          WORKER_QUEUES: 'webhook-delivery',
+          WORKER_HEALTH_PORT: String(await freePort()),
+          WORKER_CONCURRENCY_WEBHOOKS: process.env.WORKER_CONCURRENCY_WEBHOOKS ?? '64',
+        },
+        stdio: ['ignore', 'inherit', 'inherit'],
       },
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
+    );
     await new Promise((ready) => setTimeout(ready, 3000));
 
     // Accounts take turns, as events of many clients' jobs interleave in a real worker.
     const jobsPerAccount = jobs.length / ACCOUNTS;
-    const interleaved = Array.from({ length: jobs.length }, (_, i) => jobs[(i % ACCOUNTS) * jobsPerAccount + Math.floor(i / ACCOUNTS)]);
+    const interleaved = Array.from(
+      { length: jobs.length },
+      (_, i) => jobs[(i % ACCOUNTS) * jobsPerAccount + Math.floor(i / ACCOUNTS)],
+    );
     const record = async (batch: typeof jobs, count: number, rate: number): Promise<number> => {
       const begun = Date.now();
       let recorded = 0;
@@ -157,8 +189,24 @@ async function main(): Promise<void> {
             written.push(
               ...(await outbox.recordResult(
                 manager,
-                { id: job.id, accountId: job.accountId, api: ToolId.ImageEditing, status: JobStatus.Processing, sandbox: true, webhookUrl },
-                { id: resultId, externalId: null, status: ResultStatus.Completed, resultKey: `bench/${resultId}.png`, thumbnailKey: null, uncertainty: null, errorCode: null, errorMessage: null },
+                {
+                  id: job.id,
+                  accountId: job.accountId,
+                  api: ToolId.ImageEditing,
+                  status: JobStatus.Processing,
+                  sandbox: true,
+                  webhookUrl,
+                },
+                {
+                  id: resultId,
+                  externalId: null,
+                  status: ResultStatus.Completed,
+                  resultKey: `bench/${resultId}.png`,
+                  thumbnailKey: null,
+                  uncertainty: null,
+                  errorCode: null,
+                  errorMessage: null,
+                },
               )),
             );
           }
@@ -200,9 +248,21 @@ async function main(): Promise<void> {
       recorded_in_ms: producedIn,
       delivered_in_ms: elapsed,
       deliveries_per_second: Math.round((EVENTS / elapsed) * 1000),
-      latency_ms: { p50: percentile(latencies, 50), p90: percentile(latencies, 90), p99: percentile(latencies, 99), max: latencies.at(-1) },
+      latency_ms: {
+        p50: percentile(latencies, 50),
+        p90: percentile(latencies, 90),
+        p99: percentile(latencies, 99),
+        max: latencies.at(-1),
+      },
       warmup_events: WARMUP,
-      p99_by_second: [...bySecond].sort(([a], [b]) => a - b).map(([, values]) => percentile(values.sort((a, b) => a - b), 99)),
+      p99_by_second: [...bySecond]
+        .sort(([a], [b]) => a - b)
+        .map(([, values]) =>
+          percentile(
+            values.sort((a, b) => a - b),
+            99,
+          ),
+        ),
       duplicates,
     };
     console.log(JSON.stringify(report, null, 2));

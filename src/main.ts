@@ -112,7 +112,11 @@ async function main(): Promise<void> {
       running = { app };
       app.useLogger(app.get(NestPinoLogger));
       await app.init();
-      running.healthServer = await startWorkerHealthServer(config.WORKER_HEALTH_PORT, app.get(HealthService), app.get(MetricsScraper));
+      running.healthServer = await startWorkerHealthServer(
+        config.WORKER_HEALTH_PORT,
+        app.get(HealthService),
+        app.get(MetricsScraper),
+      );
       logger.info({ healthPort: config.WORKER_HEALTH_PORT }, 'worker started');
     }
 

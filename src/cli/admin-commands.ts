@@ -81,7 +81,10 @@ export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
   'keys:create': {
     usage: 'keys:create ACCOUNT_ID --environment live|sandbox [--name NAME]',
     async run(admin, args, options) {
-      const dto = await validated(CreateApiKeyDto, { environment: text(options.environment), name: text(options.name) });
+      const dto = await validated(CreateApiKeyDto, {
+        environment: text(options.environment),
+        name: text(options.name),
+      });
       const issued = await admin.issueKey(required(args, 0, 'ACCOUNT_ID'), dto.environment, dto.name ?? null);
       return { api_key: presentApiKey(issued.apiKey), secret: issued.secret };
     },
@@ -97,7 +100,9 @@ export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
     usage: 'credits:change ACCOUNT_ID --amount N --reason TEXT',
     async run(admin, args, options) {
       const dto = await validated(CreditChangeDto, { amount: integer(options.amount), reason: text(options.reason) });
-      return { account: presentAccount(await admin.changeCredits(required(args, 0, 'ACCOUNT_ID'), dto.amount, dto.reason)) };
+      return {
+        account: presentAccount(await admin.changeCredits(required(args, 0, 'ACCOUNT_ID'), dto.amount, dto.reason)),
+      };
     },
   },
   ledger: {

@@ -34,7 +34,11 @@ class AdminCliModule {
 const OPTION_NAMES = ['name', 'credits', 'api-access', 'restricted-until', 'environment', 'amount', 'reason', 'limit'];
 
 function usage(): string {
-  return ['Usage: npm run admin -- <command> [arguments]', '', ...Object.values(ADMIN_COMMANDS).map((c) => `  ${c.usage}`)].join('\n');
+  return [
+    'Usage: npm run admin -- <command> [arguments]',
+    '',
+    ...Object.values(ADMIN_COMMANDS).map((c) => `  ${c.usage}`),
+  ].join('\n');
 }
 
 /** `npm run admin -- <command>`: the admin API's operations from a shell, printed as JSON. */
@@ -67,7 +71,9 @@ async function main(): Promise<number> {
     return 0;
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
-    process.stderr.write(`${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } }, null, 2)}\n`);
+    process.stderr.write(
+      `${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } }, null, 2)}\n`,
+    );
     return 1;
   } finally {
     await app.close();

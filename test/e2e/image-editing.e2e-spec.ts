@@ -63,7 +63,13 @@ describe('live image editing with the API and a worker as separate processes', (
     processes.push(worker);
     await waitForReady(workerHealthPort);
 
-    sources.serve('/shoe.jpg', await fromFixture(productPhoto(1200, 900, 5)).jpeg().toBuffer(), { contentType: 'image/jpeg' });
+    sources.serve(
+      '/shoe.jpg',
+      await fromFixture(productPhoto(1200, 900, 5))
+        .jpeg()
+        .toBuffer(),
+      { contentType: 'image/jpeg' },
+    );
     sources.serve('/gone.jpg', 'gone', { status: 404, contentType: 'text/plain' });
 
     const base = `http://127.0.0.1:${apiPort}`;
@@ -116,20 +122,27 @@ describe('live image editing with the API and a worker as separate processes', (
       expect(centre[0]).toBeGreaterThan(centre[1] + 40);
       const thumbnail = await fetch(result.thumbnail_url as string);
       expect(thumbnail.headers.get('content-type')).toBe('image/webp');
-      expect(await sharp(Buffer.from(await thumbnail.arrayBuffer())).metadata()).toMatchObject({ width: 256, height: 256 });
+      expect(await sharp(Buffer.from(await thumbnail.arrayBuffer())).metadata()).toMatchObject({
+        width: 256,
+        height: 256,
+      });
     }
     expect(sources.requests('/shoe.jpg')).toBe(1);
 
-    const ledger = (await (await fetch(`${base}/admin/v1/accounts/${accountId}/ledger`, { headers: admin })).json()) as {
+    const ledger = (await (
+      await fetch(`${base}/admin/v1/accounts/${accountId}/ledger`, { headers: admin })
+    ).json()) as {
       entries: Array<{ kind: string; amount: number; job_id: string | null }>;
     };
     const ofJob = ledger.entries.filter((entry) => entry.job_id === jobId);
     expect(ofJob.filter((entry) => entry.kind === 'reserve').map((entry) => entry.amount)).toEqual([-4]);
     expect(ofJob.filter((entry) => entry.kind === 'capture')).toHaveLength(2);
     expect(ofJob.filter((entry) => entry.kind === 'release').map((entry) => entry.amount)).toEqual([1, 1]);
-    const balance = ((await (await fetch(`${base}/admin/v1/accounts/${accountId}`, { headers: admin })).json()) as {
-      account: { paid_credits: number };
-    }).account.paid_credits;
+    const balance = (
+      (await (await fetch(`${base}/admin/v1/accounts/${accountId}`, { headers: admin })).json()) as {
+        account: { paid_credits: number };
+      }
+    ).account.paid_credits;
     expect(balance).toBe(CREDITS - 2);
     expect(ledger.entries.reduce((sum, entry) => sum + entry.amount, 0)).toBe(balance);
   }, 120_000);

@@ -70,7 +70,9 @@ describe('api and worker roles from one build', () => {
     try {
       await api.waitForOutput(/API listening[\s\S]*API listening/);
       await waitForReady(apiPort);
-      const pids = new Set([...api.output().matchAll(/"pid":(\d+)[^\n]*"msg":"API listening"/g)].map((match) => match[1]));
+      const pids = new Set(
+        [...api.output().matchAll(/"pid":(\d+)[^\n]*"msg":"API listening"/g)].map((match) => match[1]),
+      );
       expect(pids.size).toBe(2);
       expect(pids.has(String(api.child.pid))).toBe(false);
       const answers200 = await Promise.all(
@@ -79,10 +81,18 @@ describe('api and worker roles from one build', () => {
       expect(answers200.every((status) => status === 200)).toBe(true);
       // A scrape reaches one process, which answers for all of them: every scrape counts all 20.
       for (let scrape = 0; scrape < 4; scrape++) {
-        const metrics = await fetch(`http://127.0.0.1:${apiPort}/metrics`, { headers: { Authorization: 'Bearer roles-admin-token-0123456789' } });
+        const metrics = await fetch(`http://127.0.0.1:${apiPort}/metrics`, {
+          headers: { Authorization: 'Bearer roles-admin-token-0123456789' },
+        });
         expect(metrics.status).toBe(200);
         const samples = parseSamples(await metrics.text());
-        expect(valueOf(samples, 'imgjobs_http_request_duration_seconds_count', { route: '/api/v1/tools', method: 'GET', status: '200' })).toBe(20);
+        expect(
+          valueOf(samples, 'imgjobs_http_request_duration_seconds_count', {
+            route: '/api/v1/tools',
+            method: 'GET',
+            status: '200',
+          }),
+        ).toBe(20);
       }
 
       // Only the primary is signalled, as a container runtime signals PID 1: it passes it on.

@@ -105,7 +105,13 @@ describe('S3 result storage with the API and a worker as separate processes that
     await waitForReady(presigningApiPort);
     await waitForReady(workerHealthPort);
 
-    sources.serve('/shoe.jpg', await fromFixture(productPhoto(1200, 900, 5)).jpeg().toBuffer(), { contentType: 'image/jpeg' });
+    sources.serve(
+      '/shoe.jpg',
+      await fromFixture(productPhoto(1200, 900, 5))
+        .jpeg()
+        .toBuffer(),
+      { contentType: 'image/jpeg' },
+    );
     const base = `http://127.0.0.1:${apiPort}`;
     const { key } = await seedAccountOverHttp(base, ADMIN_TOKEN, { name: 's3 e2e', credits: 10, environment: 'live' });
     const auth = { Authorization: `Bearer ${key}` };
@@ -156,7 +162,11 @@ describe('S3 result storage with the API and a worker as separate processes that
     expect(viaPresigningApi.results[0].result_url).toContain(`/${s3.bucket}/results/${jobId}/`);
     expect(viaPresigningApi.results[0].result_url).toContain('X-Amz-Signature=');
 
-    const events = await queryDatabase(database.url, `SELECT body FROM webhook_events WHERE job_id = $1 AND result_id IS NOT NULL`, [jobId]);
+    const events = await queryDatabase(
+      database.url,
+      `SELECT body FROM webhook_events WHERE job_id = $1 AND result_id IS NOT NULL`,
+      [jobId],
+    );
     const event = JSON.parse(events[0].body) as { result: { result_url: string; thumbnail_url: string } };
     expect(event.result.result_url).toContain(`/${s3.bucket}/results/${jobId}/`);
     expect((await download(event.result.thumbnail_url)).contentType).toBe('image/webp');

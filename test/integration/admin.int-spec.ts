@@ -113,9 +113,13 @@ describe(AdminController.name, () => {
 
     it('sets restricted_until (normalised to UTC) and lifts it with null', async () => {
       const { id } = await createAccount({ name: 'Restrict' });
-      const set = await call('patch', `/accounts/${id}`).send({ restricted_until: '2031-05-06T12:00:00+02:00' }).expect(200);
+      const set = await call('patch', `/accounts/${id}`)
+        .send({ restricted_until: '2031-05-06T12:00:00+02:00' })
+        .expect(200);
       expect(set.body.account.restricted_until).toBe('2031-05-06T10:00:00.000Z');
-      expect((await call('get', `/accounts/${id}`).expect(200)).body.account.restricted_until).toBe('2031-05-06T10:00:00.000Z');
+      expect((await call('get', `/accounts/${id}`).expect(200)).body.account.restricted_until).toBe(
+        '2031-05-06T10:00:00.000Z',
+      );
 
       const lifted = await call('patch', `/accounts/${id}`).send({ restricted_until: null }).expect(200);
       expect(lifted.body.account.restricted_until).toBeNull();
@@ -171,7 +175,11 @@ describe(AdminController.name, () => {
 
     it('answers 404 not_found for an unknown account and stores no key', async () => {
       const before = await snapshot();
-      expectError(await call('post', `/accounts/${randomUUID()}/api-keys`).send({ environment: 'live' }), 404, 'not_found');
+      expectError(
+        await call('post', `/accounts/${randomUUID()}/api-keys`).send({ environment: 'live' }),
+        404,
+        'not_found',
+      );
       expect(await snapshot()).toEqual(before);
     });
   });
@@ -201,8 +209,13 @@ describe(AdminController.name, () => {
     it('grants and corrects, each written to the ledger as grant and adjustment', async () => {
       const { id } = await createAccount({ name: 'Credits' });
       const grant = await call('post', `/accounts/${id}/credits`).send({ amount: 50, reason: 'goodwill' }).expect(200);
-      expect(grant.body).toEqual({ account: expect.objectContaining({ id, paid_credits: 50 }), request_id: grant.headers['x-request-id'] });
-      const fix = await call('post', `/accounts/${id}/credits`).send({ amount: -20, reason: 'double grant' }).expect(200);
+      expect(grant.body).toEqual({
+        account: expect.objectContaining({ id, paid_credits: 50 }),
+        request_id: grant.headers['x-request-id'],
+      });
+      const fix = await call('post', `/accounts/${id}/credits`)
+        .send({ amount: -20, reason: 'double grant' })
+        .expect(200);
       expect(fix.body.account.paid_credits).toBe(30);
 
       expect(await ledgerOf(id)).toEqual([
@@ -225,7 +238,11 @@ describe(AdminController.name, () => {
 
     it('answers 404 not_found for an unknown account and writes no ledger row', async () => {
       const before = await snapshot();
-      expectError(await call('post', `/accounts/${randomUUID()}/credits`).send({ amount: 5, reason: 'x' }), 404, 'not_found');
+      expectError(
+        await call('post', `/accounts/${randomUUID()}/credits`).send({ amount: 5, reason: 'x' }),
+        404,
+        'not_found',
+      );
       expect(await snapshot()).toEqual(before);
     });
 
@@ -234,7 +251,10 @@ describe(AdminController.name, () => {
       await call('post', `/accounts/${id}/credits`).send({ amount: 1_000_000_000, reason: 'more' }).expect(200);
       const before = await snapshot();
       // 3e9 does not fit the balance column; each move is within the documented maximum.
-      expectInvalid(await call('post', `/accounts/${id}/credits`).send({ amount: 1_000_000_000, reason: 'too much' }), 'amount');
+      expectInvalid(
+        await call('post', `/accounts/${id}/credits`).send({ amount: 1_000_000_000, reason: 'too much' }),
+        'amount',
+      );
       expect(await snapshot()).toEqual(before);
     });
   });
@@ -325,7 +345,9 @@ describe(AdminController.name, () => {
     async function fullAccount(name: string): Promise<string> {
       const { id } = await createAccount({ name, credits: 1_000_000_000 });
       await call('post', `/accounts/${id}/credits`).send({ amount: 1_000_000_000, reason: 'more' }).expect(200);
-      await call('post', `/accounts/${id}/credits`).send({ amount: MAX_BALANCE - 2_000_000_000, reason: 'to the top' }).expect(200);
+      await call('post', `/accounts/${id}/credits`)
+        .send({ amount: MAX_BALANCE - 2_000_000_000, reason: 'to the top' })
+        .expect(200);
       expect(await balanceOf(id)).toBe(MAX_BALANCE);
       return id;
     }
@@ -337,8 +359,14 @@ describe(AdminController.name, () => {
       expect(await inTransaction((m) => credits.reserve(m, id, jobId, 100))).toBe(MAX_BALANCE - 100);
 
       const before = await snapshot();
-      expectInvalid(await call('post', `/accounts/${id}/credits`).send({ amount: 100, reason: 'would overflow' }), 'amount');
-      expectInvalid(await call('post', `/accounts/${id}/credits`).send({ amount: 1, reason: 'would overflow' }), 'amount');
+      expectInvalid(
+        await call('post', `/accounts/${id}/credits`).send({ amount: 100, reason: 'would overflow' }),
+        'amount',
+      );
+      expectInvalid(
+        await call('post', `/accounts/${id}/credits`).send({ amount: 1, reason: 'would overflow' }),
+        'amount',
+      );
       expect(await snapshot()).toEqual(before);
 
       // The reserved credits come back without overflowing the integer column.
@@ -353,11 +381,17 @@ describe(AdminController.name, () => {
       await inTransaction((m) => credits.capture(m, id, jobId, 30));
       await inTransaction((m) => credits.release(m, id, jobId, 10));
       // 60 still reserved, balance MAX - 90: room for 30 more, not 31.
-      expectInvalid(await call('post', `/accounts/${id}/credits`).send({ amount: 31, reason: 'one too many' }), 'amount');
+      expectInvalid(
+        await call('post', `/accounts/${id}/credits`).send({ amount: 31, reason: 'one too many' }),
+        'amount',
+      );
       await call('post', `/accounts/${id}/credits`).send({ amount: 30, reason: 'exactly' }).expect(200);
       await inTransaction((m) => credits.release(m, id, jobId, 60));
       expect(await balanceOf(id)).toBe(MAX_BALANCE);
-      const [{ sum }] = await t.dataSource.query(`SELECT sum(amount)::bigint AS sum FROM credit_ledger WHERE account_id = $1`, [id]);
+      const [{ sum }] = await t.dataSource.query(
+        `SELECT sum(amount)::bigint AS sum FROM credit_ledger WHERE account_id = $1`,
+        [id],
+      );
       expect(Number(sum)).toBe(MAX_BALANCE);
     });
 
@@ -379,7 +413,9 @@ describe(AdminController.name, () => {
     it('lists entries newest first with their fields, and the balance equals the sum of amounts', async () => {
       const { id } = await createAccount({ name: 'Ledger', credits: 100 });
       for (const amount of [25, -40, 7, -2]) {
-        await call('post', `/accounts/${id}/credits`).send({ amount, reason: `move ${amount}` }).expect(200);
+        await call('post', `/accounts/${id}/credits`)
+          .send({ amount, reason: `move ${amount}` })
+          .expect(200);
       }
       const res = await call('get', `/accounts/${id}/ledger`).expect(200);
       expect(res.body.request_id).toBe(res.headers['x-request-id']);
@@ -404,7 +440,10 @@ describe(AdminController.name, () => {
       const balance = await balanceOf(id);
       expect(balance).toBe(90);
       expect(entries.reduce((sum, e) => sum + e.amount, 0)).toBe(balance);
-      const [{ sum }] = await t.dataSource.query(`SELECT sum(amount)::int AS sum FROM credit_ledger WHERE account_id = $1`, [id]);
+      const [{ sum }] = await t.dataSource.query(
+        `SELECT sum(amount)::int AS sum FROM credit_ledger WHERE account_id = $1`,
+        [id],
+      );
       expect(sum).toBe(balance);
     });
 

@@ -49,11 +49,14 @@ describe(AccessGuard.name, () => {
       expectError(await getAccount(bearer(key)), 401, 'unauthorized');
     });
 
-    it.each(['live', 'sandbox'])('when a well-formed %s key is unknown, also on repeat (cached miss)', async (environment) => {
-      const key = `sk_${environment}_${base62(40)}`;
-      expectError(await getAccount(bearer(key)), 401, 'unauthorized');
-      expectError(await getAccount(bearer(key)), 401, 'unauthorized');
-    });
+    it.each(['live', 'sandbox'])(
+      'when a well-formed %s key is unknown, also on repeat (cached miss)',
+      async (environment) => {
+        const key = `sk_${environment}_${base62(40)}`;
+        expectError(await getAccount(bearer(key)), 401, 'unauthorized');
+        expectError(await getAccount(bearer(key)), 401, 'unauthorized');
+      },
+    );
 
     it('when a key was revoked, from the very next request although its lookup was cached', async () => {
       const { liveKey, liveKeyId, sandboxKey } = await seedAccount(t);
@@ -163,7 +166,11 @@ describe('failed authentication limit per client IP', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await createTestApp({ LIMIT_FAILED_AUTH_PER_HOUR_IP: '3', TRUST_PROXY: 'true', RATE_LIMIT_WINDOW_SECONDS: '60' });
+    t = await createTestApp({
+      LIMIT_FAILED_AUTH_PER_HOUR_IP: '3',
+      TRUST_PROXY: 'true',
+      RATE_LIMIT_WINDOW_SECONDS: '60',
+    });
   });
   afterAll(() => t.close());
 
@@ -213,7 +220,7 @@ describe('failed authentication limit per client IP', () => {
     }
   });
 
-  it('never refuses valid keys for other keys\' failures in flight: valid keys do not count', async () => {
+  it("never refuses valid keys for other keys' failures in flight: valid keys do not count", async () => {
     const keys = await Promise.all(Array.from({ length: 6 }, () => seedAccount(t).then((seeded) => seeded.liveKey)));
     const statuses = (await Promise.all(keys.map((key) => fromIp('203.0.113.50', key)))).map((res) => res.status);
     expect(statuses).toEqual(keys.map(() => 200));
@@ -283,7 +290,7 @@ describe('key revocation across API instances', () => {
     await second.http().get(ACCOUNT).set(bearer(sandboxKey)).expect(200);
   });
 
-  it('applies an account change made on the first instance to the second instance\'s cached keys', async () => {
+  it("applies an account change made on the first instance to the second instance's cached keys", async () => {
     const { accountId, liveKey } = await seedAccount(first);
     await second.http().get(ACCOUNT).set(bearer(liveKey)).expect(200);
 

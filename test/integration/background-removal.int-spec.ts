@@ -38,7 +38,8 @@ function boundsOf(mask: Uint8Array, width: number): { left: number; top: number;
   return { left, top, right, bottom };
 }
 
-const alphaOf = (image: Decoded) => Uint8Array.from({ length: image.width * image.height }, (_, i) => image.data[i * 4 + 3]);
+const alphaOf = (image: Decoded) =>
+  Uint8Array.from({ length: image.width * image.height }, (_, i) => image.data[i * 4 + 3]);
 
 /** Every pixel of the image's outer `band` rows and columns. */
 function border(image: Decoded, band: number): number[][] {
@@ -80,7 +81,10 @@ function groupTable(rows: Array<{ group: string; iou: number }>): string {
   const groups = new Map<string, number[]>();
   for (const { group, iou } of rows) groups.set(group, [...(groups.get(group) ?? []), iou]);
   return [...groups]
-    .map(([group, values]) => `${group.padEnd(30)} n=${String(values.length).padStart(3)} mean ${mean(values).toFixed(4)} worst ${Math.min(...values).toFixed(4)}`)
+    .map(
+      ([group, values]) =>
+        `${group.padEnd(30)} n=${String(values.length).padStart(3)} mean ${mean(values).toFixed(4)} worst ${Math.min(...values).toFixed(4)}`,
+    )
     .join('\n');
 }
 
@@ -106,7 +110,14 @@ describe('live background removal with the local model, through the API and a wo
     }
     for (const shot of hardShots.values()) server.serve(`/${shot.name}.jpg`, shot.jpeg, { contentType: 'image/jpeg' });
     t = await createTestApp(
-      { ...GENEROUS_LIMITS, CAPACITY_ACCOUNT_SHARE: '1', SEGMENTER: 'local', OUTBOUND_ALLOWLIST: '127.0.0.1', WORKER_CONCURRENCY_BACKGROUND_REMOVAL: '2', RESULT_TIMEOUT_SECONDS: '300' },
+      {
+        ...GENEROUS_LIMITS,
+        CAPACITY_ACCOUNT_SHARE: '1',
+        SEGMENTER: 'local',
+        OUTBOUND_ALLOWLIST: '127.0.0.1',
+        WORKER_CONCURRENCY_BACKGROUND_REMOVAL: '2',
+        RESULT_TIMEOUT_SECONDS: '300',
+      },
       { role: ProcessRole.All },
     );
     account = await seedAccount(t, { credits: 1000 });
@@ -124,12 +135,21 @@ describe('live background removal with the local model, through the API and a wo
   };
   const download = async (url: string) => {
     const parsed = new URL(url);
-    return (await t.http().get(parsed.pathname + parsed.search).buffer(true).expect(200)).body as Buffer;
+    return (
+      await t
+        .http()
+        .get(parsed.pathname + parsed.search)
+        .buffer(true)
+        .expect(200)
+    ).body as Buffer;
   };
   const shot = (name: string) => shots.get(name) as ProductShot;
   /** One remove-background result of `name` with `options`, decoded. */
   const cutOut = async (name: string, options: object = {}): Promise<Decoded> => {
-    const res = await create('/api/v1/remove-background', { input: [{ image_url: server.url(`/${name}.jpg`) }], ...options }).expect(202);
+    const res = await create('/api/v1/remove-background', {
+      input: [{ image_url: server.url(`/${name}.jpg`) }],
+      ...options,
+    }).expect(202);
     const [result] = await results(res.body.job.id);
     expect(result).toMatchObject({ status: 'completed', error_code: null });
     return decodeRgba(await download(result.result_url as string));
@@ -147,7 +167,9 @@ describe('live background removal with the local model, through the API and a wo
     });
     expect(ready.body).toMatchObject({ status: 'ok', checks: { segmenter: 'up' } });
     const catalog = await t.http().get('/api/v1/tools').expect(200);
-    const available = catalog.body.tools.filter((tool: { available: boolean }) => tool.available).map((tool: { id: string }) => tool.id);
+    const available = catalog.body.tools
+      .filter((tool: { available: boolean }) => tool.available)
+      .map((tool: { id: string }) => tool.id);
     // Ads lay the cut-out product out locally; the other generative tools need an image provider.
     expect(available.sort()).toEqual(['ad_creative', 'image_editing', 'remove_background']);
   }, 150_000);
@@ -162,12 +184,19 @@ describe('live background removal with the local model, through the API and a wo
     for (let first = 0; first < names.length; first += 20) {
       const batch = names.slice(first, first + 20);
       const res = await create('/api/v1/remove-background', {
-        input: batch.map((name) => ({ image_url: server.url(`/${name}.jpg`), external_id: name, subject_hints: hintsOf(name) })),
+        input: batch.map((name) => ({
+          image_url: server.url(`/${name}.jpg`),
+          external_id: name,
+          subject_hints: hintsOf(name),
+        })),
       }).expect(202);
       for (const result of await results(res.body.job.id, 600_000)) {
         expect(result).toMatchObject({ status: 'completed', error_code: null });
         const output = await decodeRgba(await download(result.result_url as string));
-        scores.set(result.external_id, { iou: alphaIoU(alphaOf(output), truth(result.external_id)), uncertainty: result.uncertainty as number });
+        scores.set(result.external_id, {
+          iou: alphaIoU(alphaOf(output), truth(result.external_id)),
+          uncertainty: result.uncertainty as number,
+        });
       }
     }
     return scores;
@@ -200,7 +229,7 @@ describe('live background removal with the local model, through the API and a wo
     let best = 0;
     let nearest = Infinity;
     shot.mask.forEach((value, i) => {
-      const d = (i % shot.width - sx / count) ** 2 + (Math.floor(i / shot.width) - sy / count) ** 2;
+      const d = ((i % shot.width) - sx / count) ** 2 + (Math.floor(i / shot.width) - sy / count) ** 2;
       if (value && d < nearest) {
         nearest = d;
         best = i;
@@ -212,7 +241,11 @@ describe('live background removal with the local model, through the API and a wo
   let baseScores = new Map<string, { iou: number; uncertainty: number }>();
   it('cuts every generated product shot out with mean alpha IoU >= 0.95 and none below 0.90', async () => {
     baseScores = await scoreShots([...shots.keys()], (name) => shot(name).mask);
-    const table = [...baseScores].map(([name, { iou, uncertainty }]) => `${name.padEnd(28)} ${iou.toFixed(4)} uncertainty ${uncertainty.toFixed(3)}`).join('\n');
+    const table = [...baseScores]
+      .map(
+        ([name, { iou, uncertainty }]) => `${name.padEnd(28)} ${iou.toFixed(4)} uncertainty ${uncertainty.toFixed(3)}`,
+      )
+      .join('\n');
     process.stdout.write(`\nalpha IoU per shot (local segmenter):\n${table}\n`);
     const values = [...baseScores.values()].map(({ iou }) => iou);
     expect(values).toHaveLength(shots.size);
@@ -231,14 +264,21 @@ describe('live background removal with the local model, through the API and a wo
   it('cuts the hard shots out, scored per kind and per prop family, and ranks them by its uncertainty', async () => {
     hardScores = await scoreShots([...hardShots.keys()], (name) => hard(name).mask);
     const rows = [...hardScores].map(([name, { iou, uncertainty }]) => ({ name, iou, uncertainty, shot: hard(name) }));
-    const table = rows.map(({ name, iou, uncertainty }) => `${name.padEnd(40)} ${iou.toFixed(4)} uncertainty ${uncertainty.toFixed(3)}`).join('\n');
+    const table = rows
+      .map(({ name, iou, uncertainty }) => `${name.padEnd(40)} ${iou.toFixed(4)} uncertainty ${uncertainty.toFixed(3)}`)
+      .join('\n');
     const kinds = groupTable(rows.map(({ iou, shot }) => ({ group: shot.kind, iou })));
     const families = groupTable(
       rows
         .filter(({ shot }) => shot.propFamily)
-        .map(({ iou, shot }) => ({ group: `${shot.propFamily} (${HELD_OUT_PROP_FAMILIES.includes(shot.propFamily!) ? 'held out' : 'tuned on'})`, iou })),
+        .map(({ iou, shot }) => ({
+          group: `${shot.propFamily} (${HELD_OUT_PROP_FAMILIES.includes(shot.propFamily!) ? 'held out' : 'tuned on'})`,
+          iou,
+        })),
     );
-    process.stdout.write(`\nhard shots, alpha IoU per shot:\n${table}\nper kind:\n${kinds}\nper prop family:\n${families}\n`);
+    process.stdout.write(
+      `\nhard shots, alpha IoU per shot:\n${table}\nper kind:\n${kinds}\nper prop family:\n${families}\n`,
+    );
     const values = rows.map(({ iou }) => iou);
     expect(values).toHaveLength(HARD_SHOT_SPECS.length);
     expect(mean(values)).toBeGreaterThanOrEqual(0.82);
@@ -246,29 +286,52 @@ describe('live background removal with the local model, through the API and a wo
     // Unsure cut-outs are the bad ones: the score ranks with (1 - IoU) across the whole set, plain shots and hard ones.
     const all = [...baseScores.values(), ...hardScores.values()];
     expect(all).toHaveLength(shots.size + hardShots.size);
-    const correlation = rankCorrelation(all.map(({ uncertainty }) => uncertainty), all.map(({ iou }) => 1 - iou));
-    const hardOnly = rankCorrelation(rows.map(({ uncertainty }) => uncertainty), values.map((iou) => 1 - iou));
-    process.stdout.write(`uncertainty rank correlation with (1 - IoU): ${correlation.toFixed(3)} over all ${all.length} shots, ${hardOnly.toFixed(3)} over the hard ones\n`);
+    const correlation = rankCorrelation(
+      all.map(({ uncertainty }) => uncertainty),
+      all.map(({ iou }) => 1 - iou),
+    );
+    const hardOnly = rankCorrelation(
+      rows.map(({ uncertainty }) => uncertainty),
+      values.map((iou) => 1 - iou),
+    );
+    process.stdout.write(
+      `uncertainty rank correlation with (1 - IoU): ${correlation.toFixed(3)} over all ${all.length} shots, ${hardOnly.toFixed(3)} over the hard ones\n`,
+    );
     expect(correlation).toBeGreaterThanOrEqual(0.5);
   }, 1_200_000);
 
   it('does better on the prop shots with a region around the product, and no worse with a keep point', async () => {
     // Touching and beside: a prop fused to the product, and a larger prop beside it, of every family.
     const names = propShots().filter((name) => ['touching', 'beside'].includes(hard(name).kind));
-    const regionScores = await scoreShots(names, (name) => hard(name).mask, (name) => ({ region: regionAround(hard(name)) }));
+    const regionScores = await scoreShots(
+      names,
+      (name) => hard(name).mask,
+      (name) => ({ region: regionAround(hard(name)) }),
+    );
     const pointNames = names.filter((name) => hard(name).kind === 'touching');
-    const pointScores = await scoreShots(pointNames, (name) => hard(name).mask, (name) => ({ keep_points: [pointOn(hard(name))] }));
+    const pointScores = await scoreShots(
+      pointNames,
+      (name) => hard(name).mask,
+      (name) => ({ keep_points: [pointOn(hard(name))] }),
+    );
     const plain = (name: string) => (hardScores.get(name) as { iou: number }).iou;
     const table = names
-      .map((name) => `${name.padEnd(40)} none ${plain(name).toFixed(4)} region ${(regionScores.get(name) as { iou: number }).iou.toFixed(4)}`)
+      .map(
+        (name) =>
+          `${name.padEnd(40)} none ${plain(name).toFixed(4)} region ${(regionScores.get(name) as { iou: number }).iou.toFixed(4)}`,
+      )
       .join('\n');
     process.stdout.write(`\nprop shots with hints, alpha IoU:\n${table}\n`);
     const withRegion = names.map((name) => (regionScores.get(name) as { iou: number }).iou);
     // Nothing outside the region survives, and what crosses its edge is a prop.
-    process.stdout.write(`region on ${names.length} prop shots: mean ${mean(withRegion).toFixed(4)} against ${mean(names.map(plain)).toFixed(4)} without\n`);
+    process.stdout.write(
+      `region on ${names.length} prop shots: mean ${mean(withRegion).toFixed(4)} against ${mean(names.map(plain)).toFixed(4)} without\n`,
+    );
     expect(mean(withRegion)).toBeGreaterThan(mean(names.map(plain)) + 0.02);
     const withPoint = pointNames.map((name) => (pointScores.get(name) as { iou: number }).iou);
-    process.stdout.write(`keep points on ${pointNames.length} touching shots: mean ${mean(withPoint).toFixed(4)} against ${mean(pointNames.map(plain)).toFixed(4)} without\n`);
+    process.stdout.write(
+      `keep points on ${pointNames.length} touching shots: mean ${mean(withPoint).toFixed(4)} against ${mean(pointNames.map(plain)).toFixed(4)} without\n`,
+    );
     expect(mean(withPoint)).toBeGreaterThanOrEqual(mean(pointNames.map(plain)) - 0.005);
   }, 1_200_000);
 
@@ -334,7 +397,9 @@ describe('live background removal with the local model, through the API and a wo
       background: { type: 'white', shadow: 'natural' },
       output: { format: 'png', number_of_images: 2 },
     }).expect(202);
-    const variants = await Promise.all((await results(res.body.job.id)).map(async (result) => decodeRgba(await download(result.result_url as string))));
+    const variants = await Promise.all(
+      (await results(res.body.job.id)).map(async (result) => decodeRgba(await download(result.result_url as string))),
+    );
     const darkness = (image: Decoded, from: number, to: number) => {
       let sum = 0;
       for (let y = truth.top + Math.round((truth.bottom - truth.top) * 0.6); y <= truth.bottom; y++) {
@@ -364,7 +429,10 @@ describe('live background removal with the local model, through the API and a wo
     const name = `${PRODUCTS[2]}-on-gradient`;
     const res = await create('/api/v1/image/edit', {
       input: [{ image_url: server.url(`/${name}.jpg`) }],
-      operations: { background: { type: 'color', color: '#f0e0c0', shadow: 'soft' }, resizing: { width: 800, height: 800, fit: 'contain' } },
+      operations: {
+        background: { type: 'color', color: '#f0e0c0', shadow: 'soft' },
+        resizing: { width: 800, height: 800, fit: 'contain' },
+      },
       output: { format: 'png' },
     }).expect(202);
     const [result] = await results(res.body.job.id);
@@ -377,7 +445,10 @@ describe('live background removal with the local model, through the API and a wo
     const truth = boundsOf(shot(name).mask, shot(name).width);
     const scale = 800 / shot(name).width;
     const offset = (800 - shot(name).height * scale) / 2;
-    const centre = edited.pixel(Math.round(((truth.left + truth.right) / 2) * scale), Math.round(((truth.top + truth.bottom) / 2) * scale + offset));
+    const centre = edited.pixel(
+      Math.round(((truth.left + truth.right) / 2) * scale),
+      Math.round(((truth.top + truth.bottom) / 2) * scale + offset),
+    );
     expect(Math.abs(centre[0] - 0xf0) + Math.abs(centre[1] - 0xe0) + Math.abs(centre[2] - 0xc0)).toBeGreaterThan(40);
   }, 300_000);
 
@@ -385,20 +456,33 @@ describe('live background removal with the local model, through the API and a wo
     const enhance = async (body: object) => {
       const res = await create('/api/v1/product-photo-jobs', body).expect(202);
       await waitForJob(t, res.body.job.id, undefined, 240_000);
-      return (await t.http().get(`/api/v1/product-image-enhancements/${res.body.job.id}`).set(bearer(account.liveKey)).expect(200)).body
-        .enhancement as { credits_used: number; items: Array<{ credits_used: number; result_url: string; thumbnail_url: string; error_code: string | null }> };
+      return (
+        await t
+          .http()
+          .get(`/api/v1/product-image-enhancements/${res.body.job.id}`)
+          .set(bearer(account.liveKey))
+          .expect(200)
+      ).body.enhancement as {
+        credits_used: number;
+        items: Array<{ credits_used: number; result_url: string; thumbnail_url: string; error_code: string | null }>;
+      };
     };
 
-    it('studio_packshot: the preset\'s exact size, pure white borders, the product centred with even margins and a shadow under it', async () => {
+    it("studio_packshot: the preset's exact size, pure white borders, the product centred with even margins and a shadow under it", async () => {
       const name = `${PRODUCTS[0]}-on-tabletop`;
-      const enhancement = await enhance({ images: [{ source_url: server.url(`/${name}.jpg`), external_id: 'sku-1' }], preset: 'etsy_listing_image' });
+      const enhancement = await enhance({
+        images: [{ source_url: server.url(`/${name}.jpg`), external_id: 'sku-1' }],
+        preset: 'etsy_listing_image',
+      });
       const [item] = enhancement.items;
       expect(item).toMatchObject({ credits_used: 2, error_code: null });
       expect(await sharp(await download(item.thumbnail_url)).metadata()).toMatchObject({ format: 'webp', width: 256 });
       const packshot = await decodeRgba(await download(item.result_url));
       expect([packshot.width, packshot.height]).toEqual([2700, 2025]);
       expect(border(packshot, 10).every((pixel) => pixel.slice(0, 3).every((value) => value >= 253))).toBe(true);
-      const dark = Uint8Array.from({ length: packshot.width * packshot.height }, (_, i) => (packshot.data[i * 4] < 200 ? 255 : 0));
+      const dark = Uint8Array.from({ length: packshot.width * packshot.height }, (_, i) =>
+        packshot.data[i * 4] < 200 ? 255 : 0,
+      );
       const product = boundsOf(dark, packshot.width);
       const [left, right] = [product.left, packshot.width - 1 - product.right];
       expect(Math.abs(left - right)).toBeLessThan(packshot.width * 0.04);
@@ -407,7 +491,10 @@ describe('live background removal with the local model, through the API and a wo
 
     it('marketplace_clean: pure white RGB 255, the product filling about 85% of the frame, no props left', async () => {
       const name = `${PRODUCTS[3]}-on-clutter`;
-      const enhancement = await enhance({ images: [{ source_url: server.url(`/${name}.jpg`), external_id: 'sku-2' }], preset: 'amazon_main_image' });
+      const enhancement = await enhance({
+        images: [{ source_url: server.url(`/${name}.jpg`), external_id: 'sku-2' }],
+        preset: 'amazon_main_image',
+      });
       const clean = await decodeRgba(await download(enhancement.items[0].result_url));
       expect([clean.width, clean.height]).toEqual([2000, 2000]);
       const notWhite = Uint8Array.from({ length: clean.width * clean.height }, (_, i) =>
@@ -415,7 +502,10 @@ describe('live background removal with the local model, through the API and a wo
       );
       // Everything that is not white is the product: one box, filling 85% of the frame along its tighter side.
       const product = boundsOf(notWhite, clean.width);
-      const fill = Math.max((product.right - product.left + 1) / clean.width, (product.bottom - product.top + 1) / clean.height);
+      const fill = Math.max(
+        (product.right - product.left + 1) / clean.width,
+        (product.bottom - product.top + 1) / clean.height,
+      );
       expect(fill).toBeGreaterThan(0.82);
       expect(fill).toBeLessThan(0.88);
       expect(border(clean, 20).every((pixel) => pixel.slice(0, 3).every((value) => value === 255))).toBe(true);
@@ -423,7 +513,10 @@ describe('live background removal with the local model, through the API and a wo
 
     it('remove_background with the transparent cut-out preset: a PNG at the source size, transparent around the product', async () => {
       const name = `${PRODUCTS[4]}-on-similar`;
-      const enhancement = await enhance({ images: [{ source_url: server.url(`/${name}.jpg`), external_id: 'sku-3' }], preset: 'transparent_cutout' });
+      const enhancement = await enhance({
+        images: [{ source_url: server.url(`/${name}.jpg`), external_id: 'sku-3' }],
+        preset: 'transparent_cutout',
+      });
       expect(enhancement.items[0]).toMatchObject({ credits_used: 1, error_code: null });
       const cutout = await decodeRgba(await download(enhancement.items[0].result_url));
       expect([cutout.width, cutout.height]).toEqual([shot(name).width, shot(name).height]);

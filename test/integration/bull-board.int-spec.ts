@@ -56,7 +56,13 @@ describe(`Bull Board at ${BULL_BOARD_ROUTE}`, () => {
     const res = await t.http().get(QUEUES_API).set(bearer(TEST_ADMIN_TOKEN)).expect(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     const names = (res.body.queues as Array<{ name: string }>).map((queue) => queue.name);
-    expect([...names].sort()).toEqual(['background-removal', 'maintenance', 'processing', 'sandbox', 'webhook-delivery']);
+    expect([...names].sort()).toEqual([
+      'background-removal',
+      'maintenance',
+      'processing',
+      'sandbox',
+      'webhook-delivery',
+    ]);
   });
 
   describe('when ADMIN_TOKEN is not configured', () => {

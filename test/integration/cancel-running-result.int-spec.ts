@@ -66,10 +66,10 @@ describe(`${JobLifecycleService.name}: a running result of a cancelled job`, () 
     expect(await creditTotals(t, account.accountId)).toEqual({ balance: 27, ledgerSum: 27 });
 
     const results = () =>
-      t.dataSource.query(
+      t.dataSource.query<ResultRow[]>(
         `SELECT id, status, credits_reserved, credits_used, completed_at FROM job_results WHERE job_id = $1 ORDER BY index`,
         [jobId],
-      ) as Promise<ResultRow[]>;
+      );
     const running = await readUntil(
       results,
       (rows) => rows.filter((row) => row.status === 'processing').length === 1 && provider.waiting.length === 1,

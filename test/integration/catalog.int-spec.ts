@@ -17,7 +17,14 @@ describe(CatalogController.name, () => {
     const res = await t.http().get('/api/v1/tools').expect(200);
     expect(res.headers['x-request-id']).toBe(res.body.request_id);
     // The contract's six tool ids, written out: a tool dropped from the code's enum must fail here.
-    expect(res.body.tools.map((tool: { id: string }) => tool.id).sort()).toEqual(['ad_creative', 'ai_background', 'image_ai_edit', 'image_editing', 'image_generation', 'remove_background']);
+    expect(res.body.tools.map((tool: { id: string }) => tool.id).sort()).toEqual([
+      'ad_creative',
+      'ai_background',
+      'image_ai_edit',
+      'image_editing',
+      'image_generation',
+      'remove_background',
+    ]);
     for (const tool of res.body.tools) {
       expect(tool).toEqual({
         id: expect.any(String),
@@ -33,7 +40,9 @@ describe(CatalogController.name, () => {
         unavailable_reason: LOCAL_TOOLS.includes(tool.id) ? null : expect.stringMatching(/^needs /),
       });
     }
-    const costs = Object.fromEntries(res.body.tools.map((tool: { id: string; credits: number }) => [tool.id, tool.credits]));
+    const costs = Object.fromEntries(
+      res.body.tools.map((tool: { id: string; credits: number }) => [tool.id, tool.credits]),
+    );
     expect(costs).toEqual({
       remove_background: 1,
       image_editing: 1,
@@ -45,7 +54,9 @@ describe(CatalogController.name, () => {
   });
 
   it('reads costs from the pricing table: a new pricing version changes the catalog', async () => {
-    await t.dataSource.query(`INSERT INTO prices (cost_key, pricing_version, credits) VALUES ('ad_creative.default', 2, 7)`);
+    await t.dataSource.query(
+      `INSERT INTO prices (cost_key, pricing_version, credits) VALUES ('ad_creative.default', 2, 7)`,
+    );
     const res = await t.http().get('/api/v1/tools').expect(200);
     const ad = res.body.tools.find((tool: { id: string }) => tool.id === 'ad_creative');
     expect(ad).toMatchObject({ credits: 7, pricing_version: 2 });

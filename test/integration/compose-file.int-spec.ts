@@ -13,13 +13,16 @@ const ROOT = join(__dirname, '..', '..');
 
 /** Compose's interpolation: `$$` is a dollar, `${NAME}`, `${NAME:-default}` and `${NAME:?message}` read `env`. */
 function interpolate(text: string, env: Record<string, string>): string {
-  return text.replace(/\$\$|\$\{([A-Z0-9_]+)(?::([-?])([^}]*))?\}/g, (whole, name: string | undefined, kind: string | undefined, operand: string | undefined) => {
-    if (whole === '$$') return '$';
-    const value = env[name as string];
-    if (value) return value;
-    if (kind === '?') throw new Error(`${name} is required: ${operand}`);
-    return kind === '-' ? (operand ?? '') : '';
-  });
+  return text.replace(
+    /\$\$|\$\{([A-Z0-9_]+)(?::([-?])([^}]*))?\}/g,
+    (whole, name: string | undefined, kind: string | undefined, operand: string | undefined) => {
+      if (whole === '$$') return '$';
+      const value = env[name as string];
+      if (value) return value;
+      if (kind === '?') throw new Error(`${name} is required: ${operand}`);
+      return kind === '-' ? (operand ?? '') : '';
+    },
+  );
 }
 
 interface ComposeService {
@@ -36,7 +39,9 @@ interface ComposeFile {
 }
 
 function composeFile(env: Record<string, string>): ComposeFile {
-  return parse(interpolate(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), env), { merge: true }) as ComposeFile;
+  return parse(interpolate(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), env), {
+    merge: true,
+  }) as ComposeFile;
 }
 
 const stringEnvironment = (service: ComposeService) =>
@@ -54,9 +59,15 @@ describe('docker-compose.yml', () => {
     expect(appServices.map(([name]) => name).sort()).toEqual(['api', 'worker', 'worker-cutout']);
     for (const [, service] of appServices) {
       const config = loadConfig(stringEnvironment(service));
-      expect(config).toMatchObject({ STORAGE_DRIVER: 's3', S3_ENDPOINT: 'http://minio:9000', S3_FORCE_PATH_STYLE: true });
+      expect(config).toMatchObject({
+        STORAGE_DRIVER: 's3',
+        S3_ENDPOINT: 'http://minio:9000',
+        S3_FORCE_PATH_STYLE: true,
+      });
       expect(service.volumes ?? []).toEqual([]);
-      expect(Object.keys(service.depends_on ?? {})).toEqual(expect.arrayContaining(['postgres', 'redis', 'minio-bucket']));
+      expect(Object.keys(service.depends_on ?? {})).toEqual(
+        expect.arrayContaining(['postgres', 'redis', 'minio-bucket']),
+      );
     }
   });
 
@@ -70,13 +81,22 @@ describe('docker-compose.yml', () => {
   it('scrapes the API with the admin token and every worker replica, with alert rules and a dashboard that exist', () => {
     const prometheus = parse(compose.configs?.['prometheus-config']?.content ?? '') as {
       rule_files: string[];
-      scrape_configs: Array<{ job_name: string; authorization?: { credentials: string }; static_configs?: Array<{ targets: string[] }>; dns_sd_configs?: Array<{ names: string[]; port: number }> }>;
+      scrape_configs: Array<{
+        job_name: string;
+        authorization?: { credentials: string };
+        static_configs?: Array<{ targets: string[] }>;
+        dns_sd_configs?: Array<{ names: string[]; port: number }>;
+      }>;
     };
     const [api, workers] = prometheus.scrape_configs;
     expect(api.authorization?.credentials).toBe('compose-test-admin-token-0123456789');
     expect(api.static_configs?.[0].targets).toEqual(['api:3000']);
     expect(workers.dns_sd_configs?.[0]).toEqual({ names: ['worker', 'worker-cutout'], type: 'A', port: 3001 });
-    const mounted = (service: string) => (compose.services[service].volumes ?? []).map((volume) => volume.split(':')[0]).filter((path) => path.startsWith('./'));
-    for (const path of [...mounted('prometheus'), ...mounted('grafana')]) expect(existsSync(join(ROOT, path))).toBe(true);
+    const mounted = (service: string) =>
+      (compose.services[service].volumes ?? [])
+        .map((volume) => volume.split(':')[0])
+        .filter((path) => path.startsWith('./'));
+    for (const path of [...mounted('prometheus'), ...mounted('grafana')])
+      expect(existsSync(join(ROOT, path))).toBe(true);
   });
 });

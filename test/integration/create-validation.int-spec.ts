@@ -39,8 +39,15 @@ function patched(base: Body, patch: Body): Body {
 }
 
 /** A list of source images and what can be wrong with it and with its elements. */
-function sourceImageCases(field: string, urlField: string, { required, max }: { required: boolean; max: number }): RefusalCase[] {
-  const image = (i: number): Body => ({ [urlField]: `https://images.example.com/p/${i}.jpg`, external_id: `item-${i}` });
+function sourceImageCases(
+  field: string,
+  urlField: string,
+  { required, max }: { required: boolean; max: number },
+): RefusalCase[] {
+  const image = (i: number): Body => ({
+    [urlField]: `https://images.example.com/p/${i}.jpg`,
+    external_id: `item-${i}`,
+  });
   const images = (count: number) => Array.from({ length: count }, (_, i) => image(i));
   /** The second element carries the fault, so the path must carry its index. */
   const second = (patch: Body): Body => ({ [field]: [image(0), { ...image(1), ...patch }] });
@@ -60,7 +67,11 @@ function sourceImageCases(field: string, urlField: string, { required, max }: { 
     [`${field}[1].${urlField} missing`, second({ [urlField]: undefined }), [at(urlField)]],
     [`${field}[1].${urlField} not a URL`, second({ [urlField]: 'not a url' }), [at(urlField)]],
     [`${field}[1].${urlField} without a scheme`, second({ [urlField]: 'images.example.com/p/1.jpg' }), [at(urlField)]],
-    [`${field}[1].${urlField} with an ftp scheme`, second({ [urlField]: 'ftp://images.example.com/p/1.jpg' }), [at(urlField)]],
+    [
+      `${field}[1].${urlField} with an ftp scheme`,
+      second({ [urlField]: 'ftp://images.example.com/p/1.jpg' }),
+      [at(urlField)],
+    ],
     [`${field}[1].${urlField} empty`, second({ [urlField]: '' }), [at(urlField)]],
     [
       `${field}[1].${urlField} of 2049 characters (max 2048)`,
@@ -68,14 +79,22 @@ function sourceImageCases(field: string, urlField: string, { required, max }: { 
       [at(urlField)],
     ],
     [`${field}[1].${urlField} a number`, second({ [urlField]: 42 }), [at(urlField)]],
-    [`${field}[1].${urlField} at a loopback address`, second({ [urlField]: 'http://127.0.0.1/p/1.jpg' }), [at(urlField)]],
+    [
+      `${field}[1].${urlField} at a loopback address`,
+      second({ [urlField]: 'http://127.0.0.1/p/1.jpg' }),
+      [at(urlField)],
+    ],
     [
       `${field}[1].${urlField} at the cloud metadata address`,
       second({ [urlField]: 'http://169.254.169.254/latest/meta-data' }),
       [at(urlField)],
     ],
     [`${field}[1].external_id empty (min 1)`, second({ external_id: '' }), [at('external_id')]],
-    [`${field}[1].external_id of 201 characters (max 200)`, second({ external_id: 'x'.repeat(201) }), [at('external_id')]],
+    [
+      `${field}[1].external_id of 201 characters (max 200)`,
+      second({ external_id: 'x'.repeat(201) }),
+      [at('external_id')],
+    ],
     [`${field}[1].external_id a number`, second({ external_id: 7 }), [at('external_id')]],
     [`unknown member ${field}[1].alt_text`, second({ alt_text: 'a bottle' }), [at('alt_text')]],
   ];
@@ -105,7 +124,11 @@ const webhookCases = (): RefusalCase[] => [
   ['webhook_url not a URL', { webhook_url: 'not a url' }, ['webhook_url']],
   ['webhook_url without a scheme', { webhook_url: 'hooks.example.com/image-jobs' }, ['webhook_url']],
   ['webhook_url empty', { webhook_url: '' }, ['webhook_url']],
-  ['webhook_url of 2049 characters (max 2048)', { webhook_url: urlOfLength('https://hooks.example.com', 2049) }, ['webhook_url']],
+  [
+    'webhook_url of 2049 characters (max 2048)',
+    { webhook_url: urlOfLength('https://hooks.example.com', 2049) },
+    ['webhook_url'],
+  ],
   ['webhook_url a number', { webhook_url: 42 }, ['webhook_url']],
   ['webhook_url an object', { webhook_url: { url: HOOK } }, ['webhook_url']],
   ['webhook_url at a loopback address', { webhook_url: 'https://127.0.0.1/hook' }, ['webhook_url']],
@@ -171,24 +194,84 @@ const ENDPOINTS: EndpointTable[] = [
       ...webhookCases(),
       unknownTopLevel(),
       ['operations.resizing.width below 1', { operations: { resizing: { width: 0 } } }, ['operations.resizing.width']],
-      ['operations.resizing.width above 8192', { operations: { resizing: { width: 8193 } } }, ['operations.resizing.width']],
-      ['operations.resizing.width fractional', { operations: { resizing: { width: 10.5 } } }, ['operations.resizing.width']],
-      ['operations.resizing.width a string', { operations: { resizing: { width: '100' } } }, ['operations.resizing.width']],
-      ['operations.resizing.height below 1', { operations: { resizing: { height: 0 } } }, ['operations.resizing.height']],
-      ['operations.resizing.height above 8192', { operations: { resizing: { height: 8193 } } }, ['operations.resizing.height']],
-      ['operations.resizing.fit not an allowed value', { operations: { resizing: { fit: 'stretch' } } }, ['operations.resizing.fit']],
-      ['operations.background.type not an allowed value', { operations: { background: { type: 'blue' } } }, ['operations.background.type']],
-      ['operations.background.shadow not an allowed value', { operations: { background: { shadow: 'hard' } } }, ['operations.background.shadow']],
-      ['operations.background.color not #RRGGBB', { operations: { background: { color: 'white' } } }, ['operations.background.color']],
-      ['operations.background.color of 3 digits', { operations: { background: { color: '#FFF' } } }, ['operations.background.color']],
-      ['operations.background type color without a color', { operations: { background: { color: undefined } } }, ['operations.background.color']],
-      ['operations.background color with type white', { operations: { background: { type: 'white' } } }, ['operations.background.color']],
-      ['operations.adjustments.light a string', { operations: { adjustments: { light: 'true' } } }, ['operations.adjustments.light']],
-      ['operations.restorations.upscale a number', { operations: { restorations: { upscale: 1 } } }, ['operations.restorations.upscale']],
+      [
+        'operations.resizing.width above 8192',
+        { operations: { resizing: { width: 8193 } } },
+        ['operations.resizing.width'],
+      ],
+      [
+        'operations.resizing.width fractional',
+        { operations: { resizing: { width: 10.5 } } },
+        ['operations.resizing.width'],
+      ],
+      [
+        'operations.resizing.width a string',
+        { operations: { resizing: { width: '100' } } },
+        ['operations.resizing.width'],
+      ],
+      [
+        'operations.resizing.height below 1',
+        { operations: { resizing: { height: 0 } } },
+        ['operations.resizing.height'],
+      ],
+      [
+        'operations.resizing.height above 8192',
+        { operations: { resizing: { height: 8193 } } },
+        ['operations.resizing.height'],
+      ],
+      [
+        'operations.resizing.fit not an allowed value',
+        { operations: { resizing: { fit: 'stretch' } } },
+        ['operations.resizing.fit'],
+      ],
+      [
+        'operations.background.type not an allowed value',
+        { operations: { background: { type: 'blue' } } },
+        ['operations.background.type'],
+      ],
+      [
+        'operations.background.shadow not an allowed value',
+        { operations: { background: { shadow: 'hard' } } },
+        ['operations.background.shadow'],
+      ],
+      [
+        'operations.background.color not #RRGGBB',
+        { operations: { background: { color: 'white' } } },
+        ['operations.background.color'],
+      ],
+      [
+        'operations.background.color of 3 digits',
+        { operations: { background: { color: '#FFF' } } },
+        ['operations.background.color'],
+      ],
+      [
+        'operations.background type color without a color',
+        { operations: { background: { color: undefined } } },
+        ['operations.background.color'],
+      ],
+      [
+        'operations.background color with type white',
+        { operations: { background: { type: 'white' } } },
+        ['operations.background.color'],
+      ],
+      [
+        'operations.adjustments.light a string',
+        { operations: { adjustments: { light: 'true' } } },
+        ['operations.adjustments.light'],
+      ],
+      [
+        'operations.restorations.upscale a number',
+        { operations: { restorations: { upscale: 1 } } },
+        ['operations.restorations.upscale'],
+      ],
       ['operations an array, not an object', { operations: [] }, ['operations']],
       ['operations.resizing a string, not an object', { operations: { resizing: '800x600' } }, ['operations.resizing']],
       ['unknown member operations.rotate', { operations: { rotate: 90 } }, ['operations.rotate']],
-      ['unknown member operations.resizing.depth', { operations: { resizing: { depth: 3 } } }, ['operations.resizing.depth']],
+      [
+        'unknown member operations.resizing.depth',
+        { operations: { resizing: { depth: 3 } } },
+        ['operations.resizing.depth'],
+      ],
     ],
   },
   {
@@ -252,10 +335,18 @@ const ENDPOINTS: EndpointTable[] = [
       ['creative.goal null (it has a default)', { creative: { goal: null } }, ['creative.goal']],
       ['creative.style null (it has a default)', { creative: { style: null } }, ['creative.style']],
       ['creative.headline empty (min 1)', { creative: { headline: '' } }, ['creative.headline']],
-      ['creative.headline of 61 characters (max 60)', { creative: { headline: 'h'.repeat(61) } }, ['creative.headline']],
+      [
+        'creative.headline of 61 characters (max 60)',
+        { creative: { headline: 'h'.repeat(61) } },
+        ['creative.headline'],
+      ],
       ['creative.headline a number', { creative: { headline: 2026 } }, ['creative.headline']],
       ['creative.call_to_action empty (min 1)', { creative: { call_to_action: '' } }, ['creative.call_to_action']],
-      ['creative.call_to_action of 26 characters (max 25)', { creative: { call_to_action: 'c'.repeat(26) } }, ['creative.call_to_action']],
+      [
+        'creative.call_to_action of 26 characters (max 25)',
+        { creative: { call_to_action: 'c'.repeat(26) } },
+        ['creative.call_to_action'],
+      ],
       ['creative.brand_color a colour name', { creative: { brand_color: 'red' } }, ['creative.brand_color']],
       ['creative.brand_color with a non-hex digit', { creative: { brand_color: '#12345G' } }, ['creative.brand_color']],
       ['creative.brand_color of 3 digits', { creative: { brand_color: '#FFF' } }, ['creative.brand_color']],
@@ -339,14 +430,26 @@ const ENDPOINTS: EndpointTable[] = [
       ['background.color of 3 digits', { background: { color: '#FFF' } }, ['background.color']],
       ['background type color without a color', { background: { color: undefined } }, ['background.color']],
       ['background color with type white', { background: { type: 'white' } }, ['background.color']],
-      ['output.format jpg with a transparent background', { background: { type: 'transparent', color: undefined } }, ['output.format']],
+      [
+        'output.format jpg with a transparent background',
+        { background: { type: 'transparent', color: undefined } },
+        ['output.format'],
+      ],
       ['output.format jpg with the default (transparent) background', { background: undefined }, ['output.format']],
       ['output.margin_percent below 0', { output: { margin_percent: -1 } }, ['output.margin_percent']],
       ['output.margin_percent above 40', { output: { margin_percent: 41 } }, ['output.margin_percent']],
       ['output.margin_percent fractional', { output: { margin_percent: 10.5 } }, ['output.margin_percent']],
       ['output.crop_to_subject a string', { output: { crop_to_subject: 'yes' } }, ['output.crop_to_subject']],
-      ['output.crop_to_subject null (it has a default)', { output: { crop_to_subject: null } }, ['output.crop_to_subject']],
-      ['output.margin_percent null (it has a default)', { output: { margin_percent: null } }, ['output.margin_percent']],
+      [
+        'output.crop_to_subject null (it has a default)',
+        { output: { crop_to_subject: null } },
+        ['output.crop_to_subject'],
+      ],
+      [
+        'output.margin_percent null (it has a default)',
+        { output: { margin_percent: null } },
+        ['output.margin_percent'],
+      ],
       // A null type would slip past the jpg-with-transparent rule while meaning the transparent default.
       ['background.type null with jpg output', { background: { type: null, color: undefined } }, ['background.type']],
       ['background.shadow null (it has a default)', { background: { shadow: null } }, ['background.shadow']],
@@ -383,7 +486,12 @@ const ENDPOINTS: EndpointTable[] = [
       ],
       [
         'images[1].image_url instead of source_url',
-        { images: [{ source_url: SOURCE, external_id: 'sku-1' }, { image_url: SOURCE, external_id: 'sku-2' }] },
+        {
+          images: [
+            { source_url: SOURCE, external_id: 'sku-1' },
+            { image_url: SOURCE, external_id: 'sku-2' },
+          ],
+        },
         ['images[1].image_url', 'images[1].source_url'],
       ],
       ...webhookCases(),
@@ -448,7 +556,10 @@ describe(`${CreateJobsController.name} input validation`, () => {
     ['live', (a: SeededAccount) => a.liveKey],
   ])('with a %s key', (environment, keyOf) => {
     const post = (path: string, body: Body, key: string | null) => {
-      const req = t.http().post(path).set(bearer(keyOf(account)));
+      const req = t
+        .http()
+        .post(path)
+        .set(bearer(keyOf(account)));
       return (key === null ? req : req.set('Idempotency-Key', key)).send(body);
     };
 

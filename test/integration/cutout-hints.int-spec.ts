@@ -20,8 +20,10 @@ const BACKDROP: Rgb = [90, 100, 120];
 const DISC = { cx: 100, cy: 120, r: 50 };
 const SQUARE = { left: 215, top: 85, right: 285, bottom: 155 };
 const inDisc = (x: number, y: number) => (x - DISC.cx) ** 2 + (y - DISC.cy) ** 2 <= DISC.r ** 2;
-const inSquare = (x: number, y: number) => x >= SQUARE.left && x <= SQUARE.right && y >= SQUARE.top && y <= SQUARE.bottom;
-const photo = () => paint(WIDTH, HEIGHT, (x, y) => (inDisc(x, y) ? [240, 140, 30] : inSquare(x, y) ? [40, 170, 60] : BACKDROP));
+const inSquare = (x: number, y: number) =>
+  x >= SQUARE.left && x <= SQUARE.right && y >= SQUARE.top && y <= SQUARE.bottom;
+const photo = () =>
+  paint(WIDTH, HEIGHT, (x, y) => (inDisc(x, y) ? [240, 140, 30] : inSquare(x, y) ? [40, 170, 60] : BACKDROP));
 
 /** The product's half of the photo: the disc inside, the square outside (0.55 x 320 = 176 px). */
 const LEFT_REGION = { left: 0, top: 0, right: 0.55, bottom: 1 };
@@ -90,7 +92,12 @@ describe('cut-outs that keep the product: subject hints, masks and uncertainty, 
   });
 
   const create = async (path: string, body: object): Promise<string> => {
-    const res = await t.http().post(path).set(bearer(account.liveKey)).set('Idempotency-Key', idempotencyKey()).send(body);
+    const res = await t
+      .http()
+      .post(path)
+      .set(bearer(account.liveKey))
+      .set('Idempotency-Key', idempotencyKey())
+      .send(body);
     expect(res.status).toBe(202);
     return res.body.job.id as string;
   };
@@ -98,18 +105,27 @@ describe('cut-outs that keep the product: subject hints, masks and uncertainty, 
     await waitForJob(t, jobId, undefined, 60_000);
     const read = await t.http().get(`/api/v1/jobs/${jobId}`).set(bearer(account.liveKey)).expect(200);
     const shown = read.body.results as ResultRecord[];
-    for (const result of shown) expect({ status: result.status, error: result.error_message }).toEqual({ status: 'completed', error: null });
+    for (const result of shown)
+      expect({ status: result.status, error: result.error_message }).toEqual({ status: 'completed', error: null });
     return shown;
   };
   const bytes = async (url: string | null): Promise<Buffer> => {
     const parsed = new URL(url as string);
-    return (await t.http().get(parsed.pathname + parsed.search).buffer(true).expect(200)).body as Buffer;
+    return (
+      await t
+        .http()
+        .get(parsed.pathname + parsed.search)
+        .buffer(true)
+        .expect(200)
+    ).body as Buffer;
   };
   const download = async (url: string | null) => decodeRgba(await bytes(url));
 
   it('makes everything outside a region transparent: the prop outside it goes, the product inside stays', async () => {
     const hints = { region: LEFT_REGION };
-    const jobId = await create('/api/v1/remove-background', { input: [{ image_url: source, subject_hints: hints }, { image_url: source }] });
+    const jobId = await create('/api/v1/remove-background', {
+      input: [{ image_url: source, subject_hints: hints }, { image_url: source }],
+    });
     const [hinted, unhinted] = await results(jobId);
     expect(hinted.subject_hints).toEqual(hints);
     expect(unhinted.subject_hints).toBeNull();
@@ -140,7 +156,7 @@ describe('cut-outs that keep the product: subject hints, masks and uncertainty, 
     expect(alphaOver(keptSquare, inDisc).max).toBe(0);
   });
 
-  it('carries the hints through an edit\'s background operation and a product photo cut-out, and shows them back', async () => {
+  it("carries the hints through an edit's background operation and a product photo cut-out, and shows them back", async () => {
     const hints = { region: LEFT_REGION, keep_points: [ON_DISC] };
     const editJob = await create('/api/v1/image/edit', {
       input: [{ image_url: source, subject_hints: hints }],
@@ -158,9 +174,17 @@ describe('cut-outs that keep the product: subject hints, masks and uncertainty, 
       preset: 'transparent_cutout',
     });
     await waitForJob(t, productJob, undefined, 60_000);
-    const read = await t.http().get(`/api/v1/product-image-enhancements/${productJob}`).set(bearer(account.liveKey)).expect(200);
+    const read = await t
+      .http()
+      .get(`/api/v1/product-image-enhancements/${productJob}`)
+      .set(bearer(account.liveKey))
+      .expect(200);
     const [item] = read.body.enhancement.items;
-    expect(item).toMatchObject({ error_code: null, subject_hints: { keep_points: [ON_SQUARE] }, uncertainty: expect.any(Number) });
+    expect(item).toMatchObject({
+      error_code: null,
+      subject_hints: { keep_points: [ON_SQUARE] },
+      uncertainty: expect.any(Number),
+    });
     const cutout = await download(item.result_url);
     expect(alphaOver(cutout, wellInsideSquare).min).toBe(255);
     expect(alphaOver(cutout, inDisc).max).toBe(0);
@@ -181,7 +205,11 @@ describe('cut-outs that keep the product: subject hints, masks and uncertainty, 
       const [cutout] = await results(cutoutId);
       const maskBytes = await bytes(mask.result_url);
       const metadata = await sharp(maskBytes).metadata();
-      expect({ format: metadata.format, channels: metadata.channels, hasAlpha: metadata.hasAlpha }).toEqual({ format: 'png', channels: 1, hasAlpha: false });
+      expect({ format: metadata.format, channels: metadata.channels, hasAlpha: metadata.hasAlpha }).toEqual({
+        format: 'png',
+        channels: 1,
+        hasAlpha: false,
+      });
       const rgba = await download(cutout.result_url);
       expect([metadata.width, metadata.height]).toEqual([rgba.width, rgba.height]);
       if (!('crop_to_subject' in framing)) expect([metadata.width, metadata.height]).toEqual([WIDTH, HEIGHT]);
@@ -207,9 +235,16 @@ describe('cut-outs that keep the product: subject hints, masks and uncertainty, 
 
   it('imitates both in the sandbox: a one-channel mask, a sure uncertainty, an unsure one on request, none for no cut-out', async () => {
     const sandbox = async (path: string, body: object): Promise<ResultRecord[]> => {
-      const res = await t.http().post(path).set(bearer(account.sandboxKey)).set('Idempotency-Key', idempotencyKey()).send(body).expect(202);
+      const res = await t
+        .http()
+        .post(path)
+        .set(bearer(account.sandboxKey))
+        .set('Idempotency-Key', idempotencyKey())
+        .send(body)
+        .expect(202);
       await waitForJob(t, res.body.job.id);
-      return (await t.http().get(`/api/v1/jobs/${res.body.job.id}`).set(bearer(account.sandboxKey)).expect(200)).body.results;
+      return (await t.http().get(`/api/v1/jobs/${res.body.job.id}`).set(bearer(account.sandboxKey)).expect(200)).body
+        .results;
     };
     const input = [
       { image_url: 'https://images.example.com/p/1.jpg', external_id: 'sku-1' },
@@ -219,17 +254,26 @@ describe('cut-outs that keep the product: subject hints, masks and uncertainty, 
     expect([sure.uncertainty, unsure.uncertainty]).toEqual([0.05, 0.9]);
     const metadata = await sharp(await bytes(sure.result_url)).metadata();
     expect({ format: metadata.format, channels: metadata.channels }).toEqual({ format: 'png', channels: 1 });
-    const [edited] = await sandbox('/api/v1/image/edit', { input: input.slice(0, 1), operations: { background: { type: 'white' } } });
+    const [edited] = await sandbox('/api/v1/image/edit', {
+      input: input.slice(0, 1),
+      operations: { background: { type: 'white' } },
+    });
     expect(edited.uncertainty).toBe(0.05);
-    const [resized] = await sandbox('/api/v1/image/edit', { input: input.slice(1), operations: { resizing: { width: 100 } } });
+    const [resized] = await sandbox('/api/v1/image/edit', {
+      input: input.slice(1),
+      operations: { resizing: { width: 100 } },
+    });
     expect(resized.uncertainty).toBeNull();
   });
 
-  it('reports each cut-out\'s uncertainty in [0, 1] on the result and in its webhook event, and null for a result that is no cut-out', async () => {
+  it("reports each cut-out's uncertainty in [0, 1] on the result and in its webhook event, and null for a result that is no cut-out", async () => {
     const receiver = await WebhookReceiver.start();
     segmentation.answerScale = 0.5;
     try {
-      const cutoutJob = await create('/api/v1/remove-background', { input: [{ image_url: source }], webhook_url: receiver.url });
+      const cutoutJob = await create('/api/v1/remove-background', {
+        input: [{ image_url: source }],
+        webhook_url: receiver.url,
+      });
       const editJob = await create('/api/v1/image/edit', {
         input: [{ image_url: source }],
         operations: { resizing: { width: 160 } },
@@ -245,8 +289,12 @@ describe('cut-outs that keep the product: subject hints, masks and uncertainty, 
 
       // Two result events and two job events.
       await receiver.waitFor(4, 30_000);
-      const events = receiver.received.map((delivery) => JSON.parse(delivery.body) as { type: string; job: { id: string }; result?: Record<string, unknown> });
-      const resultEvent = (jobId: string) => events.find((event) => event.job.id === jobId && event.type === 'image_api.result.completed');
+      const events = receiver.received.map(
+        (delivery) =>
+          JSON.parse(delivery.body) as { type: string; job: { id: string }; result?: Record<string, unknown> },
+      );
+      const resultEvent = (jobId: string) =>
+        events.find((event) => event.job.id === jobId && event.type === 'image_api.result.completed');
       expect(resultEvent(cutoutJob)?.result).toMatchObject({ id: cutout.id, uncertainty: cutout.uncertainty });
       expect(resultEvent(editJob)?.result).toMatchObject({ id: edit.id, uncertainty: null });
     } finally {

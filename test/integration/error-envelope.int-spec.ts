@@ -39,13 +39,23 @@ describe(ErrorFilter.name, () => {
     });
 
     it('a text/plain body is 415 unsupported_media_type', async () => {
-      const res = await t.http().post(ACCOUNTS).set(bearer(TEST_ADMIN_TOKEN)).set('Content-Type', 'text/plain').send('name=x');
+      const res = await t
+        .http()
+        .post(ACCOUNTS)
+        .set(bearer(TEST_ADMIN_TOKEN))
+        .set('Content-Type', 'text/plain')
+        .send('name=x');
       expectError(res, 415, 'unsupported_media_type');
     });
 
     it('a body over 1 MiB is 413 payload_too_large', async () => {
       const body = JSON.stringify({ name: 'x'.repeat(1024 * 1024) });
-      const res = await t.http().post(ACCOUNTS).set(bearer(TEST_ADMIN_TOKEN)).set('Content-Type', 'application/json').send(body);
+      const res = await t
+        .http()
+        .post(ACCOUNTS)
+        .set(bearer(TEST_ADMIN_TOKEN))
+        .set('Content-Type', 'application/json')
+        .send(body);
       expectError(res, 413, 'payload_too_large');
     });
 
@@ -69,7 +79,12 @@ describe(ErrorFilter.name, () => {
     });
 
     it('a JSON scalar at the top level is 400 invalid_request', async () => {
-      const res = await t.http().post(ACCOUNTS).set(bearer(TEST_ADMIN_TOKEN)).set('Content-Type', 'application/json').send('"name"');
+      const res = await t
+        .http()
+        .post(ACCOUNTS)
+        .set(bearer(TEST_ADMIN_TOKEN))
+        .set('Content-Type', 'application/json')
+        .send('"name"');
       expectError(res, 400, 'invalid_request');
     });
 
@@ -80,7 +95,12 @@ describe(ErrorFilter.name, () => {
     });
 
     it('a valid body on the same route still succeeds', async () => {
-      const res = await t.http().post(ACCOUNTS).set(bearer(TEST_ADMIN_TOKEN)).send({ name: 'Envelope test' }).expect(201);
+      const res = await t
+        .http()
+        .post(ACCOUNTS)
+        .set(bearer(TEST_ADMIN_TOKEN))
+        .send({ name: 'Envelope test' })
+        .expect(201);
       expect(res.body.request_id).toBe(res.headers['x-request-id']);
     });
   });
@@ -119,7 +139,9 @@ describe(ErrorFilter.name, () => {
     });
 
     it('a TypeORM query error wrapping a lost PostgreSQL connection is 503 service_unavailable', async () => {
-      const driverError = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+      const driverError = Object.assign(new Error('terminating connection due to administrator command'), {
+        code: '57P01',
+      });
       const wrapped = new QueryFailedError('SELECT cost_key FROM prices', [], driverError);
       jest.spyOn(CatalogService.prototype, 'pricedTools').mockRejectedValueOnce(wrapped);
       const res = await t.http().get('/api/v1/tools');

@@ -94,7 +94,9 @@ describe(FilesController.name, () => {
 
   it('serves a stored file at its signed URL, without credentials', async () => {
     const url = signer.sign(RESULT_KEY);
-    expect(url).toMatch(/^https:\/\/images\.example\.test\/api\/v1\/files\/results\/[^?]+\.png\?expires=\d+&signature=[\w-]{43}$/);
+    expect(url).toMatch(
+      /^https:\/\/images\.example\.test\/api\/v1\/files\/results\/[^?]+\.png\?expires=\d+&signature=[\w-]{43}$/,
+    );
     const res = await http().get(pathOf(url)).expect(200);
     expect(res.headers['content-type']).toBe('image/png');
     expect(res.headers['content-length']).toBe(String(PNG_BYTES.length));
@@ -141,7 +143,9 @@ describe(FilesController.name, () => {
 
     it('for a tampered expiry', async () => {
       const path = signedPath(RESULT_KEY);
-      expectNotFound(await http().get(path.replace(/expires=(\d+)/, (_all, expires: string) => `expires=${Number(expires) + 60}`)));
+      expectNotFound(
+        await http().get(path.replace(/expires=(\d+)/, (_all, expires: string) => `expires=${Number(expires) + 60}`)),
+      );
     });
 
     it('for an expired URL', async () => {
@@ -177,9 +181,10 @@ describe(FilesController.name, () => {
 
   describe('without RESULT_URL_SECRET', () => {
     it('keeps one generated secret in service_secrets', async () => {
-      const rows: Array<{ value: string }> = await dataSource.query(`SELECT value FROM service_secrets WHERE name = $1`, [
-        SIGNING_SECRET_NAME,
-      ]);
+      const rows: Array<{ value: string }> = await dataSource.query(
+        `SELECT value FROM service_secrets WHERE name = $1`,
+        [SIGNING_SECRET_NAME],
+      );
       expect(rows).toHaveLength(1);
       expect(rows[0].value).toMatch(/^[A-Za-z0-9_-]{43}$/);
     });
@@ -191,7 +196,9 @@ describe(FilesController.name, () => {
       const otherInstance = new ResultUrlSigner(config, dataSource);
       await otherInstance.onModuleInit();
       const { searchParams } = new URL(url);
-      expect(otherInstance.verify(RESULT_KEY, searchParams.get('expires') ?? '', searchParams.get('signature') ?? '')).toBe(true);
+      expect(
+        otherInstance.verify(RESULT_KEY, searchParams.get('expires') ?? '', searchParams.get('signature') ?? ''),
+      ).toBe(true);
       expect(otherInstance.sign(RESULT_KEY, now)).toBe(url);
     });
   });

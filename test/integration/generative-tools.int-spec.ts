@@ -1,6 +1,13 @@
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { decodeRgba } from '../support/image-fixtures';
-import { BLUE_GREY, generativeClient, near, ORANGE, startGenerativeSources, type GenerativeSources } from '../support/generative';
+import {
+  BLUE_GREY,
+  generativeClient,
+  near,
+  ORANGE,
+  startGenerativeSources,
+  type GenerativeSources,
+} from '../support/generative';
 import { creditTotals, writtenRows } from '../support/jobs';
 import { GENEROUS_LIMITS } from '../support/limits';
 import { createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
@@ -35,16 +42,31 @@ describe('Generative tools without an image provider', () => {
     const { body } = await t.http().get('/api/v1/tools').expect(200);
     const entry = (id: string) => body.tools.find((tool: { id: string }) => tool.id === id);
     for (const id of ['image_ai_edit', 'image_generation']) {
-      expect(entry(id)).toMatchObject({ available: false, mode: null, unavailable_reason: expect.stringContaining('IMAGE_PROVIDER') });
+      expect(entry(id)).toMatchObject({
+        available: false,
+        mode: null,
+        unavailable_reason: expect.stringContaining('IMAGE_PROVIDER'),
+      });
     }
-    expect(entry('ai_background')).toMatchObject({ available: true, mode: expect.stringContaining('studio backdrops'), unavailable_reason: null });
-    expect(entry('ad_creative')).toMatchObject({ available: true, mode: expect.stringContaining('cut out'), unavailable_reason: null });
+    expect(entry('ai_background')).toMatchObject({
+      available: true,
+      mode: expect.stringContaining('studio backdrops'),
+      unavailable_reason: null,
+    });
+    expect(entry('ad_creative')).toMatchObject({
+      available: true,
+      mode: expect.stringContaining('cut out'),
+      unavailable_reason: null,
+    });
   });
 
   it('answers 503 tool_unavailable for a tool that needs a provider, writing and charging nothing', async () => {
     const before = await writtenRows(t);
     const credits = await creditTotals(t, account.accountId);
-    const edit = await client().create('/image/ai-edit', { input: [{ image_url: sources.photoUrl }], options: { prompt: 'On marble' } });
+    const edit = await client().create('/image/ai-edit', {
+      input: [{ image_url: sources.photoUrl }],
+      options: { prompt: 'On marble' },
+    });
     const generate = await client().create('/image/generate', { prompt: 'A red bicycle' });
     for (const res of [edit, generate]) {
       expect(res.status).toBe(503);
@@ -70,7 +92,8 @@ describe('Generative tools without an image provider', () => {
       expect(image.width * 9).toBe(image.height * 16);
       // The product is there, whole, in its own colour; the corner is backdrop, not the photo's blue-grey.
       let product = 0;
-      for (let y = 0; y < image.height; y++) for (let x = 0; x < image.width; x++) if (near(image.pixel(x, y), ORANGE, 12)) product++;
+      for (let y = 0; y < image.height; y++)
+        for (let x = 0; x < image.width; x++) if (near(image.pixel(x, y), ORANGE, 12)) product++;
       const expectedArea = Math.PI * (0.62 * image.height * 0.5) ** 2;
       expect(product / expectedArea).toBeGreaterThan(0.85);
       expect(product / expectedArea).toBeLessThan(1.1);
@@ -81,13 +104,19 @@ describe('Generative tools without an image provider', () => {
     expect((await creditTotals(t, account.accountId)).balance).toBe(credits.balance - 6);
   });
 
-  it('lays out ads on each platform\'s exact canvas with the brand colour, credits captured per result', async () => {
+  it("lays out ads on each platform's exact canvas with the brand colour, credits captured per result", async () => {
     const platforms = { instagram_story: [1080, 1920], facebook_feed: [1200, 628] } as const;
     for (const [platform, [width, height]] of Object.entries(platforms)) {
       const res = await client()
         .create('/ad/create', {
           input: [{ image_url: sources.photoUrl }],
-          creative: { platform, style: 'bold', headline: 'Ultra-light trail running shoes built for all mountain paths', call_to_action: 'Shop now', brand_color: '#7C3AED' },
+          creative: {
+            platform,
+            style: 'bold',
+            headline: 'Ultra-light trail running shoes built for all mountain paths',
+            call_to_action: 'Shop now',
+            brand_color: '#7C3AED',
+          },
           output: { format: 'png' },
         })
         .expect(202);
@@ -108,9 +137,12 @@ describe('Generative tools without an image provider', () => {
     }
   });
 
-  it('makes a natural_lifestyle product photo on the preset\'s canvas and format', async () => {
+  it("makes a natural_lifestyle product photo on the preset's canvas and format", async () => {
     const res = await client()
-      .create('/product-photo-jobs', { images: [{ source_url: sources.photoUrl, external_id: 'lifestyle-1' }], preset: 'instagram_feed_image' })
+      .create('/product-photo-jobs', {
+        images: [{ source_url: sources.photoUrl, external_id: 'lifestyle-1' }],
+        preset: 'instagram_feed_image',
+      })
       .expect(202);
     const [result] = await client().results(res.body.job.id);
     expect(result.status).toBe('completed');

@@ -3,7 +3,14 @@ import { IdempotencyService } from '../../src/modules/idempotency/idempotency.se
 import { ResultSweeperService } from '../../src/modules/jobs/worker/result-sweeper.service';
 import { creditTotals, idempotencyKey, imageInputs, waitForJob, withFakeProvider } from '../support/jobs';
 import { GENEROUS_LIMITS } from '../support/limits';
-import { bearer, createTestApp, seedAccount, TEST_ADMIN_TOKEN, type SeededAccount, type TestApp } from '../support/test-app';
+import {
+  bearer,
+  createTestApp,
+  seedAccount,
+  TEST_ADMIN_TOKEN,
+  type SeededAccount,
+  type TestApp,
+} from '../support/test-app';
 
 /** Backdates a public create's idempotency record, as if it had been written `hours` ago. */
 async function backdateKey(t: TestApp, apiKeyId: string, key: string, hours: number): Promise<void> {

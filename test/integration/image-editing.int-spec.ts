@@ -14,21 +14,44 @@ const pathOf = (url: string) => new URL(url).pathname + new URL(url).search;
 /** Every source case of the issue, served by the loopback server under its external_id. */
 async function serveFixtures(server: ImageSourceServer): Promise<void> {
   const photo = productPhoto(400, 300);
-  server.serve('/exif.jpg', await fromFixture(paint(400, 200, (x) => (x < 200 ? [230, 10, 10] : [10, 10, 230]))).jpeg().withMetadata({ orientation: 6 }).toBuffer(), { contentType: 'image/jpeg' });
+  server.serve(
+    '/exif.jpg',
+    await fromFixture(paint(400, 200, (x) => (x < 200 ? [230, 10, 10] : [10, 10, 230])))
+      .jpeg()
+      .withMetadata({ orientation: 6 })
+      .toBuffer(),
+    { contentType: 'image/jpeg' },
+  );
   server.serve('/alpha.png', await fromFixture(photo).ensureAlpha(0.5).png().toBuffer(), { contentType: 'image/png' });
   server.serve('/photo.webp', await fromFixture(photo).webp().toBuffer(), { contentType: 'image/webp' });
   server.serve('/photo.avif', await fromFixture(photo).avif({ effort: 0 }).toBuffer(), { contentType: 'image/avif' });
   server.serve('/photo.gif', await fromFixture(photo).gif().toBuffer(), { contentType: 'image/gif' });
   server.serve('/photo.tiff', await fromFixture(photo).tiff().toBuffer(), { contentType: 'image/tiff' });
   // An sRGB red converted to CMYK with an embedded profile; it must come back red.
-  server.serve('/cmyk.jpg', await fromFixture(paint(300, 200, () => [210, 30, 40])).toColourspace('cmyk').withIccProfile('cmyk').jpeg().toBuffer(), {
-    contentType: 'image/jpeg',
-  });
-  server.serve('/deep.png', await fromFixture(photo).toColourspace('rgb16').png().toBuffer(), { contentType: 'image/png' });
-  // A few kilobytes that would decode to 144 megapixels.
-  server.serve('/huge.png', await sharp({ create: { width: 12000, height: 12000, channels: 3, background: '#ffffff' } }).png({ compressionLevel: 9 }).toBuffer(), {
+  server.serve(
+    '/cmyk.jpg',
+    await fromFixture(paint(300, 200, () => [210, 30, 40]))
+      .toColourspace('cmyk')
+      .withIccProfile('cmyk')
+      .jpeg()
+      .toBuffer(),
+    {
+      contentType: 'image/jpeg',
+    },
+  );
+  server.serve('/deep.png', await fromFixture(photo).toColourspace('rgb16').png().toBuffer(), {
     contentType: 'image/png',
   });
+  // A few kilobytes that would decode to 144 megapixels.
+  server.serve(
+    '/huge.png',
+    await sharp({ create: { width: 12000, height: 12000, channels: 3, background: '#ffffff' } })
+      .png({ compressionLevel: 9 })
+      .toBuffer(),
+    {
+      contentType: 'image/png',
+    },
+  );
   server.serve('/page.jpg', '<!doctype html><html><body>Not a photo</body></html>', { contentType: 'image/jpeg' });
   server.serve('/missing.jpg', 'no such image', { status: 404, contentType: 'text/plain' });
   server.failThenServe('/flaky.jpg', 1, 500, await fromFixture(photo).jpeg().toBuffer(), 'image/jpeg');
@@ -73,7 +96,9 @@ describe('live image editing through the API and an in-process worker', () => {
 
   it('marks image_editing available for live keys in the catalog', async () => {
     const res = await t.http().get('/api/v1/tools').expect(200);
-    const available = res.body.tools.filter((tool: { available: boolean }) => tool.available).map((tool: { id: string }) => tool.id);
+    const available = res.body.tools
+      .filter((tool: { available: boolean }) => tool.available)
+      .map((tool: { id: string }) => tool.id);
     expect(available).toContain('image_editing');
   });
 
@@ -96,19 +121,29 @@ describe('live image editing through the API and an in-process worker', () => {
       ['blocked', '/to-elsewhere.jpg', 'source_blocked'],
     ];
     const before = await creditTotals(t, account.accountId);
-    const res = await create({ input: cases.map(([id, path]) => ({ image_url: server.url(path), external_id: id })) }).expect(202);
+    const res = await create({
+      input: cases.map(([id, path]) => ({ image_url: server.url(path), external_id: id })),
+    }).expect(202);
     expect(res.body.job.credits_reserved).toBe(cases.length);
     const { job, results } = await readJob(res.body.job.id);
 
     const byId = new Map(results.map((result) => [result.external_id, result]));
     for (const [id, , code] of cases) {
       const result = byId.get(id) as ResultBody;
-      expect({ id, status: result.status, code: result.error_code }).toEqual({ id, status: code ? 'failed' : 'completed', code });
+      expect({ id, status: result.status, code: result.error_code }).toEqual({
+        id,
+        status: code ? 'failed' : 'completed',
+        code,
+      });
       expect(result.credits_used).toBe(code ? 0 : 1);
       if (code) expect(result.error_message).toEqual(expect.any(String));
     }
     const failures = cases.filter(([, , code]) => code).length;
-    expect(job).toMatchObject({ status: 'partially_completed', credits_reserved: cases.length, credits_used: cases.length - failures });
+    expect(job).toMatchObject({
+      status: 'partially_completed',
+      credits_reserved: cases.length,
+      credits_used: cases.length - failures,
+    });
     // The 500 was retried once; the 404 was not.
     expect(server.requests('/flaky.jpg')).toBe(2);
     expect(server.requests('/missing.jpg')).toBe(1);
@@ -144,7 +179,9 @@ describe('live image editing through the API and an in-process worker', () => {
   });
 
   it('edits as asked, makes number_of_images variants from one download, and serves image and thumbnail', async () => {
-    server.serve('/variants.jpg', await fromFixture(productPhoto(1600, 1200)).jpeg().toBuffer(), { contentType: 'image/jpeg' });
+    server.serve('/variants.jpg', await fromFixture(productPhoto(1600, 1200)).jpeg().toBuffer(), {
+      contentType: 'image/jpeg',
+    });
     const res = await create({
       input: [{ image_url: server.url('/variants.jpg'), external_id: 'sku-1' }],
       operations: {
@@ -172,7 +209,9 @@ describe('live image editing through the API and an in-process worker', () => {
   });
 
   it('fails a background or shadow that needs background removal without fetching the source, releasing its credits', async () => {
-    server.serve('/cut-me-out.jpg', await fromFixture(productPhoto(200, 200)).jpeg().toBuffer(), { contentType: 'image/jpeg' });
+    server.serve('/cut-me-out.jpg', await fromFixture(productPhoto(200, 200)).jpeg().toBuffer(), {
+      contentType: 'image/jpeg',
+    });
     const before = await creditTotals(t, account.accountId);
     const res = await create({
       input: [
@@ -195,30 +234,49 @@ describe('live image editing through the API and an in-process worker', () => {
     const dark = fromFixture(productPhoto(600, 400)).linear(0.35, 0);
     server.serve('/dark-product.jpg', await dark.jpeg().toBuffer(), { contentType: 'image/jpeg' });
     const res = await create(
-      { images: [{ source_url: server.url('/dark-product.jpg'), external_id: 'sku-dark' }], operation: 'product_photo_enhance' },
+      {
+        images: [{ source_url: server.url('/dark-product.jpg'), external_id: 'sku-dark' }],
+        operation: 'product_photo_enhance',
+      },
       '/api/v1/product-photo-jobs',
     ).expect(202);
     expect(res.body.job.credits_reserved).toBe(2);
     await waitForJob(t, res.body.job.id, undefined, 30_000);
-    const read = await t.http().get(`/api/v1/product-image-enhancements/${res.body.job.id}`).set(bearer(account.liveKey)).expect(200);
+    const read = await t
+      .http()
+      .get(`/api/v1/product-image-enhancements/${res.body.job.id}`)
+      .set(bearer(account.liveKey))
+      .expect(200);
     const [item] = read.body.enhancement.items;
     expect(item).toMatchObject({ external_id: 'sku-dark', credits_used: 2, error_code: null, error_message: null });
     const enhanced = await download(item.result_url);
     expect(await sharp(enhanced).metadata()).toMatchObject({ format: 'jpeg', width: 600, height: 400 });
     const source = await decodeRgba(await dark.png().toBuffer());
     const output = await decodeRgba(enhanced);
-    const mean = (image: { data: Buffer }) => image.data.reduce((sum, value, i) => (i % 4 === 3 ? sum : sum + value), 0) / ((image.data.length * 3) / 4);
+    const mean = (image: { data: Buffer }) =>
+      image.data.reduce((sum, value, i) => (i % 4 === 3 ? sum : sum + value), 0) / ((image.data.length * 3) / 4);
     expect(mean(output)).toBeGreaterThan(mean(source) + 30);
     expect(await sharp(await download(item.thumbnail_url)).metadata()).toMatchObject({ format: 'webp', width: 256 });
 
     const preset = await create(
-      { images: [{ source_url: server.url('/dark-product.jpg'), external_id: 'sku-square' }], preset: 'shop_square_image' },
+      {
+        images: [{ source_url: server.url('/dark-product.jpg'), external_id: 'sku-square' }],
+        preset: 'shop_square_image',
+      },
       '/api/v1/product-photo-jobs',
     ).expect(202);
     await waitForJob(t, preset.body.job.id, undefined, 30_000);
-    const failed = await t.http().get(`/api/v1/product-image-enhancements/${preset.body.job.id}`).set(bearer(account.liveKey)).expect(200);
+    const failed = await t
+      .http()
+      .get(`/api/v1/product-image-enhancements/${preset.body.job.id}`)
+      .set(bearer(account.liveKey))
+      .expect(200);
     expect(failed.body.enhancement).toMatchObject({ failed_items: 1, credits_used: 0 });
-    expect(failed.body.enhancement.items[0]).toMatchObject({ error_code: 'processing_failed', result_url: null, thumbnail_url: null });
+    expect(failed.body.enhancement.items[0]).toMatchObject({
+      error_code: 'processing_failed',
+      result_url: null,
+      thumbnail_url: null,
+    });
   });
 });
 
@@ -249,7 +307,10 @@ describe('a live result over its time limit', () => {
       .send({ input: [{ image_url: server.url('/forever.jpg'), external_id: 'stuck' }] })
       .expect(202);
     await waitForJob(t, res.body.job.id, undefined, 15_000);
-    const [result] = await t.dataSource.query(`SELECT status, error_code, attempts FROM job_results WHERE job_id = $1`, [res.body.job.id]);
+    const [result] = await t.dataSource.query(
+      `SELECT status, error_code, attempts FROM job_results WHERE job_id = $1`,
+      [res.body.job.id],
+    );
     expect(result).toEqual({ status: 'failed', error_code: 'timeout', attempts: 1 });
     expect(await creditTotals(t, account.accountId)).toEqual({ balance: 10, ledgerSum: 10 });
   });
@@ -261,7 +322,9 @@ describe('two runs of one result', () => {
 
   beforeAll(async () => {
     server = await ImageSourceServer.start();
-    server.serve('/twice.png', await fromFixture(productPhoto(500, 400)).png().toBuffer(), { contentType: 'image/png' });
+    server.serve('/twice.png', await fromFixture(productPhoto(500, 400)).png().toBuffer(), {
+      contentType: 'image/png',
+    });
     // No processing worker: the test runs the result itself, twice at once.
     t = await createTestApp(
       { ...GENEROUS_LIMITS, OUTBOUND_ALLOWLIST: '127.0.0.1', WORKER_QUEUES: 'maintenance' },
@@ -280,18 +343,28 @@ describe('two runs of one result', () => {
       .post('/api/v1/image/edit')
       .set(bearer(account.liveKey))
       .set('Idempotency-Key', idempotencyKey())
-      .send({ input: [{ image_url: server.url('/twice.png'), external_id: 'twice' }], operations: { adjustments: { light: true } } })
+      .send({
+        input: [{ image_url: server.url('/twice.png'), external_id: 'twice' }],
+        operations: { adjustments: { light: true } },
+      })
       .expect(202);
-    const [{ id: resultId }] = await t.dataSource.query(`SELECT id FROM job_results WHERE job_id = $1`, [res.body.job.id]);
+    const [{ id: resultId }] = await t.dataSource.query(`SELECT id FROM job_results WHERE job_id = $1`, [
+      res.body.job.id,
+    ]);
     const work = t.app.get(ResultWorkService);
     const attempt = { queue: 'processing', waitedSeconds: null };
     await Promise.all([work.perform(resultId, attempt), work.perform(resultId, attempt)]);
 
-    const [result] = await t.dataSource.query(`SELECT status, result_key, thumbnail_key FROM job_results WHERE id = $1`, [resultId]);
+    const [result] = await t.dataSource.query(
+      `SELECT status, result_key, thumbnail_key FROM job_results WHERE id = $1`,
+      [resultId],
+    );
     expect(result.status).toBe('completed');
     const folder = join(t.config.STORAGE_DIR, 'results', res.body.job.id, resultId);
     const files = (await readdir(folder)).sort();
-    expect(files.map((file) => `results/${res.body.job.id}/${resultId}/${file}`)).toEqual([result.result_key, result.thumbnail_key].sort());
+    expect(files.map((file) => `results/${res.body.job.id}/${resultId}/${file}`)).toEqual(
+      [result.result_key, result.thumbnail_key].sort(),
+    );
     const run = basename(result.result_key, '.png');
     expect(basename(result.thumbnail_key)).toBe(`${run}.thumb.webp`);
     expect(await creditTotals(t, account.accountId)).toEqual({ balance: 9, ledgerSum: 9 });

@@ -40,13 +40,23 @@ describe(JobCreationService.name, () => {
       const account = await seedAccount(t, { credits: 10 });
       const key = idempotencyKey();
       const body = { input: imageInputs(2), output: { format: 'webp' } };
-      const first = await t.http().post('/api/v1/image/edit').set(bearer(account.liveKey)).set('Idempotency-Key', key).send(body);
+      const first = await t
+        .http()
+        .post('/api/v1/image/edit')
+        .set(bearer(account.liveKey))
+        .set('Idempotency-Key', key)
+        .send(body);
       expect(first.status).toBe(202);
       expect(first.body.remaining_paid_credits).toBe(8);
 
       // Same body with its keys in another order is the same request.
       const reordered = { output: { format: 'webp' }, input: body.input };
-      const replay = await t.http().post('/api/v1/image/edit').set(bearer(account.liveKey)).set('Idempotency-Key', key).send(reordered);
+      const replay = await t
+        .http()
+        .post('/api/v1/image/edit')
+        .set(bearer(account.liveKey))
+        .set('Idempotency-Key', key)
+        .send(reordered);
       expect(replay.status).toBe(200);
       expect(replay.body.job.id).toBe(first.body.job.id);
       expect(replay.body.remaining_paid_credits).toBe(8);
@@ -68,7 +78,12 @@ describe(JobCreationService.name, () => {
       expectRefusal(otherEndpoint, 409, 'idempotency_conflict');
 
       // The key is scoped to the API key: another key may use the same value for its own job.
-      const sandbox = await t.http().post('/api/v1/image/edit').set(bearer(account.sandboxKey)).set('Idempotency-Key', key).send(body);
+      const sandbox = await t
+        .http()
+        .post('/api/v1/image/edit')
+        .set(bearer(account.sandboxKey))
+        .set('Idempotency-Key', key)
+        .send(body);
       expect(sandbox.status).toBe(202);
       expect(sandbox.body.job.id).not.toBe(first.body.job.id);
     });
@@ -85,7 +100,9 @@ describe(JobCreationService.name, () => {
       expect(responses.filter((res) => res.status === 202)).toHaveLength(1);
       expect(responses.filter((res) => res.status === 200)).toHaveLength(19);
       expect(new Set(responses.map((res) => res.body.job.id)).size).toBe(1);
-      const [jobs] = await t.dataSource.query(`SELECT count(*)::int AS n FROM jobs WHERE account_id = $1`, [account.accountId]);
+      const [jobs] = await t.dataSource.query(`SELECT count(*)::int AS n FROM jobs WHERE account_id = $1`, [
+        account.accountId,
+      ]);
       expect(jobs.n).toBe(1);
       const reserves = await t.dataSource.query(
         `SELECT amount FROM credit_ledger WHERE account_id = $1 AND kind = 'reserve'`,
@@ -99,11 +116,26 @@ describe(JobCreationService.name, () => {
       const account = await seedAccount(t, { credits: 1 });
       const key = idempotencyKey();
       const body = { input: imageInputs(2) };
-      const refused = await t.http().post('/api/v1/image/edit').set(bearer(account.liveKey)).set('Idempotency-Key', key).send(body);
+      const refused = await t
+        .http()
+        .post('/api/v1/image/edit')
+        .set(bearer(account.liveKey))
+        .set('Idempotency-Key', key)
+        .send(body);
       expectRefusal(refused, 402, 'insufficient_credits');
       expect(refused.body.error.details).toEqual({ required: 2, available: 1 });
-      await t.http().post(`/admin/v1/accounts/${account.accountId}/credits`).set(bearer(TEST_ADMIN_TOKEN)).send({ amount: 5, reason: 'top-up' }).expect(200);
-      const retried = await t.http().post('/api/v1/image/edit').set(bearer(account.liveKey)).set('Idempotency-Key', key).send(body);
+      await t
+        .http()
+        .post(`/admin/v1/accounts/${account.accountId}/credits`)
+        .set(bearer(TEST_ADMIN_TOKEN))
+        .send({ amount: 5, reason: 'top-up' })
+        .expect(200);
+      const retried = await t
+        .http()
+        .post('/api/v1/image/edit')
+        .set(bearer(account.liveKey))
+        .set('Idempotency-Key', key)
+        .send(body);
       expect(retried.status).toBe(202);
     });
   });
@@ -162,7 +194,12 @@ describe(JobCreationService.name, () => {
     it('refuses the fourth create of a key with 429, a Retry-After, RateLimit headers, and writes nothing', async () => {
       const account = await seedAccount(t);
       const create = (key: string) =>
-        t.http().post('/api/v1/image/edit').set(bearer(key)).set('Idempotency-Key', idempotencyKey()).send({ input: imageInputs(1) });
+        t
+          .http()
+          .post('/api/v1/image/edit')
+          .set(bearer(key))
+          .set('Idempotency-Key', idempotencyKey())
+          .send({ input: imageInputs(1) });
       const allowed = [];
       for (let i = 0; i < 3; i++) allowed.push(await create(account.sandboxKey));
       expect(allowed.map((res) => res.status)).toEqual([202, 202, 202]);
@@ -183,7 +220,11 @@ describe(JobCreationService.name, () => {
         .post(`/admin/v1/accounts/${account.accountId}/api-keys`)
         .set(bearer(TEST_ADMIN_TOKEN))
         .send({ environment: 'sandbox' });
-      const viaSecond = [await create(second.body.secret), await create(second.body.secret), await create(second.body.secret)];
+      const viaSecond = [
+        await create(second.body.secret),
+        await create(second.body.secret),
+        await create(second.body.secret),
+      ];
       expect(viaSecond.map((res) => res.status)).toEqual([202, 202, 429]);
       expect(viaSecond[2].body.error.details).toMatchObject({ scope: 'account', limit: 5 });
     });
@@ -203,13 +244,28 @@ describe(JobCreationService.name, () => {
         expect(broke.headers['ratelimit-remaining']).toBe('3');
       }
       const key = idempotencyKey();
-      const first = await t.http().post('/api/v1/image/edit').set(bearer(account.sandboxKey)).set('Idempotency-Key', key).send({ input: imageInputs(1) });
+      const first = await t
+        .http()
+        .post('/api/v1/image/edit')
+        .set(bearer(account.sandboxKey))
+        .set('Idempotency-Key', key)
+        .send({ input: imageInputs(1) });
       expect(first.status).toBe(202);
       for (let i = 0; i < 5; i++) {
-        const replay = await t.http().post('/api/v1/image/edit').set(bearer(account.sandboxKey)).set('Idempotency-Key', key).send({ input: imageInputs(1) });
+        const replay = await t
+          .http()
+          .post('/api/v1/image/edit')
+          .set(bearer(account.sandboxKey))
+          .set('Idempotency-Key', key)
+          .send({ input: imageInputs(1) });
         expect(replay.status).toBe(200);
       }
-      const next = await t.http().post('/api/v1/image/edit').set(bearer(account.sandboxKey)).set('Idempotency-Key', idempotencyKey()).send({ input: imageInputs(1) });
+      const next = await t
+        .http()
+        .post('/api/v1/image/edit')
+        .set(bearer(account.sandboxKey))
+        .set('Idempotency-Key', idempotencyKey())
+        .send({ input: imageInputs(1) });
       expect(next.status).toBe(202);
       expect(next.headers['ratelimit-remaining']).toBe('1');
     });
@@ -230,7 +286,12 @@ describe(JobCreationService.name, () => {
       try {
         const key = idempotencyKey();
         const send = () =>
-          t.http().post('/api/v1/image/edit').set(bearer(account.sandboxKey)).set('Idempotency-Key', key).send({ input: imageInputs(1) });
+          t
+            .http()
+            .post('/api/v1/image/edit')
+            .set(bearer(account.sandboxKey))
+            .set('Idempotency-Key', key)
+            .send({ input: imageInputs(1) });
         expect((await send()).status).toBe(202);
         expect((await send()).status).toBe(200);
       } finally {
@@ -243,7 +304,12 @@ describe(JobCreationService.name, () => {
       const account = await seedAccount(t);
       const key = idempotencyKey();
       const send = (idempotency: string) =>
-        t.http().post('/api/v1/image/edit').set(bearer(account.sandboxKey)).set('Idempotency-Key', idempotency).send({ input: imageInputs(1) });
+        t
+          .http()
+          .post('/api/v1/image/edit')
+          .set(bearer(account.sandboxKey))
+          .set('Idempotency-Key', idempotency)
+          .send({ input: imageInputs(1) });
       const first = await send(key);
       expect(first.status).toBe(202);
       expect([(await send(idempotencyKey())).status, (await send(idempotencyKey())).status]).toEqual([202, 202]);
@@ -272,7 +338,12 @@ describe(JobCreationService.name, () => {
     afterAll(() => t.close());
 
     const create = (key: string, count: number) =>
-      t.http().post('/api/v1/image/edit').set(bearer(key)).set('Idempotency-Key', idempotencyKey()).send({ input: imageInputs(count) });
+      t
+        .http()
+        .post('/api/v1/image/edit')
+        .set(bearer(key))
+        .set('Idempotency-Key', idempotencyKey())
+        .send({ input: imageInputs(count) });
 
     it('refuses a second active job on one key and a fourth on one account with 429 too_many_active_jobs', async () => {
       const account = await seedAccount(t, { credits: 100 });
@@ -286,7 +357,11 @@ describe(JobCreationService.name, () => {
       // Sandbox jobs count against the account too: 3 keys fill it, the fourth is refused.
       const keys = [];
       for (let i = 0; i < 3; i++) {
-        const issued = await t.http().post(`/admin/v1/accounts/${account.accountId}/api-keys`).set(bearer(TEST_ADMIN_TOKEN)).send({ environment: 'sandbox' });
+        const issued = await t
+          .http()
+          .post(`/admin/v1/accounts/${account.accountId}/api-keys`)
+          .set(bearer(TEST_ADMIN_TOKEN))
+          .send({ environment: 'sandbox' });
         keys.push(issued.body.secret as string);
       }
       expect((await create(keys[0], 1)).status).toBe(202);
@@ -303,7 +378,11 @@ describe(JobCreationService.name, () => {
       const third = await seedAccount(t, { credits: 100 });
       // Share: 50% of 20 = 10 pending results per account.
       expect((await create(first.liveKey, 8)).status).toBe(202);
-      const key = await t.http().post(`/admin/v1/accounts/${first.accountId}/api-keys`).set(bearer(TEST_ADMIN_TOKEN)).send({ environment: 'live' });
+      const key = await t
+        .http()
+        .post(`/admin/v1/accounts/${first.accountId}/api-keys`)
+        .set(bearer(TEST_ADMIN_TOKEN))
+        .send({ environment: 'live' });
       const before = await writtenRows(t);
       const overShare = await create(key.body.secret, 3);
       expectRefusal(overShare, 429, 'too_many_pending_results');
@@ -341,7 +420,12 @@ describe(JobCreationService.name, () => {
     afterAll(() => t.close());
 
     const create = (key: string, count: number) =>
-      t.http().post('/api/v1/image/edit').set(bearer(key)).set('Idempotency-Key', idempotencyKey()).send({ input: imageInputs(count) });
+      t
+        .http()
+        .post('/api/v1/image/edit')
+        .set(bearer(key))
+        .set('Idempotency-Key', idempotencyKey())
+        .send({ input: imageInputs(count) });
     const counter = async (): Promise<{ counted: number; pending: number }> =>
       (
         await t.dataSource.query(
@@ -364,7 +448,8 @@ describe(JobCreationService.name, () => {
           const answers = await Promise.all(racers.map((racer) => create(racer.liveKey, 1)));
           const winners = answers.filter((res) => res.status === 202);
           expect(winners).toHaveLength(1);
-          for (const res of answers.filter((answer) => answer.status !== 202)) expectRefusal(res, 503, 'capacity_unavailable');
+          for (const res of answers.filter((answer) => answer.status !== 202))
+            expectRefusal(res, 503, 'capacity_unavailable');
           expect(await writtenRows(t)).toMatchObject({ jobs: before.jobs + 1, results: before.results + 1 });
           expect(await counter()).toEqual({ counted: 3, pending: 3 });
           const balances = await Promise.all(racers.map((racer) => creditTotals(t, racer.accountId)));
@@ -373,7 +458,10 @@ describe(JobCreationService.name, () => {
 
           // The winner's cancel gives its slot back for the next round.
           const winner = racers[balances.findIndex((balance) => balance.balance === 9)];
-          const cancelled = await t.http().post(`/api/v1/jobs/${winners[0].body.job.id}/cancel`).set(bearer(winner.liveKey));
+          const cancelled = await t
+            .http()
+            .post(`/api/v1/jobs/${winners[0].body.job.id}/cancel`)
+            .set(bearer(winner.liveKey));
           expect(cancelled.status).toBe(200);
           expect(await counter()).toEqual({ counted: 2, pending: 2 });
         }
@@ -384,7 +472,7 @@ describe(JobCreationService.name, () => {
 
     it('gives a slot back as each result settles, and the sweeper corrects a counter changed behind its back', async () => {
       const account = await seedAccount(t, { credits: 10 });
-      await until(async () => (await counter()).pending === 0, 'the earlier test\'s results settled');
+      await until(async () => (await counter()).pending === 0, "the earlier test's results settled");
       const res = await create(account.liveKey, 2);
       expect(res.status).toBe(202);
       await waitForJob(t, res.body.job.id, (job) => job.status === 'completed');
@@ -401,7 +489,10 @@ describe(JobCreationService.name, () => {
   describe('no lost jobs', () => {
     let t: TestApp;
     beforeAll(async () => {
-      t = await createTestApp({ ...RAISED, SWEEP_INTERVAL_SECONDS: '1', SWEEP_GRACE_SECONDS: '1' }, { role: ProcessRole.All });
+      t = await createTestApp(
+        { ...RAISED, SWEEP_INTERVAL_SECONDS: '1', SWEEP_GRACE_SECONDS: '1' },
+        { role: ProcessRole.All },
+      );
     });
     afterAll(() => t.close());
 
@@ -410,7 +501,12 @@ describe(JobCreationService.name, () => {
       const enqueue = jest
         .spyOn(ResultQueueProducer.prototype, 'enqueue')
         .mockRejectedValueOnce(new Error('connection lost between commit and enqueue'));
-      const res = await t.http().post('/api/v1/image/edit').set(bearer(account.sandboxKey)).set('Idempotency-Key', idempotencyKey()).send({ input: imageInputs(2) });
+      const res = await t
+        .http()
+        .post('/api/v1/image/edit')
+        .set(bearer(account.sandboxKey))
+        .set('Idempotency-Key', idempotencyKey())
+        .send({ input: imageInputs(2) });
       expect(res.status).toBe(202);
       expect(enqueue).toHaveBeenCalled();
       enqueue.mockRestore();

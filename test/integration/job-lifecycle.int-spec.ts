@@ -50,7 +50,10 @@ describe(JobLifecycleService.name, () => {
       t.http().post(path).set(bearer(key)).set('Idempotency-Key', idempotencyKey()).send(body);
 
     it('takes a sandbox job from create to completed, with signed result and thumbnail URLs', async () => {
-      const res = await create(account.sandboxKey, { input: imageInputs(2), output: { number_of_images: 2, format: 'webp' } });
+      const res = await create(account.sandboxKey, {
+        input: imageInputs(2),
+        output: { number_of_images: 2, format: 'webp' },
+      });
       expect(res.status).toBe(202);
       expect(res.body.job).toMatchObject({
         api: 'image_editing',
@@ -81,7 +84,9 @@ describe(JobLifecycleService.name, () => {
         const image = await t.http().get(new URL(result.result_url).pathname + new URL(result.result_url).search);
         expect(image.status).toBe(200);
         expect(image.headers['content-type']).toBe('image/webp');
-        const thumbnail = await t.http().get(new URL(result.thumbnail_url).pathname + new URL(result.thumbnail_url).search);
+        const thumbnail = await t
+          .http()
+          .get(new URL(result.thumbnail_url).pathname + new URL(result.thumbnail_url).search);
         expect(thumbnail.status).toBe(200);
         expect(thumbnail.headers['content-type']).toBe('image/webp');
       }
@@ -183,7 +188,11 @@ describe(JobLifecycleService.name, () => {
 
     it('refuses live jobs of a tool without a configured provider with 503 tool_unavailable, reserving nothing', async () => {
       const before = await creditTotals(t, account.accountId);
-      const res = await create(account.liveKey, { input: imageInputs(1), options: { prompt: 'a beach' } }, '/api/v1/image/ai-edit');
+      const res = await create(
+        account.liveKey,
+        { input: imageInputs(1), options: { prompt: 'a beach' } },
+        '/api/v1/image/ai-edit',
+      );
       expect(res.status).toBe(503);
       expect(res.body.error.code).toBe('tool_unavailable');
       expect(await creditTotals(t, account.accountId)).toEqual(before);
@@ -210,14 +219,22 @@ describe(JobLifecycleService.name, () => {
         .expect(202);
       expect((await creditTotals(t, account.accountId)).balance).toBe(46);
 
-      const cancelled = await t.http().post(`/api/v1/jobs/${res.body.job.id}/cancel`).set(bearer(account.liveKey)).expect(200);
+      const cancelled = await t
+        .http()
+        .post(`/api/v1/jobs/${res.body.job.id}/cancel`)
+        .set(bearer(account.liveKey))
+        .expect(200);
       expect(cancelled.body.job).toMatchObject({ status: 'cancelled', credits_used: 0 });
       expect(cancelled.body.job.completed_at).toEqual(expect.any(String));
       expect(cancelled.body.results.every((r: { status: string }) => r.status === 'cancelled')).toBe(true);
       const totals = await creditTotals(t, account.accountId);
       expect(totals).toEqual({ balance: 50, ledgerSum: 50 });
 
-      const again = await t.http().post(`/api/v1/jobs/${res.body.job.id}/cancel`).set(bearer(account.liveKey)).expect(200);
+      const again = await t
+        .http()
+        .post(`/api/v1/jobs/${res.body.job.id}/cancel`)
+        .set(bearer(account.liveKey))
+        .expect(200);
       expect(again.body.job.status).toBe('cancelled');
       expect(await creditTotals(t, account.accountId)).toEqual(totals);
 

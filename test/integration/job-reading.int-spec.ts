@@ -105,7 +105,8 @@ describe(JobsController.name, () => {
 
       beforeAll(async () => {
         account = await seedAccount(t);
-        for (let i = 0; i < 25; i++) created.push(await client.createJob(account.sandboxKey, { input: imageInputs(1) }));
+        for (let i = 0; i < 25; i++)
+          created.push(await client.createJob(account.sandboxKey, { input: imageInputs(1) }));
       });
 
       it('returns every job exactly once across pages, newest first', async () => {
@@ -153,7 +154,9 @@ describe(JobsController.name, () => {
         for (const limit of ['0', '101', '-1', '1.5', 'ten', '']) {
           const res = await client.list(account.sandboxKey, { limit });
           expectError(res, 400, 'invalid_request');
-          expect(new Set(res.body.error.details.errors.map((e: { path: string }) => e.path))).toEqual(new Set(['query.limit']));
+          expect(new Set(res.body.error.details.errors.map((e: { path: string }) => e.path))).toEqual(
+            new Set(['query.limit']),
+          );
         }
         await client.list(account.sandboxKey, { limit: 1 }).expect(200);
       });
@@ -198,7 +201,9 @@ describe(JobsController.name, () => {
         const key = account.sandboxKey;
         jobs.editCompleted = await client.createJob(key, { input: imageInputs(1) });
         jobs.editFailed = await client.createJob(key, { input: imageInputs(1, () => 'sandbox_fail_0') });
-        jobs.editPartial = await client.createJob(key, { input: imageInputs(2, (i) => (i === 0 ? 'sandbox_fail_0' : 'ok-1')) });
+        jobs.editPartial = await client.createJob(key, {
+          input: imageInputs(2, (i) => (i === 0 ? 'sandbox_fail_0' : 'ok-1')),
+        });
         const cutout = '/api/v1/remove-background';
         jobs.cutoutCompleted = await client.createJob(key, { input: imageInputs(1) }, cutout);
         jobs.cutoutFailed = await client.createJob(key, { input: imageInputs(1, () => 'sandbox_fail_0') }, cutout);
@@ -206,7 +211,8 @@ describe(JobsController.name, () => {
         for (const id of Object.values(jobs)) await waitForJob(t, id);
       });
 
-      const listIds = async (query: Record<string, string | number>) => (await client.listAll(account.sandboxKey, query)).ids;
+      const listIds = async (query: Record<string, string | number>) =>
+        (await client.listAll(account.sandboxKey, query)).ids;
 
       it('filters by status', async () => {
         expect(await listIds({ status: 'completed' })).toEqual([
@@ -338,7 +344,9 @@ describe(JobsController.name, () => {
       });
 
       it('reports an input sent without external_id with external_id null', async () => {
-        const id = await client.createJob(account.sandboxKey, { input: [{ image_url: 'https://images.example.com/p/x.jpg' }] });
+        const id = await client.createJob(account.sandboxKey, {
+          input: [{ image_url: 'https://images.example.com/p/x.jpg' }],
+        });
         await waitForJob(t, id);
         const read = await t.http().get(`/api/v1/jobs/${id}`).set(bearer(account.sandboxKey)).expect(200);
         expect(read.body.results).toEqual([
@@ -516,7 +524,13 @@ describe(JobsController.name, () => {
         }
         const [shoe, bag] = shown.items;
         // A sandbox cut-out (marketplace_clean) reports a sure uncertainty; a failed result none.
-        expect(shoe).toMatchObject({ external_id: 'shoe-1', error_code: null, error_message: null, subject_hints: null, uncertainty: 0.05 });
+        expect(shoe).toMatchObject({
+          external_id: 'shoe-1',
+          error_code: null,
+          error_message: null,
+          subject_hints: null,
+          uncertainty: 0.05,
+        });
         expect(bag).toMatchObject({
           external_id: 'sandbox_fail_bag-2',
           result_url: null,
@@ -531,8 +545,15 @@ describe(JobsController.name, () => {
 
         // The same job, seen as a job (contract section 7).
         const asJob = await t.http().get(`/api/v1/jobs/${id}`).set(bearer(account.sandboxKey)).expect(200);
-        expect(asJob.body.job).toMatchObject({ id, api: 'image_editing', status: 'partially_completed', total_results: 2 });
-        expect(asJob.body.results.map((r: { id: string }) => r.id)).toEqual(shown.items.map((i: { id: string }) => i.id));
+        expect(asJob.body.job).toMatchObject({
+          id,
+          api: 'image_editing',
+          status: 'partially_completed',
+          total_results: 2,
+        });
+        expect(asJob.body.results.map((r: { id: string }) => r.id)).toEqual(
+          shown.items.map((i: { id: string }) => i.id),
+        );
       });
 
       it('reserves and captures a live product photo job’s credits item by item', async () => {
@@ -643,7 +664,11 @@ describe(JobsController.name, () => {
       }
       expect(await creditTotals(t, account.accountId)).toEqual({ balance: 20, ledgerSum: 20 });
 
-      const read = await t.http().get(`/api/v1/product-image-enhancements/${id}`).set(bearer(account.liveKey)).expect(200);
+      const read = await t
+        .http()
+        .get(`/api/v1/product-image-enhancements/${id}`)
+        .set(bearer(account.liveKey))
+        .expect(200);
       expect(read.body.enhancement).toMatchObject({ completed_items: 0, failed_items: 0, credits_used: 0 });
       expect(read.body.enhancement.completed_at).toBe(cancelled.body.job.completed_at);
       expect(read.body.enhancement.items.every((item: { result_url: unknown }) => item.result_url === null)).toBe(true);
@@ -701,7 +726,10 @@ describe(JobsController.name, () => {
       expect(sandboxPolls.map((res) => res.status)).toEqual([200, 200, 429]);
       expect(sandboxPolls.map((res) => res.headers['ratelimit-limit'])).toEqual(['5', '5', '5']);
       expect(sandboxPolls.map((res) => res.headers['ratelimit-remaining'])).toEqual(['1', '0', '0']);
-      expect(sandboxPolls[2].body.error).toMatchObject({ code: 'rate_limit_exceeded', details: { scope: 'account', limit: 5 } });
+      expect(sandboxPolls[2].body.error).toMatchObject({
+        code: 'rate_limit_exceeded',
+        details: { scope: 'account', limit: 5 },
+      });
       expect(Number(sandboxPolls[2].headers['retry-after'])).toBeGreaterThanOrEqual(1);
 
       // Another account polls on.

@@ -2,7 +2,14 @@ import { ProcessRole } from '../../src/core/bootstrap/role';
 import { JobLifecycleService } from '../../src/modules/jobs/job-lifecycle.service';
 import { ResultErrorCode, TransientResultFailure } from '../../src/modules/tools/result-failure';
 import type { ToolOutput, ToolTask } from '../../src/modules/tools/tool-runner';
-import { creditTotals, FakeProviderRunner, idempotencyKey, imageInputs, waitForJob, withFakeProvider } from '../support/jobs';
+import {
+  creditTotals,
+  FakeProviderRunner,
+  idempotencyKey,
+  imageInputs,
+  waitForJob,
+  withFakeProvider,
+} from '../support/jobs';
 import { GENEROUS_LIMITS } from '../support/limits';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 import { sleep } from '../support/waiting';
@@ -82,7 +89,10 @@ describe(`${JobLifecycleService.name} lock order`, () => {
     it('defaults to a 5 s lock timeout and a 30 s statement timeout', async () => {
       const [lock] = await t.dataSource.query(`SHOW lock_timeout`);
       const [statement] = await t.dataSource.query(`SHOW statement_timeout`);
-      expect({ lock: lock.lock_timeout, statement: statement.statement_timeout }).toEqual({ lock: '5s', statement: '30s' });
+      expect({ lock: lock.lock_timeout, statement: statement.statement_timeout }).toEqual({
+        lock: '5s',
+        statement: '30s',
+      });
     });
 
     it('runs a cancel again when PostgreSQL aborts it to break a deadlock, instead of answering 500', async () => {
@@ -103,7 +113,11 @@ describe(`${JobLifecycleService.name} lock order`, () => {
       try {
         await other.startTransaction();
         await other.query(`SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`, [account.accountId]);
-        const cancel = t.http().post(`/api/v1/jobs/${jobId}/cancel`).set(bearer(account.liveKey)).then((res) => res);
+        const cancel = t
+          .http()
+          .post(`/api/v1/jobs/${jobId}/cancel`)
+          .set(bearer(account.liveKey))
+          .then((res) => res);
         const deadline = Date.now() + 5000;
         for (;;) {
           const [waiting] = await t.dataSource.query(
@@ -181,10 +195,10 @@ describe(`${JobLifecycleService.name} lock order`, () => {
         await sleep(100);
       }
 
-      const results: Array<{ id: string; status: string; attempts: number; external_id: string }> = await t.dataSource.query(
-        `SELECT id, status, attempts, external_id FROM job_results WHERE job_id = ANY($1)`,
-        [jobIds],
-      );
+      const results: Array<{ id: string; status: string; attempts: number; external_id: string }> =
+        await t.dataSource.query(`SELECT id, status, attempts, external_id FROM job_results WHERE job_id = ANY($1)`, [
+          jobIds,
+        ]);
       expect(results).toHaveLength(jobIds.length * kinds.length);
       for (const result of results) {
         expect(['completed', 'failed', 'cancelled']).toContain(result.status);

@@ -39,7 +39,9 @@ const HTTP_COUNT = 'imgjobs_http_request_duration_seconds_count';
 function expressionsIn(document: unknown): string[] {
   if (Array.isArray(document)) return document.flatMap(expressionsIn);
   if (document === null || typeof document !== 'object') return [];
-  return Object.entries(document).flatMap(([key, value]) => (key === 'expr' && typeof value === 'string' ? [value] : expressionsIn(value)));
+  return Object.entries(document).flatMap(([key, value]) =>
+    key === 'expr' && typeof value === 'string' ? [value] : expressionsIn(value),
+  );
 }
 
 describe('Prometheus metrics', () => {
@@ -50,7 +52,9 @@ describe('Prometheus metrics', () => {
 
   /** The live tool's provider and the webhook receiver's certificate: the edges of the world. */
   const edges = (builder: TestingModuleBuilder) =>
-    withFakeProvider()(builder).overrideProvider(OUTBOUND_TLS).useValue({ ca: [testCertificate().cert] });
+    withFakeProvider()(builder)
+      .overrideProvider(OUTBOUND_TLS)
+      .useValue({ ca: [testCertificate().cert] });
 
   const scrapeApi = async (): Promise<Sample[]> =>
     parseSamples((await api.http().get('/metrics').set(bearer(TEST_ADMIN_TOKEN)).expect(200)).text);
@@ -85,12 +89,15 @@ describe('Prometheus metrics', () => {
     let jobIds: string[];
     let accountId: string;
 
-    const apiDelta = (name: string, labels: Record<string, string> = {}) => valueOf(apiAfter, name, labels) - valueOf(apiBefore, name, labels);
+    const apiDelta = (name: string, labels: Record<string, string> = {}) =>
+      valueOf(apiAfter, name, labels) - valueOf(apiBefore, name, labels);
     const workerDelta = (name: string, labels: Record<string, string> = {}) =>
       valueOf(workerAfter, name, labels) - valueOf(workerBefore, name, labels);
-    const settledResults = async () => sumOf(await scrapeWorker(), 'imgjobs_results_total') - sumOf(workerBefore, 'imgjobs_results_total');
+    const settledResults = async () =>
+      sumOf(await scrapeWorker(), 'imgjobs_results_total') - sumOf(workerBefore, 'imgjobs_results_total');
     const finishedDeliveries = async () =>
-      sumOf(await scrapeWorker(), 'imgjobs_webhook_deliveries_total') - sumOf(workerBefore, 'imgjobs_webhook_deliveries_total');
+      sumOf(await scrapeWorker(), 'imgjobs_webhook_deliveries_total') -
+      sumOf(workerBefore, 'imgjobs_webhook_deliveries_total');
 
     beforeAll(async () => {
       const account = await seedAccount(api, { credits: 4 });
@@ -101,8 +108,11 @@ describe('Prometheus metrics', () => {
 
       // Three sandbox jobs of two results each, then a fourth over the per-key create limit.
       const sandboxJobs: string[] = [];
-      for (let i = 0; i < 3; i++) sandboxJobs.push((await create(account.sandboxKey, { input: imageInputs(2) }).expect(202)).body.job.id);
-      expect((await create(account.sandboxKey, { input: imageInputs(1) }).expect(429)).body.error.code).toBe('rate_limit_exceeded');
+      for (let i = 0; i < 3; i++)
+        sandboxJobs.push((await create(account.sandboxKey, { input: imageInputs(2) }).expect(202)).body.job.id);
+      expect((await create(account.sandboxKey, { input: imageInputs(1) }).expect(429)).body.error.code).toBe(
+        'rate_limit_exceeded',
+      );
 
       // One live job of two results (one fails at the provider) with a webhook: 2 credits reserved,
       // 1 captured, 1 released, three events delivered. Then one the remaining 2 credits cannot pay.
@@ -113,7 +123,9 @@ describe('Prometheus metrics', () => {
         ],
         webhook_url: receiver.url,
       }).expect(202);
-      expect((await create(account.liveKey, { input: imageInputs(3) }).expect(402)).body.error.code).toBe('insufficient_credits');
+      expect((await create(account.liveKey, { input: imageInputs(3) }).expect(402)).body.error.code).toBe(
+        'insufficient_credits',
+      );
       await create(account.liveKey, { input: [] }).expect(400);
 
       await api.http().get(`/api/v1/jobs/${live.body.job.id}`).set(bearer(account.liveKey)).expect(200);
@@ -126,7 +138,10 @@ describe('Prometheus metrics', () => {
       await receiver.waitFor(3);
       // Counters move just after their transaction commits and their attempt is recorded: wait for the last of them.
       await until(async () => (await settledResults()) >= 8, 'eight settled results in the worker metrics');
-      await until(async () => (await finishedDeliveries()) >= 3, 'three finished webhook deliveries in the worker metrics');
+      await until(
+        async () => (await finishedDeliveries()) >= 3,
+        'three finished webhook deliveries in the worker metrics',
+      );
       [apiAfter, workerAfter] = await Promise.all([scrapeApi(), scrapeWorker()]);
     });
 
@@ -135,22 +150,40 @@ describe('Prometheus metrics', () => {
       expect(apiDelta(HTTP_COUNT, { route: EDIT_ROUTE, method: 'POST', status: '429' })).toBe(1);
       expect(apiDelta(HTTP_COUNT, { route: EDIT_ROUTE, method: 'POST', status: '402' })).toBe(1);
       expect(apiDelta(HTTP_COUNT, { route: EDIT_ROUTE, method: 'POST', status: '400' })).toBe(1);
-      expect(sumOf(apiAfter, HTTP_COUNT, { route: EDIT_ROUTE }) - sumOf(apiBefore, HTTP_COUNT, { route: EDIT_ROUTE })).toBe(7);
+      expect(
+        sumOf(apiAfter, HTTP_COUNT, { route: EDIT_ROUTE }) - sumOf(apiBefore, HTTP_COUNT, { route: EDIT_ROUTE }),
+      ).toBe(7);
       expect(apiDelta(HTTP_COUNT, { route: '/api/v1/jobs/:jobId', method: 'GET', status: '200' })).toBe(2);
       expect(apiDelta(HTTP_COUNT, { route: 'unmatched', method: 'GET', status: '404' })).toBe(1);
       // Bull Board's own router: its route template under its mount point, never the query or a queue's name.
       expect(apiDelta(HTTP_COUNT, { route: '/admin/queues/api/queues', method: 'GET', status: '200' })).toBe(1);
       // The histogram's +Inf bucket is its count.
-      expect(apiDelta('imgjobs_http_request_duration_seconds_bucket', { route: EDIT_ROUTE, method: 'POST', status: '202', le: '+Inf' })).toBe(4);
-      expect(apiDelta('imgjobs_http_request_duration_seconds_sum', { route: EDIT_ROUTE, method: 'POST', status: '202' })).toBeGreaterThan(0);
+      expect(
+        apiDelta('imgjobs_http_request_duration_seconds_bucket', {
+          route: EDIT_ROUTE,
+          method: 'POST',
+          status: '202',
+          le: '+Inf',
+        }),
+      ).toBe(4);
+      expect(
+        apiDelta('imgjobs_http_request_duration_seconds_sum', { route: EDIT_ROUTE, method: 'POST', status: '202' }),
+      ).toBeGreaterThan(0);
     });
 
     it('counts jobs created and creates refused by reason', () => {
       expect(apiDelta('imgjobs_jobs_created_total', { tool: 'image_editing', environment: 'sandbox' })).toBe(3);
       expect(apiDelta('imgjobs_jobs_created_total', { tool: 'image_editing', environment: 'live' })).toBe(1);
-      expect(apiDelta('imgjobs_job_admissions_refused_total', { tool: 'image_editing', reason: 'rate_limit_exceeded' })).toBe(1);
-      expect(apiDelta('imgjobs_job_admissions_refused_total', { tool: 'image_editing', reason: 'insufficient_credits' })).toBe(1);
-      expect(sumOf(apiAfter, 'imgjobs_job_admissions_refused_total') - sumOf(apiBefore, 'imgjobs_job_admissions_refused_total')).toBe(2);
+      expect(
+        apiDelta('imgjobs_job_admissions_refused_total', { tool: 'image_editing', reason: 'rate_limit_exceeded' }),
+      ).toBe(1);
+      expect(
+        apiDelta('imgjobs_job_admissions_refused_total', { tool: 'image_editing', reason: 'insufficient_credits' }),
+      ).toBe(1);
+      expect(
+        sumOf(apiAfter, 'imgjobs_job_admissions_refused_total') -
+          sumOf(apiBefore, 'imgjobs_job_admissions_refused_total'),
+      ).toBe(2);
     });
 
     it('counts credits where they moved: reserved by the API, captured and released by the worker', () => {
@@ -162,7 +195,8 @@ describe('Prometheus metrics', () => {
     });
 
     it('counts results by tool, environment, final status and error code', () => {
-      const results = (labels: Record<string, string>) => workerDelta('imgjobs_results_total', { tool: 'image_editing', ...labels });
+      const results = (labels: Record<string, string>) =>
+        workerDelta('imgjobs_results_total', { tool: 'image_editing', ...labels });
       expect(results({ environment: 'sandbox', status: 'completed' })).toBe(6);
       expect(results({ environment: 'live', status: 'completed' })).toBe(1);
       expect(results({ environment: 'live', status: 'failed', error_code: 'provider_error' })).toBe(1);
@@ -179,14 +213,21 @@ describe('Prometheus metrics', () => {
     it('counts webhook attempts and finished deliveries by outcome', () => {
       expect(workerDelta('imgjobs_webhook_attempt_duration_seconds_count', { outcome: 'delivered' })).toBe(3);
       expect(workerDelta('imgjobs_webhook_deliveries_total', { outcome: 'delivered' })).toBe(3);
-      expect(sumOf(workerAfter, 'imgjobs_webhook_attempt_duration_seconds_count') - sumOf(workerBefore, 'imgjobs_webhook_attempt_duration_seconds_count')).toBe(3);
+      expect(
+        sumOf(workerAfter, 'imgjobs_webhook_attempt_duration_seconds_count') -
+          sumOf(workerBefore, 'imgjobs_webhook_attempt_duration_seconds_count'),
+      ).toBe(3);
     });
 
     it('reads queue depths at scrape time for every queue, and labels nothing with an id', () => {
       for (const samples of [apiAfter, workerAfter]) {
         for (const queue of ['background-removal', 'processing', 'sandbox', 'webhook-delivery', 'maintenance']) {
           for (const state of ['waiting', 'active', 'delayed']) {
-            expect(samples.some((s) => s.name === 'imgjobs_queue_jobs' && s.labels.queue === queue && s.labels.state === state)).toBe(true);
+            expect(
+              samples.some(
+                (s) => s.name === 'imgjobs_queue_jobs' && s.labels.queue === queue && s.labels.state === state,
+              ),
+            ).toBe(true);
           }
         }
         expect(valueOf(samples, 'imgjobs_queue_jobs', { queue: 'sandbox', state: 'waiting' })).toBe(0);
@@ -236,12 +277,20 @@ describe('Prometheus metrics', () => {
       const res = await api.http().get('/metrics').set(bearer(TEST_ADMIN_TOKEN)).expect(200);
       expect(res.headers['content-type']).toMatch(/^text\/plain;.*version=0\.0\.4/);
       const names = seriesNames(parseSamples(res.text));
-      for (const name of ['process_cpu_user_seconds_total', 'nodejs_heap_size_used_bytes', 'imgjobs_queue_jobs', 'imgjobs_segmentation_inference_seconds_count']) {
+      for (const name of [
+        'process_cpu_user_seconds_total',
+        'nodejs_heap_size_used_bytes',
+        'imgjobs_queue_jobs',
+        'imgjobs_segmentation_inference_seconds_count',
+      ]) {
         expect(names.has(name)).toBe(true);
       }
 
       const anonymous = await api.http().get('/metrics').expect(401);
-      expect(anonymous.body).toEqual({ error: expect.objectContaining({ code: 'unauthorized' }), request_id: expect.any(String) });
+      expect(anonymous.body).toEqual({
+        error: expect.objectContaining({ code: 'unauthorized' }),
+        request_id: expect.any(String),
+      });
       const wrongToken = await api.http().get('/metrics').set(bearer('not-the-admin-token-at-all')).expect(401);
       expect(wrongToken.body.error.code).toBe('unauthorized');
     });
@@ -261,7 +310,12 @@ describe('Prometheus metrics', () => {
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^text\/plain;.*version=0\.0\.4/);
       const names = seriesNames(parseSamples(await res.text()));
-      for (const name of ['process_cpu_user_seconds_total', 'nodejs_eventloop_lag_p99_seconds', 'imgjobs_queue_jobs', 'imgjobs_credits_captured_total']) {
+      for (const name of [
+        'process_cpu_user_seconds_total',
+        'nodejs_eventloop_lag_p99_seconds',
+        'imgjobs_queue_jobs',
+        'imgjobs_credits_captured_total',
+      ]) {
         expect(names.has(name)).toBe(true);
       }
     });

@@ -3,9 +3,17 @@ import { Test } from '@nestjs/testing';
 import sharp from 'sharp';
 import { ConfigModule } from '../../src/core/config/config.module';
 import { loadConfig } from '../../src/core/config/load-config';
-import { IMAGE_PROVIDER, ImageProviderError, type ImageProvider, type ProviderGeneration } from '../../src/core/image-provider/image-provider';
+import {
+  IMAGE_PROVIDER,
+  ImageProviderError,
+  type ImageProvider,
+  type ProviderGeneration,
+} from '../../src/core/image-provider/image-provider';
 import { ImageProviderModule } from '../../src/core/image-provider/image-provider.module';
-import { OpenAiImageProvider, type OpenAiImageProviderSettings } from '../../src/core/image-provider/openai-image-provider';
+import {
+  OpenAiImageProvider,
+  type OpenAiImageProviderSettings,
+} from '../../src/core/image-provider/openai-image-provider';
 import { OutboundHttps } from '../../src/core/outbound/outbound-https';
 import { OutboundModule } from '../../src/core/outbound/outbound.module';
 import { FAKE_IMAGE_PROVIDER_KEY, FakeImageProvider } from '../support/fake-image-provider';
@@ -33,14 +41,18 @@ async function failureOf(promise: Promise<unknown>): Promise<ImageProviderError>
 
 async function solidPng(width: number, height: number, rgba: [number, number, number, number]): Promise<Buffer> {
   const [r, g, b, alpha] = rgba;
-  return sharp({ create: { width, height, channels: 4, background: { r, g, b, alpha: alpha / 255 } } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 4, background: { r, g, b, alpha: alpha / 255 } } })
+    .png()
+    .toBuffer();
 }
 
 /** A mask of `width` x `height`, opaque (keep) on the left half, transparent (paint) on the right. */
 async function leftHalfKeptMask(width: number, height: number): Promise<Buffer> {
   const rgba = Buffer.alloc(width * height * 4);
   for (let y = 0; y < height; y++) for (let x = 0; x < width / 2; x++) rgba[(y * width + x) * 4 + 3] = 255;
-  return sharp(rgba, { raw: { width, height, channels: 4 } }).png().toBuffer();
+  return sharp(rgba, { raw: { width, height, channels: 4 } })
+    .png()
+    .toBuffer();
 }
 
 async function pixelAt(image: Buffer, x: number, y: number): Promise<number[]> {
@@ -59,7 +71,14 @@ describe(OpenAiImageProvider.name, () => {
   ): OpenAiImageProvider {
     outbounds.push(outbound);
     return new OpenAiImageProvider(
-      { apiKey: FAKE_IMAGE_PROVIDER_KEY, baseUrl: fake.url, model: 'gpt-image-1', timeoutSeconds: 10, maxRetries: 2, ...settings },
+      {
+        apiKey: FAKE_IMAGE_PROVIDER_KEY,
+        baseUrl: fake.url,
+        model: 'gpt-image-1',
+        timeoutSeconds: 10,
+        maxRetries: 2,
+        ...settings,
+      },
       outbound,
     );
   }
@@ -135,7 +154,10 @@ describe(OpenAiImageProvider.name, () => {
     });
 
     it('sends an edit without a mask when none is given', async () => {
-      await providerWith().edit({ image: await solidPng(32, 32, [0, 0, 0, 255]), prompt: PROMPT, shape: 'square' }, NEVER);
+      await providerWith().edit(
+        { image: await solidPng(32, 32, [0, 0, 0, 255]), prompt: PROMPT, shape: 'square' },
+        NEVER,
+      );
       expect(fake.requests[0]).toMatchObject({ images: [{ field: 'image', width: 32, height: 32 }], mask: null });
     });
 
@@ -171,13 +193,29 @@ describe(OpenAiImageProvider.name, () => {
 
   describe('logs', () => {
     const entries: Array<{ level: string; text: string }> = [];
-    const record = (level: string) => (...parts: unknown[]) => {
-      entries.push({ level, text: parts.map((part) => (typeof part === 'string' ? part : JSON.stringify(part, Object.getOwnPropertyNames(part ?? {})))).join(' ') });
-    };
+    const record =
+      (level: string) =>
+      (...parts: unknown[]) => {
+        entries.push({
+          level,
+          text: parts
+            .map((part) =>
+              typeof part === 'string' ? part : JSON.stringify(part, Object.getOwnPropertyNames(part ?? {})),
+            )
+            .join(' '),
+        });
+      };
 
     beforeEach(() => {
       entries.length = 0;
-      Logger.overrideLogger({ log: record('log'), error: record('error'), warn: record('warn'), debug: record('debug'), verbose: record('verbose'), fatal: record('fatal') });
+      Logger.overrideLogger({
+        log: record('log'),
+        error: record('error'),
+        warn: record('warn'),
+        debug: record('debug'),
+        verbose: record('verbose'),
+        fatal: record('fatal'),
+      });
     });
     afterEach(() => Logger.overrideLogger(new ConsoleLogger()));
 
@@ -187,7 +225,12 @@ describe(OpenAiImageProvider.name, () => {
       fake.script({ kind: 'server_error' }, { kind: 'server_error' });
       const failure = await failureOf(providerWith({ maxRetries: 1 }).generate(generation, NEVER));
       fake.script({ kind: 'malformed' });
-      const malformed = await failureOf(providerWith({ maxRetries: 0 }).edit({ image: await solidPng(16, 16, [0, 0, 0, 255]), prompt: PROMPT, shape: 'square' }, NEVER));
+      const malformed = await failureOf(
+        providerWith({ maxRetries: 0 }).edit(
+          { image: await solidPng(16, 16, [0, 0, 0, 255]), prompt: PROMPT, shape: 'square' },
+          NEVER,
+        ),
+      );
       expect(entries.length).toBeGreaterThan(0);
       for (const text of [...entries.map((entry) => entry.text), failure.message, malformed.message]) {
         expect(text).not.toContain('sunlit');
@@ -199,7 +242,7 @@ describe(OpenAiImageProvider.name, () => {
   });
 
   describe('retries and the deadline', () => {
-    it('waits out a 429\'s Retry-After, then succeeds on the second request', async () => {
+    it("waits out a 429's Retry-After, then succeeds on the second request", async () => {
       fake.script({ kind: 'rate_limited', retryAfterSeconds: 1 });
       const started = Date.now();
       await providerWith().generate(generation, NEVER);
@@ -211,9 +254,17 @@ describe(OpenAiImageProvider.name, () => {
     });
 
     it('fails with provider_error after 1 + IMAGE_PROVIDER_MAX_RETRIES requests answered 500', async () => {
-      fake.script({ kind: 'server_error' }, { kind: 'server_error' }, { kind: 'server_error' }, { kind: 'server_error' });
+      fake.script(
+        { kind: 'server_error' },
+        { kind: 'server_error' },
+        { kind: 'server_error' },
+        { kind: 'server_error' },
+      );
       const failure = await failureOf(providerWith({ maxRetries: 2 }).generate(generation, NEVER));
-      expect(failure).toMatchObject({ code: 'provider_error', message: 'The image provider failed with HTTP 500, still after 2 retries.' });
+      expect(failure).toMatchObject({
+        code: 'provider_error',
+        message: 'The image provider failed with HTTP 500, still after 2 retries.',
+      });
       expect(fake.requests).toHaveLength(3);
     });
 
@@ -222,7 +273,10 @@ describe(OpenAiImageProvider.name, () => {
       const started = Date.now();
       const failure = await failureOf(providerWith({ timeoutSeconds: 5 }).generate(generation, NEVER));
       expect(Date.now() - started).toBeLessThan(3000);
-      expect(failure).toMatchObject({ code: 'provider_error', message: expect.stringContaining('asked to wait 3600 s') });
+      expect(failure).toMatchObject({
+        code: 'provider_error',
+        message: expect.stringContaining('asked to wait 3600 s'),
+      });
       expect(fake.requests).toHaveLength(1);
     });
 
@@ -249,7 +303,7 @@ describe(OpenAiImageProvider.name, () => {
       expect(fake.requests).toHaveLength(2);
     });
 
-    it('rejects with the caller\'s own abort, not an ImageProviderError, while waiting for an answer', async () => {
+    it("rejects with the caller's own abort, not an ImageProviderError, while waiting for an answer", async () => {
       fake.script({ kind: 'slow', delayMs: 5000 });
       const controller = new AbortController();
       const reason = new Error('the job was cancelled');
@@ -260,7 +314,7 @@ describe(OpenAiImageProvider.name, () => {
       expect(Date.now() - started).toBeLessThan(3000);
     });
 
-    it('rejects with the caller\'s abort at once while waiting out a Retry-After, and sends no retry after it', async () => {
+    it("rejects with the caller's abort at once while waiting out a Retry-After, and sends no retry after it", async () => {
       fake.script({ kind: 'rate_limited', retryAfterSeconds: 1 });
       const controller = new AbortController();
       const reason = new Error('the job was cancelled');
@@ -296,7 +350,10 @@ describe(OpenAiImageProvider.name, () => {
     it('fails with provider_error on a 4xx, at once, naming neither the prompt nor the key', async () => {
       const wrongKey = 'sk-wrong-key-that-must-not-leak';
       const failure = await failureOf(providerWith({ apiKey: wrongKey }).generate(generation, NEVER));
-      expect(failure).toMatchObject({ code: 'provider_error', message: 'The image provider refused the request (HTTP 401, invalid_api_key).' });
+      expect(failure).toMatchObject({
+        code: 'provider_error',
+        message: 'The image provider refused the request (HTTP 401, invalid_api_key).',
+      });
       expect(failure.message).not.toContain(wrongKey);
       expect(failure.message).not.toContain('café');
       expect(fake.requests).toEqual([expect.objectContaining({ authorized: false })]);
@@ -307,7 +364,10 @@ describe(OpenAiImageProvider.name, () => {
     it('refuses a provider on loopback that OUTBOUND_ALLOWLIST does not name, without sending anything', async () => {
       const outbound = new OutboundHttps(loadConfig({ OUTBOUND_ALLOWLIST: '' }), {});
       const failure = await failureOf(providerWith({}, outbound).generate(generation, NEVER));
-      expect(failure).toMatchObject({ code: 'provider_error', message: expect.stringMatching(/^The image provider's address is not allowed: .*loopback/) });
+      expect(failure).toMatchObject({
+        code: 'provider_error',
+        message: expect.stringMatching(/^The image provider's address is not allowed: .*loopback/),
+      });
       expect(fake.requests).toHaveLength(0);
     });
 
@@ -315,14 +375,20 @@ describe(OpenAiImageProvider.name, () => {
       const outbound = new OutboundWithResolver(loadConfig({ OUTBOUND_ALLOWLIST: '' }), resolveToLoopback);
       const baseUrl = fake.url.replace('127.0.0.1', 'images.example.test');
       const failure = await failureOf(providerWith({ baseUrl, maxRetries: 1 }, outbound).generate(generation, NEVER));
-      expect(failure).toMatchObject({ code: 'provider_error', message: expect.stringMatching(/^The image provider is not allowed: images\.example\.test: .*loopback/) });
+      expect(failure).toMatchObject({
+        code: 'provider_error',
+        message: expect.stringMatching(/^The image provider is not allowed: images\.example\.test: .*loopback/),
+      });
       expect(fake.requests).toHaveLength(0);
     });
 
     it('downloads an image URL under the same policy: an address the allowlist does not name is refused', async () => {
       fake.script({ kind: 'url', host: '127.0.0.2' });
       const failure = await failureOf(providerWith().generate(generation, NEVER));
-      expect(failure).toMatchObject({ code: 'provider_error', message: expect.stringMatching(/^The image provider's image URL is not allowed: 127\.0\.0\.2 .*loopback/) });
+      expect(failure).toMatchObject({
+        code: 'provider_error',
+        message: expect.stringMatching(/^The image provider's image URL is not allowed: 127\.0\.0\.2 .*loopback/),
+      });
     });
 
     it('reaches the provider when OUTBOUND_ALLOWLIST names its address', async () => {

@@ -4,7 +4,14 @@ import type { Response } from 'supertest';
 import { OPENAPI_JSON_PATH } from '../../src/core/bootstrap/http-app';
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { idempotencyKey, waitForJob } from '../support/jobs';
-import { bearer, createTestApp, seedAccount, TEST_ADMIN_TOKEN, type SeededAccount, type TestApp } from '../support/test-app';
+import {
+  bearer,
+  createTestApp,
+  seedAccount,
+  TEST_ADMIN_TOKEN,
+  type SeededAccount,
+  type TestApp,
+} from '../support/test-app';
 
 /**
  * Real responses of every operation, checked against the served OpenAPI document by a validator
@@ -19,7 +26,12 @@ describe('responses against the OpenAPI document', () => {
 
   beforeAll(async () => {
     t = await createTestApp(
-      { LIMIT_CREATES_PER_HOUR_KEY: '100', LIMIT_CREATES_PER_HOUR_ACCOUNT: '100', LIMIT_ACTIVE_JOBS_PER_KEY: '20', LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '20' },
+      {
+        LIMIT_CREATES_PER_HOUR_KEY: '100',
+        LIMIT_CREATES_PER_HOUR_ACCOUNT: '100',
+        LIMIT_ACTIVE_JOBS_PER_KEY: '20',
+        LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '20',
+      },
       { role: ProcessRole.All },
     );
     account = await seedAccount(t, { credits: 50 });
@@ -45,9 +57,13 @@ describe('responses against the OpenAPI document', () => {
     );
     const json = res.headers['content-type']?.startsWith('application/json');
     if (json && responses[status].schema) {
-      const validator = new OpenAPIResponseValidator({ responses, components: doc.components as OpenAPIV3.ComponentsObject });
+      const validator = new OpenAPIResponseValidator({ responses, components: doc.components });
       const problems = validator.validateResponse(status, res.body);
-      expect({ operation: `${method} ${path}`, status, problems: problems?.errors ?? [] }).toEqual({ operation: `${method} ${path}`, status, problems: [] });
+      expect({ operation: `${method} ${path}`, status, problems: problems?.errors ?? [] }).toEqual({
+        operation: `${method} ${path}`,
+        status,
+        problems: [],
+      });
     }
     checked.add(`${method} ${path}`);
   }
@@ -68,42 +84,84 @@ describe('responses against the OpenAPI document', () => {
   it('every create, its replay and its refusals; jobs, results with and without errors, cancel, files', async () => {
     const bodies: Record<string, object> = {
       '/api/v1/remove-background': { input },
-      '/api/v1/image/edit': { input: [...input, { image_url: 'https://images.example.com/p/2.jpg', external_id: 'sandbox_fail-2' }] },
+      '/api/v1/image/edit': {
+        input: [...input, { image_url: 'https://images.example.com/p/2.jpg', external_id: 'sandbox_fail-2' }],
+      },
       '/api/v1/image/ai-edit': { input, options: { prompt: 'on a beach' } },
       '/api/v1/scene/create': { input, scene: { prompt: 'a marble kitchen' } },
       '/api/v1/image/generate': { prompt: 'a red sneaker' },
-      '/api/v1/ad/create': { input, creative: { platform: 'instagram_feed', headline: 'New', call_to_action: 'Shop now' } },
-      '/api/v1/product-photo-jobs': { images: [{ source_url: 'https://images.example.com/p/1.jpg', external_id: 'sku-1' }] },
+      '/api/v1/ad/create': {
+        input,
+        creative: { platform: 'instagram_feed', headline: 'New', call_to_action: 'Shop now' },
+      },
+      '/api/v1/product-photo-jobs': {
+        images: [{ source_url: 'https://images.example.com/p/1.jpg', external_id: 'sku-1' }],
+      },
     };
     const jobIds: Record<string, string> = {};
     for (const [path, body] of Object.entries(bodies)) {
       const key = idempotencyKey();
       const created = await t.http().post(path).set(sandbox()).set('Idempotency-Key', key).send(body);
       conforms('post', path, created);
-      expect({ path, status: created.status, body: created.status === 202 ? null : created.body }).toEqual({ path, status: 202, body: null });
+      expect({ path, status: created.status, body: created.status === 202 ? null : created.body }).toEqual({
+        path,
+        status: 202,
+        body: null,
+      });
       jobIds[path] = created.body.job.id;
       conforms('post', path, await t.http().post(path).set(sandbox()).set('Idempotency-Key', key).send(body));
-      conforms('post', path, await t.http().post(path).set(sandbox()).set('Idempotency-Key', idempotencyKey()).send({}));
+      conforms(
+        'post',
+        path,
+        await t.http().post(path).set(sandbox()).set('Idempotency-Key', idempotencyKey()).send({}),
+      );
     }
-    conforms('post', '/api/v1/image/edit', await t.http().post('/api/v1/image/edit').send(bodies['/api/v1/image/edit']));
+    conforms(
+      'post',
+      '/api/v1/image/edit',
+      await t.http().post('/api/v1/image/edit').send(bodies['/api/v1/image/edit']),
+    );
 
     const editJob = jobIds['/api/v1/image/edit'];
     await waitForJob(t, editJob);
     const read = await t.http().get(`/api/v1/jobs/${editJob}`).set(sandbox());
     conforms('get', '/api/v1/jobs/{jobId}', read);
-    expect(read.body.results.map((result: { error_code: string | null }) => result.error_code)).toEqual([null, 'sandbox_simulated_failure']);
-    conforms('get', '/api/v1/jobs/{jobId}', await t.http().get('/api/v1/jobs/00000000-0000-4000-8000-000000000000').set(sandbox()));
+    expect(read.body.results.map((result: { error_code: string | null }) => result.error_code)).toEqual([
+      null,
+      'sandbox_simulated_failure',
+    ]);
+    conforms(
+      'get',
+      '/api/v1/jobs/{jobId}',
+      await t.http().get('/api/v1/jobs/00000000-0000-4000-8000-000000000000').set(sandbox()),
+    );
     conforms('get', '/api/v1/jobs', await t.http().get('/api/v1/jobs?limit=2').set(sandbox()));
     conforms('get', '/api/v1/jobs', await t.http().get('/api/v1/jobs?status=nonsense').set(sandbox()));
 
     const enhancement = jobIds['/api/v1/product-photo-jobs'];
     await waitForJob(t, enhancement);
-    conforms('get', '/api/v1/product-image-enhancements/{enhancementId}', await t.http().get(`/api/v1/product-image-enhancements/${enhancement}`).set(sandbox()));
+    conforms(
+      'get',
+      '/api/v1/product-image-enhancements/{enhancementId}',
+      await t.http().get(`/api/v1/product-image-enhancements/${enhancement}`).set(sandbox()),
+    );
 
-    const slow = await t.http().post('/api/v1/image/edit').set(sandbox()).set('Idempotency-Key', idempotencyKey())
+    const slow = await t
+      .http()
+      .post('/api/v1/image/edit')
+      .set(sandbox())
+      .set('Idempotency-Key', idempotencyKey())
       .send({ input: [{ image_url: 'https://images.example.com/p/3.jpg', external_id: 'sandbox_slow-3' }] });
-    conforms('post', '/api/v1/jobs/{jobId}/cancel', await t.http().post(`/api/v1/jobs/${slow.body.job.id}/cancel`).set(sandbox()));
-    conforms('post', '/api/v1/jobs/{jobId}/cancel', await t.http().post(`/api/v1/jobs/${editJob}/cancel`).set(sandbox()));
+    conforms(
+      'post',
+      '/api/v1/jobs/{jobId}/cancel',
+      await t.http().post(`/api/v1/jobs/${slow.body.job.id}/cancel`).set(sandbox()),
+    );
+    conforms(
+      'post',
+      '/api/v1/jobs/{jobId}/cancel',
+      await t.http().post(`/api/v1/jobs/${editJob}/cancel`).set(sandbox()),
+    );
 
     const url = new URL(read.body.results[0].result_url as string);
     conforms('get', '/api/v1/files/{key}', await t.http().get(url.pathname + url.search));
@@ -116,16 +174,48 @@ describe('responses against the OpenAPI document', () => {
     const id = created.body.account.id as string;
     conforms('post', '/admin/v1/accounts', await t.http().post('/admin/v1/accounts').set(admin).send({ credits: -1 }));
     conforms('get', '/admin/v1/accounts/{accountId}', await t.http().get(`/admin/v1/accounts/${id}`).set(admin));
-    conforms('patch', '/admin/v1/accounts/{accountId}', await t.http().patch(`/admin/v1/accounts/${id}`).set(admin).send({ api_access: false }));
+    conforms(
+      'patch',
+      '/admin/v1/accounts/{accountId}',
+      await t.http().patch(`/admin/v1/accounts/${id}`).set(admin).send({ api_access: false }),
+    );
     const key = await t.http().post(`/admin/v1/accounts/${id}/api-keys`).set(admin).send({ environment: 'sandbox' });
     conforms('post', '/admin/v1/accounts/{accountId}/api-keys', key);
-    conforms('delete', '/admin/v1/api-keys/{keyId}', await t.http().delete(`/admin/v1/api-keys/${key.body.api_key.id}`).set(admin));
-    conforms('post', '/admin/v1/accounts/{accountId}/credits', await t.http().post(`/admin/v1/accounts/${id}/credits`).set(admin).send({ amount: 3, reason: 'top-up' }));
-    conforms('get', '/admin/v1/accounts/{accountId}/ledger', await t.http().get(`/admin/v1/accounts/${id}/ledger`).set(admin));
-    conforms('get', '/admin/v1/accounts/{accountId}/webhook-secret', await t.http().get(`/admin/v1/accounts/${id}/webhook-secret`).set(admin));
-    conforms('post', '/admin/v1/accounts/{accountId}/webhook-secret', await t.http().post(`/admin/v1/accounts/${id}/webhook-secret`).set(admin));
-    conforms('get', '/admin/v1/accounts/{accountId}/webhook-deliveries', await t.http().get(`/admin/v1/accounts/${id}/webhook-deliveries`).set(admin));
-    conforms('post', '/admin/v1/webhook-events/{eventId}/redeliver', await t.http().post('/admin/v1/webhook-events/00000000-0000-4000-8000-000000000000/redeliver').set(admin));
+    conforms(
+      'delete',
+      '/admin/v1/api-keys/{keyId}',
+      await t.http().delete(`/admin/v1/api-keys/${key.body.api_key.id}`).set(admin),
+    );
+    conforms(
+      'post',
+      '/admin/v1/accounts/{accountId}/credits',
+      await t.http().post(`/admin/v1/accounts/${id}/credits`).set(admin).send({ amount: 3, reason: 'top-up' }),
+    );
+    conforms(
+      'get',
+      '/admin/v1/accounts/{accountId}/ledger',
+      await t.http().get(`/admin/v1/accounts/${id}/ledger`).set(admin),
+    );
+    conforms(
+      'get',
+      '/admin/v1/accounts/{accountId}/webhook-secret',
+      await t.http().get(`/admin/v1/accounts/${id}/webhook-secret`).set(admin),
+    );
+    conforms(
+      'post',
+      '/admin/v1/accounts/{accountId}/webhook-secret',
+      await t.http().post(`/admin/v1/accounts/${id}/webhook-secret`).set(admin),
+    );
+    conforms(
+      'get',
+      '/admin/v1/accounts/{accountId}/webhook-deliveries',
+      await t.http().get(`/admin/v1/accounts/${id}/webhook-deliveries`).set(admin),
+    );
+    conforms(
+      'post',
+      '/admin/v1/webhook-events/{eventId}/redeliver',
+      await t.http().post('/admin/v1/webhook-events/00000000-0000-4000-8000-000000000000/redeliver').set(admin),
+    );
     conforms('get', '/admin/v1/accounts/{accountId}', await t.http().get(`/admin/v1/accounts/${id}`));
   });
 

@@ -76,7 +76,10 @@ describe('OpenAPI document', () => {
 
   // The document is the product's interface: any change to it, down to a byte, is made on purpose and reviewed (`jest -u`).
   it('is byte for byte the document of this version', () => {
-    expect({ sha256: createHash('sha256').update(text).digest('hex'), bytes: Buffer.byteLength(text) }).toMatchSnapshot();
+    expect({
+      sha256: createHash('sha256').update(text).digest('hex'),
+      bytes: Buffer.byteLength(text),
+    }).toMatchSnapshot();
     expect(doc).toMatchSnapshot();
   });
 
@@ -150,7 +153,16 @@ describe('OpenAPI document', () => {
     }
     const job = resolve(okSchema('/api/v1/jobs/{jobId}').properties?.job as SchemaObject);
     expect(Object.keys(job.properties ?? {})).toEqual(
-      expect.arrayContaining(['id', 'api', 'status', 'sandbox', 'total_results', 'credits_reserved', 'credits_used', 'pricing_version']),
+      expect.arrayContaining([
+        'id',
+        'api',
+        'status',
+        'sandbox',
+        'total_results',
+        'credits_reserved',
+        'credits_used',
+        'pricing_version',
+      ]),
     );
   });
 
@@ -182,24 +194,46 @@ describe('OpenAPI document', () => {
     const entry = resolve(tools?.items as SchemaObject);
     expect(Object.keys(entry.properties ?? {})).toEqual(expect.arrayContaining(Object.keys(CATALOG_ENTRY_FIELDS)));
     const documentedTypes = Object.fromEntries(
-      Object.keys(CATALOG_ENTRY_FIELDS).map((field) => [field, resolve(entry.properties?.[field] as SchemaObject).type]),
+      Object.keys(CATALOG_ENTRY_FIELDS).map((field) => [
+        field,
+        resolve(entry.properties?.[field] as SchemaObject).type,
+      ]),
     );
     expect(documentedTypes).toEqual(CATALOG_ENTRY_FIELDS);
-    expect(resolve(entry.properties?.id as SchemaObject).enum?.sort()).toEqual(['ad_creative', 'ai_background', 'image_ai_edit', 'image_editing', 'image_generation', 'remove_background']);
+    expect(resolve(entry.properties?.id as SchemaObject).enum?.sort()).toEqual([
+      'ad_creative',
+      'ai_background',
+      'image_ai_edit',
+      'image_editing',
+      'image_generation',
+      'remove_background',
+    ]);
   });
 
   it('gives GET /product-photo-presets a response of presets and an operation filter', () => {
     const response = okSchema('/api/v1/product-photo-presets');
     const preset = resolve(response.properties?.presets?.items as SchemaObject);
     expect(preset.required).toEqual(
-      expect.arrayContaining(['id', 'name', 'channel', 'description', 'operation', 'width', 'height', 'format', 'background']),
+      expect.arrayContaining([
+        'id',
+        'name',
+        'channel',
+        'description',
+        'operation',
+        'width',
+        'height',
+        'format',
+        'background',
+      ]),
     );
     expect(preset.properties?.width).toMatchObject({ type: 'integer', nullable: true });
     expect(preset.properties?.format?.enum).toEqual(['jpg', 'png', 'webp']);
     const operation = doc.paths['/api/v1/product-photo-presets'].get as Operation & {
       parameters?: Array<{ name: string; in: string; required?: boolean }>;
     };
-    expect(operation.parameters).toEqual([expect.objectContaining({ name: 'operation', in: 'query', required: false })]);
+    expect(operation.parameters).toEqual([
+      expect.objectContaining({ name: 'operation', in: 'query', required: false }),
+    ]);
   });
 
   it('documents the error envelope with every error code', () => {
@@ -234,8 +268,16 @@ describe('OpenAPI document', () => {
     expect(page.headers['content-type']).toMatch(/^text\/html/);
     expect(page.text).toContain('Swagger UI');
     expect(page.text).toContain('swagger-ui-bundle.js');
-    await t.http().get('/docs/swagger-ui.css').expect(200).expect('Content-Type', /text\/css/);
-    await t.http().get('/docs/swagger-ui-bundle.js').expect(200).expect('Content-Type', /javascript/);
+    await t
+      .http()
+      .get('/docs/swagger-ui.css')
+      .expect(200)
+      .expect('Content-Type', /text\/css/);
+    await t
+      .http()
+      .get('/docs/swagger-ui-bundle.js')
+      .expect(200)
+      .expect('Content-Type', /javascript/);
     const init = await t.http().get('/docs/swagger-ui-init.js').expect(200);
     expect(init.text).toContain('/api/v1/tools');
   });

@@ -9,7 +9,14 @@ import { OUTBOUND_TLS } from '../../src/core/outbound/outbound.module';
 import { idempotencyKey, imageInputs, waitForJob, withFakeProvider } from '../support/jobs';
 import { GENEROUS_LIMITS, UNREACHABLE_CREATE_LIMITS } from '../support/limits';
 import { PrivateRedis } from '../support/private-redis';
-import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp, type TestAppOptions } from '../support/test-app';
+import {
+  bearer,
+  createTestApp,
+  seedAccount,
+  type SeededAccount,
+  type TestApp,
+  type TestAppOptions,
+} from '../support/test-app';
 import { testServices } from '../support/test-services';
 import { sleep, until } from '../support/waiting';
 import { testCertificate, WebhookReceiver } from '../support/webhook-receiver';
@@ -23,7 +30,11 @@ const LOAD_LIMITS = {
 };
 
 /** Boots a test app whose Redis is the given private server rather than the shared one. */
-async function createAppOnRedis(redis: PrivateRedis, settings: Record<string, string>, options: TestAppOptions): Promise<TestApp> {
+async function createAppOnRedis(
+  redis: PrivateRedis,
+  settings: Record<string, string>,
+  options: TestAppOptions,
+): Promise<TestApp> {
   const shared = process.env.TEST_REDIS_URL;
   process.env.TEST_REDIS_URL = redis.url;
   try {
@@ -48,7 +59,11 @@ interface Create {
 }
 
 /** Creates and polls in parallel until `stop` resolves; every answer is kept. */
-async function runLoad(t: TestApp, account: SeededAccount, stop: Promise<void>): Promise<{ creates: Create[]; answers: Response[] }> {
+async function runLoad(
+  t: TestApp,
+  account: SeededAccount,
+  stop: Promise<void>,
+): Promise<{ creates: Create[]; answers: Response[] }> {
   let stopped = false;
   void stop.then(() => (stopped = true));
   const creates: Create[] = [];
@@ -57,7 +72,12 @@ async function runLoad(t: TestApp, account: SeededAccount, stop: Promise<void>):
   const creator = async () => {
     while (!stopped) {
       const key = idempotencyKey();
-      const res = await t.http().post('/api/v1/image/edit').set(bearer(account.liveKey)).set('Idempotency-Key', key).send({ input: imageInputs(1) });
+      const res = await t
+        .http()
+        .post('/api/v1/image/edit')
+        .set(bearer(account.liveKey))
+        .set('Idempotency-Key', key)
+        .send({ input: imageInputs(1) });
       answers.push(res);
       const jobId = res.status === 202 || res.status === 200 ? (res.body.job?.id as string | undefined) : undefined;
       if (jobId) createdIds.push(jobId);
@@ -86,7 +106,12 @@ async function settleCreates(t: TestApp, account: SeededAccount, creates: Create
     let jobId = create.jobId;
     const deadline = Date.now() + 30_000;
     while (!jobId) {
-      const res = await t.http().post('/api/v1/image/edit').set(bearer(account.liveKey)).set('Idempotency-Key', create.key).send({ input: imageInputs(1) });
+      const res = await t
+        .http()
+        .post('/api/v1/image/edit')
+        .set(bearer(account.liveKey))
+        .set('Idempotency-Key', create.key)
+        .send({ input: imageInputs(1) });
       expectSuccessOrOutage(res);
       jobId = res.body.job?.id;
       if (!jobId) {
@@ -113,7 +138,10 @@ describe('Outages', () => {
         { ...GENEROUS_LIMITS, SWEEP_INTERVAL_SECONDS: '1', SWEEP_GRACE_SECONDS: '1', OUTBOUND_ALLOWLIST: '127.0.0.1' },
         {
           role: ProcessRole.All,
-          override: (builder) => withFakeProvider()(builder).overrideProvider(OUTBOUND_TLS).useValue({ ca: [cert] }),
+          override: (builder) =>
+            withFakeProvider()(builder)
+              .overrideProvider(OUTBOUND_TLS)
+              .useValue({ ca: [cert] }),
         },
       );
       account = await seedAccount(t, { credits: 20 });
@@ -136,7 +164,11 @@ describe('Outages', () => {
         .send({ input: imageInputs(1) });
       expect(res.status).toBe(202);
       const jobId: string = res.body.job.id;
-      expect(await processing.getJob((await t.dataSource.query(`SELECT id FROM job_results WHERE job_id = $1`, [jobId]))[0].id)).toBeDefined();
+      expect(
+        await processing.getJob(
+          (await t.dataSource.query(`SELECT id FROM job_results WHERE job_id = $1`, [jobId]))[0].id,
+        ),
+      ).toBeDefined();
 
       await redis.kill();
       await sleep(500);
@@ -183,7 +215,9 @@ describe('Outages', () => {
 
         await receiver.waitFor(lost, 15_000);
         await until(async () => (await pending()) === 0, 'every delivery settled', { timeoutMs: 15_000 });
-        expect(new Set(receiver.received.map((delivery) => (JSON.parse(delivery.body) as { id: string }).id)).size).toBe(lost);
+        expect(
+          new Set(receiver.received.map((delivery) => (JSON.parse(delivery.body) as { id: string }).id)).size,
+        ).toBe(lost);
       } finally {
         await receiver.stop();
       }
@@ -233,7 +267,9 @@ describe('Outages', () => {
       expect(lastCreates.map((create) => create.status)).toEqual([202, 202]);
 
       const ids = await settleCreates(t, account, creates);
-      const rows: Array<{ id: string }> = await t.dataSource.query(`SELECT id FROM jobs WHERE account_id = $1`, [account.accountId]);
+      const rows: Array<{ id: string }> = await t.dataSource.query(`SELECT id FROM jobs WHERE account_id = $1`, [
+        account.accountId,
+      ]);
       expect(new Set(ids)).toEqual(new Set(rows.map((row) => row.id)));
       // Every committed job runs, including those whose queue entries Redis lost.
       for (const id of new Set(ids)) await waitForJob(t, id, (job) => job.status === 'completed', 30_000);
@@ -253,7 +289,11 @@ describe('Outages', () => {
       // be found; it stays set while the pool reconnects.
       process.env.PGAPPNAME = appName;
       t = await createTestApp(LOAD_LIMITS, { role: ProcessRole.Api });
-      admin = new DataSource({ type: 'postgres', url: testServices().databaseUrl, applicationName: 'outage-test-admin' });
+      admin = new DataSource({
+        type: 'postgres',
+        url: testServices().databaseUrl,
+        applicationName: 'outage-test-admin',
+      });
       await admin.initialize();
       account = await seedAccount(t, { credits: 100_000 });
     });
@@ -287,7 +327,9 @@ describe('Outages', () => {
       });
 
       const ids = await settleCreates(t, account, creates);
-      const rows: Array<{ id: string }> = await t.dataSource.query(`SELECT id FROM jobs WHERE account_id = $1`, [account.accountId]);
+      const rows: Array<{ id: string }> = await t.dataSource.query(`SELECT id FROM jobs WHERE account_id = $1`, [
+        account.accountId,
+      ]);
       expect(new Set(ids)).toEqual(new Set(rows.map((row) => row.id)));
     });
   });

@@ -51,9 +51,17 @@ describe(`${CatalogController.name} presets`, () => {
 
   it('describes every preset with exactly the documented fields', () => {
     for (const preset of all) {
-      expect(Object.keys(preset).sort()).toEqual(
-        ['background', 'channel', 'description', 'format', 'height', 'id', 'name', 'operation', 'width'],
-      );
+      expect(Object.keys(preset).sort()).toEqual([
+        'background',
+        'channel',
+        'description',
+        'format',
+        'height',
+        'id',
+        'name',
+        'operation',
+        'width',
+      ]);
       expect(preset.id).toMatch(/^[a-z0-9_]+$/);
       for (const field of ['name', 'channel', 'description', 'background'] as const) {
         expect(typeof preset[field]).toBe('string');
@@ -84,7 +92,9 @@ describe(`${CatalogController.name} presets`, () => {
     expect(amazonMain).toMatchObject({ background: 'white' });
     expect(amazonMain?.width).toBe(amazonMain?.height);
 
-    const squareShop = all.find((preset) => /shop/i.test(preset.name) && preset.width !== null && preset.width === preset.height);
+    const squareShop = all.find(
+      (preset) => /shop/i.test(preset.name) && preset.width !== null && preset.width === preset.height,
+    );
     expect(squareShop).toBeDefined();
 
     const instagramFeed = all.find((preset) => preset.channel === 'instagram' && /feed/i.test(preset.name));
@@ -97,14 +107,20 @@ describe(`${CatalogController.name} presets`, () => {
     expect(filtered.length).toBeGreaterThan(0);
     expect(filtered.every((preset) => preset.operation === 'marketplace_clean')).toBe(true);
     expect(filtered.map((preset) => preset.id).sort()).toEqual(
-      all.filter((preset) => preset.operation === 'marketplace_clean').map((preset) => preset.id).sort(),
+      all
+        .filter((preset) => preset.operation === 'marketplace_clean')
+        .map((preset) => preset.id)
+        .sort(),
     );
   });
 
   it.each(OPERATIONS)('every preset of operation %s is returned by its filter', async (operation) => {
     const res = await t.http().get(PRESETS).query({ operation }).expect(200);
     expect((res.body.presets as Preset[]).map((preset) => preset.id).sort()).toEqual(
-      all.filter((preset) => preset.operation === operation).map((preset) => preset.id).sort(),
+      all
+        .filter((preset) => preset.operation === operation)
+        .map((preset) => preset.id)
+        .sort(),
     );
   });
 

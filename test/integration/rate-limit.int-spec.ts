@@ -43,15 +43,25 @@ describe(RateLimitService.name, () => {
   const subject = (keyId: string, accountId = `account-${keyId}`, ip = `ip-${keyId}`) => ({ keyId, accountId, ip });
 
   it('admits exactly the limit among 50 concurrent requests and nothing more', async () => {
-    const decisions = await Promise.all(Array.from({ length: 50 }, () => limits.consume(RateLimitKind.Create, subject('burst'))));
+    const decisions = await Promise.all(
+      Array.from({ length: 50 }, () => limits.consume(RateLimitKind.Create, subject('burst'))),
+    );
     expect(decisions.filter((d) => d.allowed)).toHaveLength(5);
     const refused = decisions.filter((d) => !d.allowed);
-    expect(refused.every((d) => d.scope === 'key' && d.retryAfterSeconds !== null && d.retryAfterSeconds >= 1)).toBe(true);
-    expect(decisions.filter((d) => d.allowed).map((d) => d.remaining).sort()).toEqual([0, 1, 2, 3, 4]);
+    expect(refused.every((d) => d.scope === 'key' && d.retryAfterSeconds !== null && d.retryAfterSeconds >= 1)).toBe(
+      true,
+    );
+    expect(
+      decisions
+        .filter((d) => d.allowed)
+        .map((d) => d.remaining)
+        .sort(),
+    ).toEqual([0, 1, 2, 3, 4]);
   });
 
   it('slides: a slot comes back when the oldest request leaves the window', async () => {
-    for (let i = 0; i < 5; i++) expect((await limits.consume(RateLimitKind.Create, subject('slide'))).allowed).toBe(true);
+    for (let i = 0; i < 5; i++)
+      expect((await limits.consume(RateLimitKind.Create, subject('slide'))).allowed).toBe(true);
     expect((await limits.consume(RateLimitKind.Create, subject('slide'))).allowed).toBe(false);
     await sleep(2100);
     expect((await limits.consume(RateLimitKind.Create, subject('slide'))).allowed).toBe(true);
@@ -85,7 +95,11 @@ describe(RateLimitService.name, () => {
   it('keeps the keys of one call in one Redis Cluster slot, so the script never fails with CROSSSLOT', async () => {
     const redis = t.app.get<Redis>(REDIS);
     for (const kind of [RateLimitKind.Create, RateLimitKind.Poll]) {
-      const call = subject(`slot-${kind}`, `slot-account-${kind}`, `198.51.100.${kind === RateLimitKind.Create ? 1 : 2}`);
+      const call = subject(
+        `slot-${kind}`,
+        `slot-account-${kind}`,
+        `198.51.100.${kind === RateLimitKind.Create ? 1 : 2}`,
+      );
       const decision = await limits.consume(kind, call);
       const keys = await redis.keys(`${t.config.REDIS_KEY_PREFIX}:rl:*${call.keyId}`);
       keys.push(...(await redis.keys(`${t.config.REDIS_KEY_PREFIX}:rl:*${call.accountId}`)));
@@ -152,11 +166,17 @@ describe('rate limits of the job endpoints', () => {
   afterAll(() => t.close());
 
   const create = (key: string) =>
-    t.http().post('/api/v1/image/edit').set(bearer(key)).set('Idempotency-Key', idempotencyKey()).send({ input: imageInputs(1) });
+    t
+      .http()
+      .post('/api/v1/image/edit')
+      .set(bearer(key))
+      .set('Idempotency-Key', idempotencyKey())
+      .send({ input: imageInputs(1) });
 
   it('counts GET /product-image-enhancements/{id} against the polling limit, with GET /jobs', async () => {
     const { sandboxKey } = await seedAccount(t);
-    const enhancement = () => t.http().get(`/api/v1/product-image-enhancements/${randomUUID()}`).set(bearer(sandboxKey));
+    const enhancement = () =>
+      t.http().get(`/api/v1/product-image-enhancements/${randomUUID()}`).set(bearer(sandboxKey));
     const first = await enhancement();
     expect(first.status).toBe(404);
     expect(first.headers).toMatchObject({ 'ratelimit-limit': '3', 'ratelimit-remaining': '2' });
@@ -190,7 +210,7 @@ describe('rate limits of the job endpoints', () => {
     expect((await t.http().get('/api/v1/jobs').set(bearer(sandboxKey))).headers['ratelimit-remaining']).toBe('2');
   });
 
-  it('reports the slot a refused create gave back in that response\'s RateLimit-Remaining', async () => {
+  it("reports the slot a refused create gave back in that response's RateLimit-Remaining", async () => {
     const { liveKey } = await seedAccount(t, { credits: 0 });
     for (let i = 0; i < 2; i++) {
       const refused = await create(liveKey);

@@ -18,7 +18,9 @@ describe('a remote segmenter behind the Segmenter interface, over loopback HTTP'
 
   beforeAll(async () => {
     server = await ImageSourceServer.start();
-    server.serve('/disc.jpg', await fromFixture(photo()).jpeg({ quality: 95 }).toBuffer(), { contentType: 'image/jpeg' });
+    server.serve('/disc.jpg', await fromFixture(photo()).jpeg({ quality: 95 }).toBuffer(), {
+      contentType: 'image/jpeg',
+    });
     server.route('/segment', service.handle);
     t = await createTestApp(
       {
@@ -39,24 +41,38 @@ describe('a remote segmenter behind the Segmenter interface, over loopback HTTP'
   });
 
   const removeBackground = (body: object) =>
-    t.http().post('/api/v1/remove-background').set(bearer(account.liveKey)).set('Idempotency-Key', idempotencyKey()).send(body);
+    t
+      .http()
+      .post('/api/v1/remove-background')
+      .set(bearer(account.liveKey))
+      .set('Idempotency-Key', idempotencyKey())
+      .send(body);
   const readResults = async (jobId: string) => {
     await waitForJob(t, jobId, undefined, 30_000);
-    return (await t.http().get(`/api/v1/jobs/${jobId}`).set(bearer(account.liveKey)).expect(200)).body.results as Array<{
+    return (await t.http().get(`/api/v1/jobs/${jobId}`).set(bearer(account.liveKey)).expect(200)).body
+      .results as Array<{
       status: string;
       error_code: string | null;
       result_url: string | null;
     }>;
   };
 
-  it('cuts out with the service\'s mask: it received the photo as PNG, and the result\'s alpha is its answer', async () => {
+  it("cuts out with the service's mask: it received the photo as PNG, and the result's alpha is its answer", async () => {
     service.failWith = null;
     const res = await removeBackground({ input: [{ image_url: server.url('/disc.jpg') }] }).expect(202);
     const [result] = await readResults(res.body.job.id);
     expect(result.status).toBe('completed');
     expect(service.received.at(-1)).toEqual({ contentType: 'image/png', width: 320, height: 240 });
     const url = new URL(result.result_url as string);
-    const output = await decodeRgba((await t.http().get(url.pathname + url.search).buffer(true).expect(200)).body);
+    const output = await decodeRgba(
+      (
+        await t
+          .http()
+          .get(url.pathname + url.search)
+          .buffer(true)
+          .expect(200)
+      ).body,
+    );
     let both = 0;
     let either = 0;
     for (let y = 0; y < 240; y++) {
@@ -68,7 +84,9 @@ describe('a remote segmenter behind the Segmenter interface, over loopback HTTP'
     }
     expect(both / either).toBeGreaterThan(0.97);
     expect(output.pixel(5, 5)[3]).toBe(0);
-    expect(output.pixel(DISC.cx, DISC.cy)).toEqual([240, 140, 30, 255].map((value, i) => (i === 3 ? 255 : expect.closeTo(value, -1))));
+    expect(output.pixel(DISC.cx, DISC.cy)).toEqual(
+      [240, 140, 30, 255].map((value, i) => (i === 3 ? 255 : expect.closeTo(value, -1))),
+    );
   });
 
   it('fails with provider_error when the service keeps failing, retried within RESULT_ATTEMPTS, releasing the credits', async () => {

@@ -45,7 +45,12 @@ describe.each([
     const store = await startStore();
     stopStore = store.stop;
     t = await createTestApp(
-      { ...GENEROUS_LIMITS, ...store.settings, RESULT_RETENTION_DAYS: String(RETENTION_DAYS), SWEEP_INTERVAL_SECONDS: '3600' },
+      {
+        ...GENEROUS_LIMITS,
+        ...store.settings,
+        RESULT_RETENTION_DAYS: String(RETENTION_DAYS),
+        SWEEP_INTERVAL_SECONDS: '3600',
+      },
       { role: ProcessRole.All, override: withFakeProvider() },
     );
     account = await seedAccount(t, { credits: 20 });
@@ -56,7 +61,10 @@ describe.each([
   });
 
   /** A completed job of two results, the first finished `oldDays` ago and the second `newDays` ago. */
-  async function completedJob(oldDays: number, newDays: number): Promise<{ jobId: string; older: StoredResult; newer: StoredResult }> {
+  async function completedJob(
+    oldDays: number,
+    newDays: number,
+  ): Promise<{ jobId: string; older: StoredResult; newer: StoredResult }> {
     const res = await t
       .http()
       .post('/api/v1/image/edit')

@@ -4,7 +4,11 @@ import { ProcessRole } from '../../src/core/bootstrap/role';
 import { QueueJobName } from '../../src/core/queue/queue-jobs';
 import { QueueName } from '../../src/core/queue/queue-name';
 import { ResultErrorCode, ResultFailure } from '../../src/modules/tools/result-failure';
-import { RESULT_SWEEP_LIMITS, ResultSweeperService, type ResultSweepLimits } from '../../src/modules/jobs/worker/result-sweeper.service';
+import {
+  RESULT_SWEEP_LIMITS,
+  ResultSweeperService,
+  type ResultSweepLimits,
+} from '../../src/modules/jobs/worker/result-sweeper.service';
 import { ResultWorkService } from '../../src/modules/jobs/worker/result-work.service';
 import type { ToolOutput, ToolTask } from '../../src/modules/tools/tool-runner';
 import { creditTotals, FakeProviderRunner, idempotencyKey, imageInputs, withFakeProvider } from '../support/jobs';
@@ -29,7 +33,10 @@ class BlockingProviderRunner extends FakeProviderRunner {
 const POLLING = { timeoutMs: 10_000, intervalMs: 50 };
 
 async function resultIdsOf(t: TestApp, jobId: string): Promise<string[]> {
-  const rows: Array<{ id: string }> = await t.dataSource.query(`SELECT id FROM job_results WHERE job_id = $1 ORDER BY index`, [jobId]);
+  const rows: Array<{ id: string }> = await t.dataSource.query(
+    `SELECT id FROM job_results WHERE job_id = $1 ORDER BY index`,
+    [jobId],
+  );
   return rows.map((row) => row.id);
 }
 
@@ -74,7 +81,11 @@ describe(ResultSweeperService.name, () => {
       const processing = t.app.get<Queue>(getQueueToken(QueueName.Processing));
       let resultId: string;
       try {
-        const jobId = await createJob(t, account, imageInputs(1, () => 'blocked-source'));
+        const jobId = await createJob(
+          t,
+          account,
+          imageInputs(1, () => 'blocked-source'),
+        );
         [resultId] = await resultIdsOf(t, jobId);
         await readUntil(
           async () => processing.getJob(resultId).then((entry) => entry?.getState()),
@@ -101,7 +112,12 @@ describe(ResultSweeperService.name, () => {
         `SELECT status, error_code, error_message, credits_used FROM job_results WHERE id = $1`,
         [resultId],
       );
-      expect(settled).toEqual({ status: 'failed', error_code: 'source_blocked', error_message: BLOCKED_MESSAGE, credits_used: 0 });
+      expect(settled).toEqual({
+        status: 'failed',
+        error_code: 'source_blocked',
+        error_message: BLOCKED_MESSAGE,
+        credits_used: 0,
+      });
     });
   });
 
@@ -129,9 +145,10 @@ describe(ResultSweeperService.name, () => {
       const jobId = await createJob(t, account, imageInputs(1));
       const [resultId] = await resultIdsOf(t, jobId);
       // As after a transient failure: the result is processing and its entry is delayed for its next attempt.
-      await t.dataSource.query(`UPDATE job_results SET status = 'processing', attempts = 1, started_at = now() WHERE id = $1`, [
-        resultId,
-      ]);
+      await t.dataSource.query(
+        `UPDATE job_results SET status = 'processing', attempts = 1, started_at = now() WHERE id = $1`,
+        [resultId],
+      );
       await processing.remove(resultId);
       await processing.add(QueueJobName.ProcessResult, { resultId }, { jobId: resultId, delay: 3_600_000 });
       await t.http().post(`/api/v1/jobs/${jobId}/cancel`).set(bearer(account.liveKey)).expect(200);
@@ -142,7 +159,9 @@ describe(ResultSweeperService.name, () => {
       for (let i = 0; i < 5 && cancelled === 0; i++) cancelled = (await sweeper.sweep()).cancelled;
 
       expect(cancelled).toBe(1);
-      const [result] = await t.dataSource.query(`SELECT status, credits_used FROM job_results WHERE id = $1`, [resultId]);
+      const [result] = await t.dataSource.query(`SELECT status, credits_used FROM job_results WHERE id = $1`, [
+        resultId,
+      ]);
       expect(result).toEqual({ status: 'cancelled', credits_used: 0 });
       expect(await processing.getJob(resultId)).toBeUndefined();
       const [job] = await t.dataSource.query(`SELECT status, cancelled_results FROM jobs WHERE id = $1`, [jobId]);

@@ -30,7 +30,10 @@ describe('Sandbox results on their own queue', () => {
 
   it('runs a live job at once while a sandbox burst is still waiting', async () => {
     const account = await seedAccount(t, { credits: 10 });
-    const burst = await create(account.sandboxKey, imageInputs(5, (i) => `sandbox_slow_${i}`));
+    const burst = await create(
+      account.sandboxKey,
+      imageInputs(5, (i) => `sandbox_slow_${i}`),
+    );
     expect(burst.status).toBe(202);
     const sandbox = t.app.get<Queue>(getQueueToken(QueueName.Sandbox));
     const processing = t.app.get<Queue>(getQueueToken(QueueName.Processing));

@@ -31,7 +31,17 @@ const BAD_HINTS: Array<[what: string, hints: unknown, path: string]> = [
   ['a keep point x a string', { keep_points: [{ x: 'left', y: 0.5 }] }, '.keep_points[0].x'],
   ['a keep point missing y', { keep_points: [{ x: 0.5 }] }, '.keep_points[0].y'],
   ['11 keep points (max 10)', { keep_points: Array.from({ length: 11 }, () => ({ x: 0.5, y: 0.5 })) }, '.keep_points'],
-  ['a keep point outside the region', { region: REGION, keep_points: [{ x: 0.4, y: 0.5 }, { x: 0.9, y: 0.5 }] }, '.keep_points[1]'],
+  [
+    'a keep point outside the region',
+    {
+      region: REGION,
+      keep_points: [
+        { x: 0.4, y: 0.5 },
+        { x: 0.9, y: 0.5 },
+      ],
+    },
+    '.keep_points[1]',
+  ],
   ['an unknown member of subject_hints', { ...GOOD_HINTS, roi: REGION }, '.roi'],
   ['an unknown member of region', { region: { ...REGION, width: 0.6 } }, '.region.width'],
   ['an unknown member of a keep point', { keep_points: [{ x: 0.4, y: 0.5, label: 'shoe' }] }, '.keep_points[0].label'],
@@ -90,7 +100,12 @@ describe('subject hints and mask output: refusals that write nothing', () => {
     ['sandbox', (a: SeededAccount) => a.sandboxKey],
   ])('with a %s key', (environment, keyOf) => {
     const post = (path: string, body: Body, key: string) =>
-      t.http().post(path).set(bearer(keyOf(account))).set('Idempotency-Key', key).send(body);
+      t
+        .http()
+        .post(path)
+        .set(bearer(keyOf(account)))
+        .set('Idempotency-Key', key)
+        .send(body);
 
     /** Sends `body`, expects 400 `invalid_request` naming exactly `paths`, and proves nothing was written. */
     async function expectRefused(path: string, body: Body, key: string, paths: string[]): Promise<void> {
@@ -112,47 +127,87 @@ describe('subject hints and mask output: refusals that write nothing', () => {
       const res = await post(path, body, key);
       expect(res.status).toBe(202);
       expect(res.body.job.credits_reserved > 0).toBe(live);
-      expect(await writtenRows(t)).toEqual({ jobs: rows.jobs + 1, results: rows.results + results, ledger: rows.ledger + (live ? 1 : 0), keys: rows.keys + 1 });
+      expect(await writtenRows(t)).toEqual({
+        jobs: rows.jobs + 1,
+        results: rows.results + results,
+        ledger: rows.ledger + (live ? 1 : 0),
+        keys: rows.keys + 1,
+      });
     }
 
     describe.each(ENDPOINTS)('POST $path', ({ path, images, body, image }) => {
       // Every refusal uses one key; the accepted request then takes it, proving no record was kept.
       const refusedKey = idempotencyKey();
-      const withHints = (hints: unknown) => body([{ ...image(0), subject_hints: GOOD_HINTS }, { ...image(1), subject_hints: hints }]);
+      const withHints = (hints: unknown) =>
+        body([
+          { ...image(0), subject_hints: GOOD_HINTS },
+          { ...image(1), subject_hints: hints },
+        ]);
 
       it.each(BAD_HINTS)('refuses %s', async (_what, hints, path_) => {
         await expectRefused(path, withHints(hints), refusedKey, [`${images}[1].subject_hints${path_}`]);
       });
 
       it('accepts hints at their bounds (a region of the whole image, points on its corners and edges), with the key every refusal used', async () => {
-        const edges = { region: { left: 0, top: 0, right: 1, bottom: 1 }, keep_points: [{ x: 0, y: 0 }, { x: 1, y: 1 }, ...Array.from({ length: 8 }, () => ({ x: 0.5, y: 1 }))] };
+        const edges = {
+          region: { left: 0, top: 0, right: 1, bottom: 1 },
+          keep_points: [{ x: 0, y: 0 }, { x: 1, y: 1 }, ...Array.from({ length: 8 }, () => ({ x: 0.5, y: 1 }))],
+        };
         await expectAccepted(path, withHints(edges), refusedKey, 2);
       });
 
       it('accepts a region alone, keep points alone, and null for no hints', async () => {
-        await expectAccepted(path, body([{ ...image(0), subject_hints: { region: REGION } }, { ...image(1), subject_hints: { keep_points: [{ x: 0.2, y: 0.3 }] } }, { ...image(2), subject_hints: null }]), idempotencyKey(), 3);
+        await expectAccepted(
+          path,
+          body([
+            { ...image(0), subject_hints: { region: REGION } },
+            { ...image(1), subject_hints: { keep_points: [{ x: 0.2, y: 0.3 }] } },
+            { ...image(2), subject_hints: null },
+          ]),
+          idempotencyKey(),
+          3,
+        );
       });
     });
 
     it('refuses hints on an edit without a background operation that cuts the subject out', async () => {
-      const input = [{ image_url: 'https://images.example.com/p/0.jpg' }, { image_url: 'https://images.example.com/p/1.jpg', subject_hints: GOOD_HINTS }];
+      const input = [
+        { image_url: 'https://images.example.com/p/0.jpg' },
+        { image_url: 'https://images.example.com/p/1.jpg', subject_hints: GOOD_HINTS },
+      ];
       for (const operations of [undefined, { resizing: { width: 800 } }, { background: { type: 'original' } }]) {
         await expectRefused('/api/v1/image/edit', { input, operations }, idempotencyKey(), ['input[1].subject_hints']);
       }
-      await expectAccepted('/api/v1/image/edit', { input, operations: { background: { type: 'original', shadow: 'soft' } } }, idempotencyKey(), 2);
+      await expectAccepted(
+        '/api/v1/image/edit',
+        { input, operations: { background: { type: 'original', shadow: 'soft' } } },
+        idempotencyKey(),
+        2,
+      );
     });
 
-    it('refuses hints on a product photo job whose operation keeps the photo\'s background', async () => {
-      const images = [{ source_url: 'https://images.example.com/p/0.jpg', external_id: 'sku-0', subject_hints: GOOD_HINTS }];
+    it("refuses hints on a product photo job whose operation keeps the photo's background", async () => {
+      const images = [
+        { source_url: 'https://images.example.com/p/0.jpg', external_id: 'sku-0', subject_hints: GOOD_HINTS },
+      ];
       await expectRefused('/api/v1/product-photo-jobs', { images }, idempotencyKey(), ['images[0].subject_hints']);
-      await expectRefused('/api/v1/product-photo-jobs', { images, operation: 'product_photo_enhance' }, idempotencyKey(), ['images[0].subject_hints']);
+      await expectRefused(
+        '/api/v1/product-photo-jobs',
+        { images, operation: 'product_photo_enhance' },
+        idempotencyKey(),
+        ['images[0].subject_hints'],
+      );
       await expectAccepted('/api/v1/product-photo-jobs', { images, preset: 'shop_square_image' }, idempotencyKey(), 1);
     });
 
     it('refuses hints on endpoints that take none', async () => {
       const input = [{ image_url: 'https://images.example.com/p/0.jpg', subject_hints: GOOD_HINTS }];
-      await expectRefused('/api/v1/image/ai-edit', { input, options: { prompt: 'On marble' } }, idempotencyKey(), ['input[0].subject_hints']);
-      await expectRefused('/api/v1/scene/create', { input, scene: { prompt: 'On marble' } }, idempotencyKey(), ['input[0].subject_hints']);
+      await expectRefused('/api/v1/image/ai-edit', { input, options: { prompt: 'On marble' } }, idempotencyKey(), [
+        'input[0].subject_hints',
+      ]);
+      await expectRefused('/api/v1/scene/create', { input, scene: { prompt: 'On marble' } }, idempotencyKey(), [
+        'input[0].subject_hints',
+      ]);
     });
 
     describe('POST /api/v1/remove-background output.channels', () => {
@@ -162,9 +217,21 @@ describe('subject hints and mask output: refusals that write nothing', () => {
         ['alpha with format jpg', { output: { channels: 'alpha', format: 'jpg' } }, ['output.format']],
         ['alpha with format webp', { output: { channels: 'alpha', format: 'webp' } }, ['output.format']],
         ['alpha on white', { output: { channels: 'alpha' }, background: { type: 'white' } }, ['background.type']],
-        ['alpha on a colour', { output: { channels: 'alpha' }, background: { type: 'color', color: '#FFFFFF' } }, ['background.type']],
-        ['alpha with a soft shadow', { output: { channels: 'alpha' }, background: { shadow: 'soft' } }, ['background.shadow']],
-        ['alpha with a natural shadow', { output: { channels: 'alpha' }, background: { shadow: 'natural' } }, ['background.shadow']],
+        [
+          'alpha on a colour',
+          { output: { channels: 'alpha' }, background: { type: 'color', color: '#FFFFFF' } },
+          ['background.type'],
+        ],
+        [
+          'alpha with a soft shadow',
+          { output: { channels: 'alpha' }, background: { shadow: 'soft' } },
+          ['background.shadow'],
+        ],
+        [
+          'alpha with a natural shadow',
+          { output: { channels: 'alpha' }, background: { shadow: 'natural' } },
+          ['background.shadow'],
+        ],
         ['channels not an allowed value', { output: { channels: 'rgb' } }, ['output.channels']],
         ['channels in upper case', { output: { channels: 'ALPHA' } }, ['output.channels']],
         ['channels null (it has a default)', { output: { channels: null } }, ['output.channels']],
@@ -175,14 +242,22 @@ describe('subject hints and mask output: refusals that write nothing', () => {
       it('accepts alpha as png, cropped to the subject, with the key every refusal used', async () => {
         await expectAccepted(
           '/api/v1/remove-background',
-          { input, output: { channels: 'alpha', format: 'png', crop_to_subject: true, margin_percent: 5, number_of_images: 2 }, background: { type: 'transparent', shadow: 'none' } },
+          {
+            input,
+            output: { channels: 'alpha', format: 'png', crop_to_subject: true, margin_percent: 5, number_of_images: 2 },
+            background: { type: 'transparent', shadow: 'none' },
+          },
           refusedKey,
           2,
         );
       });
 
       it('charges a mask like a cut-out', async () => {
-        const mask = await post('/api/v1/remove-background', { input, output: { channels: 'alpha' } }, idempotencyKey()).expect(202);
+        const mask = await post(
+          '/api/v1/remove-background',
+          { input, output: { channels: 'alpha' } },
+          idempotencyKey(),
+        ).expect(202);
         const cutout = await post('/api/v1/remove-background', { input }, idempotencyKey()).expect(202);
         expect(mask.body.job.credits_reserved).toBe(cutout.body.job.credits_reserved);
       });

@@ -4,7 +4,14 @@ import { OUTBOUND_TLS } from '../../src/core/outbound/outbound.module';
 import { WebhookSweeperService } from '../../src/modules/webhooks/worker/webhook-sweeper.service';
 import { idempotencyKey, imageInputs, waitForJob } from '../support/jobs';
 import { GENEROUS_CREATE_LIMITS } from '../support/limits';
-import { bearer, createTestApp, seedAccount, TEST_ADMIN_TOKEN, type SeededAccount, type TestApp } from '../support/test-app';
+import {
+  bearer,
+  createTestApp,
+  seedAccount,
+  TEST_ADMIN_TOKEN,
+  type SeededAccount,
+  type TestApp,
+} from '../support/test-app';
 import { sleep } from '../support/waiting';
 import { standardHeaders, testCertificate, WebhookReceiver } from '../support/webhook-receiver';
 
@@ -55,7 +62,12 @@ describe('webhooks', () => {
 
   const deliveriesOf = async (accountId = account.accountId) =>
     (await t.http().get(`/admin/v1/accounts/${accountId}/webhook-deliveries?limit=200`).set(admin()).expect(200)).body
-      .deliveries as Array<{ event_id: string; status: string; attempts: number; attempt_log: Array<Record<string, unknown>> }>;
+      .deliveries as Array<{
+      event_id: string;
+      status: string;
+      attempts: number;
+      attempt_log: Array<Record<string, unknown>>;
+    }>;
 
   it('sends one signed event per result and then one job event, verified by a Standard Webhooks library', async () => {
     const receiver = await WebhookReceiver.start();
@@ -68,7 +80,9 @@ describe('webhooks', () => {
       expect(receiver.received).toHaveLength(4);
 
       const verifier = new Webhook(await secretOf());
-      const events = receiver.received.map((delivery) => verifier.verify(delivery.body, standardHeaders(delivery.headers)) as EventBody);
+      const events = receiver.received.map(
+        (delivery) => verifier.verify(delivery.body, standardHeaders(delivery.headers)) as EventBody,
+      );
       expect(new Set(events.map((event) => event.id)).size).toBe(4);
       receiver.received.forEach((delivery, i) => expect(delivery.headers['x-service-event-id']).toBe(events[i].id));
 
@@ -92,15 +106,23 @@ describe('webhooks', () => {
         error_message: expect.any(String),
       });
       for (const event of completed) {
-        expect(event.result).toMatchObject({ id: expect.any(String), status: 'completed', result_url: expect.stringContaining('/api/v1/files/') });
+        expect(event.result).toMatchObject({
+          id: expect.any(String),
+          status: 'completed',
+          result_url: expect.stringContaining('/api/v1/files/'),
+        });
         expect(event.result).not.toHaveProperty('error_code');
         expect(event.job.id).toBe(jobId);
-        const image = await t.http().get(new URL(String(event.result!.result_url)).pathname + new URL(String(event.result!.result_url)).search);
+        const image = await t
+          .http()
+          .get(new URL(String(event.result!.result_url)).pathname + new URL(String(event.result!.result_url)).search);
         expect(image.status).toBe(200);
       }
       expect(new Set(resultEvents.map((event) => event.result!.id)).size).toBe(3);
 
-      const [recorded] = await t.dataSource.query(`SELECT count(*)::int AS n FROM webhook_events WHERE job_id = $1`, [jobId]);
+      const [recorded] = await t.dataSource.query(`SELECT count(*)::int AS n FROM webhook_events WHERE job_id = $1`, [
+        jobId,
+      ]);
       expect(recorded.n).toBe(4);
     } finally {
       await receiver.stop();
@@ -115,8 +137,12 @@ describe('webhooks', () => {
       const headers = standardHeaders(delivery.headers);
       const secret = await secretOf();
       expect(() => new Webhook(secret).verify(delivery.body, headers)).not.toThrow();
-      expect(() => new Webhook(secret).verify(delivery.body.replace('"sandbox":true', '"sandbox":false'), headers)).toThrow();
-      expect(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(delivery.body, headers)).toThrow();
+      expect(() =>
+        new Webhook(secret).verify(delivery.body.replace('"sandbox":true', '"sandbox":false'), headers),
+      ).toThrow();
+      expect(() =>
+        new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(delivery.body, headers),
+      ).toThrow();
       const old = { ...headers, 'webhook-timestamp': String(Number(headers['webhook-timestamp']) - 3600) };
       expect(() => new Webhook(secret).verify(delivery.body, old)).toThrow();
     } finally {
@@ -197,10 +223,18 @@ describe('webhooks', () => {
 
   it('refuses private, metadata, local and plain-http webhook URLs at create, writing nothing', async () => {
     const [before] = await t.dataSource.query(`SELECT count(*)::int AS n FROM jobs`);
-    for (const url of ['https://10.1.2.3/hook', 'https://169.254.169.254/latest', 'https://[::1]:8443/x', 'https://localhost/x', 'http://example.com/hook']) {
+    for (const url of [
+      'https://10.1.2.3/hook',
+      'https://169.254.169.254/latest',
+      'https://[::1]:8443/x',
+      'https://localhost/x',
+      'http://example.com/hook',
+    ]) {
       const res = await createJob(url).expect(400);
       expect(res.body.error.code).toBe('invalid_request');
-      expect(res.body.error.details.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'webhook_url' })]));
+      expect(res.body.error.details.errors).toEqual(
+        expect.arrayContaining([expect.objectContaining({ path: 'webhook_url' })]),
+      );
     }
     const [after] = await t.dataSource.query(`SELECT count(*)::int AS n FROM jobs`);
     expect(after.n).toBe(before.n);
@@ -218,12 +252,21 @@ describe('webhooks', () => {
           WHERE d.job_id = $1 ORDER BY a.started_at LIMIT 1`,
         [redirected.body.job.id],
       );
-      expect(attempt).toMatchObject({ outcome: 'failed', status_code: 302, error: expect.stringContaining('redirects are not followed') });
+      expect(attempt).toMatchObject({
+        outcome: 'failed',
+        status_code: 302,
+        error: expect.stringContaining('redirects are not followed'),
+      });
       expect(target.received).toHaveLength(0);
 
       // The URL was allowed when the job was created; by the time it is sent to it is not.
-      const slow = await createJob(target.url, imageInputs(1, () => 'sandbox_slow_1')).expect(202);
-      await t.dataSource.query(`UPDATE jobs SET webhook_url = 'https://10.255.0.1/hook' WHERE id = $1`, [slow.body.job.id]);
+      const slow = await createJob(
+        target.url,
+        imageInputs(1, () => 'sandbox_slow_1'),
+      ).expect(202);
+      await t.dataSource.query(`UPDATE jobs SET webhook_url = 'https://10.255.0.1/hook' WHERE id = $1`, [
+        slow.body.job.id,
+      ]);
       await waitForJob(t, slow.body.job.id);
       await sleep(500);
       const blocked = await t.dataSource.query(
@@ -232,7 +275,8 @@ describe('webhooks', () => {
         [slow.body.job.id],
       );
       expect(blocked).toHaveLength(2);
-      for (const row of blocked) expect(row).toMatchObject({ status: 'blocked', outcome: 'blocked', error: expect.stringContaining('private') });
+      for (const row of blocked)
+        expect(row).toMatchObject({ status: 'blocked', outcome: 'blocked', error: expect.stringContaining('private') });
       expect(target.received).toHaveLength(0);
     } finally {
       await target.stop();
@@ -245,7 +289,11 @@ describe('webhooks', () => {
     const receiver = await WebhookReceiver.start();
     try {
       const oldSecret = await secretOf(other.accountId);
-      const rotated = await t.http().post(`/admin/v1/accounts/${other.accountId}/webhook-secret`).set(admin()).expect(200);
+      const rotated = await t
+        .http()
+        .post(`/admin/v1/accounts/${other.accountId}/webhook-secret`)
+        .set(admin())
+        .expect(200);
       const newSecret = rotated.body.secret;
       expect(newSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
       expect(await secretOf(other.accountId)).toBe(newSecret);
@@ -280,7 +328,11 @@ describe('webhooks', () => {
       const again = receiver.received.filter((d) => d.headers['x-service-event-id'] === eventId);
       expect(again).toHaveLength(2);
       expect(again[1].body).toBe(again[0].body);
-      await t.http().post('/admin/v1/webhook-events/7d1c3a8e-4f4f-4d55-9a43-0a1d1f1e2b3c/redeliver').set(admin()).expect(404);
+      await t
+        .http()
+        .post('/admin/v1/webhook-events/7d1c3a8e-4f4f-4d55-9a43-0a1d1f1e2b3c/redeliver')
+        .set(admin())
+        .expect(404);
       await t.http().post('/admin/v1/webhook-events/not-a-uuid/redeliver').set(admin()).expect(400);
       await t.http().post(`/admin/v1/webhook-events/${eventId}/redeliver`).expect(401);
       const unknownAccount = '0f2c9f6e-8a4b-4c1d-9e3f-5a6b7c8d9e0f';
@@ -389,7 +441,9 @@ describe('webhook retention', () => {
     );
     expect(events).toHaveLength(3);
     const [old, pending, fresh] = events.map((event) => event.id);
-    await t.dataSource.query(`UPDATE webhook_events SET created_at = now() - interval '31 days' WHERE id = ANY($1)`, [[old, pending]]);
+    await t.dataSource.query(`UPDATE webhook_events SET created_at = now() - interval '31 days' WHERE id = ANY($1)`, [
+      [old, pending],
+    ]);
     await t.dataSource.query(
       `INSERT INTO webhook_deliveries (id, event_id, account_id, job_id, url, status, attempts, next_attempt_at)
        VALUES (gen_random_uuid(), $1, $2, $3, 'https://hooks.example.com/x', 'pending', 3, now() + interval '1 hour')`,
@@ -397,7 +451,9 @@ describe('webhook retention', () => {
     );
     const { purged } = await t.app.get(WebhookSweeperService).sweep();
     expect(purged).toBe(1);
-    const left: Array<{ id: string }> = await t.dataSource.query(`SELECT id FROM webhook_events WHERE job_id = $1`, [jobId]);
+    const left: Array<{ id: string }> = await t.dataSource.query(`SELECT id FROM webhook_events WHERE job_id = $1`, [
+      jobId,
+    ]);
     expect(left.map((event) => event.id).sort()).toEqual([pending, fresh].sort());
   });
 });

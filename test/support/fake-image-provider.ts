@@ -96,9 +96,8 @@ export class FakeImageProvider {
   }
 
   static async start(options: FakeImageProviderOptions = {}): Promise<FakeImageProvider> {
-    let fake: FakeImageProvider | undefined;
-    const server = createServer((req, res) => fake?.handle(req, res));
-    fake = new FakeImageProvider(server, options);
+    const server = createServer((req, res) => fake.handle(req, res));
+    const fake = new FakeImageProvider(server, options);
     fake.port = await listenOnLoopback(server);
     return fake;
   }
@@ -146,11 +145,15 @@ export class FakeImageProvider {
 
     switch (behaviour.kind) {
       case 'rate_limited':
-        return sendJson(res, 429, apiError('Rate limit reached.', 'rate_limit_exceeded'), { 'retry-after': String(behaviour.retryAfterSeconds) });
+        return sendJson(res, 429, apiError('Rate limit reached.', 'rate_limit_exceeded'), {
+          'retry-after': String(behaviour.retryAfterSeconds),
+        });
       case 'server_error':
         return sendJson(res, 500, apiError('The server had an error while processing your request.', 'server_error'));
       case 'malformed':
-        return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"created": 1, "data": [{"b64_json": "iVBORw0KGgo');
+        return void res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end('{"created": 1, "data": [{"b64_json": "iVBORw0KGgo');
       case 'not_an_image':
         return sendJson(res, 200, { created: 1, data: [{ b64_json: NOT_AN_IMAGE.toString('base64') }] });
       case 'slow':
@@ -162,11 +165,18 @@ export class FakeImageProvider {
       case 'url':
         break;
     }
-    const png = await this.paint(parsed.size, parsed.prompt, operation === 'edit' && !this.repaintEverything ? parsed.keep : null);
+    const png = await this.paint(
+      parsed.size,
+      parsed.prompt,
+      operation === 'edit' && !this.repaintEverything ? parsed.keep : null,
+    );
     if (behaviour.kind === 'url') {
       const filePath = `/files/${this.painted}.png`;
       this.files.set(filePath, png);
-      return sendJson(res, 200, { created: 1, data: [{ url: `http://${behaviour.host ?? '127.0.0.1'}:${this.port}${filePath}` }] });
+      return sendJson(res, 200, {
+        created: 1,
+        data: [{ url: `http://${behaviour.host ?? '127.0.0.1'}:${this.port}${filePath}` }],
+      });
     }
     sendJson(res, 200, { created: 1, data: [{ b64_json: png.toString('base64') }] });
   }
@@ -193,8 +203,15 @@ export class FakeImageProvider {
     if (!keep) return painted.png({ compressionLevel: 1 }).toBuffer();
     const fitted = (input: Buffer) => sharp(input).resize(width, height, { fit: 'fill' });
     const paintWhere = await fitted(keep.mask).ensureAlpha().extractChannel('alpha').negate().raw().toBuffer();
-    const overlay = await painted.joinChannel(paintWhere, { raw: { width, height, channels: 1 } }).png().toBuffer();
-    return fitted(keep.image).removeAlpha().composite([{ input: overlay }]).png({ compressionLevel: 1 }).toBuffer();
+    const overlay = await painted
+      .joinChannel(paintWhere, { raw: { width, height, channels: 1 } })
+      .png()
+      .toBuffer();
+    return fitted(keep.image)
+      .removeAlpha()
+      .composite([{ input: overlay }])
+      .png({ compressionLevel: 1 })
+      .toBuffer();
   }
 
   private wait(ms: number): Promise<void> {
@@ -230,10 +247,17 @@ interface Parsed {
 
 function parseGeneration(body: Buffer): Parsed {
   const json = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
-  const text = (key: string) => (typeof json[key] === 'string' ? (json[key] as string) : null);
+  const text = (key: string) => (typeof json[key] === 'string' ? json[key] : null);
   const size = text('size');
   return {
-    recorded: { model: text('model'), prompt: text('prompt'), size, n: typeof json.n === 'number' ? json.n : null, images: [], mask: null },
+    recorded: {
+      model: text('model'),
+      prompt: text('prompt'),
+      size,
+      n: typeof json.n === 'number' ? json.n : null,
+      images: [],
+      mask: null,
+    },
     size: parseSize(size),
     prompt: text('prompt') ?? '',
     keep: null,
@@ -252,7 +276,8 @@ async function parseEdit(req: IncomingMessage, body: Buffer): Promise<Parsed> {
   };
   const images: Array<{ field: string; bytes: Buffer }> = [];
   for (const field of ['image', 'image[]']) {
-    for (const value of form.getAll(field)) if (typeof value !== 'string') images.push({ field, bytes: Buffer.from(await value.arrayBuffer()) });
+    for (const value of form.getAll(field))
+      if (typeof value !== 'string') images.push({ field, bytes: Buffer.from(await value.arrayBuffer()) });
   }
   const maskFile = form.get('mask');
   const mask = maskFile && typeof maskFile !== 'string' ? Buffer.from(await maskFile.arrayBuffer()) : null;

@@ -28,14 +28,16 @@ async function main(): Promise<void> {
   const role = parseRole(process.argv[2]);
   const config = loadConfig(process.env);
   await runMigrations({ url: config.DATABASE_URL as string, poolSize: 1 });
-  const moduleRef = await withLiveTools(new Map([[ToolId.ImageEditing, new SlowFakeProvider()]]))(Test.createTestingModule({
-    imports: [
-      AppModule.forRole(role, config, {
-        databaseUrl: config.DATABASE_URL as string,
-        redisUrl: config.REDIS_URL as string,
-      }),
-    ],
-  })).compile();
+  const moduleRef = await withLiveTools(new Map([[ToolId.ImageEditing, new SlowFakeProvider()]]))(
+    Test.createTestingModule({
+      imports: [
+        AppModule.forRole(role, config, {
+          databaseUrl: config.DATABASE_URL as string,
+          redisUrl: config.REDIS_URL as string,
+        }),
+      ],
+    }),
+  ).compile();
   const running: INestApplicationContext = servesHttp(role)
     ? moduleRef.createNestApplication({ bodyParser: false })
     : moduleRef;

@@ -25,11 +25,17 @@ export class FakeSegmentationService {
       const corner = [data[0], data[1], data[2]];
       const mask = Buffer.alloc(info.width * info.height);
       for (let i = 0; i < mask.length; i++) {
-        const distance = Math.abs(data[i * 3] - corner[0]) + Math.abs(data[i * 3 + 1] - corner[1]) + Math.abs(data[i * 3 + 2] - corner[2]);
+        const distance =
+          Math.abs(data[i * 3] - corner[0]) +
+          Math.abs(data[i * 3 + 1] - corner[1]) +
+          Math.abs(data[i * 3 + 2] - corner[2]);
         mask[i] = distance > 60 ? 255 : 0;
       }
       const answer = sharp(mask, { raw: { width: info.width, height: info.height, channels: 1 } });
-      const scaled = this.answerScale === 1 ? answer : answer.resize(Math.round(info.width * this.answerScale), Math.round(info.height * this.answerScale));
+      const scaled =
+        this.answerScale === 1
+          ? answer
+          : answer.resize(Math.round(info.width * this.answerScale), Math.round(info.height * this.answerScale));
       const png = await scaled.png().toBuffer();
       res.writeHead(200, { 'content-type': 'image/png' }).end(png);
     })();

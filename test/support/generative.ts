@@ -40,7 +40,13 @@ export function generativeClient(t: TestApp, account: () => SeededAccount) {
   };
   const bytes = async (url: string): Promise<Buffer> => {
     const parsed = new URL(url);
-    return (await t.http().get(parsed.pathname + parsed.search).buffer(true).expect(200)).body as Buffer;
+    return (
+      await t
+        .http()
+        .get(parsed.pathname + parsed.search)
+        .buffer(true)
+        .expect(200)
+    ).body as Buffer;
   };
   const download = async (url: string) => decodeRgba(await bytes(url));
   return { create, results, bytes, download };

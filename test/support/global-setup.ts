@@ -3,7 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import pino from 'pino';
-import { ensureLocalRedis, startEmbeddedPostgres, type StartedService } from '../../src/core/bootstrap/development-services';
+import {
+  ensureLocalRedis,
+  startEmbeddedPostgres,
+  type StartedService,
+} from '../../src/core/bootstrap/development-services';
 
 const MACHINE_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const EMBEDDED_TEST_PORT = 54339;
@@ -57,7 +61,11 @@ export default async function globalSetup(): Promise<void> {
     if (await ensureDatabase(MACHINE_DATABASE_URL)) {
       databaseUrl = MACHINE_DATABASE_URL;
     } else {
-      const postgres = await startEmbeddedPostgres(mkdtempSync(join(tmpdir(), 'imgjobs-test-')), EMBEDDED_TEST_PORT, logger);
+      const postgres = await startEmbeddedPostgres(
+        mkdtempSync(join(tmpdir(), 'imgjobs-test-')),
+        EMBEDDED_TEST_PORT,
+        logger,
+      );
       started.push(postgres);
       databaseUrl = postgres.url;
     }

@@ -1,4 +1,10 @@
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { closeServer, listenOnLoopback } from './loopback-http';
 
 /** Answers one request; it may answer later, or never (see `hang`). */
@@ -92,7 +98,8 @@ export class ImageSourceServer {
   /** Answers `failStatus` to the first `failures` requests for `path`, then `body`. */
   failThenServe(path: string, failures: number, failStatus: number, body: Buffer | string, contentType: string): void {
     this.route(path, (_req, res) => {
-      if (this.requests(path) <= failures) res.writeHead(failStatus, { 'content-type': 'text/plain' }).end('failing on purpose');
+      if (this.requests(path) <= failures)
+        res.writeHead(failStatus, { 'content-type': 'text/plain' }).end('failing on purpose');
       else res.writeHead(200, { 'content-type': contentType }).end(body);
     });
   }

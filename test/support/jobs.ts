@@ -34,7 +34,11 @@ export class FakeProviderRunner implements ToolRunner {
 export function withLiveTools(runners: Map<ToolId, ToolRunner>) {
   const available = new Map([...runners.keys()].map((tool) => [tool, { available: true }]));
   return (builder: TestingModuleBuilder) =>
-    builder.overrideProvider(LIVE_TOOL_RUNNERS).useValue(runners).overrideProvider(TOOL_AVAILABILITY).useValue(available);
+    builder
+      .overrideProvider(LIVE_TOOL_RUNNERS)
+      .useValue(runners)
+      .overrideProvider(TOOL_AVAILABILITY)
+      .useValue(available);
 }
 
 /** Gives live keys a working image_editing tool through the fake provider. */
@@ -49,7 +53,10 @@ export const withFakeProviderForEveryTool = () =>
 export const idempotencyKey = () => `test-${randomUUID()}`;
 
 export const imageInputs = (count: number, externalId = (i: number) => `item-${i}`) =>
-  Array.from({ length: count }, (_, i) => ({ image_url: `https://images.example.com/p/${i}.jpg`, external_id: externalId(i) }));
+  Array.from({ length: count }, (_, i) => ({
+    image_url: `https://images.example.com/p/${i}.jpg`,
+    external_id: externalId(i),
+  }));
 
 /** Reads state straight from the database, so waiting never spends the polling rate limit. */
 export async function waitForJob(
@@ -85,7 +92,9 @@ export async function creditTotals(t: TestApp, accountId: string): Promise<Credi
 }
 
 /** How many rows a refused request could have written; all must stay the same. */
-export async function writtenRows(t: TestApp): Promise<{ jobs: number; results: number; ledger: number; keys: number }> {
+export async function writtenRows(
+  t: TestApp,
+): Promise<{ jobs: number; results: number; ledger: number; keys: number }> {
   const [row] = await t.dataSource.query(
     `SELECT (SELECT count(*) FROM jobs)::int AS jobs, (SELECT count(*) FROM job_results)::int AS results,
             (SELECT count(*) FROM credit_ledger)::int AS ledger, (SELECT count(*) FROM idempotency_keys)::int AS keys`,

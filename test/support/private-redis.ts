@@ -25,9 +25,13 @@ export class PrivateRedis {
   /** Starts the server empty on the same port and waits until it answers. */
   async restart(): Promise<void> {
     if (this.process) throw new Error('the private Redis is already running');
-    this.process = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdio: 'ignore',
-    });
+    this.process = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      {
+        stdio: 'ignore',
+      },
+    );
     /** Null once the server answers, else why it did not. */
     const probe = async (): Promise<string | null> => {
       const client = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });

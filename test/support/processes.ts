@@ -91,10 +91,15 @@ export async function waitForReady(port: number, timeoutMs = 60_000): Promise<vo
       return error instanceof Error ? error.message : String(error);
     }
   };
-  await readUntil(answer, (last) => last === 'status 200', (last) => `${url} to answer 200 (last: ${last})`, {
-    timeoutMs,
-    intervalMs: 250,
-  });
+  await readUntil(
+    answer,
+    (last) => last === 'status 200',
+    (last) => `${url} to answer 200 (last: ${last})`,
+    {
+      timeoutMs,
+      intervalMs: 250,
+    },
+  );
 }
 
 /** Whether anything accepts a TCP connection on a loopback port. */
@@ -112,7 +117,8 @@ export function isListening(port: number): Promise<boolean> {
 /** The parent's environment without the settings a test wants to control. */
 export function cleanEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'PORT', 'ROLE', 'DATA_DIR', 'NODE_OPTIONS']) delete env[name];
+  for (const name of ['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'PORT', 'ROLE', 'DATA_DIR', 'NODE_OPTIONS'])
+    delete env[name];
   // No segmentation model unless a test asks for one: loading it costs seconds and a gigabyte.
   return { ...env, LOG_LEVEL: 'warn', SEGMENTER: 'none', ...overrides };
 }

@@ -76,7 +76,9 @@ export async function productShot(
     height,
     seed: shotSeed,
   });
-  const jpeg = await sharp(pixels, { raw: { width, height, channels: 3 } }).jpeg({ quality: 92 }).toBuffer();
+  const jpeg = await sharp(pixels, { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: 92 })
+    .toBuffer();
   return { name, product, backdrop, width, height, jpeg, mask: layer.mask };
 }
 
@@ -98,11 +100,16 @@ export interface HardShot extends ProductShot {
 export const HARD_PRODUCTS: readonly string[] = Object.keys(HARD_CASE_DRAWINGS);
 
 /** The shot a spec describes, the same bytes on every run; default 1200 x 900. */
-export async function hardShot(spec: HardShotSpec, options: { width?: number; height?: number } = {}): Promise<HardShot> {
+export async function hardShot(
+  spec: HardShotSpec,
+  options: { width?: number; height?: number } = {},
+): Promise<HardShot> {
   const { name, kind, product, backdrop, propFamily, propMaterial, seed } = spec;
   const drawing = PRODUCT_DRAWINGS[product] ?? HARD_CASE_DRAWINGS[product];
-  if (!drawing) throw new Error(`unknown product '${product}', expected one of ${[...PRODUCTS, ...HARD_PRODUCTS].join(', ')}`);
-  if (!KIND_BACKDROPS[kind].includes(backdrop)) throw new Error(`'${kind}' shots are on ${KIND_BACKDROPS[kind].join(', ')}, not '${backdrop}'`);
+  if (!drawing)
+    throw new Error(`unknown product '${product}', expected one of ${[...PRODUCTS, ...HARD_PRODUCTS].join(', ')}`);
+  if (!KIND_BACKDROPS[kind].includes(backdrop))
+    throw new Error(`'${kind}' shots are on ${KIND_BACKDROPS[kind].join(', ')}, not '${backdrop}'`);
   const withProps = PROP_KINDS.includes(kind);
   if (withProps !== (propFamily !== null) || withProps !== (propMaterial !== null)) {
     throw new Error(`'${kind}' shots ${withProps ? 'need' : 'have no'} a prop family and material`);
@@ -110,7 +117,17 @@ export async function hardShot(spec: HardShotSpec, options: { width?: number; he
   const { width = 1200, height = 900 } = options;
   const shotSeed = hashSeed(`${name}/${seed}`);
   const next = random(shotSeed);
-  const scene = await hardScene({ kind, drawing, backdrop, propFamily, propMaterial, width, height, next, seed: shotSeed });
+  const scene = await hardScene({
+    kind,
+    drawing,
+    backdrop,
+    propFamily,
+    propMaterial,
+    width,
+    height,
+    next,
+    seed: shotSeed,
+  });
   const pixels = composeShot({
     backdrop: await renderBackdrop(scene.scenery.svg),
     backdropGrain: scene.scenery.grain,
@@ -122,7 +139,9 @@ export async function hardShot(spec: HardShotSpec, options: { width?: number; he
     height,
     seed: shotSeed,
   });
-  const jpeg = await sharp(pixels, { raw: { width, height, channels: 3 } }).jpeg({ quality: 92 }).toBuffer();
+  const jpeg = await sharp(pixels, { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: 92 })
+    .toBuffer();
   return { name, product, backdrop, width, height, jpeg, mask: scene.product.mask, kind, propFamily, propMaterial };
 }
 

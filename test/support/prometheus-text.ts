@@ -13,7 +13,9 @@ export function parseSamples(text: string): Sample[] {
   return text.split('\n').flatMap((line) => {
     const match = SAMPLE_LINE.exec(line);
     if (!match || line.startsWith('#')) return [];
-    const labels = Object.fromEntries([...(match[2] ?? '').matchAll(LABEL_PAIR)].map(([, name, value]) => [name, value]));
+    const labels = Object.fromEntries(
+      [...(match[2] ?? '').matchAll(LABEL_PAIR)].map(([, name, value]) => [name, value]),
+    );
     return [{ name: match[1], labels, value: Number(match[3]) }];
   });
 }
@@ -29,7 +31,10 @@ export function valueOf(samples: Sample[], name: string, labels: Record<string, 
 /** The sum over every series of a name whose labels include these. */
 export function sumOf(samples: Sample[], name: string, labels: Record<string, string> = {}): number {
   return samples
-    .filter((sample) => sample.name === name && Object.entries(labels).every(([label, value]) => sample.labels[label] === value))
+    .filter(
+      (sample) =>
+        sample.name === name && Object.entries(labels).every(([label, value]) => sample.labels[label] === value),
+    )
     .reduce((sum, sample) => sum + sample.value, 0);
 }
 
@@ -37,7 +42,21 @@ export function sumOf(samples: Sample[], name: string, labels: Record<string, st
 export const seriesNames = (samples: Sample[]) => new Set(samples.map((sample) => sample.name));
 
 /** PromQL words that are not metric names. */
-const PROMQL_KEYWORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'bool', 'and', 'or', 'unless', 'offset', 'inf', 'nan']);
+const PROMQL_KEYWORDS = new Set([
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'bool',
+  'and',
+  'or',
+  'unless',
+  'offset',
+  'inf',
+  'nan',
+]);
 
 /**
  * The metric names a PromQL expression selects: what is left once strings, label matchers,
@@ -51,7 +70,13 @@ export function metricNamesIn(expression: string): string[] {
     .replace(/\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/gi, ' ');
   // A word that starts after a letter, digit, dot or `$` is part of a number or a Grafana variable.
   const names = [...bare.matchAll(/(?<![\w.$:])[a-zA-Z_:][a-zA-Z0-9_:]*/g)]
-    .filter((match) => !bare.slice(match.index + match[0].length).trimStart().startsWith('('))
+    .filter(
+      (match) =>
+        !bare
+          .slice(match.index + match[0].length)
+          .trimStart()
+          .startsWith('('),
+    )
     .map((match) => match[0])
     .filter((word) => !PROMQL_KEYWORDS.has(word.toLowerCase()));
   return [...new Set(names)];

@@ -137,7 +137,11 @@ export interface SeededAccount {
 /** An account with one live and one sandbox key, made through the operator services. */
 export async function seedAccount(
   testApp: TestApp,
-  { credits = 100, apiAccess = true, name = 'Test account' }: { credits?: number; apiAccess?: boolean; name?: string } = {},
+  {
+    credits = 100,
+    apiAccess = true,
+    name = 'Test account',
+  }: { credits?: number; apiAccess?: boolean; name?: string } = {},
 ): Promise<SeededAccount> {
   const admin = testApp.app.get(AdminService, { strict: false });
   const account = await admin.createAccount({ name, credits, apiAccess });

@@ -22,15 +22,28 @@ export function testCertificate(): TestCertificate {
     execFileSync(
       'openssl',
       [
-        'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2',
-        '-subj', '/CN=localhost',
-        '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
-        '-keyout', join(dir, 'key.pem'),
-        '-out', join(dir, 'cert.pem'),
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '2',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1,DNS:localhost',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
       ],
       { stdio: 'ignore' },
     );
-    certificate = { cert: readFileSync(join(dir, 'cert.pem'), 'utf8'), key: readFileSync(join(dir, 'key.pem'), 'utf8') };
+    certificate = {
+      cert: readFileSync(join(dir, 'cert.pem'), 'utf8'),
+      key: readFileSync(join(dir, 'key.pem'), 'utf8'),
+    };
     return certificate;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -77,17 +90,25 @@ export class WebhookReceiver {
     const { cert, key } = testCertificate();
     this.server = createServer({ cert, key }, (req, res) => {
       // A request cut off before its body ends is no delivery: nothing is recorded for it.
-      void readBody(req).then((body) => {
-        const delivery = { headers: req.headers, body: body.toString('utf8'), path: req.url ?? '', receivedAt: Date.now() };
-        this.received.push(delivery);
-        const answer = this.reply(delivery, this.received.length - 1);
-        const { status, headers = {}, delayMs = 0 } = typeof answer === 'number' ? { status: answer } : answer;
-        const timer = setTimeout(() => {
-          this.pendingReplies.delete(timer);
-          res.writeHead(status, headers).end();
-        }, delayMs);
-        this.pendingReplies.add(timer);
-      }, () => undefined);
+      void readBody(req).then(
+        (body) => {
+          const delivery = {
+            headers: req.headers,
+            body: body.toString('utf8'),
+            path: req.url ?? '',
+            receivedAt: Date.now(),
+          };
+          this.received.push(delivery);
+          const answer = this.reply(delivery, this.received.length - 1);
+          const { status, headers = {}, delayMs = 0 } = typeof answer === 'number' ? { status: answer } : answer;
+          const timer = setTimeout(() => {
+            this.pendingReplies.delete(timer);
+            res.writeHead(status, headers).end();
+          }, delayMs);
+          this.pendingReplies.add(timer);
+        },
+        () => undefined,
+      );
     });
     this.port = await listenOnLoopback(this.server, port);
   }

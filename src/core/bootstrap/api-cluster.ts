@@ -20,8 +20,7 @@ export interface ApiSupervisor {
  */
 export function superviseApiProcesses(count: number, logger: Logger): ApiSupervisor {
   let stopping = false;
-  const fork = (): Worker =>
-    cluster.fork({ API_PROCESSES: '1', DATABASE_MIGRATE_ON_START: 'false' });
+  const fork = (): Worker => cluster.fork({ API_PROCESSES: '1', DATABASE_MIGRATE_ON_START: 'false' });
 
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;

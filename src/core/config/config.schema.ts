@@ -13,18 +13,19 @@ const optionalUrl = (protocols: string[]) =>
     .string()
     .trim()
     .min(1)
-    .refine((value) => {
-      try {
-        return protocols.includes(new URL(value).protocol);
-      } catch {
-        return false;
-      }
-    }, `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`)
+    .refine(
+      (value) => {
+        try {
+          return protocols.includes(new URL(value).protocol);
+        } catch {
+          return false;
+        }
+      },
+      `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`,
+    )
     .optional();
 
-const booleanFlag = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((value) => value === 'true' || value === '1');
+const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 
 /** A host name, an IP address or an IP range in CIDR notation. */
 const allowlistEntry = z.string().refine((entry) => {
@@ -70,10 +71,17 @@ export const configSchema = z
       .transform((value): boolean | number | string[] => {
         if (value === 'true' || value === 'false') return value === 'true';
         if (/^[0-9]+$/.test(value)) return Number(value);
-        return value.split(',').map((part) => part.trim()).filter((part) => part.length > 0);
+        return value
+          .split(',')
+          .map((part) => part.trim())
+          .filter((part) => part.length > 0);
       })
       .refine(
-        (value) => typeof value !== 'object' || value.every((entry) => isIP(entry.split('/')[0]) !== 0 || ['loopback', 'linklocal', 'uniquelocal'].includes(entry)),
+        (value) =>
+          typeof value !== 'object' ||
+          value.every(
+            (entry) => isIP(entry.split('/')[0]) !== 0 || ['loopback', 'linklocal', 'uniquelocal'].includes(entry),
+          ),
         'must be true, false, a hop count, or comma-separated IP addresses, CIDRs, loopback, linklocal or uniquelocal',
       ),
     DATABASE_URL: optionalUrl(['postgres:', 'postgresql:']),
@@ -112,7 +120,13 @@ export const configSchema = z
     DATA_DIR: z.string().min(1).default('./data'),
     EMBEDDED_POSTGRES_PORT: port.default(54329),
     OUTBOUND_ALLOWLIST: commaList(allowlistEntry).default(''),
-    WEBHOOK_RETRY_SCHEDULE: commaList(z.coerce.number().int().min(0).max(7 * 24 * 3600))
+    WEBHOOK_RETRY_SCHEDULE: commaList(
+      z.coerce
+        .number()
+        .int()
+        .min(0)
+        .max(7 * 24 * 3600),
+    )
       .refine((delays) => delays.length > 0, 'must list at least one delay')
       .default('0,5,300,1800,7200,18000,36000,36000'),
     /** A delivery attempt that has not answered in this time has failed (contract section 11: 15 s). */
@@ -139,9 +153,9 @@ export const configSchema = z
     CAPACITY_ACCOUNT_SHARE: z.coerce.number().gt(0).max(1).default(0.25),
     RESULT_ATTEMPTS: positiveInt.max(20).default(3),
     /** Which queues a worker process consumes, so background removal can scale apart. */
-    WORKER_QUEUES: commaList(z.enum(['background-removal', 'processing', 'sandbox', 'webhook-delivery', 'maintenance'])).default(
-      'background-removal,processing,sandbox,webhook-delivery,maintenance',
-    ),
+    WORKER_QUEUES: commaList(
+      z.enum(['background-removal', 'processing', 'sandbox', 'webhook-delivery', 'maintenance']),
+    ).default('background-removal,processing,sandbox,webhook-delivery,maintenance'),
     WORKER_CONCURRENCY_BACKGROUND_REMOVAL: positiveInt.max(256).default(8),
     WORKER_CONCURRENCY_PROCESSING: positiveInt.max(256).default(8),
     /** Sandbox results only write a small generated image (or wait, for `sandbox_slow`). */
@@ -231,10 +245,18 @@ export const configSchema = z
       });
     }
     if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY)) {
-      context.addIssue({ code: 'custom', path: ['S3_SECRET_ACCESS_KEY'], message: 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together' });
+      context.addIssue({
+        code: 'custom',
+        path: ['S3_SECRET_ACCESS_KEY'],
+        message: 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together',
+      });
     }
     if (env.IMAGE_PROVIDER === 'openai' && !env.IMAGE_PROVIDER_API_KEY) {
-      context.addIssue({ code: 'custom', path: ['IMAGE_PROVIDER_API_KEY'], message: 'is required when IMAGE_PROVIDER is openai' });
+      context.addIssue({
+        code: 'custom',
+        path: ['IMAGE_PROVIDER_API_KEY'],
+        message: 'is required when IMAGE_PROVIDER is openai',
+      });
     }
   })
   .transform((env) => ({

@@ -121,7 +121,10 @@ describe(loadConfig.name, () => {
     });
 
     it('accepts an S3 bucket with presigned URLs, with or without credentials', () => {
-      expect(loadConfig({ ...s3, RESULT_URLS: 'presigned' })).toMatchObject({ STORAGE_DRIVER: 's3', RESULT_URLS: 'presigned' });
+      expect(loadConfig({ ...s3, RESULT_URLS: 'presigned' })).toMatchObject({
+        STORAGE_DRIVER: 's3',
+        RESULT_URLS: 'presigned',
+      });
       const config = loadConfig({
         ...s3,
         S3_ENDPOINT: 'http://minio:9000',
@@ -140,7 +143,10 @@ describe(loadConfig.name, () => {
     it('refuses presigned URLs that would live longer than the 7 days S3 allows', () => {
       const error = configError({ ...s3, RESULT_URLS: 'presigned', RESULT_URL_TTL_SECONDS: String(7 * 24 * 3600 + 1) });
       expect(error.problems).toEqual([expect.stringMatching(/^RESULT_URL_TTL_SECONDS.*at most 604800/)]);
-      expect(loadConfig({ ...s3, RESULT_URLS: 'presigned', RESULT_URL_TTL_SECONDS: String(7 * 24 * 3600) }).RESULT_URL_TTL_SECONDS).toBe(604800);
+      expect(
+        loadConfig({ ...s3, RESULT_URLS: 'presigned', RESULT_URL_TTL_SECONDS: String(7 * 24 * 3600) })
+          .RESULT_URL_TTL_SECONDS,
+      ).toBe(604800);
     });
 
     it('refuses RESULT_URLS=presigned without STORAGE_DRIVER=s3', () => {

@@ -12,9 +12,7 @@ export class InvalidConfigError extends Error {
  * `FOO=` in an env file falls back to the default instead of failing a number parse.
  */
 export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
-  const present = Object.fromEntries(
-    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
-  );
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
   const parsed = configSchema.safeParse(present);
   if (!parsed.success) {
     throw new InvalidConfigError(

@@ -7,7 +7,8 @@ function transaction(): { manager: EntityManager; runner: { isTransactionActive:
   return { manager: { queryRunner: runner } as unknown as EntityManager, runner };
 }
 
-const eventOf = (runner: { isTransactionActive: boolean }) => ({ queryRunner: runner as QueryRunner }) as TransactionCommitEvent;
+const eventOf = (runner: { isTransactionActive: boolean }) =>
+  ({ queryRunner: runner as QueryRunner }) as TransactionCommitEvent;
 
 describe(afterCommit.name, () => {
   const subscriber = new AfterCommitSubscriber();

@@ -32,7 +32,13 @@ function listenForConnectionErrors(client: ClientBase): void {
   client.on('error', (error) => logger.warn(`database connection lost: ${error.message}`));
 }
 
-export function dataSourceOptions({ url, poolSize, schema, lockTimeoutMs, statementTimeoutMs }: DatabaseOptions): DataSourceOptions {
+export function dataSourceOptions({
+  url,
+  poolSize,
+  schema,
+  lockTimeoutMs,
+  statementTimeoutMs,
+}: DatabaseOptions): DataSourceOptions {
   // Session settings go in the startup packet, so every pooled connection, including one
   // opened again after the server dropped it, has them from its first statement.
   const sessionSettings = [

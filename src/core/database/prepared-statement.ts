@@ -41,6 +41,6 @@ export async function runPrepared<T extends QueryResultRow>(
   const runner = 'queryRunner' in on ? (on.queryRunner as PostgresQueryRunner | undefined) : undefined;
   const connection: Queryable = runner
     ? ((await runner.connect()) as PoolClient)
-    : (('connection' in on ? on.connection : on).driver as PostgresDriver).master as Pool;
+    : ((('connection' in on ? on.connection : on).driver as PostgresDriver).master as Pool);
   return (await connection.query<T>(query)).rows;
 }

@@ -5,7 +5,7 @@ import { isRetryableTransactionError, withTransactionRetry } from './transaction
 const pgError = (code: string) => Object.assign(new Error(`pg ${code}`), { code, driverError: { code } });
 
 /** A DataSource whose transactions run `work` with a dummy manager, failing the first runs as told. */
-function fakeDataSource(failures: unknown[]) {
+function fakeDataSource(failures: Error[]) {
   let runs = 0;
   const dataSource = {
     transaction: async <T>(work: (manager: EntityManager) => Promise<T>): Promise<T> => {
@@ -23,21 +23,27 @@ const noWait = async () => undefined;
 describe(withTransactionRetry.name, () => {
   it.each(['40001', '40P01', '55P03'])('runs the transaction again after SQLSTATE %s', async (code) => {
     const { dataSource, runs } = fakeDataSource([pgError(code)]);
-    await expect(withTransactionRetry(dataSource, async () => 'done', { attempts: 3, sleep: noWait })).resolves.toBe('done');
+    await expect(withTransactionRetry(dataSource, async () => 'done', { attempts: 3, sleep: noWait })).resolves.toBe(
+      'done',
+    );
     expect(runs()).toBe(2);
   });
 
   it('gives up after the given number of runs and throws the last error', async () => {
     const last = pgError('40P01');
     const { dataSource, runs } = fakeDataSource([pgError('40P01'), pgError('40001'), last]);
-    await expect(withTransactionRetry(dataSource, async () => 'done', { attempts: 3, sleep: noWait })).rejects.toBe(last);
+    await expect(withTransactionRetry(dataSource, async () => 'done', { attempts: 3, sleep: noWait })).rejects.toBe(
+      last,
+    );
     expect(runs()).toBe(3);
   });
 
   it('does not retry other errors', async () => {
     const unique = pgError('23505');
     const { dataSource, runs } = fakeDataSource([unique]);
-    await expect(withTransactionRetry(dataSource, async () => 'done', { attempts: 3, sleep: noWait })).rejects.toBe(unique);
+    await expect(withTransactionRetry(dataSource, async () => 'done', { attempts: 3, sleep: noWait })).rejects.toBe(
+      unique,
+    );
     expect(runs()).toBe(1);
     expect(isRetryableTransactionError(new Error('plain'))).toBe(false);
   });

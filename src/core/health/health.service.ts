@@ -17,7 +17,9 @@ export interface Readiness {
 function withTimeout<T>(work: Promise<T>): Promise<T> {
   return Promise.race([
     work,
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error('health check timed out')), CHECK_TIMEOUT_MS).unref()),
+    new Promise<T>((_, reject) =>
+      setTimeout(() => reject(new Error('health check timed out')), CHECK_TIMEOUT_MS).unref(),
+    ),
   ]);
 }
 
@@ -45,7 +47,11 @@ export class HealthService {
       this.probe(() => this.dataSource.query('SELECT 1')),
       this.probe(() => this.redis.ping()),
     ]);
-    const checks = { database, redis, ...Object.fromEntries([...this.localChecks].map(([name, state]) => [name, state()])) };
+    const checks = {
+      database,
+      redis,
+      ...Object.fromEntries([...this.localChecks].map(([name, state]) => [name, state()])),
+    };
     return { ready: Object.values(checks).every((state) => state === 'up'), checks };
   }
 

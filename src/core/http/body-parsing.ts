@@ -47,7 +47,11 @@ export const translateBodyParserErrors: ErrorRequestHandler = (err: BodyParserEr
         new DomainError(ErrorCode.PayloadTooLarge, `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`),
       );
     case 'entity.parse.failed':
-      return sendError(res, requestId, new DomainError(ErrorCode.InvalidRequest, 'The request body is not valid JSON.'));
+      return sendError(
+        res,
+        requestId,
+        new DomainError(ErrorCode.InvalidRequest, 'The request body is not valid JSON.'),
+      );
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return sendError(
@@ -57,7 +61,11 @@ export const translateBodyParserErrors: ErrorRequestHandler = (err: BodyParserEr
       );
     default:
       if (err.status === 400) {
-        return sendError(res, requestId, new DomainError(ErrorCode.InvalidRequest, 'The request body could not be read.'));
+        return sendError(
+          res,
+          requestId,
+          new DomainError(ErrorCode.InvalidRequest, 'The request body could not be read.'),
+        );
       }
       return next(err);
   }

@@ -17,7 +17,7 @@ export function assignRequestId(req: Request, res: Response, next: NextFunction)
 }
 
 export function requestIdOf(req: Request): string {
-  return typeof req.id === 'string' ? req.id : String(req.id ?? '');
+  return typeof req.id === 'string' || typeof req.id === 'number' ? String(req.id) : '';
 }
 
 function withRequestId(res: Response, body: unknown): unknown {
@@ -33,5 +33,6 @@ function withRequestId(res: Response, body: unknown): unknown {
  */
 export function includeRequestIdInReplies(adapter: HttpServer): void {
   const reply = adapter.reply.bind(adapter);
-  adapter.reply = (res: Response, body: unknown, statusCode?: number) => reply(res, withRequestId(res, body), statusCode);
+  adapter.reply = (res: Response, body: unknown, statusCode?: number): unknown =>
+    reply(res, withRequestId(res, body), statusCode);
 }

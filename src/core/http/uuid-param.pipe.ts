@@ -6,7 +6,8 @@ import { DomainError } from '../errors/domain-error';
 @Injectable()
 export class UuidParamPipe implements PipeTransform<string, string> {
   transform(value: string, metadata: ArgumentMetadata): string {
-    if (!isUUID(value)) throw DomainError.invalid([{ path: `path.${metadata.data ?? 'id'}`, message: 'must be a UUID' }]);
+    if (!isUUID(value))
+      throw DomainError.invalid([{ path: `path.${metadata.data ?? 'id'}`, message: 'must be a UUID' }]);
     return value.toLowerCase();
   }
 }

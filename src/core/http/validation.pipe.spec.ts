@@ -1,6 +1,17 @@
 import type { ValidationError } from '@nestjs/common';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, IsUrl, Max, Min, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
 import { DomainError } from '../errors/domain-error';
 import { ErrorCode } from '../errors/error-code';
 import { flattenValidationErrors, RequestValidationPipe } from './validation.pipe';
@@ -45,7 +56,11 @@ class QueryDto {
   operation?: string;
 }
 
-function error(property: string, constraints?: Record<string, string>, children: ValidationError[] = []): ValidationError {
+function error(
+  property: string,
+  constraints?: Record<string, string>,
+  children: ValidationError[] = [],
+): ValidationError {
   return { property, constraints, children };
 }
 
@@ -63,14 +78,20 @@ async function rejection(promise: Promise<unknown>): Promise<DomainError> {
 describe(flattenValidationErrors.name, () => {
   it('writes array indexes in brackets: input[2].image_url', () => {
     const tree = [
-      error('input', undefined, [error('2', undefined, [error('image_url', { isUrl: 'image_url must be a URL address' })])]),
+      error('input', undefined, [
+        error('2', undefined, [error('image_url', { isUrl: 'image_url must be a URL address' })]),
+      ]),
     ];
-    expect(flattenValidationErrors(tree)).toEqual([{ path: 'input[2].image_url', message: 'image_url must be a URL address' }]);
+    expect(flattenValidationErrors(tree)).toEqual([
+      { path: 'input[2].image_url', message: 'image_url must be a URL address' },
+    ]);
   });
 
   it('joins nested objects with dots: output.format', () => {
     const tree = [error('output', undefined, [error('format', { isIn: 'format must be one of jpg, png, webp' })])];
-    expect(flattenValidationErrors(tree)).toEqual([{ path: 'output.format', message: 'format must be one of jpg, png, webp' }]);
+    expect(flattenValidationErrors(tree)).toEqual([
+      { path: 'output.format', message: 'format must be one of jpg, png, webp' },
+    ]);
   });
 
   it('gives one entry per failed constraint, at every level', () => {
@@ -98,7 +119,11 @@ describe(RequestValidationPipe.name, () => {
 
   it('reports class-validator errors with client paths: input[2].image_url and output.format', async () => {
     const body = {
-      input: [{ image_url: 'https://a.example/1.jpg' }, { image_url: 'https://a.example/2.jpg' }, { image_url: 'not a url' }],
+      input: [
+        { image_url: 'https://a.example/1.jpg' },
+        { image_url: 'https://a.example/2.jpg' },
+        { image_url: 'not a url' },
+      ],
       output: { format: 'gif' },
     };
     const thrown = await rejection(pipe.transform(body, { type: 'body', metatype: CreateDto }));
@@ -109,7 +134,10 @@ describe(RequestValidationPipe.name, () => {
 
   it('refuses unknown fields, naming them', async () => {
     const thrown = await rejection(
-      pipe.transform({ input: [{ image_url: 'https://a.example/1.jpg', imageurl: 'x' }], outptu: {} }, { type: 'body', metatype: CreateDto }),
+      pipe.transform(
+        { input: [{ image_url: 'https://a.example/1.jpg', imageurl: 'x' }], outptu: {} },
+        { type: 'body', metatype: CreateDto },
+      ),
     );
     const paths = (thrown.details?.errors as Array<{ path: string }>).map((e) => e.path);
     expect(paths.sort()).toEqual(['input[0].imageurl', 'outptu']);

@@ -31,7 +31,9 @@ function imageProviderFor(config: AppConfig, outbound: OutboundHttps): ImageProv
  * How the configured provider is named (its `description`), or null when there is none: known
  * from configuration alone, so a process that never calls the provider need not create it.
  */
-export function configuredProviderDescription(config: Pick<AppConfig, 'IMAGE_PROVIDER' | 'IMAGE_PROVIDER_MODEL'>): string | null {
+export function configuredProviderDescription(
+  config: Pick<AppConfig, 'IMAGE_PROVIDER' | 'IMAGE_PROVIDER_MODEL'>,
+): string | null {
   switch (config.IMAGE_PROVIDER) {
     case 'openai':
       return openAiDescription(config.IMAGE_PROVIDER_MODEL);

@@ -4,7 +4,13 @@ import sharp from 'sharp';
 import { BlockedDestinationError } from '../outbound/address-policy';
 import { createGuardedFetch, type FetchFunction } from '../outbound/guarded-fetch';
 import type { OutboundHttps } from '../outbound/outbound-https';
-import { ImageProviderError, type ImageProvider, type ProviderEdit, type ProviderGeneration, type ProviderShape } from './image-provider';
+import {
+  ImageProviderError,
+  type ImageProvider,
+  type ProviderEdit,
+  type ProviderGeneration,
+  type ProviderShape,
+} from './image-provider';
 
 export interface OpenAiImageProviderSettings {
   apiKey: string;
@@ -85,7 +91,9 @@ export class OpenAiImageProvider implements ImageProvider {
         this.client.images.generate({ model, prompt: request.prompt, size, n: 1 }, { signal: combined }),
       );
     }
-    const images = await Promise.all(request.references.map((png, i) => toFile(png, `reference-${i + 1}.png`, { type: 'image/png' })));
+    const images = await Promise.all(
+      request.references.map((png, i) => toFile(png, `reference-${i + 1}.png`, { type: 'image/png' })),
+    );
     return this.call('generation', signal, (combined) =>
       this.client.images.edit({ model, prompt: request.prompt, size, n: 1, image: images }, { signal: combined }),
     );
@@ -96,7 +104,10 @@ export class OpenAiImageProvider implements ImageProvider {
     const mask = request.mask ? await toFile(request.mask, 'mask.png', { type: 'image/png' }) : undefined;
     const { model } = this.settings;
     return this.call('edit', signal, (combined) =>
-      this.client.images.edit({ model, prompt: request.prompt, size: SIZES[request.shape], n: 1, image, mask }, { signal: combined }),
+      this.client.images.edit(
+        { model, prompt: request.prompt, size: SIZES[request.shape], n: 1, image, mask },
+        { signal: combined },
+      ),
     );
   }
 
@@ -104,13 +115,18 @@ export class OpenAiImageProvider implements ImageProvider {
    * One provider call under one deadline, ending in the image's bytes. The caller's abort
    * rejects with its reason; everything else rejects with ImageProviderError.
    */
-  private async call(operation: Operation, signal: AbortSignal, send: (signal: AbortSignal) => Promise<unknown>): Promise<Buffer> {
+  private async call(
+    operation: Operation,
+    signal: AbortSignal,
+    send: (signal: AbortSignal) => Promise<unknown>,
+  ): Promise<Buffer> {
     signal.throwIfAborted();
     // The client retries a refused connection as it would a 5xx, so what the policy can refuse
     // without DNS (an IP literal, a local name) is refused here at once; a name resolving to a
     // forbidden address is refused by the guarded agent, after those retries.
     const violation = this.outbound.policy.urlViolation(new URL(this.settings.baseUrl));
-    if (violation) throw new ImageProviderError('provider_error', `The image provider's address is not allowed: ${violation}.`);
+    if (violation)
+      throw new ImageProviderError('provider_error', `The image provider's address is not allowed: ${violation}.`);
     const started = Date.now();
     // A timer of our own rather than AbortSignal.timeout, so it is cleared as soon as the call
     // ends and tells the deadline apart from the caller's abort.
@@ -120,14 +136,23 @@ export class OpenAiImageProvider implements ImageProvider {
     try {
       const answer = await settledOrAborted(send(combined), combined);
       const image = await checkedImage(await this.imageBytes(answer, combined));
-      this.logger.debug({ operation, model: this.settings.model, ms: Date.now() - started }, 'image provider call succeeded');
+      this.logger.debug(
+        { operation, model: this.settings.model, ms: Date.now() - started },
+        'image provider call succeeded',
+      );
       return image;
     } catch (error) {
       signal.throwIfAborted();
       const failure = deadline.signal.aborted
-        ? new ImageProviderError('timeout', `The image provider did not answer within ${this.settings.timeoutSeconds} s.`)
+        ? new ImageProviderError(
+            'timeout',
+            `The image provider did not answer within ${this.settings.timeoutSeconds} s.`,
+          )
         : this.asProviderError(error);
-      this.logger.debug({ operation, model: this.settings.model, ms: Date.now() - started, err: failure }, 'image provider call failed');
+      this.logger.debug(
+        { operation, model: this.settings.model, ms: Date.now() - started, err: failure },
+        'image provider call failed',
+      );
       throw failure;
     } finally {
       clearTimeout(timer);
@@ -137,9 +162,13 @@ export class OpenAiImageProvider implements ImageProvider {
   /** The encoded image an answer of the images API holds, inline (`b64_json`) or at a `url`. */
   private async imageBytes(answer: unknown, signal: AbortSignal): Promise<Buffer> {
     const first: unknown = isRecord(answer) && Array.isArray(answer.data) ? answer.data[0] : undefined;
-    if (isRecord(first) && typeof first.b64_json === 'string' && first.b64_json.length > 0) return Buffer.from(first.b64_json, 'base64');
+    if (isRecord(first) && typeof first.b64_json === 'string' && first.b64_json.length > 0)
+      return Buffer.from(first.b64_json, 'base64');
     if (isRecord(first) && typeof first.url === 'string') return this.download(first.url, signal);
-    throw new ImageProviderError('provider_error', 'The image provider answered without an image (a malformed response).');
+    throw new ImageProviderError(
+      'provider_error',
+      'The image provider answered without an image (a malformed response).',
+    );
   }
 
   /** The image at `url`, through the guarded outbound path, at most MAX_IMAGE_BYTES. */
@@ -170,6 +199,7 @@ export class OpenAiImageProvider implements ImageProvider {
   /** Any failure of the client as a message fit for API clients: never the prompt, the key or the provider's own text. */
   private asProviderError(error: unknown): ImageProviderError {
     if (error instanceof ImageProviderError) return error;
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-argument -- instanceof narrows to the SDK's APIError<any, any, any>
     if (error instanceof APIError && error.status !== undefined) return this.statusError(error.status, error);
     if (error instanceof APIConnectionError) return unreachable('The image provider', error.cause);
     // By name, not instanceof: fetch's Response parses the body in Node's main realm, whose
@@ -189,8 +219,16 @@ export class OpenAiImageProvider implements ImageProvider {
         `The image provider answered HTTP ${status} and asked to wait ${Math.ceil(wait / 1000)} s, longer than a call may take (${this.settings.timeoutSeconds} s).`,
       );
     }
-    if (status === 429) return new ImageProviderError('provider_error', `The image provider is rate limiting this service (HTTP 429), still ${retried}.`);
-    if (status >= 500) return new ImageProviderError('provider_error', `The image provider failed with HTTP ${status}, still ${retried}.`);
+    if (status === 429)
+      return new ImageProviderError(
+        'provider_error',
+        `The image provider is rate limiting this service (HTTP 429), still ${retried}.`,
+      );
+    if (status >= 500)
+      return new ImageProviderError(
+        'provider_error',
+        `The image provider failed with HTTP ${status}, still ${retried}.`,
+      );
     const code = typeof error.code === 'string' && ERROR_CODE.test(error.code) ? `, ${error.code}` : '';
     return new ImageProviderError('provider_error', `The image provider refused the request (HTTP ${status}${code}).`);
   }
@@ -230,7 +268,7 @@ export class OpenAiImageProvider implements ImageProvider {
  */
 function settledOrAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const abort = () => reject(signal.reason);
+    const abort = () => reject(signal.reason as Error);
     signal.addEventListener('abort', abort, { once: true });
     void work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
   });
@@ -251,13 +289,14 @@ function requestedWaitMs(headers: Headers): number | null {
 
 /** The body, refused when Content-Length or the bytes as they stream pass `maxBytes`. */
 async function readCapped(response: Response, maxBytes: number, subject: string): Promise<Buffer> {
-  const tooLarge = () => new ImageProviderError('provider_error', `${subject} answered more than ${maxBytes / (1024 * 1024)} MiB.`);
+  const tooLarge = () =>
+    new ImageProviderError('provider_error', `${subject} answered more than ${maxBytes / (1024 * 1024)} MiB.`);
   if (Number(response.headers.get('content-length')) > maxBytes) {
     await response.body?.cancel();
     throw tooLarge();
   }
   if (!response.body) return Buffer.alloc(0);
-  const reader = response.body.getReader();
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];
   let received = 0;
   for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
@@ -287,7 +326,8 @@ async function checkedImage(bytes: Buffer): Promise<Buffer> {
  * Built from the code, not Node's text, so nothing of the request can leak into the message.
  */
 function unreachable(subject: string, error: unknown): ImageProviderError {
-  if (error instanceof BlockedDestinationError) return new ImageProviderError('provider_error', `${subject} is not allowed: ${error.message}.`);
+  if (error instanceof BlockedDestinationError)
+    return new ImageProviderError('provider_error', `${subject} is not allowed: ${error.message}.`);
   const code = (error as NodeJS.ErrnoException | null | undefined)?.code;
   return new ImageProviderError('provider_error', `${subject} could not be reached${code ? ` (${code})` : ''}.`);
 }

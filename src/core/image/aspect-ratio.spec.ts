@@ -9,10 +9,22 @@ describe('aspect ratios', () => {
 
   it('holds the content whole on a canvas of exactly the ratio', () => {
     for (const [content, ratio] of [
-      [{ width: 1000, height: 1000 }, { width: 16, height: 9 }],
-      [{ width: 1536, height: 1024 }, { width: 4, height: 5 }],
-      [{ width: 997, height: 613 }, { width: 21, height: 9 }],
-      [{ width: 1, height: 1 }, { width: 32, height: 1 }],
+      [
+        { width: 1000, height: 1000 },
+        { width: 16, height: 9 },
+      ],
+      [
+        { width: 1536, height: 1024 },
+        { width: 4, height: 5 },
+      ],
+      [
+        { width: 997, height: 613 },
+        { width: 21, height: 9 },
+      ],
+      [
+        { width: 1, height: 1 },
+        { width: 32, height: 1 },
+      ],
     ] as const) {
       const canvas = canvasHolding(content, ratio);
       expect(canvas.width * ratio.height).toBe(canvas.height * ratio.width);

@@ -64,7 +64,10 @@ export function planGeometry(source: Size, request: ResizeRequest): GeometryPlan
   switch (request.fit ?? 'contain') {
     case 'contain': {
       const factor = Math.min(box.width / source.width, box.height / source.height);
-      const inner = { width: Math.min(box.width, side(source.width * factor)), height: Math.min(box.height, side(source.height * factor)) };
+      const inner = {
+        width: Math.min(box.width, side(source.width * factor)),
+        height: Math.min(box.height, side(source.height * factor)),
+      };
       return plan(inner, { canvas: inner.width === box.width && inner.height === box.height ? null : box });
     }
     case 'cover':

@@ -20,11 +20,16 @@ const spec = (overrides: Partial<SimulatedResultSpec> = {}): SimulatedResultSpec
 
 /** A plain image of the given size, standing in for a tool's output. */
 const solidImage = (width: number, height: number) =>
-  sharp({ create: { width, height, channels: 3, background: { r: 200, g: 40, b: 40 } } }).png().toBuffer();
+  sharp({ create: { width, height, channels: 3, background: { r: 200, g: 40, b: 40 } } })
+    .png()
+    .toBuffer();
 
 /** The colour at the top-left corner, where the label never reaches. */
 async function cornerPixel(image: Buffer): Promise<number[]> {
-  const { data } = await sharp(image).extract({ left: 0, top: 0, width: 1, height: 1 }).raw().toBuffer({ resolveWithObject: true });
+  const { data } = await sharp(image)
+    .extract({ left: 0, top: 0, width: 1, height: 1 })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   return Array.from(data);
 }
 
@@ -88,9 +93,16 @@ describe(ImageService.name, () => {
 
     it('turns an image upright by its EXIF orientation', async () => {
       // Stored 400x200 with orientation 6 (rotate 90° clockwise to view): seen as 200x400.
-      const rotated = await sharp(await solidImage(400, 200)).jpeg().withMetadata({ orientation: 6 }).toBuffer();
+      const rotated = await sharp(await solidImage(400, 200))
+        .jpeg()
+        .withMetadata({ orientation: 6 })
+        .toBuffer();
       expect(await images.describe(rotated)).toEqual({ width: 200, height: 400, format: 'jpeg' });
-      expect(await images.describe(await images.thumbnail(rotated))).toEqual({ width: 128, height: 256, format: 'webp' });
+      expect(await images.describe(await images.thumbnail(rotated))).toEqual({
+        width: 128,
+        height: 256,
+        format: 'webp',
+      });
     });
 
     it('rejects bytes that are not an image', async () => {

@@ -23,7 +23,11 @@ describe(interestingWindows.name, () => {
   });
 
   it('centres the window on an image with nothing in it', () => {
-    const [best] = interestingWindows({ data: Buffer.alloc(300 * 100 * 3, 90), width: 300, height: 100, channels: 3 }, { width: 100, height: 100 }, 1);
+    const [best] = interestingWindows(
+      { data: Buffer.alloc(300 * 100 * 3, 90), width: 300, height: 100, channels: 3 },
+      { width: 100, height: 100 },
+      1,
+    );
     // Positions lie on a grid of a few pixels.
     expect(Math.abs(best.left - 100)).toBeLessThanOrEqual(3);
     expect(best.top).toBe(0);

@@ -32,7 +32,8 @@ function interestGrid(image: RawImage): Grid {
   const width = Math.ceil(image.width / cell);
   const height = Math.ceil(image.height / cell);
   const { data, channels } = image;
-  const at = (x: number, y: number) => (Math.min(y, image.height - 1) * image.width + Math.min(x, image.width - 1)) * channels;
+  const at = (x: number, y: number) =>
+    (Math.min(y, image.height - 1) * image.width + Math.min(x, image.width - 1)) * channels;
   const lumaAt = (i: number) => 0.2126 * data[i] + 0.7152 * data[i + 1] + 0.0722 * data[i + 2];
   const sums = new Float64Array((width + 1) * (height + 1));
   for (let gy = 0; gy < height; gy++) {
@@ -46,7 +47,8 @@ function interestGrid(image: RawImage): Grid {
       const below = at(x, y + cell);
       const opacity = channels === 4 ? data[here + 3] / 255 : 1;
       const edge = Math.abs(lumaAt(here) - lumaAt(right)) + Math.abs(lumaAt(here) - lumaAt(below));
-      const chroma = Math.max(data[here], data[here + 1], data[here + 2]) - Math.min(data[here], data[here + 1], data[here + 2]);
+      const chroma =
+        Math.max(data[here], data[here + 1], data[here + 2]) - Math.min(data[here], data[here + 1], data[here + 2]);
       row += opacity * (edge + 0.5 * chroma);
       sums[(gy + 1) * (width + 1) + gx + 1] = sums[gy * (width + 1) + gx + 1] + row;
     }
@@ -56,7 +58,12 @@ function interestGrid(image: RawImage): Grid {
 
 function windowSum(grid: Grid, x: number, y: number, w: number, h: number): number {
   const stride = grid.width + 1;
-  return grid.sums[(y + h) * stride + x + w] - grid.sums[y * stride + x + w] - grid.sums[(y + h) * stride + x] + grid.sums[y * stride + x];
+  return (
+    grid.sums[(y + h) * stride + x + w] -
+    grid.sums[y * stride + x + w] -
+    grid.sums[(y + h) * stride + x] +
+    grid.sums[y * stride + x]
+  );
 }
 
 function overlap(a: WindowPosition, b: WindowPosition, size: Size): number {

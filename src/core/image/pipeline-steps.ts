@@ -83,7 +83,8 @@ export interface FilterOptions {
   sharpen: SharpenStrength | null;
 }
 
-export const hasFilters = (options: FilterOptions) => options.denoise || options.saturation !== 1 || options.sharpen !== null;
+export const hasFilters = (options: FilterOptions) =>
+  options.denoise || options.saturation !== 1 || options.sharpen !== null;
 
 /** Denoise, saturation and sharpening, in that order (sharp's own), in one pipeline. */
 export async function applyFilters(image: RawImage, options: FilterOptions, timeoutSeconds: number): Promise<RawImage> {
@@ -127,7 +128,12 @@ function encoded(pipeline: sharp.Sharp, format: EncodedFormat): sharp.Sharp {
 }
 
 /** `padding` fills the canvas around the image: by default white for jpg, transparent otherwise. */
-export function encode(image: RawImage, format: EncodedFormat, canvas: Size | null, padding = backgroundFor(format)): Promise<Buffer> {
+export function encode(
+  image: RawImage,
+  format: EncodedFormat,
+  canvas: Size | null,
+  padding = backgroundFor(format),
+): Promise<Buffer> {
   return encoded(padded(fromRaw(image), image, canvas, padding), format).toBuffer();
 }
 
@@ -148,7 +154,9 @@ export function encodeThumbnail(
   });
   const inner = scale(image);
   const pipeline = factor < 1 ? fromRaw(image).resize(inner.width, inner.height, { fit: 'fill' }) : fromRaw(image);
-  return padded(pipeline, inner, canvas && scale(canvas), padding).webp({ quality: 80 }).toBuffer();
+  return padded(pipeline, inner, canvas && scale(canvas), padding)
+    .webp({ quality: 80 })
+    .toBuffer();
 }
 
 /** A mask's bytes as a one-channel image; libvips would otherwise take one band of raw pixels for sRGB and write three. */

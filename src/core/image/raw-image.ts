@@ -21,6 +21,7 @@ export function fromRaw(image: RawImage): sharp.Sharp {
 /** Runs a pipeline to raw 8-bit pixels. */
 export async function toRaw(pipeline: sharp.Sharp): Promise<RawImage> {
   const { data, info } = await pipeline.raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
-  if (info.channels !== 3 && info.channels !== 4) throw new Error(`Expected RGB or RGBA pixels, got ${info.channels} channels`);
+  if (info.channels !== 3 && info.channels !== 4)
+    throw new Error(`Expected RGB or RGBA pixels, got ${info.channels} channels`);
   return { data, width: info.width, height: info.height, channels: info.channels };
 }

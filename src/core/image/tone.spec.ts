@@ -27,7 +27,10 @@ describe('tone', () => {
       const corrected = [150 * gains[0], 128 * gains[1], 100 * gains[2]];
       expect(Math.max(...corrected) - Math.min(...corrected)).toBeLessThan(2);
       // Brightness is kept: the luma of the grey hardly moves.
-      expect(0.2126 * corrected[0] + 0.7152 * corrected[1] + 0.0722 * corrected[2]).toBeCloseTo(0.2126 * 150 + 0.7152 * 128 + 0.0722 * 100, 0);
+      expect(0.2126 * corrected[0] + 0.7152 * corrected[1] + 0.0722 * corrected[2]).toBeCloseTo(
+        0.2126 * 150 + 0.7152 * 128 + 0.0722 * 100,
+        0,
+      );
     });
 
     it('leaves a photo with nothing grey in it alone', () => {
@@ -61,7 +64,12 @@ describe('tone', () => {
 
   describe(analyseTone.name, () => {
     it('changes nothing when neither light nor color is asked for', () => {
-      expect(analyseTone(image(4, 4, () => [10, 20, 30]), { light: false, color: false, brightnessOffset: 0, saturationOffset: 0 })).toEqual({
+      expect(
+        analyseTone(
+          image(4, 4, () => [10, 20, 30]),
+          { light: false, color: false, brightnessOffset: 0, saturationOffset: 0 },
+        ),
+      ).toEqual({
         curves: null,
         saturation: 1,
       });
@@ -70,7 +78,12 @@ describe('tone', () => {
     it('corrects a cast without moving neutral pixels off neutral, and boosts a dull photo a little', () => {
       // Two greys under the same warm cast (the second is the first, 1.5 times as bright).
       const cast = image(16, 16, (x) => (x < 8 ? [150, 128, 100] : [225, 192, 150]));
-      const { curves, saturation } = analyseTone(cast, { light: false, color: true, brightnessOffset: 0, saturationOffset: 0 });
+      const { curves, saturation } = analyseTone(cast, {
+        light: false,
+        color: true,
+        brightnessOffset: 0,
+        saturationOffset: 0,
+      });
       expect(curves).not.toBeNull();
       applyCurves(cast, curves as [Uint8Array, Uint8Array, Uint8Array]);
       const [r, g, b] = cast.data.subarray(0, 3);

@@ -140,8 +140,8 @@ export function toneCurve(histogram: Uint32Array, total: number, brightnessOffse
     // Stretch as far as allowed, around the middle of the measured range.
     stretch = MAX_STRETCH;
     const middle = (low + high) / 2;
-    blackPoint = middle - ((middle - low) * stretch);
-    whitePoint = middle + ((high - middle) * stretch);
+    blackPoint = middle - (middle - low) * stretch;
+    whitePoint = middle + (high - middle) * stretch;
   }
   const levels = (value: number) => Math.min(255, Math.max(0, blackPoint + (value - low) * stretch));
   const median = levels(percentile(histogram, total, 0.5)) / 255;
@@ -177,7 +177,11 @@ export function analyseTone(image: RawImage, request: ToneRequest): ToneCorrecti
   if (request.light && samples.count > 0) {
     const histogram = new Uint32Array(256);
     for (let i = 0; i < samples.count; i++) {
-      const y = luma(samples.rgb[i * 3] * gains[0], samples.rgb[i * 3 + 1] * gains[1], samples.rgb[i * 3 + 2] * gains[2]);
+      const y = luma(
+        samples.rgb[i * 3] * gains[0],
+        samples.rgb[i * 3 + 1] * gains[1],
+        samples.rgb[i * 3 + 2] * gains[2],
+      );
       histogram[Math.min(255, Math.round(y))]++;
     }
     curve = toneCurve(histogram, samples.count, request.brightnessOffset);
@@ -189,7 +193,9 @@ export function analyseTone(image: RawImage, request: ToneRequest): ToneCorrecti
   }) as [Uint8Array, Uint8Array, Uint8Array];
   const identity = curves.every((table) => table.every((value, index) => value === index));
   const saturation = request.color
-    ? 1 + SATURATION_BOOST * Math.min(1, Math.max(0, (0.4 - meanSaturation(samples, gains)) / 0.4)) + request.saturationOffset
+    ? 1 +
+      SATURATION_BOOST * Math.min(1, Math.max(0, (0.4 - meanSaturation(samples, gains)) / 0.4)) +
+      request.saturationOffset
     : 1;
   return { curves: identity ? null : curves, saturation };
 }

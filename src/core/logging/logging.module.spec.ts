@@ -13,7 +13,11 @@ const noDatabase = {} as DataSource;
 /** A signed URL as the API hands it out, reduced to what arrives as `req.url`. */
 function signedPathAndQuery(): { pathAndQuery: string; signature: string } {
   const signer = new ResultUrlSigner(
-    { PUBLIC_BASE_URL: 'https://images.example.com', RESULT_URL_TTL_SECONDS: 604_800, RESULT_URL_SECRET: 'x'.repeat(32) },
+    {
+      PUBLIC_BASE_URL: 'https://images.example.com',
+      RESULT_URL_TTL_SECONDS: 604_800,
+      RESULT_URL_SECRET: 'x'.repeat(32),
+    },
     noDatabase,
   );
   const url = new URL(signer.sign(KEY));
@@ -29,7 +33,12 @@ describe('request logging', () => {
       lines = [];
       const destination = new Writable({
         write(chunk: Buffer, _encoding, done) {
-          lines.push(...chunk.toString('utf8').split('\n').filter((line) => line.length > 0));
+          lines.push(
+            ...chunk
+              .toString('utf8')
+              .split('\n')
+              .filter((line) => line.length > 0),
+          );
           done();
         },
       });
@@ -61,7 +70,9 @@ describe('request logging', () => {
 
   describe(serializeRequest.name, () => {
     it('keeps the request id and method and redacts the URL', () => {
-      expect(serializeRequest({ id: 'req-1', method: 'GET', url: '/api/v1/files/a.png?expires=1&signature=abc' })).toEqual({
+      expect(
+        serializeRequest({ id: 'req-1', method: 'GET', url: '/api/v1/files/a.png?expires=1&signature=abc' }),
+      ).toEqual({
         request_id: 'req-1',
         method: 'GET',
         url: '/api/v1/files/a.png?expires=1&signature=[redacted]',
@@ -79,7 +90,10 @@ describe('request logging', () => {
       ['/f?signature=a&signature=b', '/f?signature=[redacted]&signature=[redacted]'],
       ['/f?signature', '/f?signature=[redacted]'],
       ['/f?token=t&access_token=u&api_key=k&x', '/f?token=[redacted]&access_token=[redacted]&api_key=[redacted]&x'],
-      ['/s3?X-Amz-Credential=c&X-Amz-Signature=s&X-Amz-Expires=60', '/s3?X-Amz-Credential=[redacted]&X-Amz-Signature=[redacted]&X-Amz-Expires=60'],
+      [
+        '/s3?X-Amz-Credential=c&X-Amz-Signature=s&X-Amz-Expires=60',
+        '/s3?X-Amz-Credential=[redacted]&X-Amz-Signature=[redacted]&X-Amz-Expires=60',
+      ],
       ['/f?%E0%A4%A=1&signature=abc#frag', '/f?%E0%A4%A=1&signature=[redacted]#frag'],
       ['/f?signatures=keep', '/f?signatures=keep'],
     ])('%s -> %s', (url, expected) => {

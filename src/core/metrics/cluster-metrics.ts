@@ -88,6 +88,7 @@ export class ClusterMetricsClient {
     this.waiting.delete(response.id);
     clearTimeout(scrape.timer);
     if (response.metrics !== undefined) scrape.resolve(response.metrics);
-    else scrape.reject(new Error(`the API cluster could not aggregate its metrics: ${response.error ?? 'unknown error'}`));
+    else
+      scrape.reject(new Error(`the API cluster could not aggregate its metrics: ${response.error ?? 'unknown error'}`));
   }
 }

@@ -64,9 +64,18 @@ export class JobMetrics {
     this.refused.inc({ tool, reason });
   }
 
-  resultsSettled(tool: string, environment: MetricsEnvironment, status: SettledResultStatus, count = 1, errorCode?: string): void {
+  resultsSettled(
+    tool: string,
+    environment: MetricsEnvironment,
+    status: SettledResultStatus,
+    count = 1,
+    errorCode?: string,
+  ): void {
     if (count <= 0) return;
-    this.settled.inc(errorCode ? { tool, environment, status, error_code: errorCode } : { tool, environment, status }, count);
+    this.settled.inc(
+      errorCode ? { tool, environment, status, error_code: errorCode } : { tool, environment, status },
+      count,
+    );
   }
 
   resultWaited(queue: string, tool: string, seconds: number): void {

@@ -49,7 +49,13 @@ describe('createGuardedFetch', () => {
     server.route('/echo', (req, res) => {
       void readBody(req).then((body) => {
         echoes.push({ method: req.method ?? '', headers: req.headers, body });
-        res.writeHead(201, 'Made', [['content-type', 'text/plain'], ['set-cookie', 'a=1'], ['set-cookie', 'b=2']]).end('echoed');
+        res
+          .writeHead(201, 'Made', [
+            ['content-type', 'text/plain'],
+            ['set-cookie', 'a=1'],
+            ['set-cookie', 'b=2'],
+          ])
+          .end('echoed');
       });
     });
     fetch = fetchWith('127.0.0.1');
@@ -64,13 +70,21 @@ describe('createGuardedFetch', () => {
 
   describe('requests', () => {
     it('sends the method and headers, asking for the identity encoding only', async () => {
-      const response = await fetch(server.url('/echo'), { method: 'PUT', headers: { 'x-custom': 'yes', 'accept-encoding': 'gzip' } });
+      const response = await fetch(server.url('/echo'), {
+        method: 'PUT',
+        headers: { 'x-custom': 'yes', 'accept-encoding': 'gzip' },
+      });
       expect(response.status).toBe(201);
-      expect(lastEcho()).toMatchObject({ method: 'PUT', headers: { 'x-custom': 'yes', 'accept-encoding': 'identity' } });
+      expect(lastEcho()).toMatchObject({
+        method: 'PUT',
+        headers: { 'x-custom': 'yes', 'accept-encoding': 'identity' },
+      });
     });
 
     it('accepts a Request as its input, with its method, headers and body', async () => {
-      await fetch(new Request(server.url('/echo'), { method: 'POST', headers: { 'x-from': 'request' }, body: 'inside' }));
+      await fetch(
+        new Request(server.url('/echo'), { method: 'POST', headers: { 'x-from': 'request' }, body: 'inside' }),
+      );
       expect(lastEcho()).toMatchObject({ method: 'POST', headers: { 'x-from': 'request' } });
       expect(lastEcho().body.toString()).toBe('inside');
     });
@@ -95,7 +109,7 @@ describe('createGuardedFetch', () => {
           controller.close();
         },
       });
-      await fetch(server.url('/echo'), { method: 'POST', body: stream, duplex: 'half' } as RequestInit);
+      await fetch(server.url('/echo'), { method: 'POST', body: stream, duplex: 'half' });
       expect(lastEcho().body.toString()).toBe('part one, part two');
     });
 
@@ -137,7 +151,8 @@ describe('createGuardedFetch', () => {
       expect(Buffer.from(first.value as Uint8Array).toString()).toBe('first ');
       finish();
       let rest = '';
-      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += Buffer.from(chunk.value).toString();
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+        rest += Buffer.from(chunk.value).toString();
       expect(rest).toBe('last');
     });
 
@@ -178,14 +193,14 @@ describe('createGuardedFetch', () => {
   });
 
   describe('aborts', () => {
-    it('rejects with the signal\'s reason without sending when it is already aborted', async () => {
+    it("rejects with the signal's reason without sending when it is already aborted", async () => {
       const reason = new Error('already cancelled');
       const before = server.requests('/echo');
       await expect(fetch(server.url('/echo'), { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
       expect(server.requests('/echo')).toBe(before);
     });
 
-    it('rejects with the signal\'s reason while waiting for the response', async () => {
+    it("rejects with the signal's reason while waiting for the response", async () => {
       server.hang('/silent');
       const controller = new AbortController();
       const reason = new Error('cancelled while waiting');
@@ -193,7 +208,7 @@ describe('createGuardedFetch', () => {
       await expect(fetch(server.url('/silent'), { signal: controller.signal })).rejects.toBe(reason);
     });
 
-    it('fails the body with the signal\'s reason when it aborts mid-body', async () => {
+    it("fails the body with the signal's reason when it aborts mid-body", async () => {
       server.route('/endless', (_req, res) => {
         res.writeHead(200, { 'content-type': 'application/octet-stream' });
         res.write('the beginning');
@@ -226,10 +241,15 @@ describe('createGuardedFetch', () => {
     it('speaks HTTPS through the guarded HTTPS agent, with the outbound TLS trust', async () => {
       const receiver = await WebhookReceiver.start(() => 204);
       try {
-        const response = await fetchWith('127.0.0.1', { ca: [testCertificate().cert] })(receiver.url, { method: 'POST', body: '{"ok":true}' });
+        const response = await fetchWith('127.0.0.1', { ca: [testCertificate().cert] })(receiver.url, {
+          method: 'POST',
+          body: '{"ok":true}',
+        });
         expect(response.status).toBe(204);
         expect(receiver.received.at(-1)?.body).toBe('{"ok":true}');
-        await expect(fetchWith('', { ca: [testCertificate().cert] })(receiver.url)).rejects.toBeInstanceOf(BlockedDestinationError);
+        await expect(fetchWith('', { ca: [testCertificate().cert] })(receiver.url)).rejects.toBeInstanceOf(
+          BlockedDestinationError,
+        );
       } finally {
         await receiver.stop();
       }

@@ -43,7 +43,7 @@ export function createGuardedFetch(outbound: OutboundHttps): FetchFunction {
       const req = send(url, { method: request.method, headers, agent });
       // Our own listener rather than the `signal` option, so the rejection is the signal's
       // reason, as with fetch, and not Node's generic AbortError.
-      const abort = () => req.destroy(signal.reason);
+      const abort = () => req.destroy(signal.reason as Error);
       signal.addEventListener('abort', abort, { once: true });
       req.on('error', (error) => {
         signal.removeEventListener('abort', abort);
@@ -55,7 +55,7 @@ export function createGuardedFetch(outbound: OutboundHttps): FetchFunction {
           resolve(toResponse(res, url, request.method, signal));
         } catch (error) {
           res.destroy();
-          reject(error);
+          reject(error instanceof Error ? error : new Error(String(error)));
         }
       });
       req.end(body ?? undefined);
@@ -71,7 +71,11 @@ function toResponse(res: IncomingMessage, url: URL, method: string, signal: Abor
   const bodyless = method === 'HEAD' || NULL_BODY_STATUSES.has(status);
   // A body nobody will read is drained, so the connection goes back to the agent's pool.
   if (bodyless) res.resume();
-  const response = new Response(bodyless ? null : streamedBody(res, signal), { status, statusText: res.statusMessage, headers });
+  const response = new Response(bodyless ? null : streamedBody(res, signal), {
+    status,
+    statusText: res.statusMessage,
+    headers,
+  });
   // A constructed Response has an empty url; fetch's names what was fetched, and clients log it.
   Object.defineProperty(response, 'url', { value: url.href });
   return response;
@@ -82,7 +86,7 @@ function toResponse(res: IncomingMessage, url: URL, method: string, signal: Abor
  * fetched body does. A connection closed before the body is complete fails it too.
  */
 function streamedBody(res: IncomingMessage, signal: AbortSignal): ReadableStream<Uint8Array> {
-  const abort = () => res.destroy(signal.reason);
+  const abort = () => res.destroy(signal.reason as Error);
   signal.addEventListener('abort', abort, { once: true });
   res.once('close', () => signal.removeEventListener('abort', abort));
   return Readable.toWeb(res);

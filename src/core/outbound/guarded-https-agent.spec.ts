@@ -53,7 +53,9 @@ describe(GuardedHttpsAgent.name, () => {
   it('connects to an allowlisted address, whether given literally or resolved', async () => {
     const agent = new GuardedHttpsAgent(new OutboundAddressPolicy(['127.0.0.0/8']), false, tls());
     await expect(post(agent, receiver.url)).resolves.toBe(200);
-    await expect(post(agent, `https://hooks.example.test:${receiver.port}/x`, rebindingLookup(['127.0.0.1']))).resolves.toBe(200);
+    await expect(
+      post(agent, `https://hooks.example.test:${receiver.port}/x`, rebindingLookup(['127.0.0.1'])),
+    ).resolves.toBe(200);
     agent.destroy();
   });
 

@@ -33,7 +33,7 @@ function connectGuarded(
 }
 
 function guardedLookup(policy: OutboundAddressPolicy, inner: LookupFunction | undefined): LookupFunction {
-  const resolve = inner ?? (dnsLookup as unknown as LookupFunction);
+  const resolve = inner ?? dnsLookup;
   return (hostname, options, callback) => {
     resolve(hostname, options, (error, address, family) => {
       if (error) return callback(error, address, family);
@@ -72,8 +72,7 @@ export class GuardedHttpsAgent extends HttpsAgent {
   }
 
   override createConnection(options: ConnectOptions, callback?: ConnectCallback): Duplex | null | undefined {
-    const create = HttpsAgent.prototype.createConnection as unknown as CreateConnection;
-    return connectGuarded(this.policy, this.trusted, options, callback, (o, c) => create.call(this, o, c));
+    return connectGuarded(this.policy, this.trusted, options, callback, (o, c) => super.createConnection(o, c));
   }
 }
 
@@ -89,7 +88,6 @@ export class GuardedHttpAgent extends HttpAgent {
   }
 
   override createConnection(options: ConnectOptions, callback?: ConnectCallback): Duplex | null | undefined {
-    const create = HttpAgent.prototype.createConnection as unknown as CreateConnection;
-    return connectGuarded(this.policy, this.trusted, options, callback, (o, c) => create.call(this, o, c));
+    return connectGuarded(this.policy, this.trusted, options, callback, (o, c) => super.createConnection(o, c));
   }
 }

@@ -45,7 +45,12 @@ describe(SourceFetcher.name, () => {
   const outbounds: OutboundHttps[] = [];
 
   function configWith(env: NodeJS.ProcessEnv = {}): AppConfig {
-    return loadConfig({ OUTBOUND_ALLOWLIST: '127.0.0.1', SOURCE_MAX_BYTES: String(CAP), SOURCE_FETCH_TIMEOUT_SECONDS: '5', ...env });
+    return loadConfig({
+      OUTBOUND_ALLOWLIST: '127.0.0.1',
+      SOURCE_MAX_BYTES: String(CAP),
+      SOURCE_FETCH_TIMEOUT_SECONDS: '5',
+      ...env,
+    });
   }
 
   function fetcherWith(env: NodeJS.ProcessEnv = {}, lookup?: LookupFunction): SourceFetcher {
@@ -72,7 +77,11 @@ describe(SourceFetcher.name, () => {
       sources.serve('/shoe.png', IMAGE, { contentType: 'image/png' });
       await expect(fetcher.fetch(sources.url('/shoe.png'))).resolves.toEqual(IMAGE);
       const headers = sources.lastHeaders('/shoe.png');
-      expect(headers).toMatchObject({ accept: 'image/*', 'accept-encoding': 'identity', 'user-agent': 'image-job-service/1.0' });
+      expect(headers).toMatchObject({
+        accept: 'image/*',
+        'accept-encoding': 'identity',
+        'user-agent': 'image-job-service/1.0',
+      });
       expect(headers).not.toHaveProperty('cookie');
       expect(headers).not.toHaveProperty('authorization');
     });
@@ -92,7 +101,11 @@ describe(SourceFetcher.name, () => {
     ])('turns HTTP %i into FetchFailed, retryable: %s', async (status, retryable) => {
       sources.serve(`/status-${status}`, 'nope', { status });
       const error = await failureOf(fetcher.fetch(sources.url(`/status-${status}?token=secret`)));
-      expect(error).toMatchObject({ failure: SourceFetchFailure.FetchFailed, retryable, message: `The source answered HTTP ${status}.` });
+      expect(error).toMatchObject({
+        failure: SourceFetchFailure.FetchFailed,
+        retryable,
+        message: `The source answered HTTP ${status}.`,
+      });
       expect(error.name).toBe('SourceFetchError');
     });
 
@@ -119,7 +132,11 @@ describe(SourceFetcher.name, () => {
         res.write(Buffer.alloc(16));
       });
       const error = await failureOf(fetcher.fetch(sources.url('/huge-declared.png')));
-      expect(error).toMatchObject({ failure: SourceFetchFailure.TooLarge, retryable: false, message: 'The source is larger than 64 KiB.' });
+      expect(error).toMatchObject({
+        failure: SourceFetchFailure.TooLarge,
+        retryable: false,
+        message: 'The source is larger than 64 KiB.',
+      });
     });
 
     it('stops a chunked body as soon as it passes the cap', async () => {
@@ -212,7 +229,9 @@ describe(SourceFetcher.name, () => {
       const direct = await failureOf(rebinding.fetch(`http://cdn.example.test:${sources.port}/rebound.png`));
       expect(direct).toMatchObject({ failure: SourceFetchFailure.Blocked, retryable: false });
       expect(direct.message).toContain('cdn.example.test: 127.0.0.2 is a loopback address');
-      await expect(rebinding.fetch(sources.url('/to-name'))).rejects.toMatchObject({ failure: SourceFetchFailure.Blocked });
+      await expect(rebinding.fetch(sources.url('/to-name'))).rejects.toMatchObject({
+        failure: SourceFetchFailure.Blocked,
+      });
       expect(sources.requests('/rebound.png')).toBe(0);
     });
 
@@ -274,7 +293,9 @@ describe(SourceFetcher.name, () => {
 
     it('counts redirects and a slow body against the same deadline', async () => {
       sources.serve('/slow/image.png', IMAGE, { delayMs: 600 });
-      sources.route('/slow/1', (_req, res) => setTimeout(() => res.writeHead(302, { location: '/slow/image.png' }).end(), 600));
+      sources.route('/slow/1', (_req, res) =>
+        setTimeout(() => res.writeHead(302, { location: '/slow/image.png' }).end(), 600),
+      );
       const quick = fetcherWith({ SOURCE_FETCH_TIMEOUT_SECONDS: '1' });
       await expect(quick.fetch(sources.url('/slow/1'))).rejects.toMatchObject({
         message: 'The source did not answer in full within 1 s.',

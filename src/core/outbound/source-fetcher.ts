@@ -47,7 +47,10 @@ const REQUEST_HEADERS = {
 /** Node's network error codes, as client-facing words and whether trying again may help. */
 const NETWORK_FAILURES: Readonly<Record<string, { retryable: boolean; describe: (host: string) => string }>> = {
   ECONNREFUSED: { retryable: true, describe: (host) => `The source host ${host} refused the connection.` },
-  ECONNRESET: { retryable: true, describe: (host) => `The source host ${host} closed the connection before answering in full.` },
+  ECONNRESET: {
+    retryable: true,
+    describe: (host) => `The source host ${host} closed the connection before answering in full.`,
+  },
   ETIMEDOUT: { retryable: true, describe: (host) => `The connection to the source host ${host} timed out.` },
   EPIPE: { retryable: true, describe: (host) => `The connection to the source host ${host} broke.` },
   EAI_AGAIN: { retryable: true, describe: (host) => `The source host name ${host} could not be resolved right now.` },
@@ -106,7 +109,11 @@ export class SourceFetcher {
       });
       if (answer.kind === 'body') return answer.body;
       if (redirects === MAX_REDIRECTS) {
-        throw new SourceFetchError(SourceFetchFailure.FetchFailed, false, `The source redirected more than ${MAX_REDIRECTS} times.`);
+        throw new SourceFetchError(
+          SourceFetchFailure.FetchFailed,
+          false,
+          `The source redirected more than ${MAX_REDIRECTS} times.`,
+        );
       }
       current = this.checkedUrl(redirectTarget(current, answer.location), 'The source redirected to a URL that');
     }
@@ -131,7 +138,7 @@ export class SourceFetcher {
       const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
       const req = send(url, { agent: this.outbound.agentFor(url), headers: REQUEST_HEADERS, signal });
       req.on('error', reject);
-      req.on('response', (res) => this.answer(res).then(resolve, reject));
+      req.on('response', (res) => void this.answer(res).then(resolve, reject));
       req.end();
     });
   }
@@ -178,7 +185,11 @@ export class SourceFetcher {
   }
 
   private tooLarge(): SourceFetchError {
-    return new SourceFetchError(SourceFetchFailure.TooLarge, false, `The source is larger than ${describeBytes(this.maxBytes)}.`);
+    return new SourceFetchError(
+      SourceFetchFailure.TooLarge,
+      false,
+      `The source is larger than ${describeBytes(this.maxBytes)}.`,
+    );
   }
 
   /**
@@ -196,7 +207,11 @@ export class SourceFetcher {
       );
     }
     if (caller?.aborted) {
-      return new SourceFetchError(SourceFetchFailure.FetchFailed, true, 'The source download was cancelled before it finished.');
+      return new SourceFetchError(
+        SourceFetchFailure.FetchFailed,
+        true,
+        'The source download was cancelled before it finished.',
+      );
     }
     // follow() has already described every other failure; this is a safety net, not a path.
     return new SourceFetchError(SourceFetchFailure.FetchFailed, true, 'The source could not be downloaded.');
@@ -243,7 +258,10 @@ function requestFailure(error: unknown, host: string): SourceFetchError {
 }
 
 function describeBytes(bytes: number): string {
-  for (const [unit, size] of [['MiB', 1024 * 1024], ['KiB', 1024]] as const) {
+  for (const [unit, size] of [
+    ['MiB', 1024 * 1024],
+    ['KiB', 1024],
+  ] as const) {
     if (bytes >= size) return `${Number.isInteger(bytes / size) ? bytes / size : (bytes / size).toFixed(1)} ${unit}`;
   }
   return `${bytes} bytes`;

@@ -14,7 +14,9 @@ const COUNT_TIMEOUT_MS = 2000;
 function withTimeout<T>(work: Promise<T>): Promise<T> {
   return Promise.race([
     work,
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error('queue counts timed out')), COUNT_TIMEOUT_MS).unref()),
+    new Promise<T>((_, reject) =>
+      setTimeout(() => reject(new Error('queue counts timed out')), COUNT_TIMEOUT_MS).unref(),
+    ),
   ]);
 }
 
@@ -45,7 +47,10 @@ export class QueueDepthMetrics implements OnModuleInit {
   }
 
   onModuleInit(): void {
-    this.queues = ALL_QUEUES.map((name) => ({ name, queue: this.moduleRef.get<Queue>(getQueueToken(name), { strict: false }) }));
+    this.queues = ALL_QUEUES.map((name) => ({
+      name,
+      queue: this.moduleRef.get<Queue>(getQueueToken(name), { strict: false }),
+    }));
   }
 
   private async readDepths(): Promise<void> {

@@ -58,7 +58,11 @@ const registeredQueues = BullModule.registerQueue(...ALL_QUEUES.map((name) => ({
     BullModule.forRootAsync({ inject: [APP_CONFIG, CONNECTIONS], useFactory: queueConnection }),
     registeredQueues,
   ],
-  providers: [{ provide: QUEUE_CONNECTION, inject: [APP_CONFIG, CONNECTIONS], useFactory: queueConnection }, QueueErrorLogger, QueueDepthMetrics],
+  providers: [
+    { provide: QUEUE_CONNECTION, inject: [APP_CONFIG, CONNECTIONS], useFactory: queueConnection },
+    QueueErrorLogger,
+    QueueDepthMetrics,
+  ],
   exports: [registeredQueues, QUEUE_CONNECTION],
 })
 export class QueueModule {}

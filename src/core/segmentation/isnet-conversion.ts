@@ -10,7 +10,10 @@ export const EXPORTED_INPUT_SIZE = 1024;
 /** The graph's final probability map; its other outputs are side maps and features used only in training. */
 const PROBABILITY_OUTPUT = 'output';
 
-const { FLOAT, FLOAT16 } = onnx.TensorProto.DataType;
+/** ONNX's data type codes, as plain numbers: the decoded model's fields are numbers, not the enum. */
+const FLOAT: number = onnx.TensorProto.DataType.FLOAT;
+const FLOAT16: number = onnx.TensorProto.DataType.FLOAT16;
+const INT64: number = onnx.TensorProto.DataType.INT64;
 
 /** A decoded graph: decoding builds class instances, whose fields are never undefined. */
 interface Graph {
@@ -68,10 +71,13 @@ function keepOnlyProbabilityOutput(graph: Graph): void {
 
 /** fp16 weights and constants become fp32, exactly: every half value has a float value. */
 function widenHalfTensors(graph: Graph): void {
-  const constants = graph.node.filter((node) => node.opType === 'Constant').map((node) => attribute(node, 'value').t as onnx.TensorProto);
+  const constants = graph.node
+    .filter((node) => node.opType === 'Constant')
+    .map((node) => attribute(node, 'value').t as onnx.TensorProto);
   for (const tensor of [...graph.initializer, ...constants]) {
     if (tensor.dataType !== FLOAT16) continue;
-    if (tensor.rawData.length === 0) throw new Error(`The ISNet tensor ${tensor.name} keeps its fp16 values outside raw_data`);
+    if (tensor.rawData.length === 0)
+      throw new Error(`The ISNet tensor ${tensor.name} keeps its fp16 values outside raw_data`);
     tensor.rawData = halfToFloat(tensor.rawData);
     tensor.dataType = FLOAT;
   }
@@ -119,14 +125,16 @@ function scaleResizeTargets(graph: Graph, inputSize: number): void {
     const traced = (sizes?.opType === 'Concat' ? sizes.input : [])
       .map((name) => producers.get(name))
       .filter((node): node is onnx.NodeProto => node?.opType === 'Constant');
-    if (traced.length !== 1) throw new Error(`The ISNet resize ${resize.name} does not take its size from one constant`);
+    if (traced.length !== 1)
+      throw new Error(`The ISNet resize ${resize.name} does not take its size from one constant`);
     const tensor = attribute(traced[0], 'value').t as onnx.TensorProto;
     if (scaled.has(tensor)) continue;
     const view = new DataView(tensor.rawData.buffer, tensor.rawData.byteOffset, tensor.rawData.byteLength);
-    if (tensor.dataType !== onnx.TensorProto.DataType.INT64 || view.byteLength !== 16) {
+    if (tensor.dataType !== INT64 || view.byteLength !== 16) {
       throw new Error(`The ISNet resize ${resize.name} has an unexpected size constant`);
     }
-    const side = (at: number) => BigInt(Math.ceil((inputSize * Number(view.getBigInt64(at, true))) / EXPORTED_INPUT_SIZE));
+    const side = (at: number) =>
+      BigInt(Math.ceil((inputSize * Number(view.getBigInt64(at, true))) / EXPORTED_INPUT_SIZE));
     const resized = new DataView(new ArrayBuffer(16));
     resized.setBigInt64(0, side(0), true);
     resized.setBigInt64(8, side(8), true);

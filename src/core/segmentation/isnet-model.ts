@@ -42,7 +42,10 @@ export async function prepareIsnetModel(options: { modelsDir: string; inputSize:
   if (!Number.isInteger(inputSize) || inputSize < 32 || inputSize > EXPORTED_INPUT_SIZE || inputSize % 32 !== 0) {
     throw new Error(`The ISNet input size must be a multiple of 32 up to ${EXPORTED_INPUT_SIZE}, not ${inputSize}`);
   }
-  const modelPath = path.join(modelsDir, `isnet-general-${inputSize}-${SOURCE_MODEL_SHA256.slice(0, 12)}-v${CONVERSION_VERSION}.onnx`);
+  const modelPath = path.join(
+    modelsDir,
+    `isnet-general-${inputSize}-${SOURCE_MODEL_SHA256.slice(0, 12)}-v${CONVERSION_VERSION}.onnx`,
+  );
   const sidecarPath = `${modelPath}.sha256`;
 
   const existing = await verifiedSha256(modelPath, sidecarPath);
@@ -82,7 +85,10 @@ async function assembleSourceModel(): Promise<Buffer> {
     );
 
   const dist = path.join(path.dirname(packageJson), 'dist');
-  const resources = JSON.parse(await readFile(path.join(dist, 'resources.json'), 'utf8')) as Record<string, ChunkedResource | undefined>;
+  const resources = JSON.parse(await readFile(path.join(dist, 'resources.json'), 'utf8')) as Record<
+    string,
+    ChunkedResource | undefined
+  >;
   const resource = resources[MODEL_RESOURCE];
   if (!resource) throw refuse(`resources.json lists no ${MODEL_RESOURCE}`);
 
@@ -101,7 +107,8 @@ async function assembleSourceModel(): Promise<Buffer> {
     if (sha256Of(model.subarray(start, end)) !== hash) throw refuse(`chunk ${hash} does not match its hash`);
     assembled = end;
   }
-  if (assembled !== resource.size) throw refuse(`the chunks of ${MODEL_RESOURCE} do not cover its ${resource.size} bytes`);
+  if (assembled !== resource.size)
+    throw refuse(`the chunks of ${MODEL_RESOURCE} do not cover its ${resource.size} bytes`);
   if (sha256Of(model) !== SOURCE_MODEL_SHA256) {
     throw refuse(`the assembled ${MODEL_RESOURCE} model is not the one this code was written for`);
   }

@@ -70,7 +70,8 @@ export class IsnetSession {
       const outputs = await this.session.run({ [this.session.inputNames[0]]: input });
       const inferred = performance.now();
       const output = outputs[this.session.outputNames[0]].data;
-      if (!(output instanceof Float32Array)) throw new Error('The ISNet model answered something other than float32 values');
+      if (!(output instanceof Float32Array))
+        throw new Error('The ISNet model answered something other than float32 values');
       const map: ProbabilityMap = { data: stretchToUnitRange(output), width: this.inputSize, height: this.inputSize };
       const finished = performance.now();
       return {

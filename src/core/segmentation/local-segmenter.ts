@@ -67,7 +67,10 @@ export class LocalSegmenter implements Segmenter, OnModuleDestroy {
     const model = await prepareIsnetModel({ modelsDir: this.settings.modelsDir, inputSize: this.settings.inputSize });
     const session = await IsnetSession.open(model, { intraOpThreads: this.settings.threads });
     await session.probability(WARM_UP_IMAGE);
-    this.logger.log({ model: model.path, inputSize: model.inputSize, ms: Date.now() - started }, 'segmentation model ready');
+    this.logger.log(
+      { model: model.path, inputSize: model.inputSize, ms: Date.now() - started },
+      'segmentation model ready',
+    );
     return session;
   }
 }

@@ -38,11 +38,17 @@ export class RemoteSegmenter implements Segmenter {
     const body = await this.post(png, AbortSignal.any([signal, deadline])).catch((error: unknown) => {
       signal.throwIfAborted();
       if (error instanceof SegmentationError) throw error;
-      const reason = deadline.aborted ? `did not answer within ${this.settings.timeoutSeconds} s` : `failed (${String(error)})`;
+      const reason = deadline.aborted
+        ? `did not answer within ${this.settings.timeoutSeconds} s`
+        : `failed (${String(error)})`;
       throw new SegmentationError(`The segmentation service ${reason}.`, true, true);
     });
     const answered = await this.maskOf(body, image).catch((error: unknown) => {
-      throw new SegmentationError(`The segmentation service answered something that is not a mask (${String(error)}).`, false, true);
+      throw new SegmentationError(
+        `The segmentation service answered something that is not a mask (${String(error)}).`,
+        false,
+        true,
+      );
     });
     const mask = maskWithHints(answered, hints);
     return { mask, uncertainty: softShare(mask) };
@@ -55,11 +61,15 @@ export class RemoteSegmenter implements Segmenter {
       const req = send(url, {
         method: 'POST',
         agent: this.outbound.agentFor(url),
-        headers: { 'content-type': 'image/png', 'content-length': png.length, accept: 'image/png, image/webp, image/*' },
+        headers: {
+          'content-type': 'image/png',
+          'content-length': png.length,
+          accept: 'image/png, image/webp, image/*',
+        },
         signal,
       });
       req.on('error', reject);
-      req.on('response', (res) => readAnswer(res).then(resolve, reject));
+      req.on('response', (res) => void readAnswer(res).then(resolve, reject));
       req.end(png);
     });
   }
@@ -73,7 +83,11 @@ export class RemoteSegmenter implements Segmenter {
       .resize(image.width, image.height, { fit: 'fill', kernel: 'cubic' })
       .raw({ depth: 'uchar' });
     const data = await channel.toBuffer();
-    return { data: new Uint8Array(data.buffer, data.byteOffset, data.length), width: image.width, height: image.height };
+    return {
+      data: new Uint8Array(data.buffer, data.byteOffset, data.length),
+      width: image.width,
+      height: image.height,
+    };
   }
 }
 
@@ -89,7 +103,8 @@ function readAnswer(res: IncomingMessage): Promise<Buffer> {
     let received = 0;
     res.on('data', (chunk: Buffer) => {
       received += chunk.length;
-      if (received > MAX_RESPONSE_BYTES) res.destroy(new SegmentationError('The segmentation service answered too much.', false, true));
+      if (received > MAX_RESPONSE_BYTES)
+        res.destroy(new SegmentationError('The segmentation service answered too much.', false, true));
       else chunks.push(chunk);
     });
     res.on('end', () => resolve(Buffer.concat(chunks, received)));

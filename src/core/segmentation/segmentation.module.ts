@@ -15,11 +15,18 @@ function segmenterFor(config: AppConfig, outbound: OutboundHttps, metrics: Segme
   switch (config.SEGMENTER) {
     case 'local':
       return new LocalSegmenter(
-        { modelsDir: config.MODELS_DIR, inputSize: config.SEGMENTATION_INPUT_SIZE, threads: config.SEGMENTATION_THREADS },
+        {
+          modelsDir: config.MODELS_DIR,
+          inputSize: config.SEGMENTATION_INPUT_SIZE,
+          threads: config.SEGMENTATION_THREADS,
+        },
         metrics,
       );
     case 'remote':
-      return new RemoteSegmenter({ url: new URL(config.SEGMENTER_URL as string), timeoutSeconds: config.SEGMENTER_TIMEOUT_SECONDS }, outbound);
+      return new RemoteSegmenter(
+        { url: new URL(config.SEGMENTER_URL as string), timeoutSeconds: config.SEGMENTER_TIMEOUT_SECONDS },
+        outbound,
+      );
     case 'none':
       return null;
   }
@@ -30,7 +37,9 @@ function segmenterFor(config: AppConfig, outbound: OutboundHttps, metrics: Segme
  * at a worker's start through SegmenterWarmUp, so an API process never loads it.
  */
 @Module({
-  providers: [{ provide: SEGMENTER, inject: [APP_CONFIG, OutboundHttps, SegmentationMetrics], useFactory: segmenterFor }],
+  providers: [
+    { provide: SEGMENTER, inject: [APP_CONFIG, OutboundHttps, SegmentationMetrics], useFactory: segmenterFor },
+  ],
   exports: [SEGMENTER],
 })
 export class SegmentationModule {}

@@ -1,6 +1,14 @@
 import { pipeline } from 'node:stream/promises';
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
-import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import {
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiProduces,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Access, AccessLevel } from '../http/access.decorator';
 import { ErrorResponseDto } from '../openapi/error-response.dto';
@@ -39,7 +47,12 @@ export class FilesController {
   @ApiOkResponse({
     description: 'The image bytes.',
     schema: { type: 'string', format: 'binary' },
-    headers: { 'Cache-Control': { description: '`private, max-age=<seconds until the URL expires>`', schema: { type: 'string' } } },
+    headers: {
+      'Cache-Control': {
+        description: '`private, max-age=<seconds until the URL expires>`',
+        schema: { type: 'string' },
+      },
+    },
   })
   @ApiNotFoundResponse({
     type: ErrorResponseDto,

@@ -15,7 +15,9 @@ async function readAll(file: StoredFile): Promise<Buffer> {
 /** Every file below `folder`, relative to it, hidden ones included. */
 async function listFiles(folder: string): Promise<string[]> {
   const entries = await readdir(folder, { recursive: true, withFileTypes: true });
-  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name).slice(folder.length + 1));
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(folder.length + 1));
 }
 
 describe(LocalDiskStorage.name, () => {

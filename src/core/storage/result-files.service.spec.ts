@@ -24,7 +24,11 @@ class OneFileStorage extends ResultStorage {
 
 describe(ResultFilesService.name, () => {
   const signer = new ResultUrlSigner(
-    { PUBLIC_BASE_URL: 'https://x.test', RESULT_URL_TTL_SECONDS: 600, RESULT_URL_SECRET: 'a-test-secret-of-at-least-32-chars!' },
+    {
+      PUBLIC_BASE_URL: 'https://x.test',
+      RESULT_URL_TTL_SECONDS: 600,
+      RESULT_URL_SECRET: 'a-test-secret-of-at-least-32-chars!',
+    },
     // The secret is configured, so the database is never asked.
     {} as DataSource,
   );

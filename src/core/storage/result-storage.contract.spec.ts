@@ -49,7 +49,11 @@ function apiUrls(storage: ResultStorage): Pick<StoreUnderTest, 'urls' | 'downloa
       const key = parsed.pathname.slice(`/${FILES_PATH}/`.length);
       try {
         const { searchParams } = parsed;
-        const file = await files.openSigned(key, searchParams.get('expires') ?? '', searchParams.get('signature') ?? '');
+        const file = await files.openSigned(
+          key,
+          searchParams.get('expires') ?? '',
+          searchParams.get('signature') ?? '',
+        );
         return { status: 200, bytes: await readAll(file) };
       } catch (error) {
         if (error instanceof DomainError) return { status: 404, bytes: Buffer.alloc(0) };
@@ -172,18 +176,27 @@ describe.each([
   });
 
   it('refuses a content type that disagrees with the extension, and an extension it cannot serve', async () => {
-    await expect(store.storage.put('results/job/a.png', Buffer.from('x'), 'image/webp')).rejects.toThrow(/does not match/);
-    await expect(store.storage.put('results/job/a.html', Buffer.from('x'), 'text/html')).rejects.toThrow(InvalidStorageKeyError);
+    await expect(store.storage.put('results/job/a.png', Buffer.from('x'), 'image/webp')).rejects.toThrow(
+      /does not match/,
+    );
+    await expect(store.storage.put('results/job/a.html', Buffer.from('x'), 'text/html')).rejects.toThrow(
+      InvalidStorageKeyError,
+    );
     expect(await store.storage.open('results/job/a.png')).toBeNull();
   });
 
-  it.each(['', '/etc/passwd.png', '../outside.png', 'results/../../outside.png', 'results//a.png', 'results/.hidden.png', 'results/a b.png'])(
-    'refuses the key %j in every method, URLs included',
-    async (key) => {
-      await expect(store.storage.put(key, Buffer.from('x'), 'image/png')).rejects.toThrow(InvalidStorageKeyError);
-      await expect(store.storage.open(key)).rejects.toThrow(InvalidStorageKeyError);
-      await expect(store.storage.delete(key)).rejects.toThrow(InvalidStorageKeyError);
-      await expect(store.urls.urlOf(key)).rejects.toThrow(InvalidStorageKeyError);
-    },
-  );
+  it.each([
+    '',
+    '/etc/passwd.png',
+    '../outside.png',
+    'results/../../outside.png',
+    'results//a.png',
+    'results/.hidden.png',
+    'results/a b.png',
+  ])('refuses the key %j in every method, URLs included', async (key) => {
+    await expect(store.storage.put(key, Buffer.from('x'), 'image/png')).rejects.toThrow(InvalidStorageKeyError);
+    await expect(store.storage.open(key)).rejects.toThrow(InvalidStorageKeyError);
+    await expect(store.storage.delete(key)).rejects.toThrow(InvalidStorageKeyError);
+    await expect(store.urls.urlOf(key)).rejects.toThrow(InvalidStorageKeyError);
+  });
 });

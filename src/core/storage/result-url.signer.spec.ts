@@ -90,7 +90,10 @@ describe(ResultUrlSigner.name, () => {
     for (const last of alphabet.replace(signature.slice(-1), '')) {
       expect(signer.verify(key, expires, `${signature.slice(0, -1)}${last}`, NOW)).toBe(false);
     }
-    const other = new ResultUrlSigner(settings({ RESULT_URL_SECRET: 'another-secret-of-at-least-32-characters' }), noDatabase);
+    const other = new ResultUrlSigner(
+      settings({ RESULT_URL_SECRET: 'another-secret-of-at-least-32-characters' }),
+      noDatabase,
+    );
     expect(other.verify(key, expires, signature, NOW)).toBe(false);
   });
 
@@ -140,7 +143,10 @@ describe(ResultUrlSigner.name, () => {
       expect(calls[0].sql).toMatch(/INSERT INTO service_secrets .* ON CONFLICT \(name\) DO NOTHING/);
       expect(calls[0].parameters?.[0]).toBe(SIGNING_SECRET_NAME);
       expect(calls[0].parameters?.[1]).toMatch(/^[A-Za-z0-9_-]{43}$/);
-      expect(calls[1]).toEqual({ sql: expect.stringMatching(/^SELECT value FROM service_secrets/), parameters: [SIGNING_SECRET_NAME] });
+      expect(calls[1]).toEqual({
+        sql: expect.stringMatching(/^SELECT value FROM service_secrets/),
+        parameters: [SIGNING_SECRET_NAME],
+      });
 
       // It signs with the stored secret (a concurrent instance's, if that one won), not its own candidate.
       const { key, expires, signature } = parse(fromDatabase.sign(KEY, NOW));

@@ -46,10 +46,17 @@ export class UpdateAccountDto {
   @IsBoolean()
   api_access?: boolean;
 
-  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'null lifts the restriction.' })
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'null lifts the restriction.',
+  })
   @ValidateIf((dto: UpdateAccountDto) => dto.restricted_until !== null && dto.restricted_until !== undefined)
   @IsISO8601({ strict: true }, { message: 'restricted_until must be an ISO-8601 date-time or null' })
-  @Matches(/T.*(Z|[+-]\d{2}:?\d{2})$/, { message: 'restricted_until must be a date-time with a time zone (Z or ±hh:mm)' })
+  @Matches(/T.*(Z|[+-]\d{2}:?\d{2})$/, {
+    message: 'restricted_until must be a date-time with a time zone (Z or ±hh:mm)',
+  })
   restricted_until?: string | null;
 }
 

@@ -64,7 +64,10 @@ export class AccessGuard implements CanActivate {
     if (!this.config.ADMIN_TOKEN) throw DomainError.notFound('route');
     const token = bearerToken(req.headers.authorization);
     if (!token || !matchesAdminToken(token, this.config.ADMIN_TOKEN)) {
-      throw new DomainError(ErrorCode.Unauthorized, 'A valid admin token is required: Authorization: Bearer <ADMIN_TOKEN>.');
+      throw new DomainError(
+        ErrorCode.Unauthorized,
+        'A valid admin token is required: Authorization: Bearer <ADMIN_TOKEN>.',
+      );
     }
     return true;
   }

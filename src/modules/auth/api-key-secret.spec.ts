@@ -4,11 +4,14 @@ import { generateKeySecret, hashSecret, isWellFormedKey } from './api-key-secret
 
 describe('api key secrets', () => {
   describe(generateKeySecret.name, () => {
-    it.each([KeyEnvironment.Live, KeyEnvironment.Sandbox])('makes sk_%s_ followed by 40 base62 characters', (environment) => {
-      const { secret } = generateKeySecret(environment);
-      expect(secret).toMatch(new RegExp(`^sk_${environment}_[0-9A-Za-z]{40}$`));
-      expect(isWellFormedKey(secret)).toBe(true);
-    });
+    it.each([KeyEnvironment.Live, KeyEnvironment.Sandbox])(
+      'makes sk_%s_ followed by 40 base62 characters',
+      (environment) => {
+        const { secret } = generateKeySecret(environment);
+        expect(secret).toMatch(new RegExp(`^sk_${environment}_[0-9A-Za-z]{40}$`));
+        expect(isWellFormedKey(secret)).toBe(true);
+      },
+    );
 
     it('gives a short display prefix: the environment plus the first 4 secret characters', () => {
       const { secret, prefix } = generateKeySecret(KeyEnvironment.Live);
@@ -37,13 +40,12 @@ describe('api key secrets', () => {
   });
 
   describe(isWellFormedKey.name, () => {
-    it.each([
-      `sk_live_${'a'.repeat(32)}`,
-      `sk_sandbox_${'Z9'.repeat(16)}`,
-      `sk_live_${'x'.repeat(128)}`,
-    ])('accepts %s', (key) => {
-      expect(isWellFormedKey(key)).toBe(true);
-    });
+    it.each([`sk_live_${'a'.repeat(32)}`, `sk_sandbox_${'Z9'.repeat(16)}`, `sk_live_${'x'.repeat(128)}`])(
+      'accepts %s',
+      (key) => {
+        expect(isWellFormedKey(key)).toBe(true);
+      },
+    );
 
     it.each([
       ['too short', `sk_live_${'a'.repeat(31)}`],

@@ -93,7 +93,10 @@ export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
     const cached = this.cache.get(hash);
     if (cached !== undefined) return cached;
     const generation = this.cache.currentGeneration();
-    const row = await this.keys.findOne({ where: { secretHash: hash, revokedAt: IsNull() }, relations: { account: true } });
+    const row = await this.keys.findOne({
+      where: { secretHash: hash, revokedAt: IsNull() },
+      relations: { account: true },
+    });
     const resolved: ResolvedKey | null =
       row && row.account
         ? {

@@ -54,7 +54,9 @@ class FakeCounters implements CapacityRepository {
 
 const manager = {} as EntityManager;
 /** Runs each transaction at once on the one fake manager. */
-const dataSource = { transaction: <T>(work: (m: EntityManager) => Promise<T>) => work(manager) } as unknown as DataSource;
+const dataSource = {
+  transaction: <T>(work: (m: EntityManager) => Promise<T>) => work(manager),
+} as unknown as DataSource;
 
 const config = {
   LIMIT_ACTIVE_JOBS_PER_KEY: 2,
@@ -63,7 +65,13 @@ const config = {
   CAPACITY_ACCOUNT_SHARE: 0.5,
 } as AppConfig;
 
-const live: CapacityDemand = { accountId: 'acc-1', keyId: 'key-1', sandbox: false, group: CapacityGroup.Processing, results: 10 };
+const live: CapacityDemand = {
+  accountId: 'acc-1',
+  keyId: 'key-1',
+  sandbox: false,
+  group: CapacityGroup.Processing,
+  results: 10,
+};
 
 async function refusalOf(work: Promise<unknown>): Promise<DomainError> {
   const error: unknown = await work.then(
@@ -104,7 +112,12 @@ describe(CapacityService.name, () => {
       counters.accountPending = 45;
       const refusal = await refusalOf(capacity.admit(manager, live));
       expect(refusal.code).toBe(ErrorCode.TooManyPendingResults);
-      expect(refusal.details).toEqual({ group: CapacityGroup.Processing, pending_results: 45, requested_results: 10, limit: 50 });
+      expect(refusal.details).toEqual({
+        group: CapacityGroup.Processing,
+        pending_results: 45,
+        requested_results: 10,
+        limit: 50,
+      });
     });
 
     it('refuses when the group is full', async () => {
@@ -117,7 +130,9 @@ describe(CapacityService.name, () => {
       counters.counters.set(CapacityGroup.Processing, 1000);
       await expect(capacity.admit(manager, { ...live, sandbox: true })).resolves.toBeUndefined();
       counters.active = { keyActive: 2, accountActive: 2, resultsLeft: 1 };
-      expect((await refusalOf(capacity.admit(manager, { ...live, sandbox: true }))).code).toBe(ErrorCode.TooManyActiveJobs);
+      expect((await refusalOf(capacity.admit(manager, { ...live, sandbox: true }))).code).toBe(
+        ErrorCode.TooManyActiveJobs,
+      );
     });
 
     it('asks for a wait from the recent pace, within 1 to 600 seconds, and 30 without a pace', async () => {

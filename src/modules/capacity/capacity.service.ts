@@ -89,7 +89,8 @@ export class CapacityService {
   async reserve(manager: EntityManager, demand: CapacityDemand): Promise<void> {
     if (demand.sandbox) return;
     const max = this.config.CAPACITY_MAX_PENDING_RESULTS;
-    if (!(await this.counters.takeSlots(manager, demand.group, demand.results, max))) throw await this.groupFull(manager, demand, await this.groupPending(manager, demand.group));
+    if (!(await this.counters.takeSlots(manager, demand.group, demand.results, max)))
+      throw await this.groupFull(manager, demand, await this.groupPending(manager, demand.group));
   }
 
   /**

@@ -38,7 +38,8 @@ export class ToolCatalogEntryDto {
   @ApiProperty({
     type: 'string',
     nullable: true,
-    description: 'How the tool runs for live keys here (for example which image provider, or built-in studio backdrops); null when unavailable.',
+    description:
+      'How the tool runs for live keys here (for example which image provider, or built-in studio backdrops); null when unavailable.',
   })
   mode!: string | null;
 

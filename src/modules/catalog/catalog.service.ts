@@ -42,7 +42,10 @@ export class CatalogService {
          FROM prices ORDER BY cost_key, pricing_version DESC`,
     );
     return new Map(
-      rows.map((row) => [row.cost_key, { costKey: row.cost_key, credits: row.credits, pricingVersion: row.pricing_version }]),
+      rows.map((row) => [
+        row.cost_key,
+        { costKey: row.cost_key, credits: row.credits, pricingVersion: row.pricing_version },
+      ]),
     );
   }
 

@@ -33,7 +33,8 @@ export const PRODUCT_PHOTO_PRESETS: readonly ProductPhotoPreset[] = [
     id: 'amazon_main_image',
     name: 'Amazon main image',
     channel: 'amazon',
-    description: 'Pure white background (RGB 255,255,255), product filling about 85% of the frame, 2000 px square so zoom is enabled.',
+    description:
+      'Pure white background (RGB 255,255,255), product filling about 85% of the frame, 2000 px square so zoom is enabled.',
     operation: ProductPhotoOperation.MarketplaceClean,
     width: 2000,
     height: 2000,

@@ -11,7 +11,10 @@ import { CreditsService } from './credits.service';
 const MAX_BALANCE = 2_147_483_647;
 
 /** One account's balance, with the bounds the repository's conditional updates apply. */
-class FakeAccounts implements Pick<AccountsRepository, 'lockBalance' | 'withdraw' | 'changeBalanceWithin' | 'depositWithin'> {
+class FakeAccounts implements Pick<
+  AccountsRepository,
+  'lockBalance' | 'withdraw' | 'changeBalanceWithin' | 'depositWithin'
+> {
   balances = new Map<string, number>([['acc-1', 100]]);
   readonly locked: string[] = [];
 
@@ -39,7 +42,10 @@ class FakeAccounts implements Pick<AccountsRepository, 'lockBalance' | 'withdraw
   }
 }
 
-class FakeLedger implements Pick<CreditLedgerRepository, 'recordJobMovement' | 'recordOperatorChange' | 'outstandingReservations'> {
+class FakeLedger implements Pick<
+  CreditLedgerRepository,
+  'recordJobMovement' | 'recordOperatorChange' | 'outstandingReservations'
+> {
   readonly entries: Array<JobCreditMovement | OperatorCreditChange> = [];
   reserved = 0;
 
@@ -55,7 +61,9 @@ class FakeLedger implements Pick<CreditLedgerRepository, 'recordJobMovement' | '
 }
 
 const manager = {} as EntityManager;
-const dataSource = { transaction: <T>(work: (m: EntityManager) => Promise<T>) => work(manager) } as unknown as DataSource;
+const dataSource = {
+  transaction: <T>(work: (m: EntityManager) => Promise<T>) => work(manager),
+} as unknown as DataSource;
 
 async function refusalOf(work: Promise<unknown>): Promise<DomainError> {
   const error: unknown = await work.then(
@@ -90,7 +98,9 @@ describe(CreditsService.name, () => {
   describe('reserve', () => {
     it("takes a job's credits out of the balance and records the reservation", async () => {
       expect(await credits.reserve(manager, 'acc-1', 'job-1', 30)).toBe(70);
-      expect(ledger.entries).toEqual([{ accountId: 'acc-1', kind: LedgerEntryKind.Reserve, amount: -30, credits: 30, jobId: 'job-1' }]);
+      expect(ledger.entries).toEqual([
+        { accountId: 'acc-1', kind: LedgerEntryKind.Reserve, amount: -30, credits: 30, jobId: 'job-1' },
+      ]);
       expect(metrics.reserved).toHaveBeenCalledWith(30);
     });
 
@@ -106,13 +116,17 @@ describe(CreditsService.name, () => {
     it('captures reserved credits without moving the balance', async () => {
       await credits.capture(manager, 'acc-1', 'job-1', 5);
       expect(accounts.balances.get('acc-1')).toBe(100);
-      expect(ledger.entries).toEqual([{ accountId: 'acc-1', kind: LedgerEntryKind.Capture, amount: 0, credits: 5, jobId: 'job-1' }]);
+      expect(ledger.entries).toEqual([
+        { accountId: 'acc-1', kind: LedgerEntryKind.Capture, amount: 0, credits: 5, jobId: 'job-1' },
+      ]);
     });
 
     it('releases reserved credits back to the balance', async () => {
       await credits.release(manager, 'acc-1', 'job-1', 5);
       expect(accounts.balances.get('acc-1')).toBe(105);
-      expect(ledger.entries).toEqual([{ accountId: 'acc-1', kind: LedgerEntryKind.Release, amount: 5, credits: 5, jobId: 'job-1' }]);
+      expect(ledger.entries).toEqual([
+        { accountId: 'acc-1', kind: LedgerEntryKind.Release, amount: 5, credits: 5, jobId: 'job-1' },
+      ]);
       expect(metrics.released).toHaveBeenCalledWith(5);
     });
 
@@ -134,23 +148,31 @@ describe(CreditsService.name, () => {
       expect(await credits.applyOperatorChange('acc-1', 50, 'top-up')).toBe(true);
       expect(accounts.locked).toEqual(['acc-1']);
       expect(accounts.balances.get('acc-1')).toBe(150);
-      expect(ledger.entries).toEqual([{ accountId: 'acc-1', amount: 50, kind: LedgerEntryKind.Grant, reason: 'top-up' }]);
+      expect(ledger.entries).toEqual([
+        { accountId: 'acc-1', amount: 50, kind: LedgerEntryKind.Grant, reason: 'top-up' },
+      ]);
     });
 
     it('records a negative change as an adjustment', async () => {
       await credits.applyOperatorChange('acc-1', -40, 'refund reversed');
       expect(accounts.balances.get('acc-1')).toBe(60);
-      expect(ledger.entries).toEqual([{ accountId: 'acc-1', amount: -40, kind: LedgerEntryKind.Adjustment, reason: 'refund reversed' }]);
+      expect(ledger.entries).toEqual([
+        { accountId: 'acc-1', amount: -40, kind: LedgerEntryKind.Adjustment, reason: 'refund reversed' },
+      ]);
     });
 
     it('refuses a correction below zero', async () => {
-      expect((await refusalOf(credits.applyOperatorChange('acc-1', -101, 'too much'))).code).toBe(ErrorCode.InvalidRequest);
+      expect((await refusalOf(credits.applyOperatorChange('acc-1', -101, 'too much'))).code).toBe(
+        ErrorCode.InvalidRequest,
+      );
       expect(ledger.entries).toEqual([]);
     });
 
     it('refuses a grant that leaves no room for the credits still reserved', async () => {
       ledger.reserved = MAX_BALANCE - 150;
-      expect((await refusalOf(credits.applyOperatorChange('acc-1', 51, 'too much'))).code).toBe(ErrorCode.InvalidRequest);
+      expect((await refusalOf(credits.applyOperatorChange('acc-1', 51, 'too much'))).code).toBe(
+        ErrorCode.InvalidRequest,
+      );
       expect(await credits.applyOperatorChange('acc-1', 50, 'fits exactly')).toBe(true);
     });
 

@@ -10,7 +10,10 @@ const headerOf = (context: ExecutionContext): string | string[] | undefined =>
 function assertValidKey(value: string): string {
   if (!IDEMPOTENCY_KEY.test(value)) {
     throw DomainError.invalid([
-      { path: 'headers.idempotency-key', message: 'must be 8 to 160 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-"' },
+      {
+        path: 'headers.idempotency-key',
+        message: 'must be 8 to 160 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-"',
+      },
     ]);
   }
   return value;

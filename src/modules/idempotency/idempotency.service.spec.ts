@@ -2,7 +2,12 @@ import type { EntityManager } from 'typeorm';
 import { DomainError } from '../../core/errors/domain-error';
 import { ErrorCode } from '../../core/errors/error-code';
 import type { IdempotencyRepository, RecordedClaim } from './idempotency.repository';
-import { IDEMPOTENCY_TTL_HOURS, IdempotencyService, type IdempotentRequest, type OperatorIdempotentRequest } from './idempotency.service';
+import {
+  IDEMPOTENCY_TTL_HOURS,
+  IdempotencyService,
+  type IdempotentRequest,
+  type OperatorIdempotentRequest,
+} from './idempotency.service';
 
 /** The records as the repository would hold them, live ones only. */
 class FakeClaims implements IdempotencyRepository {
@@ -10,7 +15,11 @@ class FakeClaims implements IdempotencyRepository {
   readonly operatorRecords = new Map<string, RecordedClaim>();
   ttlHours: number | undefined;
 
-  async claim(_: EntityManager, claim: RecordedClaim & { apiKeyId: string; key: string; jobId: string }, ttlHours: number) {
+  async claim(
+    _: EntityManager,
+    claim: RecordedClaim & { apiKeyId: string; key: string; jobId: string },
+    ttlHours: number,
+  ) {
     this.ttlHours = ttlHours;
     const id = `${claim.apiKeyId}/${claim.key}`;
     if (this.records.has(id)) return false;
@@ -37,8 +46,18 @@ class FakeClaims implements IdempotencyRepository {
 }
 
 const manager = {} as EntityManager;
-const request: IdempotentRequest = { apiKeyId: 'key-1', key: 'idem-1', endpoint: 'POST /v1/jobs', requestHash: 'hash-a' };
-const operatorRequest: OperatorIdempotentRequest = { key: 'op-1', endpoint: 'POST /credits', requestHash: 'hash-a', accountId: 'acc-1' };
+const request: IdempotentRequest = {
+  apiKeyId: 'key-1',
+  key: 'idem-1',
+  endpoint: 'POST /v1/jobs',
+  requestHash: 'hash-a',
+};
+const operatorRequest: OperatorIdempotentRequest = {
+  key: 'op-1',
+  endpoint: 'POST /credits',
+  requestHash: 'hash-a',
+  accountId: 'acc-1',
+};
 
 async function conflictOf(work: Promise<unknown>): Promise<ErrorCode | undefined> {
   const error: unknown = await work.catch((caught: unknown) => caught);

@@ -48,7 +48,10 @@ import { JobKind } from './job-status';
 import { JobPresenter } from './job.presenter';
 
 /** The error answers every create endpoint documents (spec 4.2 and contract section 2). */
-function CreateEndpoint(summary: string, created: typeof CreateJobResponseDto | typeof CreateProductPhotoJobResponseDto) {
+function CreateEndpoint(
+  summary: string,
+  created: typeof CreateJobResponseDto | typeof CreateProductPhotoJobResponseDto,
+) {
   return (target: object, key: string | symbol, descriptor: PropertyDescriptor) => {
     for (const decorate of [
       ApiOperation({ summary }),
@@ -99,7 +102,10 @@ export class CreateJobsController {
 
   @Post('image/edit')
   @HttpCode(202)
-  @CreateEndpoint('Structured edits: resize, crop, relight, upscale, polish, background and shadow.', CreateJobResponseDto)
+  @CreateEndpoint(
+    'Structured edits: resize, crop, relight, upscale, polish, background and shadow.',
+    CreateJobResponseDto,
+  )
   imageEdit(
     @Auth() caller: AuthContext,
     @IdempotencyKeyHeader() key: string,
@@ -173,7 +179,10 @@ export class CreateJobsController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<{ job: ProductPhotoJobSummaryDto; remaining_paid_credits: number }> {
     const created = await this.create(caller, key, JobKind.ProductPhoto, productPhotoJob(body), req, res);
-    return { job: this.presenter.productPhotoSummary(created.job), remaining_paid_credits: created.remainingPaidCredits };
+    return {
+      job: this.presenter.productPhotoSummary(created.job),
+      remaining_paid_credits: created.remainingPaidCredits,
+    };
   }
 
   private async createStandard(
@@ -197,7 +206,7 @@ export class CreateJobsController {
   ): Promise<CreatedJob> {
     const created = await this.creation.create({
       caller,
-      endpoint: `${req.method} ${req.route?.path ?? req.path}`,
+      endpoint: `${req.method} ${(req.route as { path?: string } | undefined)?.path ?? req.path}`,
       kind,
       request,
       idempotencyKey,

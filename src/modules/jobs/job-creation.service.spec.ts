@@ -21,9 +21,19 @@ import { JobsRepository } from './jobs.repository';
 import type { ResultQueueProducer } from './result-queue.producer';
 
 const manager = {} as EntityManager;
-const dataSource = { transaction: <T>(work: (m: EntityManager) => Promise<T>) => work(manager) } as unknown as DataSource;
+const dataSource = {
+  transaction: <T>(work: (m: EntityManager) => Promise<T>) => work(manager),
+} as unknown as DataSource;
 
-const allowed: RateLimitDecision = { allowed: true, limit: 10, remaining: 9, resetSeconds: 60, retryAfterSeconds: null, scope: 'key', token: 'slot-1' };
+const allowed: RateLimitDecision = {
+  allowed: true,
+  limit: 10,
+  remaining: 9,
+  resetSeconds: 60,
+  retryAfterSeconds: null,
+  scope: 'key',
+  token: 'slot-1',
+};
 const refused: RateLimitDecision = { ...allowed, allowed: false, remaining: 0, retryAfterSeconds: 30 };
 
 const request: JobRequest = {
@@ -98,7 +108,10 @@ describe(JobCreationService.name, () => {
       reserve: async () => void calls.push('reserve capacity'),
     } as unknown as CapacityService;
     const credits = {
-      reserve: async (_: EntityManager, __: string, ___: string, amount: number) => (calls.push(`reserve ${amount}`), (balance ?? 0) - amount),
+      reserve: async (_: EntityManager, __: string, ___: string, amount: number) => (
+        calls.push(`reserve ${amount}`),
+        (balance ?? 0) - amount
+      ),
       balance: async () => 42,
     } as unknown as CreditsService;
     const catalog = {

@@ -124,7 +124,13 @@ export class JobCreationService {
         const totalResults = command.request.sources.length * command.request.imagesPerSource;
         const balance = await this.lockAccount(manager, caller.accountId);
         const group = toolDefinition(command.request.tool).capacityGroup;
-        const demand: CapacityDemand = { accountId: caller.accountId, keyId: caller.keyId, sandbox, group, results: totalResults };
+        const demand: CapacityDemand = {
+          accountId: caller.accountId,
+          keyId: caller.keyId,
+          sandbox,
+          group,
+          results: totalResults,
+        };
         await this.capacity.admit(manager, demand);
 
         const creditsPerResult = sandbox ? 0 : price.credits;
@@ -152,7 +158,8 @@ export class JobCreationService {
         });
         const results = this.jobs.buildResults(job, command.request);
         await this.jobs.insertNew(manager, job, results);
-        const remaining = required > 0 ? await this.credits.reserve(manager, caller.accountId, job.id, required) : balance;
+        const remaining =
+          required > 0 ? await this.credits.reserve(manager, caller.accountId, job.id, required) : balance;
         if (remaining === null) throw new Error('reservation failed under the account lock');
         await this.capacity.reserve(manager, demand);
         return { job, results, remainingPaidCredits: remaining };
@@ -186,7 +193,10 @@ export class JobCreationService {
   private refuseForbiddenDestinations({ kind, request }: CreateJobCommand): void {
     const sourcePath = kind === JobKind.ProductPhoto ? 'images[%].source_url' : 'input[%].image_url';
     const urls = [
-      ...request.sources.map((source, index) => ({ path: sourcePath.replace('%', String(index)), url: source.imageUrl })),
+      ...request.sources.map((source, index) => ({
+        path: sourcePath.replace('%', String(index)),
+        url: source.imageUrl,
+      })),
       { path: 'webhook_url', url: request.webhookUrl },
     ];
     const errors = urls.flatMap(({ path, url }) => {
@@ -210,4 +220,3 @@ export class JobCreationService {
     });
   }
 }
-

@@ -21,7 +21,8 @@ export function decodeCursor(value: string): JobCursor {
   try {
     const [createdAt, id] = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as [string, string];
     const date = new Date(createdAt);
-    const wellFormed = typeof createdAt === 'string' && CURSOR_TIMESTAMP.test(createdAt) && !Number.isNaN(date.getTime());
+    const wellFormed =
+      typeof createdAt === 'string' && CURSOR_TIMESTAMP.test(createdAt) && !Number.isNaN(date.getTime());
     if (typeof id === 'string' && isUUID(id) && wellFormed) return { createdAt: date, id };
   } catch {
     // Falls through to the client error below.

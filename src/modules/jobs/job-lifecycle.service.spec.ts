@@ -31,7 +31,14 @@ interface FakeResult {
  */
 class FakeJobStates implements JobStateRepository {
   readonly calls: string[];
-  job = { status: JobStatus.Queued as JobStatus, sandbox: false, completed: 0, failed: 0, cancelled: 0, creditsUsed: 0 };
+  job = {
+    status: JobStatus.Queued as JobStatus,
+    sandbox: false,
+    completed: 0,
+    failed: 0,
+    cancelled: 0,
+    creditsUsed: 0,
+  };
   readonly results = new Map<string, FakeResult>();
 
   constructor(calls: string[], resultCount: number, creditsPerResult: number) {
@@ -67,7 +74,14 @@ class FakeJobStates implements JobStateRepository {
   async startResult(_: EntityManager, resultId: string): Promise<StartedResult | null> {
     this.calls.push('start result');
     if (!this.move(resultId, ACTIVE, ResultStatus.Processing)) return null;
-    return { jobId: 'job-1', index: 0, sandbox: this.job.sandbox, externalId: null, sourceImageUrl: 'https://x/a.jpg', subjectHints: null };
+    return {
+      jobId: 'job-1',
+      index: 0,
+      sandbox: this.job.sandbox,
+      externalId: null,
+      sourceImageUrl: 'https://x/a.jpg',
+      subjectHints: null,
+    };
   }
   async markJobProcessing(): Promise<StartedJob> {
     this.calls.push('job processing');
@@ -76,7 +90,9 @@ class FakeJobStates implements JobStateRepository {
   }
   async completeResult(_: EntityManager, resultId: string) {
     this.calls.push('complete result');
-    return this.move(resultId, new Set([ResultStatus.Processing]), ResultStatus.Completed) ? this.settled(resultId) : null;
+    return this.move(resultId, new Set([ResultStatus.Processing]), ResultStatus.Completed)
+      ? this.settled(resultId)
+      : null;
   }
   async failResult(_: EntityManager, resultId: string) {
     this.calls.push('fail result');
@@ -84,13 +100,20 @@ class FakeJobStates implements JobStateRepository {
   }
   async cancelResult(_: EntityManager, resultId: string): Promise<CancelledResult | null> {
     this.calls.push('cancel result');
-    return this.move(resultId, ACTIVE, ResultStatus.Cancelled) ? { ...this.settled(resultId), api: ToolId.ImageEditing } : null;
+    return this.move(resultId, ACTIVE, ResultStatus.Cancelled)
+      ? { ...this.settled(resultId), api: ToolId.ImageEditing }
+      : null;
   }
   async cancelJob(): Promise<CancelledJob | null> {
     this.calls.push('cancel job');
     if (!ACTIVE.has(this.job.status)) return null;
     this.job.status = JobStatus.Cancelled;
-    return { accountId: 'acc-1', api: ToolId.ImageEditing, capacityGroup: CapacityGroup.Processing, sandbox: this.job.sandbox };
+    return {
+      accountId: 'acc-1',
+      api: ToolId.ImageEditing,
+      capacityGroup: CapacityGroup.Processing,
+      sandbox: this.job.sandbox,
+    };
   }
   async cancelQueuedResults() {
     this.calls.push('cancel queued results');
@@ -129,7 +152,9 @@ class FakeJobStates implements JobStateRepository {
 }
 
 const manager = {} as EntityManager;
-const dataSource = { transaction: <T>(work: (m: EntityManager) => Promise<T>) => work(manager) } as unknown as DataSource;
+const dataSource = {
+  transaction: <T>(work: (m: EntityManager) => Promise<T>) => work(manager),
+} as unknown as DataSource;
 
 describe(JobLifecycleService.name, () => {
   let calls: string[];
@@ -144,11 +169,14 @@ describe(JobLifecycleService.name, () => {
     dispatched = [];
     states = new FakeJobStates(calls, resultCount, creditsPerResult);
     const credits = {
-      capture: async (_: EntityManager, __: string, ___: string, amount: number) => void calls.push(`capture ${amount}`),
-      release: async (_: EntityManager, __: string, ___: string, amount: number) => void calls.push(`release ${amount}`),
+      capture: async (_: EntityManager, __: string, ___: string, amount: number) =>
+        void calls.push(`capture ${amount}`),
+      release: async (_: EntityManager, __: string, ___: string, amount: number) =>
+        void calls.push(`release ${amount}`),
     } as unknown as CreditsService;
     const capacity = {
-      release: async (_: EntityManager, __: CapacityGroup, results: number) => void calls.push(`release slots ${results}`),
+      release: async (_: EntityManager, __: CapacityGroup, results: number) =>
+        void calls.push(`release slots ${results}`),
     } as unknown as CapacityService;
     const webhooks = {
       recordResult: async (_: EntityManager, job: EventJob, result: EventResult) => {
@@ -169,7 +197,7 @@ describe(JobLifecycleService.name, () => {
 
   const files = { resultKey: 'r.png', thumbnailKey: 't.webp' };
 
-  it('starts a queued result: the job row is locked first, and the task carries the job\'s tool and format', async () => {
+  it("starts a queued result: the job row is locked first, and the task carries the job's tool and format", async () => {
     setUp(1);
     const task = await lifecycle.start('result-0');
     expect(task).toMatchObject({ jobId: 'job-1', resultId: 'result-0', tool: ToolId.ImageEditing, format: 'png' });

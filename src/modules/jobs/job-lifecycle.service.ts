@@ -7,7 +7,12 @@ import { JobMetrics, type MetricsEnvironment } from '../../core/metrics/job.metr
 import { CreditsService } from '../credits/credits.service';
 import type { ToolTask } from '../tools/tool-runner';
 import { CapacityService } from '../capacity/capacity.service';
-import { WebhookOutbox, type EventJob, type EventResult, type RecordedDelivery } from '../webhooks/webhook-outbox.service';
+import {
+  WebhookOutbox,
+  type EventJob,
+  type EventResult,
+  type RecordedDelivery,
+} from '../webhooks/webhook-outbox.service';
 import { JobStatus, ResultStatus, terminalJobStatus } from './job-status';
 import type { ResultErrorCode } from '../tools/result-failure';
 import { JobStateRepository, type CapacitySlot, type ResultFiles, type SettledCounts } from './job-state.repository';
@@ -187,7 +192,9 @@ export class JobLifecycleService {
     await this.credits.release(manager, job.accountId, jobId, released.credits);
     await this.states.countCancelledResults(manager, jobId, released.results);
     await this.releaseSlots(manager, job, released.results);
-    afterCommit(manager, () => this.metrics.resultsSettled(job.api, environmentOf(job.sandbox), 'cancelled', released.results));
+    afterCommit(manager, () =>
+      this.metrics.resultsSettled(job.api, environmentOf(job.sandbox), 'cancelled', released.results),
+    );
     return true;
   }
 
@@ -241,7 +248,11 @@ export class JobLifecycleService {
   }
 
   /** The result's event, then, when it ended the job, the job's: the sequence keeps that order. */
-  private async recordEvents(manager: EntityManager, settlement: JobSettlement, result: EventResult): Promise<RecordedDelivery[]> {
+  private async recordEvents(
+    manager: EntityManager,
+    settlement: JobSettlement,
+    result: EventResult,
+  ): Promise<RecordedDelivery[]> {
     const deliveries = await this.webhooks.recordResult(manager, settlement.job, result);
     if (settlement.ended) deliveries.push(...(await this.webhooks.recordJobEnd(manager, settlement.job)));
     return deliveries;

@@ -11,7 +11,7 @@ const ShownSubjectHints = () =>
   ApiProperty({
     type: SubjectHintsDto,
     nullable: true,
-    description: 'The `subject_hints` the result\'s source image was sent with, exactly as sent; null when it had none.',
+    description: "The `subject_hints` the result's source image was sent with, exactly as sent; null when it had none.",
   });
 
 /** Shown on every result record: how sure the cut-out is. */
@@ -38,10 +38,14 @@ export class JobSummaryDto {
   @ApiProperty({ type: 'integer' }) total_results!: number;
   @ApiProperty({ type: 'integer' }) completed_results!: number;
   @ApiProperty({ type: 'integer' }) failed_results!: number;
-  @ApiProperty({ type: 'integer', description: 'Credits reserved at creation (cost per result x results); 0 for sandbox jobs.' })
+  @ApiProperty({
+    type: 'integer',
+    description: 'Credits reserved at creation (cost per result x results); 0 for sandbox jobs.',
+  })
   credits_reserved!: number;
   @ApiProperty({ type: 'integer', description: 'Credits captured by completed results.' }) credits_used!: number;
-  @ApiProperty({ type: 'integer', description: 'The pricing version the job was charged at.' }) pricing_version!: number;
+  @ApiProperty({ type: 'integer', description: 'The pricing version the job was charged at.' })
+  pricing_version!: number;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ format: 'date-time' }) updated_at!: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) completed_at!: string | null;
@@ -49,7 +53,8 @@ export class JobSummaryDto {
 
 export class JobResultDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty({ type: 'integer', description: 'Position in the job: source index x number_of_images + variant.' }) index!: number;
+  @ApiProperty({ type: 'integer', description: 'Position in the job: source index x number_of_images + variant.' })
+  index!: number;
   @ApiProperty({ type: String, nullable: true }) external_id!: string | null;
   @ApiProperty({ type: String, nullable: true }) source_image_url!: string | null;
   @ShownSubjectHints() subject_hints!: SubjectHintsDto | null;
@@ -69,7 +74,8 @@ export class JobResultDto {
 
 export class CreateJobResponseDto {
   @ApiProperty({ type: JobSummaryDto }) job!: JobSummaryDto;
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'Paid credits left after the reservation.' }) remaining_paid_credits!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Paid credits left after the reservation.' })
+  remaining_paid_credits!: number;
   @ApiProperty() request_id!: string;
 }
 

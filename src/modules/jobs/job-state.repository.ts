@@ -21,7 +21,9 @@ export type StartedJob = Pick<Job, 'api' | 'outputFormat' | 'options'>;
 export type SettledResult = Pick<JobResult, 'jobId' | 'accountId' | 'externalId' | 'creditsReserved'> & CapacitySlot;
 
 /** A result of a cancelled job this caller has just cancelled, with its job's tool. */
-export type CancelledResult = Pick<JobResult, 'jobId' | 'accountId' | 'creditsReserved'> & CapacitySlot & Pick<Job, 'api'>;
+export type CancelledResult = Pick<JobResult, 'jobId' | 'accountId' | 'creditsReserved'> &
+  CapacitySlot &
+  Pick<Job, 'api'>;
 
 /** A job this caller has just cancelled. */
 export type CancelledJob = Pick<Job, 'accountId' | 'api'> & CapacitySlot;
@@ -194,15 +196,19 @@ export class JobStateRepository {
 
   /** Queued or processing to cancelled; null when the job has ended. */
   async cancelJob(manager: EntityManager, jobId: string): Promise<CancelledJob | null> {
-    const [row]: Array<{ account_id: string; api: Job['api']; capacity_group: Job['capacityGroup']; sandbox: boolean }> =
-      await manager.query(
-        `WITH cancelled AS (
+    const [row]: Array<{
+      account_id: string;
+      api: Job['api'];
+      capacity_group: Job['capacityGroup'];
+      sandbox: boolean;
+    }> = await manager.query(
+      `WITH cancelled AS (
            UPDATE jobs SET status = 'cancelled', completed_at = now(), updated_at = now()
             WHERE id = $1 AND status IN ${ACTIVE}
             RETURNING account_id, api, capacity_group, sandbox)
          SELECT * FROM cancelled`,
-        [jobId],
-      );
+      [jobId],
+    );
     if (!row) return null;
     return { accountId: row.account_id, api: row.api, capacityGroup: row.capacity_group, sandbox: row.sandbox };
   }

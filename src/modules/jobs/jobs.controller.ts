@@ -28,7 +28,10 @@ const DEFAULT_PAGE_SIZE = 20;
 
 @ApiTags('Jobs')
 @ApiBearerAuth('api_key')
-@ApiNotFoundResponse({ type: ErrorResponseDto, description: '`not_found`: no such job for this key’s account and environment' })
+@ApiNotFoundResponse({
+  type: ErrorResponseDto,
+  description: '`not_found`: no such job for this key’s account and environment',
+})
 @Controller('api/v1')
 export class JobsController {
   constructor(

@@ -191,7 +191,8 @@ export class JobsRepository {
     const target = new entity() as Record<string, unknown>;
     for (const column of this.columnsOf(entity)) {
       const value = row[column.databaseName];
-      target[column.propertyName] = value !== null && value !== undefined && column.isDate ? new Date(value as string) : value;
+      target[column.propertyName] =
+        value !== null && value !== undefined && column.isDate ? new Date(value as string) : value;
     }
     return target as T;
   }

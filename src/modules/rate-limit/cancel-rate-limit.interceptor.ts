@@ -21,13 +21,15 @@ export class CancelRateLimitInterceptor implements NestInterceptor {
         setRateLimitHeaders(res, decision);
         if (!decision.allowed) throw rateLimitExceeded(RateLimitKind.Create, decision, this.rateLimits.windowSeconds);
         const token = decision.token;
-        return next.handle().pipe(
-          catchError((error: unknown) =>
-            from(token ? this.refund(subject, token) : Promise.resolve()).pipe(
-              switchMap(() => throwError(() => error)),
+        return next
+          .handle()
+          .pipe(
+            catchError((error: unknown) =>
+              from(token ? this.refund(subject, token) : Promise.resolve()).pipe(
+                switchMap(() => throwError(() => error)),
+              ),
             ),
-          ),
-        );
+          );
       }),
     );
   }

@@ -44,7 +44,11 @@ const WHAT_IS_LIMITED: Record<RateLimitKind, string> = {
   [RateLimitKind.Poll]: 'job status requests',
 };
 
-export function rateLimitExceeded(kind: RateLimitKind, decision: RateLimitDecision, windowSeconds: number): DomainError {
+export function rateLimitExceeded(
+  kind: RateLimitKind,
+  decision: RateLimitDecision,
+  windowSeconds: number,
+): DomainError {
   const wait = decision.retryAfterSeconds ?? decision.resetSeconds;
   return new DomainError(
     ErrorCode.RateLimitExceeded,

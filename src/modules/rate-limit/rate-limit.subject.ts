@@ -7,7 +7,10 @@ import type { RateLimitSubject } from './rate-limit.types';
  * the response its `RateLimit-*` headers go on. `limiter` names the caller in the error thrown
  * when it is put on a route without an API key.
  */
-export function rateLimitSubjectOf(context: ExecutionContext, limiter: string): { subject: RateLimitSubject; res: Response } {
+export function rateLimitSubjectOf(
+  context: ExecutionContext,
+  limiter: string,
+): { subject: RateLimitSubject; res: Response } {
   const req = context.switchToHttp().getRequest<Request>();
   const auth = req.auth;
   if (!auth) throw new Error(`${limiter} needs an API-key route`);

@@ -6,7 +6,8 @@ export type SlidingWindowReply = [allowed: number, index: number, remaining: num
 
 const COMMAND = 'rateLimitSlidingWindow';
 
-type SlidingWindowRedis = Redis & Record<typeof COMMAND, (...args: Array<string | number>) => Promise<SlidingWindowReply>>;
+type SlidingWindowRedis = Redis &
+  Record<typeof COMMAND, (...args: Array<string | number>) => Promise<SlidingWindowReply>>;
 
 /**
  * Runs the sliding-window script (EVALSHA, falling back to EVAL) over `keys`, which must share a

@@ -29,11 +29,17 @@ export function configuredAvailability(
   const needsProvider: ToolAvailability = { available: false, reason: 'needs an image provider (IMAGE_PROVIDER)' };
   return new Map<ToolId, ToolAvailability>([
     [ToolId.ImageEditing, { available: true, mode: 'sharp pipelines on the worker' }],
-    [ToolId.RemoveBackground, segmenter ? { available: true } : { available: false, reason: 'needs a segmenter (SEGMENTER is none)' }],
+    [
+      ToolId.RemoveBackground,
+      segmenter ? { available: true } : { available: false, reason: 'needs a segmenter (SEGMENTER is none)' },
+    ],
     [
       ToolId.ImageAiEdit,
       provider
-        ? { available: true, mode: `${provider}${segmenter ? '' : '; strict and balanced preservation need background removal (SEGMENTER is none)'}` }
+        ? {
+            available: true,
+            mode: `${provider}${segmenter ? '' : '; strict and balanced preservation need background removal (SEGMENTER is none)'}`,
+          }
         : needsProvider,
     ],
     [ToolId.AiBackground, sceneAvailability(segmenter, provider, config.STUDIO_BACKDROPS)],
@@ -46,13 +52,21 @@ function sceneAvailability(segmenter: boolean, provider: string | null, studioBa
   if (!segmenter) return { available: false, reason: 'needs background removal (SEGMENTER is none)' };
   if (provider) return { available: true, mode: `generated scenes (${provider})` };
   if (studioBackdrops) {
-    return { available: true, mode: 'built-in studio backdrops (drawn, not generated: no image provider is configured)' };
+    return {
+      available: true,
+      mode: 'built-in studio backdrops (drawn, not generated: no image provider is configured)',
+    };
   }
-  return { available: false, reason: 'needs an image provider (IMAGE_PROVIDER), or STUDIO_BACKDROPS=true for built-in backdrops' };
+  return {
+    available: false,
+    reason: 'needs an image provider (IMAGE_PROVIDER), or STUDIO_BACKDROPS=true for built-in backdrops',
+  };
 }
 
 function adMode(segmenter: boolean, provider: string | null): string {
-  const subject = segmenter ? 'the product cut out by background removal' : 'the product photo whole (SEGMENTER is none)';
+  const subject = segmenter
+    ? 'the product cut out by background removal'
+    : 'the product photo whole (SEGMENTER is none)';
   const premium = provider ? `; premium_ad backdrops by ${provider}` : '';
   return `laid out by the service: ${subject}${premium}`;
 }
@@ -73,7 +87,10 @@ export class ToolAvailabilityService {
 
 /** Tool availability for both roles, from configuration alone. */
 @Module({
-  providers: [{ provide: TOOL_AVAILABILITY, inject: [APP_CONFIG], useFactory: configuredAvailability }, ToolAvailabilityService],
+  providers: [
+    { provide: TOOL_AVAILABILITY, inject: [APP_CONFIG], useFactory: configuredAvailability },
+    ToolAvailabilityService,
+  ],
   exports: [ToolAvailabilityService],
 })
 export class ToolAvailabilityModule {}

@@ -23,7 +23,12 @@ export type StoredBackground = { type?: string; color?: string };
 export type RemoveBackgroundOptions = {
   background: { type: 'transparent' | 'white' | 'color'; color?: string; shadow: ShadowKind };
   /** `channels` is absent from jobs created before masks were offered (they are `rgba`). */
-  output: StoredOutput & { crop_to_subject: boolean; margin_percent: number; channels?: CutoutChannels; format?: string };
+  output: StoredOutput & {
+    crop_to_subject: boolean;
+    margin_percent: number;
+    channels?: CutoutChannels;
+    format?: string;
+  };
 };
 
 /** The operations of `POST /image/edit`, each optional. */
@@ -44,7 +49,10 @@ export type ImageAiEditOptions = {
 };
 
 /** `POST /scene/create`. */
-export type SceneOptions = { scene: { prompt: string; shadow: ShadowKind; aspect_ratio?: string }; output: StoredOutput };
+export type SceneOptions = {
+  scene: { prompt: string; shadow: ShadowKind; aspect_ratio?: string };
+  output: StoredOutput;
+};
 
 /** `POST /image/generate`. */
 export type ImageGenerationOptions = { prompt: string; options: { aspect_ratio?: string }; output: StoredOutput };

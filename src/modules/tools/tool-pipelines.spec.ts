@@ -16,17 +16,27 @@ const productPhoto = (operation: ProductPhotoOperation, preset: string | null = 
 
 describe(pipelineOf.name, () => {
   it('runs each endpoint on its own tool', () => {
-    const edit: ToolOptions = { tool: ToolId.ImageEditing, options: { operations: {}, output: { number_of_images: 1 } } };
-    const scene: ToolOptions = { tool: ToolId.AiBackground, options: { scene: { prompt: 'a kitchen', shadow: 'natural' }, output: { number_of_images: 1 } } };
+    const edit: ToolOptions = {
+      tool: ToolId.ImageEditing,
+      options: { operations: {}, output: { number_of_images: 1 } },
+    };
+    const scene: ToolOptions = {
+      tool: ToolId.AiBackground,
+      options: { scene: { prompt: 'a kitchen', shadow: 'natural' }, output: { number_of_images: 1 } },
+    };
     expect([pipelineOf(edit), pipelineOf(scene)]).toEqual([ToolId.ImageEditing, ToolId.AiBackground]);
   });
 
   it('runs the product photo operations that cut the product out on the cut-out, whatever they are labelled', () => {
     expect(PRODUCT_PHOTO_TOOL[ProductPhotoOperation.StudioPackshot]).toBe(ToolId.ImageEditing);
     expect(pipelineOf(productPhoto(ProductPhotoOperation.StudioPackshot))).toBe(ToolId.RemoveBackground);
-    expect(pipelineOf(productPhoto(ProductPhotoOperation.MarketplaceClean, 'amazon_main_image'))).toBe(ToolId.RemoveBackground);
+    expect(pipelineOf(productPhoto(ProductPhotoOperation.MarketplaceClean, 'amazon_main_image'))).toBe(
+      ToolId.RemoveBackground,
+    );
     expect(pipelineOf(productPhoto(ProductPhotoOperation.RemoveBackground))).toBe(ToolId.RemoveBackground);
-    expect(pipelineOf(productPhoto(ProductPhotoOperation.ProductPhotoEnhance, 'shop_square_image'))).toBe(ToolId.RemoveBackground);
+    expect(pipelineOf(productPhoto(ProductPhotoOperation.ProductPhotoEnhance, 'shop_square_image'))).toBe(
+      ToolId.RemoveBackground,
+    );
   });
 
   it('keeps enhancement on the editing pipeline when the photo keeps its background, and the others on their tools', () => {

@@ -15,7 +15,9 @@ function productPhotoPipeline(options: ProductPhotoOptions): ToolId {
       return ToolId.RemoveBackground;
     case ProductPhotoOperation.ProductPhotoEnhance:
       // Enhancing keeps the photo's background unless its preset replaces it (white or transparent).
-      return !options.preset || options.preset.background === 'original' ? ToolId.ImageEditing : ToolId.RemoveBackground;
+      return !options.preset || options.preset.background === 'original'
+        ? ToolId.ImageEditing
+        : ToolId.RemoveBackground;
     case ProductPhotoOperation.NaturalLifestyle:
       return ToolId.AiBackground;
     case ProductPhotoOperation.PremiumAd:

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ToolId } from '../catalog/tools';
-import { SandboxSimulator } from './sandbox/sandbox-simulator';
 import { ToolAvailabilityService } from './tool-availability';
 import { pipelineOf } from './tool-pipelines';
 import type { ToolRunner, TypedToolTask } from './tool-runner';
@@ -9,11 +8,14 @@ import type { ToolRunner, TypedToolTask } from './tool-runner';
 export const LIVE_TOOL_RUNNERS = Symbol('LIVE_TOOL_RUNNERS');
 export type LiveToolRunners = ReadonlyMap<ToolId, ToolRunner>;
 
+/** What runs every sandbox result (the simulator), given by the tools module so this registry imports no tool. */
+export const SANDBOX_RUNNER = Symbol('SANDBOX_RUNNER');
+
 /** Which runner produces a result on this worker. */
 @Injectable()
 export class ToolRunners {
   constructor(
-    private readonly sandbox: SandboxSimulator,
+    @Inject(SANDBOX_RUNNER) private readonly sandbox: ToolRunner,
     private readonly availability: ToolAvailabilityService,
     @Inject(LIVE_TOOL_RUNNERS) private readonly live: LiveToolRunners,
   ) {}

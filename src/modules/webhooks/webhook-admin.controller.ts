@@ -67,7 +67,10 @@ export class WebhookAdminController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Send an event again (same id and body) to its job’s webhook URL, as a new delivery.' })
   @ApiAcceptedResponse({ type: RedeliveryResponseDto })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: '`invalid_request`: the event’s job has no webhook_url' })
+  @ApiBadRequestResponse({
+    type: ErrorResponseDto,
+    description: '`invalid_request`: the event’s job has no webhook_url',
+  })
   async redeliver(@Param('eventId', UuidParamPipe) eventId: string): Promise<{ delivery: DeliveryDto }> {
     return { delivery: presentDelivery(await this.webhooks.redeliver(eventId)) };
   }

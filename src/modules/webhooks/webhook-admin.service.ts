@@ -32,7 +32,13 @@ export class WebhookAdminService {
       );
     }
     const id = randomUUID();
-    await this.store.insertRedelivery({ id, eventId, accountId: event.accountId, jobId: event.jobId, url: event.webhookUrl });
+    await this.store.insertRedelivery({
+      id,
+      eventId,
+      accountId: event.accountId,
+      jobId: event.jobId,
+      url: event.webhookUrl,
+    });
     await this.queue.enqueueCommitted([{ id, accountId: event.accountId, firstAttemptAt: new Date() }]);
     return this.store.findWithAttempts(id);
   }

@@ -241,10 +241,11 @@ export class WebhookDeliveriesRepository {
   }
 
   async findEventDestination(eventId: string): Promise<EventDestination | null> {
-    const [event]: Array<{ account_id: string; job_id: string; webhook_url: string | null }> = await this.dataSource.query(
-      `SELECT e.account_id, e.job_id, j.webhook_url FROM webhook_events e JOIN jobs j ON j.id = e.job_id WHERE e.id = $1`,
-      [eventId],
-    );
+    const [event]: Array<{ account_id: string; job_id: string; webhook_url: string | null }> =
+      await this.dataSource.query(
+        `SELECT e.account_id, e.job_id, j.webhook_url FROM webhook_events e JOIN jobs j ON j.id = e.job_id WHERE e.id = $1`,
+        [eventId],
+      );
     return event ? { accountId: event.account_id, jobId: event.job_id, webhookUrl: event.webhook_url } : null;
   }
 

@@ -59,7 +59,9 @@ export class WebhookDeliveryQueue {
    * After the outbox transaction commits. A failure here loses nothing: the deliveries are in
    * PostgreSQL, and the sweeper enqueues what has no queue entry.
    */
-  async enqueueCommitted(deliveries: ReadonlyArray<{ id: string; accountId: string; firstAttemptAt: Date }>): Promise<void> {
+  async enqueueCommitted(
+    deliveries: ReadonlyArray<{ id: string; accountId: string; firstAttemptAt: Date }>,
+  ): Promise<void> {
     try {
       await this.enqueue(
         deliveries.map((delivery) => ({

@@ -9,9 +9,7 @@ import { OutboundHttps } from '../../core/outbound/outbound.module';
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
 export type SendOutcome =
-  | { kind: 'response'; statusCode: number }
-  | { kind: 'blocked'; reason: string }
-  | { kind: 'error'; reason: string };
+  { kind: 'response'; statusCode: number } | { kind: 'blocked'; reason: string } | { kind: 'error'; reason: string };
 
 /**
  * One HTTPS POST: no redirects (a 3xx is just a failed attempt), a deadline over the whole

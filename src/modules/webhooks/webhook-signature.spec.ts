@@ -32,7 +32,9 @@ describe(signWebhook.name, () => {
     const timestamp = now();
     const signature = signWebhook([secret], 'e1', timestamp, body);
     expect(() => new Webhook(secret).verify(`${body} `, headersOf(signature, timestamp))).toThrow();
-    expect(() => new Webhook(secret).verify(body, { ...headersOf(signature, timestamp), 'webhook-id': 'e2' })).toThrow();
+    expect(() =>
+      new Webhook(secret).verify(body, { ...headersOf(signature, timestamp), 'webhook-id': 'e2' }),
+    ).toThrow();
     expect(() => new Webhook(secret).verify(body, headersOf(signature, timestamp + 1))).toThrow();
   });
 });

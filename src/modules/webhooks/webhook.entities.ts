@@ -21,7 +21,8 @@ export enum DeliveryStatus {
   Blocked = 'blocked',
 }
 
-export type AttemptOutcome = DeliveryStatus.Delivered | DeliveryStatus.Failed | DeliveryStatus.Gone | DeliveryStatus.Blocked;
+export type AttemptOutcome =
+  DeliveryStatus.Delivered | DeliveryStatus.Failed | DeliveryStatus.Gone | DeliveryStatus.Blocked;
 
 /**
  * One event, recorded in the transaction of the state change that caused it (the outbox).

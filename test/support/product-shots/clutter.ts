@@ -30,8 +30,14 @@ function clearance(mask: Uint8Array, width: number, height: number): (x: number,
     for (let gx = 0; gx < gw; gx++) {
       if (!cells[gy * gw + gx]) continue;
       const inner =
-        gx > 0 && gy > 0 && gx < gw - 1 && gy < gh - 1 &&
-        cells[gy * gw + gx - 1] && cells[gy * gw + gx + 1] && cells[(gy - 1) * gw + gx] && cells[(gy + 1) * gw + gx];
+        gx > 0 &&
+        gy > 0 &&
+        gx < gw - 1 &&
+        gy < gh - 1 &&
+        cells[gy * gw + gx - 1] &&
+        cells[gy * gw + gx + 1] &&
+        cells[(gy - 1) * gw + gx] &&
+        cells[(gy + 1) * gw + gx];
       if (!inner) edge.push((gx + 0.5) * f, (gy + 0.5) * f);
     }
   }
@@ -108,11 +114,14 @@ export function clutterProps(stage: Stage): string {
     const rotation = (next() * 180).toFixed(1);
     const shape = prop(kind, radius, next);
     const id = `prop${placed.length}`;
-    const fill =
-      linear(id, [0, 0, 0.3, 1], [
+    const fill = linear(
+      id,
+      [0, 0, 0.3, 1],
+      [
         [0, tone(colour, 0.18)],
         [1, tone(colour, -0.22)],
-      ]);
+      ],
+    );
     const shadowed = translucent
       ? ''
       : `<g transform="translate(${(x + shadow.dx).toFixed(1)} ${(y + shadow.dy).toFixed(1)}) rotate(${rotation})" fill="#000" opacity="0.16">${shape}</g>`;
@@ -126,15 +135,26 @@ export function clutterProps(stage: Stage): string {
 
 /** A plain wall with the props scattered over it, clear of the product. */
 export function clutter(stage: Stage): BackdropLayer {
-  const wall = pick([[210, 204, 196], [192, 200, 206], [224, 218, 204]] as Rgb[], stage.next);
+  const wall = pick(
+    [
+      [210, 204, 196],
+      [192, 200, 206],
+      [224, 218, 204],
+    ] as Rgb[],
+    stage.next,
+  );
   return {
     svg: svgDocument(
       stage.width,
       stage.height,
-      `<defs>${linear('wall', [0, 0, 1, 1], [
-        [0, tone(wall, 0.1)],
-        [1, tone(wall, -0.12)],
-      ])}</defs><rect width="100%" height="100%" fill="url(#wall)"/>` +
+      `<defs>${linear(
+        'wall',
+        [0, 0, 1, 1],
+        [
+          [0, tone(wall, 0.1)],
+          [1, tone(wall, -0.12)],
+        ],
+      )}</defs><rect width="100%" height="100%" fill="url(#wall)"/>` +
         clutterProps(stage) +
         contactShadow(stage, 0.8),
     ),

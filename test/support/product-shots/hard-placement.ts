@@ -9,7 +9,14 @@ const clamp = (value: number, low: number, high: number) => Math.max(low, Math.m
  * plain shots), and inside the frame with a 3% margin around that centre, so an off-centre product
  * stays off-centre instead of being pushed back.
  */
-export function placeAt(drawing: ProductDrawing, width: number, height: number, area: number, cx: number, cy: number): Placement {
+export function placeAt(
+  drawing: ProductDrawing,
+  width: number,
+  height: number,
+  area: number,
+  cx: number,
+  cy: number,
+): Placement {
   const x = cx * width;
   const y = cy * height;
   const scale = Math.min(

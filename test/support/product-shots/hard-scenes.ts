@@ -25,7 +25,15 @@ import { whitePaper } from './white-paper';
  */
 export type HardKind = 'touching' | 'overlapping' | 'among' | 'beside' | 'filling' | 'white' | 'thin';
 
-export const HARD_KINDS: readonly HardKind[] = ['touching', 'overlapping', 'among', 'beside', 'filling', 'white', 'thin'];
+export const HARD_KINDS: readonly HardKind[] = [
+  'touching',
+  'overlapping',
+  'among',
+  'beside',
+  'filling',
+  'white',
+  'thin',
+];
 
 /** The kinds whose scenes have props; the others have none. */
 export const PROP_KINDS: readonly HardKind[] = ['touching', 'overlapping', 'among', 'beside'];
@@ -45,8 +53,10 @@ type Place = (drawing: ProductDrawing, width: number, height: number, next: () =
 
 /** Smaller products where props must find room around them; off-centre for 'beside'. */
 const PLACEMENTS: Readonly<Record<HardKind, Place>> = {
-  touching: (d, w, h, next) => placeAt(d, w, h, 0.17 + 0.09 * next(), 0.5 + 0.12 * (next() - 0.5), 0.56 + 0.06 * (next() - 0.5)),
-  overlapping: (d, w, h, next) => placeAt(d, w, h, 0.17 + 0.09 * next(), 0.5 + 0.12 * (next() - 0.5), 0.56 + 0.06 * (next() - 0.5)),
+  touching: (d, w, h, next) =>
+    placeAt(d, w, h, 0.17 + 0.09 * next(), 0.5 + 0.12 * (next() - 0.5), 0.56 + 0.06 * (next() - 0.5)),
+  overlapping: (d, w, h, next) =>
+    placeAt(d, w, h, 0.17 + 0.09 * next(), 0.5 + 0.12 * (next() - 0.5), 0.56 + 0.06 * (next() - 0.5)),
   among: (d, w, h, next) => placeAt(d, w, h, 0.15 + 0.07 * next(), 0.5 + 0.1 * (next() - 0.5), 0.56),
   beside: (d, w, h, next) => {
     const left = next() < 0.5;
@@ -108,7 +118,10 @@ async function grainAround(
   width: number,
   height: number,
 ): Promise<(x: number, y: number) => number> {
-  const rgba = await sharp(Buffer.from(svgDocument(width, height, bodies))).ensureAlpha().raw().toBuffer();
+  const rgba = await sharp(Buffer.from(svgDocument(width, height, bodies)))
+    .ensureAlpha()
+    .raw()
+    .toBuffer();
   return (x: number, y: number) => 1 + (grain(x, y) - 1) * (1 - rgba[(y * width + x) * 4 + 3] / 255);
 }
 

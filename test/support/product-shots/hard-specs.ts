@@ -16,7 +16,18 @@ export interface HardShotSpec {
 }
 
 /** The plain shots' products, and two with open frames and thin bands that props can show through. */
-const PROP_PRODUCTS = ['bottle', 'carton', 'mug', 'sneaker', 'ball', 'lamp', 'chair', 'backpack', 'headphones', 'eyeglasses'];
+const PROP_PRODUCTS = [
+  'bottle',
+  'carton',
+  'mug',
+  'sneaker',
+  'ball',
+  'lamp',
+  'chair',
+  'backpack',
+  'headphones',
+  'eyeglasses',
+];
 
 /**
  * `perFamily` shots of `kind` for every prop family. Products, materials and backdrops rotate with

@@ -41,7 +41,11 @@ export interface Surroundings {
 }
 
 /** The product's silhouette measured from its mask: its area in pixels, and what Surroundings needs. */
-export function silhouette(mask: Uint8Array, width: number, height: number): Pick<Surroundings, 'centroid' | 'base' | 'reach'> & { area: number } {
+export function silhouette(
+  mask: Uint8Array,
+  width: number,
+  height: number,
+): Pick<Surroundings, 'centroid' | 'base' | 'reach'> & { area: number } {
   let area = 0;
   let sx = 0;
   let sy = 0;

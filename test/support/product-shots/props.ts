@@ -41,12 +41,21 @@ function roundedBox(w: number, h: number, r: number): Point[] {
   const x = w / 2 - r;
   const y = h / 2 - r;
   const q = Math.PI / 2;
-  return [...arc(x, -y, r, -q, 0, 12), ...arc(x, y, r, 0, q, 12), ...arc(-x, y, r, q, 2 * q, 12), ...arc(-x, -y, r, 2 * q, 3 * q, 12)];
+  return [
+    ...arc(x, -y, r, -q, 0, 12),
+    ...arc(x, y, r, 0, q, 12),
+    ...arc(-x, y, r, q, 2 * q, 12),
+    ...arc(-x, -y, r, 2 * q, 3 * q, 12),
+  ];
 }
 
 /** A closed smooth curve: a radius varying with the angle by a few low harmonics. */
 function blob(next: () => number): Point[] {
-  const harmonics = [0.15, 0.1, 0.05].map((amplitude, i) => ({ k: i + 2, a: amplitude * next(), phase: 2 * Math.PI * next() }));
+  const harmonics = [0.15, 0.1, 0.05].map((amplitude, i) => ({
+    k: i + 2,
+    a: amplitude * next(),
+    phase: 2 * Math.PI * next(),
+  }));
   return Array.from({ length: 180 }, (_, i) => {
     const t = (i / 180) * 2 * Math.PI;
     const r = 0.7 + harmonics.reduce((sum, { k, a, phase }) => sum + a * Math.cos(k * t + phase), 0);
@@ -62,7 +71,10 @@ function crescent(next: () => number): Point[] {
   const y = Math.sqrt(1 - x * x);
   const outer = Math.atan2(y, x);
   const inner = Math.atan2(y, x - shift);
-  return [...arc(0, 0, 1, outer, 2 * Math.PI - outer, 120).slice(0, -1), ...arc(shift, 0, cut, 2 * Math.PI - inner, inner, 120).slice(0, -1)];
+  return [
+    ...arc(0, 0, 1, outer, 2 * Math.PI - outer, 120).slice(0, -1),
+    ...arc(shift, 0, cut, 2 * Math.PI - inner, inner, 120).slice(0, -1),
+  ];
 }
 
 const OUTLINES: Record<PropFamily, (next: () => number) => Outline> = {
@@ -113,10 +125,12 @@ export const propOutline = (family: PropFamily, next: () => number): Outline => 
 /** Area of the unit outline: the outline's own less its holes'. */
 export function outlineArea(outline: Outline): number {
   const shoelace = (points: readonly Point[]) =>
-    Math.abs(points.reduce((sum, [x, y], i) => {
-      const [nx, ny] = points[(i + 1) % points.length];
-      return sum + x * ny - nx * y;
-    }, 0)) / 2;
+    Math.abs(
+      points.reduce((sum, [x, y], i) => {
+        const [nx, ny] = points[(i + 1) % points.length];
+        return sum + x * ny - nx * y;
+      }, 0),
+    ) / 2;
   return outline.reduce((area, contour, i) => area + (i === 0 ? 1 : -1) * shoelace(contour), 0);
 }
 
@@ -167,7 +181,8 @@ export function propColour(material: PropMaterial, body: Rgb, next: () => number
 }
 
 /** Opacity of a prop of `material`: translucent ones 0.4-0.7. */
-export const propOpacity = (material: PropMaterial, next: () => number): number => (material === 'translucent' ? 0.4 + 0.3 * next() : 1);
+export const propOpacity = (material: PropMaterial, next: () => number): number =>
+  material === 'translucent' ? 0.4 + 0.3 * next() : 1;
 
 function pathData(prop: Prop): string {
   const cos = Math.cos(prop.angle);
@@ -196,14 +211,24 @@ function pathData(prop: Prop): string {
 export function propSvg(prop: Prop, id: string, side: number): { shadow: string; body: string } {
   const d = pathData(prop);
   const depth = prop.material === 'look-alike' ? 0.05 : prop.material === 'translucent' ? 0.12 : 0.2;
-  const fill = linear(id, [0, 0, 0.7, 1], [
-    [0, tone(prop.colour, depth)],
-    [1, tone(prop.colour, -1.2 * depth)],
-  ]);
+  const fill = linear(
+    id,
+    [0, 0, 0.7, 1],
+    [
+      [0, tone(prop.colour, depth)],
+      [1, tone(prop.colour, -1.2 * depth)],
+    ],
+  );
   const body = `<defs>${fill}</defs><path d="${d}" fill="url(#${id})" fill-rule="evenodd" opacity="${prop.opacity.toFixed(2)}"/>`;
   if (prop.material === 'translucent') return { shadow: '', body };
   const layers = [0, 0.004, 0.008, 0.013, 0.019, 0.026]
-    .map((width) => `<path d="${d}" fill="#000" fill-rule="evenodd" stroke="#000" stroke-width="${(width * side).toFixed(1)}" stroke-linejoin="round" opacity="0.04"/>`)
+    .map(
+      (width) =>
+        `<path d="${d}" fill="#000" fill-rule="evenodd" stroke="#000" stroke-width="${(width * side).toFixed(1)}" stroke-linejoin="round" opacity="0.04"/>`,
+    )
     .join('');
-  return { shadow: `<g transform="translate(${(0.005 * side).toFixed(1)} ${(0.008 * side).toFixed(1)})">${layers}</g>`, body };
+  return {
+    shadow: `<g transform="translate(${(0.005 * side).toFixed(1)} ${(0.008 * side).toFixed(1)})">${layers}</g>`,
+    body,
+  };
 }

@@ -27,7 +27,11 @@ export function placeProduct(drawing: ProductDrawing, width: number, height: num
   const boxHeight = drawing.height * scale;
   const clamp = (value: number, low: number, high: number) => Math.max(low, Math.min(high, value));
   const left = clamp(width / 2 + (next() - 0.5) * 0.1 * width - boxWidth / 2, 0.04 * width, 0.96 * width - boxWidth);
-  const top = clamp(height / 2 + (next() - 0.5) * 0.06 * height - boxHeight / 2, 0.04 * height, 0.96 * height - boxHeight);
+  const top = clamp(
+    height / 2 + (next() - 0.5) * 0.06 * height - boxHeight / 2,
+    0.04 * height,
+    0.96 * height - boxHeight,
+  );
   return { scale, left, top, width: boxWidth, height: boxHeight };
 }
 
@@ -59,13 +63,18 @@ export async function renderBackdrop(svg: string): Promise<Buffer> {
  * A multiplier of the product's pixels at (u, v) in drawing units, from its `grain`; `muted` for
  * a white or cream finish, where the same relative grain would look like streaks.
  */
-function productGrain(drawing: ProductDrawing, seed: number, muted: boolean): ((u: number, v: number) => number) | undefined {
+function productGrain(
+  drawing: ProductDrawing,
+  seed: number,
+  muted: boolean,
+): ((u: number, v: number) => number) | undefined {
   if (!drawing.grain) return undefined;
   const noise = valueNoise(seed);
   const [su, sv] = drawing.grain.size;
   const strength = drawing.grain.strength * (muted ? 0.4 : 1);
   return (u, v) =>
-    1 + strength * (1.4 * (noise(u / su, v / sv) - 0.5) + 0.8 * (noise((u / su) * 2.3 + 91, (v / sv) * 2.3 + 17) - 0.5));
+    1 +
+    strength * (1.4 * (noise(u / su, v / sv) - 0.5) + 0.8 * (noise((u / su) * 2.3 + 91, (v / sv) * 2.3 + 17) - 0.5));
 }
 
 /**

@@ -6,7 +6,10 @@ export const WHITE: Rgb = [255, 255, 255];
 export const BLACK: Rgb = [0, 0, 0];
 
 export function hex([r, g, b]: Rgb): string {
-  const byte = (value: number) => Math.max(0, Math.min(255, Math.round(value))).toString(16).padStart(2, '0');
+  const byte = (value: number) =>
+    Math.max(0, Math.min(255, Math.round(value)))
+      .toString(16)
+      .padStart(2, '0');
   return `#${byte(r)}${byte(g)}${byte(b)}`;
 }
 
@@ -24,7 +27,10 @@ export type Stop = [number, Rgb, number?];
 
 const stopsOf = (stops: Stop[]) =>
   stops
-    .map(([offset, colour, opacity = 1]) => `<stop offset="${offset}" stop-color="${hex(colour)}" stop-opacity="${opacity}"/>`)
+    .map(
+      ([offset, colour, opacity = 1]) =>
+        `<stop offset="${offset}" stop-color="${hex(colour)}" stop-opacity="${opacity}"/>`,
+    )
     .join('');
 
 /** A linear gradient along (x1, y1) -> (x2, y2), in the painted shape's bounding box unless `user`. */
@@ -44,16 +50,20 @@ export function radial(id: string, [cx, cy, r, fx = cx, fy = cy]: number[], stop
  * dark flanks, a bright band left of the middle, a faint rim light on the right.
  */
 export function cylinderShade(id: string, depth = 1): string {
-  return linear(id, [0, 0, 1, 0], [
-    [0, BLACK, 0.62 * depth],
-    [0.1, BLACK, 0.3 * depth],
-    [0.24, WHITE, 0.2 * depth],
-    [0.34, WHITE, 0.04 * depth],
-    [0.55, BLACK, 0.08 * depth],
-    [0.84, BLACK, 0.42 * depth],
-    [0.95, BLACK, 0.55 * depth],
-    [1, WHITE, 0.12 * depth],
-  ]);
+  return linear(
+    id,
+    [0, 0, 1, 0],
+    [
+      [0, BLACK, 0.62 * depth],
+      [0.1, BLACK, 0.3 * depth],
+      [0.24, WHITE, 0.2 * depth],
+      [0.34, WHITE, 0.04 * depth],
+      [0.55, BLACK, 0.08 * depth],
+      [0.84, BLACK, 0.42 * depth],
+      [0.95, BLACK, 0.55 * depth],
+      [1, WHITE, 0.12 * depth],
+    ],
+  );
 }
 
 export function svgDocument(width: number, height: number, body: string): string {
@@ -75,7 +85,7 @@ export function valueNoise(seed: number): (x: number, y: number) => number {
     const x0 = xf & 255;
     const x1 = (x0 + 1) & 255;
     const y0 = (yf & 255) << 8;
-    const y1 = (((yf + 1) & 255) << 8);
+    const y1 = ((yf + 1) & 255) << 8;
     const a = lattice[y0 + x0];
     const b = lattice[y0 + x1];
     const c = lattice[y1 + x0];
@@ -101,8 +111,12 @@ export function highlight(cx: number, cy: number, rx: number, ry: number, opacit
 }
 
 export const glow = () =>
-  radial('glow', [0.5, 0.5, 0.5], [
-    [0, WHITE, 1],
-    [0.45, WHITE, 0.65],
-    [1, WHITE, 0],
-  ]);
+  radial(
+    'glow',
+    [0.5, 0.5, 0.5],
+    [
+      [0, WHITE, 1],
+      [0.45, WHITE, 0.65],
+      [1, WHITE, 0],
+    ],
+  );

@@ -14,30 +14,61 @@ export function horizonOf(height: number, box: Placement): number {
 export function tabletop(stage: Stage): BackdropLayer {
   const { width, height, placement: box } = stage;
   const horizon = horizonOf(height, box);
-  const wall = pick([[214, 206, 194], [196, 208, 214], [226, 222, 212], [178, 190, 170]] as Rgb[], stage.next);
-  const wood = pick([[160, 108, 64], [188, 142, 94], [124, 82, 52]] as Rgb[], stage.next);
+  const wall = pick(
+    [
+      [214, 206, 194],
+      [196, 208, 214],
+      [226, 222, 212],
+      [178, 190, 170],
+    ] as Rgb[],
+    stage.next,
+  );
+  const wood = pick(
+    [
+      [160, 108, 64],
+      [188, 142, 94],
+      [124, 82, 52],
+    ] as Rgb[],
+    stage.next,
+  );
   const table = height - horizon;
   const svg = svgDocument(
     width,
     height,
     `<defs>
-      ${linear('wall', [0, 0, 0, 1], [
-        [0, tone(wall, 0.12)],
-        [1, tone(wall, -0.12)],
-      ])}
-      ${radial('window', [0.1, 0.05, 0.9], [
-        [0, WHITE, 0.22],
-        [1, WHITE, 0],
-      ])}
-      ${linear('table', [0, 0, 0, 1], [
-        [0, tone(wood, -0.3)],
-        [0.12, tone(wood, -0.05)],
-        [1, tone(wood, 0.1)],
-      ])}
-      ${linear('falloff', [0, 0, 1, 0], [
-        [0, WHITE, 0.08],
-        [1, BLACK, 0.18],
-      ])}
+      ${linear(
+        'wall',
+        [0, 0, 0, 1],
+        [
+          [0, tone(wall, 0.12)],
+          [1, tone(wall, -0.12)],
+        ],
+      )}
+      ${radial(
+        'window',
+        [0.1, 0.05, 0.9],
+        [
+          [0, WHITE, 0.22],
+          [1, WHITE, 0],
+        ],
+      )}
+      ${linear(
+        'table',
+        [0, 0, 0, 1],
+        [
+          [0, tone(wood, -0.3)],
+          [0.12, tone(wood, -0.05)],
+          [1, tone(wood, 0.1)],
+        ],
+      )}
+      ${linear(
+        'falloff',
+        [0, 0, 1, 0],
+        [
+          [0, WHITE, 0.08],
+          [1, BLACK, 0.18],
+        ],
+      )}
     </defs>
     <rect width="${width}" height="${horizon}" fill="url(#wall)"/>
     <rect width="${width}" height="${horizon}" fill="url(#window)"/>

@@ -9,7 +9,8 @@ import { drawShadow } from './shadow';
 const W = 400;
 const H = 300;
 const BOX = { left: 150, top: 100, width: 100, height: 150 };
-const inBox = (x: number, y: number) => x >= BOX.left && x < BOX.left + BOX.width && y >= BOX.top && y < BOX.top + BOX.height;
+const inBox = (x: number, y: number) =>
+  x >= BOX.left && x < BOX.left + BOX.width && y >= BOX.top && y < BOX.top + BOX.height;
 
 function boxMask(): AlphaMask {
   const data = new Uint8Array(W * H);
@@ -27,7 +28,9 @@ function redOnGrey(): RawImage {
 }
 
 const at = (mask: AlphaMask, x: number, y: number) => mask.data[y * mask.width + x];
-const pixel = (image: RawImage, x: number, y: number) => [...image.data.subarray((y * image.width + x) * image.channels, (y * image.width + x + 1) * image.channels)];
+const pixel = (image: RawImage, x: number, y: number) => [
+  ...image.data.subarray((y * image.width + x) * image.channels, (y * image.width + x + 1) * image.channels),
+];
 
 describe('planFrame', () => {
   it('crops around the subject with an even margin of its longer side, reaching past the photo if it must', () => {
@@ -35,12 +38,21 @@ describe('planFrame', () => {
       frame: { left: 135, top: 85, width: 130, height: 180 },
       size: { width: 130, height: 180 },
     });
-    const edge = planFrame({ width: W, height: H }, { left: 0, top: 0, width: 100, height: 100 }, { kind: 'crop', marginPercent: 20 });
+    const edge = planFrame(
+      { width: W, height: H },
+      { left: 0, top: 0, width: 100, height: 100 },
+      { kind: 'crop', marginPercent: 20 },
+    );
     expect(edge.frame).toEqual({ left: -20, top: -20, width: 140, height: 140 });
   });
 
   it('centres the subject on a canvas, filling the asked share along the tighter side', () => {
-    const { frame, size } = planFrame({ width: W, height: H }, BOX, { kind: 'canvas', width: 1000, height: 1000, fill: 0.85 });
+    const { frame, size } = planFrame({ width: W, height: H }, BOX, {
+      kind: 'canvas',
+      width: 1000,
+      height: 1000,
+      fill: 0.85,
+    });
     expect(size).toEqual({ width: 1000, height: 1000 });
     // 150 source rows become 850 canvas rows.
     expect((BOX.height / frame.height) * 1000).toBeCloseTo(850, -1);
@@ -49,16 +61,31 @@ describe('planFrame', () => {
   });
 
   it('keeps the whole photo for `source`, or when no subject was found', () => {
-    expect(planFrame({ width: W, height: H }, BOX, { kind: 'source' }).frame).toEqual({ left: 0, top: 0, width: W, height: H });
-    expect(planFrame({ width: W, height: H }, null, { kind: 'crop', marginPercent: 5 }).size).toEqual({ width: W, height: H });
-    expect(union(BOX, { left: 140, top: 240, width: 150, height: 20 })).toEqual({ left: 140, top: 100, width: 150, height: 160 });
+    expect(planFrame({ width: W, height: H }, BOX, { kind: 'source' }).frame).toEqual({
+      left: 0,
+      top: 0,
+      width: W,
+      height: H,
+    });
+    expect(planFrame({ width: W, height: H }, null, { kind: 'crop', marginPercent: 5 }).size).toEqual({
+      width: W,
+      height: H,
+    });
+    expect(union(BOX, { left: 140, top: 240, width: 150, height: 20 })).toEqual({
+      left: 140,
+      top: 100,
+      width: 150,
+      height: 160,
+    });
   });
 });
 
 describe('drawShadow', () => {
   it('draws nothing for `none` or an empty mask', async () => {
     expect(await drawShadow(boxMask(), { kind: 'none', spread: 1, lean: 0 })).toBeNull();
-    expect(await drawShadow({ data: new Uint8Array(W * H), width: W, height: H }, { kind: 'soft', spread: 1, lean: 0 })).toBeNull();
+    expect(
+      await drawShadow({ data: new Uint8Array(W * H), width: W, height: H }, { kind: 'soft', spread: 1, lean: 0 }),
+    ).toBeNull();
   });
 
   it('puts a soft contact shadow just under the base, fading out, and none above the subject', async () => {
@@ -114,7 +141,11 @@ describe('composite', () => {
 describe('reframe', () => {
   it('cuts and scales every layer alike, and leaves what lies past the photo empty', async () => {
     const alpha = boxMask();
-    const framed = await reframe({ colour: redOnGrey(), alpha, shadow: null }, { left: -50, top: 50, width: 400, height: 300 }, { width: 200, height: 150 });
+    const framed = await reframe(
+      { colour: redOnGrey(), alpha, shadow: null },
+      { left: -50, top: 50, width: 400, height: 300 },
+      { width: 200, height: 150 },
+    );
     expect(framed.colour).toMatchObject({ width: 200, height: 150, channels: 3 });
     expect(framed.alpha.width).toBe(200);
     // The box (150..249, 100..249) lands at (100..149, 25..99) at half scale, 25 columns in from the padding.

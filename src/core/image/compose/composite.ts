@@ -58,7 +58,9 @@ export function shaded(photo: RawImage, alpha: AlphaMask, shadow: AlphaMask): Ra
 export function compositeOnImage(layers: CutoutLayers, backdrop: RawImage): RawImage {
   const { colour, alpha, shadow } = layers;
   if (backdrop.width !== colour.width || backdrop.height !== colour.height) {
-    throw new Error(`backdrop ${backdrop.width}x${backdrop.height} does not match the cut-out ${colour.width}x${colour.height}`);
+    throw new Error(
+      `backdrop ${backdrop.width}x${backdrop.height} does not match the cut-out ${colour.width}x${colour.height}`,
+    );
   }
   const pixels = colour.width * colour.height;
   const data = Buffer.alloc(pixels * 3);
@@ -66,7 +68,9 @@ export function compositeOnImage(layers: CutoutLayers, backdrop: RawImage): RawI
     const a = alpha.data[i] / 255;
     const lit = 1 - (shadow ? shadow.data[i] / 255 : 0);
     for (let c = 0; c < 3; c++) {
-      data[i * 3 + c] = Math.round(colour.data[i * 3 + c] * a + backdrop.data[i * backdrop.channels + c] * lit * (1 - a));
+      data[i * 3 + c] = Math.round(
+        colour.data[i * 3 + c] * a + backdrop.data[i * backdrop.channels + c] * lit * (1 - a),
+      );
     }
   }
   return { data, width: colour.width, height: colour.height, channels: 3 };

@@ -44,7 +44,18 @@ export async function reframe(layers: CutoutLayers, frame: Frame, size: Size): P
     alpha[i] = subject[j + 3];
   }
   const shadow = layers.shadow
-    ? new Uint8Array(await resampled({ data: Buffer.from(layers.shadow.data.buffer, layers.shadow.data.byteOffset, layers.shadow.data.length), width, height, channels: 1 }, frame, size))
+    ? new Uint8Array(
+        await resampled(
+          {
+            data: Buffer.from(layers.shadow.data.buffer, layers.shadow.data.byteOffset, layers.shadow.data.length),
+            width,
+            height,
+            channels: 1,
+          },
+          frame,
+          size,
+        ),
+      )
     : null;
   return {
     colour: { data: colour, width: size.width, height: size.height, channels: 3 },
@@ -86,13 +97,23 @@ async function resampled(planes: Planes, frame: Frame, size: Size): Promise<Buff
   const width = Math.max(1, target.right - target.left);
   const height = Math.max(1, target.bottom - target.top);
   const pipeline = sharp(planes.data, { raw: { width: planes.width, height: planes.height, channels } })
-    .extract({ left: inside.left, top: inside.top, width: inside.right - inside.left, height: inside.bottom - inside.top })
+    .extract({
+      left: inside.left,
+      top: inside.top,
+      width: inside.right - inside.left,
+      height: inside.bottom - inside.top,
+    })
     .resize(width, height, { fit: 'fill', kernel: 'lanczos3' });
   // libvips would otherwise write one-channel raw pixels back out as sRGB.
   const piece = await (channels === 1 ? pipeline.toColourspace('b-w') : pipeline).raw({ depth: 'uchar' }).toBuffer();
   const rowBytes = Math.min(width, size.width - target.left) * channels;
   for (let row = 0; row < height && target.top + row < size.height; row++) {
-    piece.copy(out, ((target.top + row) * size.width + target.left) * channels, row * width * channels, row * width * channels + rowBytes);
+    piece.copy(
+      out,
+      ((target.top + row) * size.width + target.left) * channels,
+      row * width * channels,
+      row * width * channels + rowBytes,
+    );
   }
   return out;
 }

@@ -44,12 +44,22 @@ export async function drawShadow(alpha: AlphaMask, style: ShadowStyle): Promise<
   const footprint = Math.ceil(bounds.height * FOOTPRINT_SHARE);
   const contactFloor = Math.min(alpha.height - 1, base + Math.round((footprint * CONTACT_FLATTEN) / 2));
   const contact = await blurred(
-    projected(alpha, bounds, contactFloor, { from: base - footprint, flatten: CONTACT_FLATTEN, lean: 0, lift: contactFloor - base }),
+    projected(alpha, bounds, contactFloor, {
+      from: base - footprint,
+      flatten: CONTACT_FLATTEN,
+      lean: 0,
+      lift: contactFloor - base,
+    }),
     Math.max(1.5, size * 0.015 * style.spread),
   );
   if (style.kind === 'soft') return scaled(contact, CONTACT_OPACITY);
   const cast = await blurred(
-    projected(alpha, bounds, base, { from: bounds.top, flatten: CAST_FLATTEN * style.spread, lean: style.lean, lift: 0 }),
+    projected(alpha, bounds, base, {
+      from: bounds.top,
+      flatten: CAST_FLATTEN * style.spread,
+      lean: style.lean,
+      lift: 0,
+    }),
     Math.max(2, size * 0.025 * style.spread),
   );
   return combined(scaled(contact, CONTACT_OPACITY), scaled(cast, CAST_OPACITY));
@@ -69,7 +79,12 @@ interface Projection {
  * (the base plus `lift`): a pixel `d` rows above the base lands `d * flatten` rows above the
  * floor and `d * flatten * lean` to the side. Drawn by inverse mapping, so it has no gaps.
  */
-function projected(alpha: AlphaMask, bounds: { left: number; width: number }, floor: number, projection: Projection): AlphaMask {
+function projected(
+  alpha: AlphaMask,
+  bounds: { left: number; width: number },
+  floor: number,
+  projection: Projection,
+): AlphaMask {
   const { width, height } = alpha;
   const out = new Uint8Array(width * height);
   const base = floor - projection.lift;

@@ -20,7 +20,11 @@ export interface StudioBackdrop {
 type Stop = [offset: number, colour: string, opacity?: number];
 
 const stops = (list: Stop[]) =>
-  list.map(([offset, colour, opacity = 1]) => `<stop offset="${offset}" stop-color="${colour}" stop-opacity="${opacity}"/>`).join('');
+  list
+    .map(
+      ([offset, colour, opacity = 1]) => `<stop offset="${offset}" stop-color="${colour}" stop-opacity="${opacity}"/>`,
+    )
+    .join('');
 
 /** A linear gradient from top to bottom, or from the top-left to the bottom-right corner. */
 const linear = (id: string, direction: 'down' | 'diagonal', list: Stop[]) =>
@@ -43,25 +47,60 @@ const svg = ({ width, height }: Size, gradients: string[], bands: string[]) =>
  */
 function paper(name: string, colour: string, shade: string): StudioBackdrop {
   const gradients = [
-    radial('light', 0.5, 0.3, 0.8, [[0, '#ffffff', 0.35], [1, '#ffffff', 0]]),
-    linear('sweep', 'down', [[0.6, shade, 0], [1, shade, 0.45]]),
+    radial('light', 0.5, 0.3, 0.8, [
+      [0, '#ffffff', 0.35],
+      [1, '#ffffff', 0],
+    ]),
+    linear('sweep', 'down', [
+      [0.6, shade, 0],
+      [1, shade, 0.45],
+    ]),
   ];
-  return { kind: 'seamless_paper', name, floorLine: 0.86, svg: (size) => svg(size, gradients, [band(colour), band('url(#light)'), band('url(#sweep)')]) };
+  return {
+    kind: 'seamless_paper',
+    name,
+    floorLine: 0.86,
+    svg: (size) => svg(size, gradients, [band(colour), band('url(#light)'), band('url(#sweep)')]),
+  };
 }
 
 /** A soft two-colour gradient, diagonal, with a glow behind where the subject stands. */
 function gradient(name: string, from: string, to: string): StudioBackdrop {
-  const gradients = [linear('wash', 'diagonal', [[0, from], [1, to]]), radial('glow', 0.5, 0.55, 0.45, [[0, '#ffffff', 0.4], [1, '#ffffff', 0]])];
-  return { kind: 'soft_gradient', name, floorLine: 0.84, svg: (size) => svg(size, gradients, [band('url(#wash)'), band('url(#glow)')]) };
+  const gradients = [
+    linear('wash', 'diagonal', [
+      [0, from],
+      [1, to],
+    ]),
+    radial('glow', 0.5, 0.55, 0.45, [
+      [0, '#ffffff', 0.4],
+      [1, '#ffffff', 0],
+    ]),
+  ];
+  return {
+    kind: 'soft_gradient',
+    name,
+    floorLine: 0.84,
+    svg: (size) => svg(size, gradients, [band('url(#wash)'), band('url(#glow)')]),
+  };
 }
 
 /** A wall and a floor meeting at a soft horizon; the subject stands on the floor in front of it. */
 function floor(name: string, wall: string, ground: string): StudioBackdrop {
   const horizon = 0.62;
   const gradients = [
-    linear('wall', 'down', [[0, wall], [1, wall, 0.85]]),
-    linear('ground', 'down', [[0, ground, 0.8], [1, ground]]),
-    linear('seam', 'down', [[0, '#000000', 0], [0.5, '#000000', 0.12], [1, '#000000', 0]]),
+    linear('wall', 'down', [
+      [0, wall],
+      [1, wall, 0.85],
+    ]),
+    linear('ground', 'down', [
+      [0, ground, 0.8],
+      [1, ground],
+    ]),
+    linear('seam', 'down', [
+      [0, '#000000', 0],
+      [0.5, '#000000', 0.12],
+      [1, '#000000', 0],
+    ]),
   ];
   return {
     kind: 'floor_horizon',
@@ -95,5 +134,9 @@ export function studioBackdropFor(variant: number): StudioBackdrop {
 
 /** The backdrop drawn at `size`, as RGB pixels. */
 export async function renderStudioBackdrop(backdrop: StudioBackdrop, size: Size): Promise<RawImage> {
-  return toRaw(sharp(Buffer.from(backdrop.svg(size))).resize(size.width, size.height, { fit: 'fill' }).removeAlpha());
+  return toRaw(
+    sharp(Buffer.from(backdrop.svg(size)))
+      .resize(size.width, size.height, { fit: 'fill' })
+      .removeAlpha(),
+  );
 }

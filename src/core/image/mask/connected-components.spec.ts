@@ -2,13 +2,7 @@ import { labelComponents } from './connected-components';
 
 describe(labelComponents.name, () => {
   // Two diagonal steps and a separate U whose arms meet only at the bottom.
-  const grid = [
-    '1000011',
-    '0100001',
-    '0010001',
-    '0000111',
-    '1100000',
-  ];
+  const grid = ['1000011', '0100001', '0010001', '0000111', '1100000'];
   const width = grid[0].length;
   const height = grid.length;
   const inside = Uint8Array.from(grid.join(''), (c) => (c === '1' ? 1 : 0));
@@ -33,7 +27,12 @@ describe(labelComponents.name, () => {
 
   it('merges provisional labels that meet late (a U shape) and numbers components 1..count', () => {
     const u = ['1001', '1001', '1111'];
-    const { labels, count } = labelComponents(Uint8Array.from(u.join(''), (c) => (c === '1' ? 1 : 0)), 4, 3, 4);
+    const { labels, count } = labelComponents(
+      Uint8Array.from(u.join(''), (c) => (c === '1' ? 1 : 0)),
+      4,
+      3,
+      4,
+    );
     expect(count).toBe(1);
     expect([...labels].filter((l) => l !== 0).every((l) => l === 1)).toBe(true);
   });

@@ -17,7 +17,12 @@ export interface Components {
  */
 export type Connectivity = 4 | 8;
 
-export function labelComponents(inside: Uint8Array, width: number, height: number, connectivity: Connectivity): Components {
+export function labelComponents(
+  inside: Uint8Array,
+  width: number,
+  height: number,
+  connectivity: Connectivity,
+): Components {
   const labels = new Int32Array(width * height);
   // A new provisional label needs a pixel with no labelled neighbour above or to its left, so
   // there are at most half the pixels of them (a checkerboard, under 4-connectivity).

@@ -12,7 +12,8 @@ const MAP_SIDE = 768;
 const PRODUCT = { cx: 520, cy: 400, r: 220 };
 const VASE = { cx: 130, cy: 120, r: 90 };
 
-const inside = (disc: { cx: number; cy: number; r: number }, x: number, y: number) => hypot(x + 0.5 - disc.cx, y + 0.5 - disc.cy) <= disc.r;
+const inside = (disc: { cx: number; cy: number; r: number }, x: number, y: number) =>
+  hypot(x + 0.5 - disc.cx, y + 0.5 - disc.cy) <= disc.r;
 
 /** Orange product and blue vase on a light grey backdrop. */
 function photo(): RawImage {

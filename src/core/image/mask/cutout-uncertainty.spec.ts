@@ -13,6 +13,8 @@ describe(cutoutUncertainty.name, () => {
   });
 
   it('lets one strong doubt decide', () => {
-    expect(cutoutUncertainty({ ...SURE, propDoubt: 0.6, softEdges: 0.01 })).toBeGreaterThan(cutoutUncertainty({ ...SURE, softEdges: 0.05, rivalry: 0.1 }));
+    expect(cutoutUncertainty({ ...SURE, propDoubt: 0.6, softEdges: 0.01 })).toBeGreaterThan(
+      cutoutUncertainty({ ...SURE, softEdges: 0.05, rivalry: 0.1 }),
+    );
   });
 });

@@ -27,7 +27,10 @@ function redOnGreen(channels: 3 | 4): { image: RawImage; alpha: AlphaMask } {
       if (channels === 4) data[i * channels + 3] = 255;
     }
   }
-  return { image: { data, width: WIDTH, height: HEIGHT, channels }, alpha: { data: alpha, width: WIDTH, height: HEIGHT } };
+  return {
+    image: { data, width: WIDTH, height: HEIGHT, channels },
+    alpha: { data: alpha, width: WIDTH, height: HEIGHT },
+  };
 }
 
 describe(decontaminate.name, () => {

@@ -91,7 +91,12 @@ function softWindow(alpha: AlphaMask, margin: number): Window | null {
   if (top < 0) return null;
   const x0 = Math.max(0, left - margin);
   const y0 = Math.max(0, top - margin);
-  return { left: x0, top: y0, width: Math.min(width, right + margin + 1) - x0, height: Math.min(height, bottom + margin + 1) - y0 };
+  return {
+    left: x0,
+    top: y0,
+    width: Math.min(width, right + margin + 1) - x0,
+    height: Math.min(height, bottom + margin + 1) - y0,
+  };
 }
 
 /**
@@ -122,9 +127,23 @@ function nearestTaps(from: number, to: number, start: number): Int32Array {
   return taps;
 }
 
-function sampledLevel(image: RawImage, alpha: AlphaMask, window: Window, width: number, height: number, below: Level | null): Level {
+function sampledLevel(
+  image: RawImage,
+  alpha: AlphaMask,
+  window: Window,
+  width: number,
+  height: number,
+  below: Level | null,
+): Level {
   const n = width * height;
-  const level: Level = { width, height, alpha: new Float32Array(n), image: new Float32Array(n * 3), fore: new Float32Array(n * 3), back: new Float32Array(n * 3) };
+  const level: Level = {
+    width,
+    height,
+    alpha: new Float32Array(n),
+    image: new Float32Array(n * 3),
+    fore: new Float32Array(n * 3),
+    back: new Float32Array(n * 3),
+  };
   const columns = nearestTaps(window.width, width, window.left);
   const rows = nearestTaps(window.height, height, window.top);
   const belowColumns = below && nearestTaps(below.width, width, 0);
@@ -173,7 +192,22 @@ function sweepLevel(level: Level): void {
       let bg = a1 * image[i * 3 + 1];
       let bb = a1 * image[i * 3 + 2];
       for (let d = 0; d < 4; d++) {
-        const j = d === 0 ? (x > 0 ? i - 1 : i) : d === 1 ? (x < width - 1 ? i + 1 : i) : d === 2 ? (y > 0 ? i - width : i) : y < height - 1 ? i + width : i;
+        const j =
+          d === 0
+            ? x > 0
+              ? i - 1
+              : i
+            : d === 1
+              ? x < width - 1
+                ? i + 1
+                : i
+              : d === 2
+                ? y > 0
+                  ? i - width
+                  : i
+                : y < height - 1
+                  ? i + width
+                  : i;
         const change = a0 - alpha[j];
         const w = REGULARIZATION + GRADIENT_WEIGHT * (change < 0 ? -change : change);
         a00 += w;
@@ -230,7 +264,22 @@ function solveFullSize(top: Level, image: RawImage, alpha: AlphaMask, window: Wi
       const a1 = 1 - a0;
       let weight = 0;
       for (let d = 0; d < 4; d++) {
-        const j = d === 0 ? (ix > 0 ? i - 1 : i) : d === 1 ? (ix < stride - 1 ? i + 1 : i) : d === 2 ? (iy > 0 ? i - stride : i) : iy < alpha.height - 1 ? i + stride : i;
+        const j =
+          d === 0
+            ? ix > 0
+              ? i - 1
+              : i
+            : d === 1
+              ? ix < stride - 1
+                ? i + 1
+                : i
+              : d === 2
+                ? iy > 0
+                  ? i - stride
+                  : i
+                : iy < alpha.height - 1
+                  ? i + stride
+                  : i;
         const change = a0 - a8[j] / 255;
         weight += REGULARIZATION + GRADIENT_WEIGHT * (change < 0 ? -change : change);
       }

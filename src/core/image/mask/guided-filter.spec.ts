@@ -24,7 +24,7 @@ function discPhoto(width: number, height: number, disc: Disc): RawImage {
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
       const i = (y * width + x) * 3;
-      const noise = (((x * 73856093) ^ (y * 19349663)) >>> 0) % 17 - 8;
+      const noise = ((((x * 73856093) ^ (y * 19349663)) >>> 0) % 17) - 8;
       const cover = min(1, max(0, disc.r - distanceTo(disc, x, y) + 0.5));
       data[i] = 40 + 160 * cover + noise;
       data[i + 1] = 150 - 110 * cover + noise;
@@ -37,7 +37,8 @@ function discPhoto(width: number, height: number, disc: Disc): RawImage {
 /** The truth as an 8-bit mask at the photo's size. */
 function discMask(width: number, height: number, disc: Disc): Buffer {
   const mask = Buffer.alloc(width * height);
-  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) mask[y * width + x] = distanceTo(disc, x, y) <= disc.r ? 255 : 0;
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) mask[y * width + x] = distanceTo(disc, x, y) <= disc.r ? 255 : 0;
   return mask;
 }
 
@@ -138,7 +139,10 @@ describe(refineAlpha.name, () => {
     const disc: Disc = { cx: 2000, cy: 1500, r: 1000 };
     const map = await coarseMap(width, height, disc);
     const rgb = discPhoto(width, height, disc);
-    const rgba = await sharp(rgb.data, { raw: { width, height, channels: 3 } }).ensureAlpha().raw().toBuffer();
+    const rgba = await sharp(rgb.data, { raw: { width, height, channels: 3 } })
+      .ensureAlpha()
+      .raw()
+      .toBuffer();
 
     const refined = await refineAlpha(map, { data: rgba, width, height, channels: 4 });
 

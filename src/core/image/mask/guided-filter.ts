@@ -43,7 +43,11 @@ const STRETCH = 1 / (1 - 2 * CERTAIN_WITHIN);
 const TRANSPARENT_BELOW = 3;
 const OPAQUE_ABOVE = 252;
 
-export async function refineAlpha(map: ProbabilityMap, guide: RawImage, options: RefineOptions = {}): Promise<AlphaMask> {
+export async function refineAlpha(
+  map: ProbabilityMap,
+  guide: RawImage,
+  options: RefineOptions = {},
+): Promise<AlphaMask> {
   const { width, height } = guide;
   const radius = options.radius ?? Math.max(MIN_RADIUS, Math.round(Math.max(width, height) * RADIUS_SHARE));
   const epsilon = options.epsilon ?? EPSILON;
@@ -55,7 +59,14 @@ export async function refineAlpha(map: ProbabilityMap, guide: RawImage, options:
   const fitHeight = Math.max(1, Math.round(height * scale));
   const fitGuide = scale < 1 ? await shrunkGuide(guide, fitWidth, fitHeight) : guide;
   const fitRadius = Math.max(1, Math.round((radius * fitWidth) / width));
-  const coefficients = fitCoefficients(colourPlanes(fitGuide), resampled(map, fitWidth, fitHeight), fitWidth, fitHeight, fitRadius, epsilon);
+  const coefficients = fitCoefficients(
+    colourPlanes(fitGuide),
+    resampled(map, fitWidth, fitHeight),
+    fitWidth,
+    fitHeight,
+    fitRadius,
+    epsilon,
+  );
   return { data: appliedCoefficients(coefficients, fitWidth, fitHeight, guide), width, height };
 }
 
@@ -67,7 +78,11 @@ async function shrunkGuide(guide: RawImage, width: number, height: number): Prom
 /** Red, green and blue as separate 0..1 planes. */
 function colourPlanes(image: RawImage): [Float32Array, Float32Array, Float32Array] {
   const n = image.width * image.height;
-  const planes: [Float32Array, Float32Array, Float32Array] = [new Float32Array(n), new Float32Array(n), new Float32Array(n)];
+  const planes: [Float32Array, Float32Array, Float32Array] = [
+    new Float32Array(n),
+    new Float32Array(n),
+    new Float32Array(n),
+  ];
   const { data, channels } = image;
   for (let i = 0, j = 0; i < n; i++, j += channels) {
     planes[0][i] = data[j] / 255;
@@ -198,11 +213,21 @@ function fitCoefficients(
  * one output row at a time (at the fitting size itself every weight is 0 and this is a plain
  * lookup), then stretched, quantised, clamped and snapped at both ends.
  */
-function appliedCoefficients(coefficients: Coefficients, fitWidth: number, fitHeight: number, guide: RawImage): Uint8Array {
+function appliedCoefficients(
+  coefficients: Coefficients,
+  fitWidth: number,
+  fitHeight: number,
+  guide: RawImage,
+): Uint8Array {
   const { width, height, data, channels } = guide;
   const columns = bilinearTaps(fitWidth, width);
   const rows = bilinearTaps(fitHeight, height);
-  const line: Coefficients = [new Float32Array(fitWidth), new Float32Array(fitWidth), new Float32Array(fitWidth), new Float32Array(fitWidth)];
+  const line: Coefficients = [
+    new Float32Array(fitWidth),
+    new Float32Array(fitWidth),
+    new Float32Array(fitWidth),
+    new Float32Array(fitWidth),
+  ];
   const alpha = new Uint8Array(width * height);
   for (let y = 0; y < height; y++) {
     const above = rows.lower[y] * fitWidth;
@@ -219,7 +244,10 @@ function appliedCoefficients(coefficients: Coefficients, fitWidth: number, fitHe
       const u = columns.upper[x];
       const wx = columns.weight[x];
       const q =
-        ((ar[l] + (ar[u] - ar[l]) * wx) * data[j] + (ag[l] + (ag[u] - ag[l]) * wx) * data[j + 1] + (ab[l] + (ab[u] - ab[l]) * wx) * data[j + 2]) / 255 +
+        ((ar[l] + (ar[u] - ar[l]) * wx) * data[j] +
+          (ag[l] + (ag[u] - ag[l]) * wx) * data[j + 1] +
+          (ab[l] + (ab[u] - ab[l]) * wx) * data[j + 2]) /
+          255 +
         b[l] +
         (b[u] - b[l]) * wx;
       // Rounds half up; negative values fall below the snap anyway.

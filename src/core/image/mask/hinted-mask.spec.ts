@@ -32,8 +32,18 @@ describe(maskWithHints.name, () => {
 
 describe(regionPixels.name, () => {
   it('turns fractions into whole pixels inside the image, never empty', () => {
-    expect(regionPixels({ left: 0.1, top: 0.2, right: 0.5, bottom: 1 }, WIDTH, HEIGHT)).toEqual({ left: 20, top: 20, width: 80, height: 80 });
-    expect(regionPixels({ left: 1, top: 1, right: 1, bottom: 1 }, WIDTH, HEIGHT)).toEqual({ left: 199, top: 99, width: 1, height: 1 });
+    expect(regionPixels({ left: 0.1, top: 0.2, right: 0.5, bottom: 1 }, WIDTH, HEIGHT)).toEqual({
+      left: 20,
+      top: 20,
+      width: 80,
+      height: 80,
+    });
+    expect(regionPixels({ left: 1, top: 1, right: 1, bottom: 1 }, WIDTH, HEIGHT)).toEqual({
+      left: 199,
+      top: 99,
+      width: 1,
+      height: 1,
+    });
   });
 });
 

@@ -36,7 +36,12 @@ export function keepPointIndices(hints: SubjectHints, width: number, height: num
 }
 
 /** Zeroes `values` (row-major, `width` wide) outside the region, in place. */
-export function clearOutsideRegion(values: Float32Array | Uint8Array, width: number, height: number, region: SubjectRegion): void {
+export function clearOutsideRegion(
+  values: Float32Array | Uint8Array,
+  width: number,
+  height: number,
+  region: SubjectRegion,
+): void {
   const box = regionPixels(region, width, height);
   for (let y = 0; y < height; y++) {
     const row = y * width;
@@ -54,7 +59,11 @@ export function clearOutsideRegion(values: Float32Array | Uint8Array, width: num
  * where the model's subject went on past it: whatever crosses the region's edge there is, by
  * the hint's meaning, not the product (a prop cut by the box).
  */
-export function clippedToRegion(map: ProbabilityMap, region: SubjectRegion, threshold: number): { data: Float32Array; crossing: Uint8Array } {
+export function clippedToRegion(
+  map: ProbabilityMap,
+  region: SubjectRegion,
+  threshold: number,
+): { data: Float32Array; crossing: Uint8Array } {
   const { width, height } = map;
   const data = Float32Array.from(map.data);
   clearOutsideRegion(data, width, height, region);

@@ -55,7 +55,9 @@ describe(settleHoles.name, () => {
 
   it('fills an opening whose texture the smooth backdrop does not have (print, ports, pads)', () => {
     const inputs = framedOpening(0.02, [236, 234, 230]);
-    for (let y = 80; y < 176; y++) for (let x = 80; x < 176; x++) if ((x >> 3) % 2 === (y >> 3) % 2) inputs.photo.set([120, 120, 120], (y * SIDE + x) * 3);
+    for (let y = 80; y < 176; y++)
+      for (let x = 80; x < 176; x++)
+        if ((x >> 3) % 2 === (y >> 3) % 2) inputs.photo.set([120, 120, 120], (y * SIDE + x) * 3);
     settleHoles(inputs);
     expect(inputs.out[centre]).toBe(1);
   });

@@ -57,7 +57,10 @@ export function settleHoles({ out, probability, subject, distance, photo, width,
   let doubt = 0;
   for (let label = 1; label <= count; label++) {
     if (open[label]) continue;
-    const mean = stats.corePixels[label] > 0 ? stats.coreSum[label] / stats.corePixels[label] : stats.sum[label] / stats.pixels[label];
+    const mean =
+      stats.corePixels[label] > 0
+        ? stats.coreSum[label] / stats.corePixels[label]
+        : stats.sum[label] / stats.pixels[label];
     let opening = mean <= HOLE_FILL_MEAN;
     let closeness = 1 - Math.min(1, Math.abs(mean - HOLE_FILL_MEAN) / HOLE_FILL_MEAN);
     if (opening && ring) {
@@ -139,9 +142,16 @@ interface BackdropRing {
 }
 
 /** Colours of the backdrop just around the subject (the outside, never a hole), evenly sampled. */
-function backdropRing(labels: Int32Array, open: Uint8Array, distance: Float32Array, photo: Buffer, n: number): BackdropRing {
+function backdropRing(
+  labels: Int32Array,
+  open: Uint8Array,
+  distance: Float32Array,
+  photo: Buffer,
+  n: number,
+): BackdropRing {
   let total = 0;
-  for (let i = 0; i < n; i++) if (open[labels[i]] && labels[i] !== 0 && distance[i] >= RING_NEAR && distance[i] <= RING_FAR) total++;
+  for (let i = 0; i < n; i++)
+    if (open[labels[i]] && labels[i] !== 0 && distance[i] >= RING_NEAR && distance[i] <= RING_FAR) total++;
   const stride = Math.max(1, Math.floor(total / RING_SAMPLES));
   const lab = new Float32Array(Math.ceil(total / stride) * 3 + 3);
   let count = 0;

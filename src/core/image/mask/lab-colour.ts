@@ -27,7 +27,12 @@ export function labOf(r: number, g: number, b: number, out: Float32Array, offset
 }
 
 /** Euclidean distance (CIE76) between the colours at `i` of `a` and `j` of `b`, both L, a, b triples. */
-export function labDistance(a: Float32Array | Float64Array, i: number, b: Float32Array | Float64Array, j: number): number {
+export function labDistance(
+  a: Float32Array | Float64Array,
+  i: number,
+  b: Float32Array | Float64Array,
+  j: number,
+): number {
   const dl = a[i] - b[j];
   const da = a[i + 1] - b[j + 1];
   const db = a[i + 2] - b[j + 2];

@@ -30,7 +30,13 @@ function product(x: number, y: number): Rgb | null {
   return [Math.round(200 * shade), Math.round(40 * shade), Math.round(44 * shade)];
 }
 
-const frame = (keepPoints: number[]) => ({ width: SIDE, height: SIDE, centre: expectedCentre(NO_HINTS, SIDE, SIDE), keepPoints, crossing: null });
+const frame = (keepPoints: number[]) => ({
+  width: SIDE,
+  height: SIDE,
+  centre: expectedCentre(NO_HINTS, SIDE, SIDE),
+  keepPoints,
+  crossing: null,
+});
 
 const inDisc = (x: number, y: number, cx: number, cy: number, r: number) => hypot(x - cx, y - cy) <= r;
 

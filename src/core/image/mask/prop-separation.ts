@@ -92,7 +92,11 @@ export interface SeparationFrame {
   crossing: Uint8Array | null;
 }
 
-export function separateProps(subject: Uint8Array, photo: Buffer, { width, height, centre, keepPoints, crossing }: SeparationFrame): PropSeparation {
+export function separateProps(
+  subject: Uint8Array,
+  photo: Buffer,
+  { width, height, centre, keepPoints, crossing }: SeparationFrame,
+): PropSeparation {
   const removed = new Uint8Array(width * height);
   const grid = workGrid(subject, photo, width, height);
   if (!grid) return { removed, removedShare: 0, doubt: 0 };
@@ -153,8 +157,12 @@ function coreObjects(grid: Grid, labels: Int32Array, objects: ObjectGraph, centr
       if (!inside[i]) continue;
       // Cells on the grid's own edge have no outside neighbour there: bound their depth by the edge.
       const d = Math.min(depth[i], gx + 1, gy + 1, gw - gx, gh - gy);
-      const off = Math.hypot(left + (gx + 0.5) * block - centre.x, top + (gy + 0.5) * block - centre.y) / centre.diagonal;
-      const score = d * Math.exp(-(off * off) / (2 * CENTRE_SIGMA * CENTRE_SIGMA)) * objects.detail(objects.find(labels[i])) ** DETAIL_POWER;
+      const off =
+        Math.hypot(left + (gx + 0.5) * block - centre.x, top + (gy + 0.5) * block - centre.y) / centre.diagonal;
+      const score =
+        d *
+        Math.exp(-(off * off) / (2 * CENTRE_SIGMA * CENTRE_SIGMA)) *
+        objects.detail(objects.find(labels[i])) ** DETAIL_POWER;
       if (score > bestScore) {
         bestScore = score;
         best = i;
@@ -183,7 +191,13 @@ function regionAt(grid: Grid, labels: Int32Array, index: number, width: number):
 }
 
 /** The objects under the pixels where the subject crosses a region hint's edge (two cells at least, not a stray one). */
-function crossingObjects(crossing: Uint8Array, grid: Grid, labels: Int32Array, objects: ObjectGraph, width: number): number[] {
+function crossingObjects(
+  crossing: Uint8Array,
+  grid: Grid,
+  labels: Int32Array,
+  objects: ObjectGraph,
+  width: number,
+): number[] {
   const cells = new Map<number, number>();
   for (let i = 0; i < crossing.length; i++) {
     if (!crossing[i]) continue;
@@ -276,9 +290,16 @@ class ObjectGraph {
         this.sumX[label] += left + (x + 0.5) * block;
         this.sumY[label] += top + (y + 0.5) * block;
         for (let c = 0; c < 3; c++) this.regionLab[label * 3 + c] += lab[i * 3 + c];
-        const neighbours = [x > 0 ? i - 1 : -1, x + 1 < width ? i + 1 : -1, y > 0 ? i - width : -1, y + 1 < height ? i + width : -1];
+        const neighbours = [
+          x > 0 ? i - 1 : -1,
+          x + 1 < width ? i + 1 : -1,
+          y > 0 ? i - width : -1,
+          y + 1 < height ? i + width : -1,
+        ];
         if (neighbours.every((j) => j >= 0 && labels[j] >= 0)) {
-          this.gradient[label] += Math.abs(lab[neighbours[1] * 3] - lab[neighbours[0] * 3]) + Math.abs(lab[neighbours[3] * 3] - lab[neighbours[2] * 3]);
+          this.gradient[label] +=
+            Math.abs(lab[neighbours[1] * 3] - lab[neighbours[0] * 3]) +
+            Math.abs(lab[neighbours[3] * 3] - lab[neighbours[2] * 3]);
           this.gradientCells[label]++;
         }
         for (const j of neighbours) {
@@ -286,7 +307,10 @@ class ObjectGraph {
           if (other < 0) this.outline[label]++;
           else if (other !== label) {
             this.seams[label].set(other, (this.seams[label].get(other) ?? 0) + 1);
-            this.contrast[label].set(other, (this.contrast[label].get(other) ?? 0) + labDistance(lab, i * 3, lab, j * 3));
+            this.contrast[label].set(
+              other,
+              (this.contrast[label].get(other) ?? 0) + labDistance(lab, i * 3, lab, j * 3),
+            );
           }
         }
       }
@@ -376,7 +400,7 @@ class ObjectGraph {
 
   /** Folds each object mostly surrounded by one other into it, smallest first, until none is. */
   foldEnclosed(): void {
-    for (let changed = true; changed; ) {
+    for (let changed = true; changed;) {
       changed = false;
       for (const object of this.objects().sort((a, b) => this.area[a] - this.area[b])) {
         if (this.parent[object] !== object) continue;
@@ -428,7 +452,7 @@ class ObjectGraph {
       (verdict.belongs ? kept : props).add(object);
       doubt += (this.area[object] / area) * verdict.ambiguity;
     };
-    for (let grown = true; grown; ) {
+    for (let grown = true; grown;) {
       grown = false;
       for (const object of this.objects()) {
         if (kept.has(object) || props.has(object)) continue;
@@ -440,7 +464,7 @@ class ObjectGraph {
       }
     }
     // What hangs only on props is props too.
-    for (let spread = true; spread; ) {
+    for (let spread = true; spread;) {
       spread = false;
       for (const object of this.objects()) {
         if (kept.has(object) || props.has(object)) continue;
@@ -460,7 +484,12 @@ class ObjectGraph {
    * its colours. `ambiguity` is 1 when the cues disagree (a shape hanging on a short seam in the
    * product's own colour: a handle, or a look-alike prop), lower when they agree.
    */
-  private judge(object: number, seamShare: number, kept: ReadonlySet<number>, area: number): { belongs: boolean; ambiguity: number } {
+  private judge(
+    object: number,
+    seamShare: number,
+    kept: ReadonlySet<number>,
+    area: number,
+  ): { belongs: boolean; ambiguity: number } {
     if (this.area[object] < MIN_PROP_SHARE * area) return { belongs: true, ambiguity: 0 };
     const colour = this.colourDistance(object, kept);
     const longSeam = seamShare >= SEAM_SHARE;

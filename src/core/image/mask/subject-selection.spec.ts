@@ -79,7 +79,12 @@ describe(selectSubject.name, () => {
     expect(at(selected, 384, 500)).toBeGreaterThan(0.9);
     expect(at(selected, 384, 298)).toBeLessThan(0.5);
     expect(at(selected, 650, 650)).toBe(0);
-    expect(iou(selected, (x, y) => (x >= 324 && x <= 444 && y >= 300 && y <= 650) || (x >= 354 && x <= 414 && y >= 250 && y <= 296))).toBeGreaterThan(0.99);
+    expect(
+      iou(
+        selected,
+        (x, y) => (x >= 324 && x <= 444 && y >= 300 && y <= 650) || (x >= 354 && x <= 414 && y >= 250 && y <= 296),
+      ),
+    ).toBeGreaterThan(0.99);
   });
 
   it('keeps a part far from the subject when the model links them with weaker probability, and only then', () => {
@@ -107,7 +112,12 @@ describe(selectSubject.name, () => {
 
     const selected = selectSubject(map).map;
 
-    for (const [x, y] of [[384, 384], [358, 358], [410, 384]]) expect(at(selected, x, y)).toBe(1);
+    for (const [x, y] of [
+      [384, 384],
+      [358, 358],
+      [410, 384],
+    ])
+      expect(at(selected, x, y)).toBe(1);
     expect(iou(selected, (x, y) => hypot(x - 384, y - 384) <= 200)).toBeGreaterThan(0.995);
   });
 
@@ -123,7 +133,9 @@ describe(selectSubject.name, () => {
     const selectedMug = selectSubject(drawMap(mugWithHandle)).map;
 
     expect(at(selectedRing, 384, 384)).toBeLessThan(0.01);
-    expect(iou(selectedRing, (x, y) => hypot(x - 384, y - 384) <= 200 && hypot(x - 384, y - 384) > 60)).toBeGreaterThan(0.99);
+    expect(iou(selectedRing, (x, y) => hypot(x - 384, y - 384) <= 200 && hypot(x - 384, y - 384) > 60)).toBeGreaterThan(
+      0.99,
+    );
     expect(at(selectedMug, 433, 360)).toBeLessThan(0.05);
     expect(at(selectedMug, 470, 360)).toBeGreaterThan(0.9);
   });

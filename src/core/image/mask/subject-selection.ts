@@ -61,7 +61,11 @@ export interface Selection {
  * `photo` is the photo at the map's size (RGB), for telling the product from props fused to it;
  * without it (a map alone) components are all the selection goes on.
  */
-export function selectSubject(model: ProbabilityMap, photo: Buffer | null = null, hints: SubjectHints = NO_HINTS): Selection {
+export function selectSubject(
+  model: ProbabilityMap,
+  photo: Buffer | null = null,
+  hints: SubjectHints = NO_HINTS,
+): Selection {
   const { width, height } = model;
   // A region hint clears the map outside it before anything is chosen, so nothing outside can be kept.
   const clipped = hints.region ? clippedToRegion(model, hints.region, THRESHOLD) : null;
@@ -79,7 +83,9 @@ export function selectSubject(model: ProbabilityMap, photo: Buffer | null = null
   const { kept, rivalry } = keptComponents(labels, stats, groups, { width, height, centre, keepPoints });
   const subject = new Uint8Array(n);
   for (let i = 0; i < n; i++) subject[i] = kept[labels[i]];
-  const separation = photo ? separateProps(subject, photo, { width, height, centre, keepPoints, crossing: clipped?.crossing ?? null }) : null;
+  const separation = photo
+    ? separateProps(subject, photo, { width, height, centre, keepPoints, crossing: clipped?.crossing ?? null })
+    : null;
   if (separation) for (let i = 0; i < n; i++) if (separation.removed[i]) subject[i] = 0;
   const distance = distanceFromSeeds(subject, width, height);
 
@@ -144,7 +150,13 @@ function componentStats(labels: Int32Array, count: number, width: number, height
  * contact with the frame to its extent: a strip along an edge (a table's edge, a shelf) is all
  * contact, while a product cut by the frame touches it along its base only and keeps most of its score.
  */
-function subjectScore(stats: ComponentStats, label: number, width: number, height: number, centre: ExpectedCentre): number {
+function subjectScore(
+  stats: ComponentStats,
+  label: number,
+  width: number,
+  height: number,
+  centre: ExpectedCentre,
+): number {
   const area = stats.area[label];
   const { diagonal } = centre;
   const dx = stats.sumX[label] / area - (centre.x - 0.5);
@@ -163,7 +175,13 @@ interface LinkedGroups {
   count: number;
 }
 
-function linkedGroups(probability: Float32Array, labels: Int32Array, count: number, width: number, height: number): LinkedGroups {
+function linkedGroups(
+  probability: Float32Array,
+  labels: Int32Array,
+  count: number,
+  width: number,
+  height: number,
+): LinkedGroups {
   const weak = new Uint8Array(width * height);
   for (let i = 0; i < weak.length; i++) weak[i] = probability[i] >= LINK_THRESHOLD ? 1 : 0;
   const groups = labelComponents(weak, width, height, 8);
@@ -182,7 +200,12 @@ function keptComponents(
   labels: Int32Array,
   stats: ComponentStats,
   groups: LinkedGroups,
-  { width, height, centre, keepPoints }: { width: number; height: number; centre: ExpectedCentre; keepPoints: readonly number[] },
+  {
+    width,
+    height,
+    centre,
+    keepPoints,
+  }: { width: number; height: number; centre: ExpectedCentre; keepPoints: readonly number[] },
 ): { kept: Uint8Array; rivalry: number } {
   const count = groups.groupOf.length - 1;
   const kept = new Uint8Array(count + 1);
@@ -198,7 +221,8 @@ function keptComponents(
   const pointed = kept.some((value) => value === 1);
   if (pointed) {
     best = kept.indexOf(1);
-    for (let label = best; label <= count; label++) if (kept[label] && stats.area[label] > stats.area[best]) best = label;
+    for (let label = best; label <= count; label++)
+      if (kept[label] && stats.area[label] > stats.area[best]) best = label;
   }
   kept[best] = 1;
   const minArea = MIN_PART_SHARE * stats.area[best];
@@ -229,6 +253,8 @@ function keptComponents(
   }
   // With keep points the client chose: no rival to doubt against.
   let rival = 0;
-  if (!pointed) for (let label = 1; label <= count; label++) if (!kept[label] && stats.area[label] >= minArea) rival = Math.max(rival, scores[label]);
+  if (!pointed)
+    for (let label = 1; label <= count; label++)
+      if (!kept[label] && stats.area[label] >= minArea) rival = Math.max(rival, scores[label]);
   return { kept, rivalry: scores[best] > 0 ? rival / scores[best] : 1 };
 }

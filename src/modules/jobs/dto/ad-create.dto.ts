@@ -12,7 +12,6 @@ import {
 } from './shared.dto';
 import { AD_GOALS, AD_PLATFORMS, AD_STYLES, DEFAULT_BRAND_COLOUR } from '../../tools/tool-options';
 
-
 export class CreativeDto {
   @ApiProperty({ enum: AD_PLATFORMS })
   @IsIn(AD_PLATFORMS)

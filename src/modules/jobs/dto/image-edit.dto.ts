@@ -18,7 +18,7 @@ export class AdjustmentsDto {
 
   @ApiPropertyOptional({
     description:
-      'White balance from the photo\'s near-grey pixels (a grey under a colour cast comes out neutral; a photo with ' +
+      "White balance from the photo's near-grey pixels (a grey under a colour cast comes out neutral; a photo with " +
       'nothing grey is left alone) and a mild saturation boost for dull photos.',
   })
   @IsOptional()
@@ -46,7 +46,7 @@ export class EditBackgroundDto {
     enum: SHADOWS,
     description:
       '`soft`: a contact shadow under the subject; `natural`: that plus the silhouette cast on the floor. Drawn ' +
-      'from the subject\'s mask beneath it, never on it; with `original` the photo\'s own floor is darkened.',
+      "from the subject's mask beneath it, never on it; with `original` the photo's own floor is darkened.",
   })
   @IsOptional()
   @IsIn(SHADOWS)
@@ -74,7 +74,7 @@ export class ResizingDto {
     description:
       'Used when both width and height are given (one alone keeps the aspect ratio). `contain`: fit inside and pad ' +
       'to exactly width x height, centred (white for jpg, transparent for png and webp). `cover`: fill the box and ' +
-      'cut the overflow, centred. `crop`: cut exactly width x height at the source\'s own scale around its most ' +
+      "cut the overflow, centred. `crop`: cut exactly width x height at the source's own scale around its most " +
       'interesting region, scaling up only a source smaller than the box. No side is ever above 8192.',
   })
   @IsOptional()
@@ -85,7 +85,7 @@ export class ResizingDto {
 export class RestorationsDto {
   @ApiPropertyOptional({
     description:
-      'Double the source\'s own size (Lanczos resampling, then sharpening), at most 8192 a side. With an explicit ' +
+      "Double the source's own size (Lanczos resampling, then sharpening), at most 8192 a side. With an explicit " +
       'width and height the size is theirs, and upscale adds the sharpening of an enlargement.',
   })
   @IsOptional()
@@ -100,7 +100,9 @@ export class RestorationsDto {
 
 export class EditOperationsDto {
   @ApiPropertyOptional({ type: AdjustmentsDto }) @NestedObject(() => AdjustmentsDto) adjustments?: AdjustmentsDto;
-  @ApiPropertyOptional({ type: EditBackgroundDto }) @NestedObject(() => EditBackgroundDto) background?: EditBackgroundDto;
+  @ApiPropertyOptional({ type: EditBackgroundDto })
+  @NestedObject(() => EditBackgroundDto)
+  background?: EditBackgroundDto;
   @ApiPropertyOptional({ type: ResizingDto }) @NestedObject(() => ResizingDto) resizing?: ResizingDto;
   @ApiPropertyOptional({ type: RestorationsDto }) @NestedObject(() => RestorationsDto) restorations?: RestorationsDto;
 }

@@ -1,6 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
-import { AspectRatio, InputImageDto, InputImages, NestedObject, OutputOptionsDto, Prompt, WebhookUrl } from './shared.dto';
+import {
+  AspectRatio,
+  InputImageDto,
+  InputImages,
+  NestedObject,
+  OutputOptionsDto,
+  Prompt,
+  WebhookUrl,
+} from './shared.dto';
 
 export class GenerateOptionsDto {
   @AspectRatio()

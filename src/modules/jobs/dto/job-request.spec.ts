@@ -15,12 +15,19 @@ describe('job requests', () => {
     expect(ad.options.creative).toEqual({ platform: 'tiktok', goal: 'conversion', style: 'minimal' });
     const scene = sceneCreateJob(plainToInstance(SceneCreateRequestDto, { input, scene: { prompt: 'On a beach' } }));
     expect(scene.options.scene).toEqual({ prompt: 'On a beach', shadow: 'natural' });
-    const cutout = removeBackgroundJob(plainToInstance(RemoveBackgroundRequestDto, { input, background: { type: 'white' } }));
+    const cutout = removeBackgroundJob(
+      plainToInstance(RemoveBackgroundRequestDto, { input, background: { type: 'white' } }),
+    );
     expect(cutout.options.background).toEqual({ type: 'white', shadow: 'none' });
   });
 
   it('lets what the client sent win over a default', () => {
-    const ad = adCreateJob(plainToInstance(AdCreateRequestDto, { input, creative: { platform: 'tiktok', goal: 'awareness', style: 'bold' } }));
+    const ad = adCreateJob(
+      plainToInstance(AdCreateRequestDto, {
+        input,
+        creative: { platform: 'tiktok', goal: 'awareness', style: 'bold' },
+      }),
+    );
     expect(ad.options.creative).toMatchObject({ goal: 'awareness', style: 'bold' });
   });
 });
@@ -45,15 +52,27 @@ describe('subject hints', () => {
   it('stores them with their source as sent', () => {
     const hints = { region, keep_points: [{ x: 0.3, y: 0.5 }] };
     expect(cutout(hints)().sources[0].subjectHints).toEqual(hints);
-    expect(removeBackgroundJob(plainToInstance(RemoveBackgroundRequestDto, { input })).sources[0].subjectHints).toBeNull();
+    expect(
+      removeBackgroundJob(plainToInstance(RemoveBackgroundRequestDto, { input })).sources[0].subjectHints,
+    ).toBeNull();
   });
 
   it('refuses an empty box, a keep point outside the region, and hints that hint at nothing', () => {
     expect(refusedAt(cutout({ region: { ...region, right: 0.1 } }))).toEqual(['input[0].subject_hints.region.right']);
-    expect(refusedAt(cutout({ region: { ...region, bottom: 0.05 } }))).toEqual(['input[0].subject_hints.region.bottom']);
-    expect(refusedAt(cutout({ region, keep_points: [{ x: 0.3, y: 0.5 }, { x: 0.7, y: 0.5 }] }))).toEqual([
-      'input[0].subject_hints.keep_points[1]',
+    expect(refusedAt(cutout({ region: { ...region, bottom: 0.05 } }))).toEqual([
+      'input[0].subject_hints.region.bottom',
     ]);
+    expect(
+      refusedAt(
+        cutout({
+          region,
+          keep_points: [
+            { x: 0.3, y: 0.5 },
+            { x: 0.7, y: 0.5 },
+          ],
+        }),
+      ),
+    ).toEqual(['input[0].subject_hints.keep_points[1]']);
     expect(refusedAt(cutout({}))).toEqual(['input[0].subject_hints']);
     expect(refusedAt(cutout({ keep_points: [] }))).toEqual(['input[0].subject_hints']);
     expect(refusedAt(cutout({ region, keep_points: [{ x: 0.6, y: 0.9 }] }))).toEqual([]);
@@ -67,10 +86,14 @@ describe('subject hints', () => {
     expect(refusedAt(edit({ background: { type: 'original', shadow: 'soft' } }))).toEqual([]);
     expect(refusedAt(edit({ background: { type: 'white' } }))).toEqual([]);
     const product = (body: object) => () =>
-      productPhotoJob(plainToInstance(ProductPhotoJobRequestDto, {
-        images: [{ source_url: 'https://images.example.com/p/1.jpg', external_id: 'sku-1', subject_hints: { region } }],
-        ...body,
-      }));
+      productPhotoJob(
+        plainToInstance(ProductPhotoJobRequestDto, {
+          images: [
+            { source_url: 'https://images.example.com/p/1.jpg', external_id: 'sku-1', subject_hints: { region } },
+          ],
+          ...body,
+        }),
+      );
     expect(refusedAt(product({}))).toEqual(['images[0].subject_hints']);
     expect(refusedAt(product({ preset: 'shop_square_image' }))).toEqual([]);
     expect(refusedAt(product({ operation: 'natural_lifestyle' }))).toEqual([]);
@@ -78,19 +101,26 @@ describe('subject hints', () => {
 });
 
 describe('mask output (output.channels alpha)', () => {
-  const mask = (body: object) => () => removeBackgroundJob(plainToInstance(RemoveBackgroundRequestDto, { input, ...body }));
+  const mask = (body: object) => () =>
+    removeBackgroundJob(plainToInstance(RemoveBackgroundRequestDto, { input, ...body }));
 
   it('is png on a transparent background without a shadow, and stores the channels with the options', () => {
     const job = mask({ output: { channels: 'alpha', crop_to_subject: true } })();
     expect(job.format).toBe('png');
     expect(job.options.output).toMatchObject({ channels: 'alpha', crop_to_subject: true, margin_percent: 0 });
-    expect(removeBackgroundJob(plainToInstance(RemoveBackgroundRequestDto, { input })).options.output).toMatchObject({ channels: 'rgba' });
+    expect(removeBackgroundJob(plainToInstance(RemoveBackgroundRequestDto, { input })).options.output).toMatchObject({
+      channels: 'rgba',
+    });
   });
 
   it('refuses another format, a background colour and a shadow, each at its own path', () => {
     expect(refusedAt(mask({ output: { channels: 'alpha', format: 'jpg' } }))).toEqual(['output.format']);
     expect(refusedAt(mask({ output: { channels: 'alpha', format: 'webp' } }))).toEqual(['output.format']);
-    expect(refusedAt(mask({ output: { channels: 'alpha' }, background: { type: 'white' } }))).toEqual(['background.type']);
-    expect(refusedAt(mask({ output: { channels: 'alpha' }, background: { shadow: 'natural' } }))).toEqual(['background.shadow']);
+    expect(refusedAt(mask({ output: { channels: 'alpha' }, background: { type: 'white' } }))).toEqual([
+      'background.type',
+    ]);
+    expect(refusedAt(mask({ output: { channels: 'alpha' }, background: { shadow: 'natural' } }))).toEqual([
+      'background.shadow',
+    ]);
   });
 });

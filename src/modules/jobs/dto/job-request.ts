@@ -5,7 +5,6 @@ import {
   cutsSubjectOut,
   PRODUCT_PHOTO_TOOL,
   type AdCreativeOptions,
-  type CutoutChannels,
   type ImageAiEditOptions,
   type ImageEditOptions,
   type ImageGenerationOptions,
@@ -54,7 +53,7 @@ export type JobRequest<O extends ToolOptions = ToolOptions> = O & {
 const plain = <T extends object>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 const storedHints = (hints: SubjectHintsDto | null | undefined): StoredSubjectHints | null =>
-  hints ? (plain(hints) as StoredSubjectHints) : null;
+  hints ? plain<StoredSubjectHints>(hints) : null;
 
 const sourcesOf = (input: Array<InputImageDto & HintedImage> | undefined): JobSource[] =>
   (input ?? []).map((image) => ({
@@ -78,7 +77,10 @@ function rejectIf(problems: Array<FieldError | false>): void {
 }
 
 /** A colour must be given exactly when the background type is `color`. */
-function colourProblems(path: string, background: { type?: string; color?: string } | undefined): Array<FieldError | false> {
+function colourProblems(
+  path: string,
+  background: { type?: string; color?: string } | undefined,
+): Array<FieldError | false> {
   return [
     background?.type === 'color' &&
       !background.color && { path: `${path}.color`, message: 'color is required when type is color' },
@@ -93,18 +95,29 @@ const hintProblems = (field: string, images: HintedImage[]): FieldError[] =>
 
 /** Hints on a request that cuts nothing out would be ignored without a word: refused, at each image that has them. */
 const unusableHints = (field: string, images: HintedImage[], why: string): FieldError[] =>
-  images.flatMap((image, index) => (image.subject_hints ? [{ path: `${field}[${index}].subject_hints`, message: why }] : []));
+  images.flatMap((image, index) =>
+    image.subject_hints ? [{ path: `${field}[${index}].subject_hints`, message: why }] : [],
+  );
 
 /** A mask is one channel of a PNG: no other format, and nothing but the product's own alpha in it. */
-function maskProblems(format: OutputFormatOption | undefined, background: { type: string; shadow: string }): Array<FieldError | false> {
+function maskProblems(
+  format: OutputFormatOption | undefined,
+  background: { type: string; shadow: string },
+): Array<FieldError | false> {
   return [
     format !== undefined &&
-      format !== 'png' && { path: 'output.format', message: 'channels alpha gives a one-channel PNG mask; format must be png' },
+      format !== 'png' && {
+        path: 'output.format',
+        message: 'channels alpha gives a one-channel PNG mask; format must be png',
+      },
     background.type !== 'transparent' && {
       path: 'background.type',
       message: 'a mask (channels alpha) has no background colour; leave the background transparent',
     },
-    background.shadow !== 'none' && { path: 'background.shadow', message: 'a mask (channels alpha) has no shadow; leave shadow none' },
+    background.shadow !== 'none' && {
+      path: 'background.shadow',
+      message: 'a mask (channels alpha) has no shadow; leave shadow none',
+    },
   ];
 }
 
@@ -112,7 +125,10 @@ function maskProblems(format: OutputFormatOption | undefined, background: { type
 type ToolJobRequest<T extends ToolId, O> = JobRequest<Extract<ToolOptions, { tool: T; options: O }>>;
 
 /** A tool's options without the variant count, which `build` adds. */
-type Unnumbered<O extends ToolOptions> = { tool: O['tool']; options: Omit<O['options'], 'output'> & { output?: object } };
+type Unnumbered<O extends ToolOptions> = {
+  tool: O['tool'];
+  options: Omit<O['options'], 'output'> & { output?: object };
+};
 
 function build<O extends ToolOptions>(
   job: Unnumbered<O>,
@@ -135,13 +151,23 @@ function build<O extends ToolOptions>(
   const numbered: StoredOutput = { ...stored.output, number_of_images: imagesPerSource };
   const options = { ...stored, output: numbered } as O['options'];
   // `O` pairs this tool with these options; TypeScript cannot follow the pairing through the generic spread above.
-  const request = { tool: job.tool, options, costKey, sources, imagesPerSource, format, webhookUrl: webhookUrl ?? null } as JobRequest;
+  const request = {
+    tool: job.tool,
+    options,
+    costKey,
+    sources,
+    imagesPerSource,
+    format,
+    webhookUrl: webhookUrl ?? null,
+  } as JobRequest;
   return request as JobRequest<O>;
 }
 
-export function removeBackgroundJob(dto: RemoveBackgroundRequestDto): ToolJobRequest<ToolId.RemoveBackground, RemoveBackgroundOptions> {
+export function removeBackgroundJob(
+  dto: RemoveBackgroundRequestDto,
+): ToolJobRequest<ToolId.RemoveBackground, RemoveBackgroundOptions> {
   const background = withDefaults({ type: 'transparent' as const, shadow: 'none' as const }, dto.background);
-  const output = withDefaults({ crop_to_subject: false, margin_percent: 0, channels: 'rgba' as CutoutChannels }, dto.output);
+  const output = withDefaults({ crop_to_subject: false, margin_percent: 0, channels: 'rgba' }, dto.output);
   const mask = output.channels === 'alpha';
   rejectIf([
     ...colourProblems('background', dto.background),
@@ -154,7 +180,12 @@ export function removeBackgroundJob(dto: RemoveBackgroundRequestDto): ToolJobReq
     ...(mask ? maskProblems(dto.output?.format, background) : []),
     ...hintProblems('input', dto.input),
   ]);
-  return build({ tool: ToolId.RemoveBackground, options: { background, output } }, sourcesOf(dto.input), dto.output, dto.webhook_url);
+  return build(
+    { tool: ToolId.RemoveBackground, options: { background, output } },
+    sourcesOf(dto.input),
+    dto.output,
+    dto.webhook_url,
+  );
 }
 
 export function imageEditJob(dto: ImageEditRequestDto): ToolJobRequest<ToolId.ImageEditing, ImageEditOptions> {
@@ -174,11 +205,21 @@ export function imageEditJob(dto: ImageEditRequestDto): ToolJobRequest<ToolId.Im
           'subject_hints need operations.background with a type other than original, or a shadow: without one nothing is cut out',
         )),
   ]);
-  return build({ tool: ToolId.ImageEditing, options: { operations: dto.operations ?? {} } }, sourcesOf(dto.input), dto.output, dto.webhook_url);
+  return build(
+    { tool: ToolId.ImageEditing, options: { operations: dto.operations ?? {} } },
+    sourcesOf(dto.input),
+    dto.output,
+    dto.webhook_url,
+  );
 }
 
 export function imageAiEditJob(dto: ImageAiEditRequestDto): ToolJobRequest<ToolId.ImageAiEdit, ImageAiEditOptions> {
-  return build({ tool: ToolId.ImageAiEdit, options: { options: dto.options } }, sourcesOf(dto.input), dto.output, dto.webhook_url);
+  return build(
+    { tool: ToolId.ImageAiEdit, options: { options: dto.options } },
+    sourcesOf(dto.input),
+    dto.output,
+    dto.webhook_url,
+  );
 }
 
 export function sceneCreateJob(dto: SceneCreateRequestDto): ToolJobRequest<ToolId.AiBackground, SceneOptions> {
@@ -191,7 +232,9 @@ export function sceneCreateJob(dto: SceneCreateRequestDto): ToolJobRequest<ToolI
 }
 
 /** Without reference images a generation job still has one (empty) source: max(N, 1) x M. */
-export function imageGenerateJob(dto: ImageGenerateRequestDto): ToolJobRequest<ToolId.ImageGeneration, ImageGenerationOptions> {
+export function imageGenerateJob(
+  dto: ImageGenerateRequestDto,
+): ToolJobRequest<ToolId.ImageGeneration, ImageGenerationOptions> {
   const references = sourcesOf(dto.input);
   const sources = references.length > 0 ? references : [{ imageUrl: null, externalId: null, subjectHints: null }];
   return build(
@@ -220,7 +263,8 @@ export function productPhotoJob(dto: ProductPhotoJobRequestDto): JobRequest {
   ]);
   const operation = dto.operation ?? preset?.operation ?? ProductPhotoOperation.ProductPhotoEnhance;
   // As productPhotoCutout decides: enhancing keeps the photo's background unless the preset replaces it.
-  const keepsBackground = operation === ProductPhotoOperation.ProductPhotoEnhance && (!preset || preset.background === 'original');
+  const keepsBackground =
+    operation === ProductPhotoOperation.ProductPhotoEnhance && (!preset || preset.background === 'original');
   rejectIf([
     ...hintProblems('images', dto.images),
     ...(keepsBackground

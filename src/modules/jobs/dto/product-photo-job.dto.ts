@@ -41,7 +41,11 @@ export class ProductPhotoJobRequestDto {
   @Type(() => ProductImageDto)
   images!: ProductImageDto[];
 
-  @ApiPropertyOptional({ enum: ProductPhotoOperation, enumName: 'ProductPhotoOperation', default: 'product_photo_enhance' })
+  @ApiPropertyOptional({
+    enum: ProductPhotoOperation,
+    enumName: 'ProductPhotoOperation',
+    default: 'product_photo_enhance',
+  })
   @IsOptional()
   @IsEnum(ProductPhotoOperation)
   operation?: ProductPhotoOperation;

@@ -1,13 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, Max, Min } from 'class-validator';
-import {
-  HexColor,
-  NestedObject,
-  OptionalWithDefault,
-  OutputOptionsDto,
-  SHADOWS,
-  WebhookUrl,
-} from './shared.dto';
+import { HexColor, NestedObject, OptionalWithDefault, OutputOptionsDto, SHADOWS, WebhookUrl } from './shared.dto';
 import { CutoutInputImageDto, CutoutInputImages } from './subject-hints.dto';
 
 export const REMOVED_BACKGROUNDS = ['transparent', 'white', 'color'] as const;
@@ -29,7 +22,7 @@ export class RemovedBackgroundDto {
     enum: SHADOWS,
     default: 'none',
     description:
-      '`soft`: a contact shadow made of the product\'s footprint; `natural`: that plus its silhouette cast on the ' +
+      "`soft`: a contact shadow made of the product's footprint; `natural`: that plus its silhouette cast on the " +
       'floor. Drawn beneath the product, never on it; black at its opacity on a transparent background. ' +
       '`number_of_images` variants differ only in this light (without a shadow they are identical).',
   })
@@ -40,7 +33,8 @@ export class RemovedBackgroundDto {
 
 export class CutoutOutputDto extends OutputOptionsDto {
   @ApiPropertyOptional({
-    description: 'Crop the result to the subject and its shadow, with `margin_percent` of its longer side on every side.',
+    description:
+      'Crop the result to the subject and its shadow, with `margin_percent` of its longer side on every side.',
   })
   @OptionalWithDefault()
   @IsBoolean()
@@ -58,7 +52,7 @@ export class CutoutOutputDto extends OutputOptionsDto {
     default: 'rgba',
     description:
       '`rgba`: the cut-out itself. `alpha`: its alpha mask alone, as a one-channel (greyscale) PNG of the size the ' +
-      '`rgba` result would have (the source\'s, unless `crop_to_subject` reframes it), equal to that result\'s alpha ' +
+      "`rgba` result would have (the source's, unless `crop_to_subject` reframes it), equal to that result's alpha " +
       'channel: 255 product, 0 background. `alpha` needs `format` `png` (the default), a transparent background and ' +
       'no shadow (anything else is a 400); its thumbnail is the mask in grey. Costs the same as a cut-out.',
   })

@@ -33,7 +33,10 @@ export const SourceUrl = () =>
   applyDecorators(
     IsString(),
     MaxLength(MAX_URL_LENGTH),
-    IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false }, { message: '$property must be an http or https URL' }),
+    IsUrl(
+      { protocols: ['http', 'https'], require_protocol: true, require_tld: false },
+      { message: '$property must be an http or https URL' },
+    ),
   );
 
 /** An optional nested object: a non-object value is an error at its own path, not ignored. */
@@ -93,11 +96,18 @@ export class OutputOptionsDto {
 /** `webhook_url`: HTTPS only (spec section 6). */
 export const WebhookUrl = () =>
   applyDecorators(
-    ApiPropertyOptional({ format: 'uri', maxLength: MAX_URL_LENGTH, description: 'HTTPS URL that receives signed events.' }),
+    ApiPropertyOptional({
+      format: 'uri',
+      maxLength: MAX_URL_LENGTH,
+      description: 'HTTPS URL that receives signed events.',
+    }),
     IsOptional(),
     IsString(),
     MaxLength(MAX_URL_LENGTH),
-    IsUrl({ protocols: ['https'], require_protocol: true, require_tld: false }, { message: 'webhook_url must be an https URL' }),
+    IsUrl(
+      { protocols: ['https'], require_protocol: true, require_tld: false },
+      { message: 'webhook_url must be an https URL' },
+    ),
   );
 
 export const AspectRatio = () =>

@@ -9,7 +9,13 @@ import { InputImageDto, InputImages, NestedObject } from './shared.dto';
 /** A fraction of the source image's width or height: 0 its left or top edge, 1 its right or bottom edge. */
 const Fraction = (axis: 'width' | 'height', example: number) =>
   applyDecorators(
-    ApiProperty({ type: 'number', minimum: 0, maximum: 1, example, description: `A fraction of the source image's ${axis}.` }),
+    ApiProperty({
+      type: 'number',
+      minimum: 0,
+      maximum: 1,
+      example,
+      description: `A fraction of the source image's ${axis}.`,
+    }),
     IsNumber({ allowNaN: false, allowInfinity: false }),
     Min(0),
     Max(1),
@@ -70,7 +76,7 @@ export const SubjectHints = () =>
         '`keep_points` on it, or both (not an empty object). Only where the product is cut out: on POST ' +
         '/image/edit with a `background` operation that cuts it out (a type other than `original`, or a shadow), on ' +
         'product photo jobs with every operation but `product_photo_enhance` on a preset that keeps the background; ' +
-        'elsewhere a 400. Returned with each of the image\'s results as sent.',
+        "elsewhere a 400. Returned with each of the image's results as sent.",
       example: { region: { left: 0.1, top: 0.05, right: 0.7, bottom: 0.95 }, keep_points: [{ x: 0.4, y: 0.5 }] },
     }),
     NestedObject(() => SubjectHintsDto),
@@ -97,12 +103,16 @@ export function subjectHintProblems(path: string, hints: SubjectHintsDto | null 
     return [{ path, message: 'subject_hints must give a region or at least one keep point' }];
   }
   const problems: FieldError[] = [];
-  if (region && region.right <= region.left) problems.push({ path: `${path}.region.right`, message: 'right must be greater than left' });
-  if (region && region.bottom <= region.top) problems.push({ path: `${path}.region.bottom`, message: 'bottom must be greater than top' });
+  if (region && region.right <= region.left)
+    problems.push({ path: `${path}.region.right`, message: 'right must be greater than left' });
+  if (region && region.bottom <= region.top)
+    problems.push({ path: `${path}.region.bottom`, message: 'bottom must be greater than top' });
   if (region && problems.length === 0) {
     points.forEach((point, index) => {
-      const inside = point.x >= region.left && point.x <= region.right && point.y >= region.top && point.y <= region.bottom;
-      if (!inside) problems.push({ path: `${path}.keep_points[${index}]`, message: 'a keep point must lie inside the region' });
+      const inside =
+        point.x >= region.left && point.x <= region.right && point.y >= region.top && point.y <= region.bottom;
+      if (!inside)
+        problems.push({ path: `${path}.keep_points[${index}]`, message: 'a keep point must lie inside the region' });
     });
   }
   return problems;

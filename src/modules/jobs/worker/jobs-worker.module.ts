@@ -15,7 +15,16 @@ import { ResultWorkService } from './result-work.service';
 
 /** The consuming half: only the worker role imports it, so an API process never takes work. */
 @Module({
-  imports: [JobsModule, CapacityModule, ToolsModule, ImageModule, SegmentationWorkerModule, StorageModule, IdempotencyModule, WebhooksWorkerModule],
+  imports: [
+    JobsModule,
+    CapacityModule,
+    ToolsModule,
+    ImageModule,
+    SegmentationWorkerModule,
+    StorageModule,
+    IdempotencyModule,
+    WebhooksWorkerModule,
+  ],
   providers: [
     QueueWorkersService,
     ResultRetentionSweeperService,

@@ -22,7 +22,9 @@ import { codedFailure, ResultWorkService, type ResultEntryData } from './result-
  * How long a result's entry waited for its first attempt: from when it became ready (added, or
  * its delay over) to when a worker took it. Null for a later attempt, restarted after a stall too.
  */
-export function firstAttemptWait(entry: Pick<Job, 'attemptsStarted' | 'timestamp' | 'processedOn' | 'opts'>): number | null {
+export function firstAttemptWait(
+  entry: Pick<Job, 'attemptsStarted' | 'timestamp' | 'processedOn' | 'opts'>,
+): number | null {
   if (entry.attemptsStarted !== 1 || entry.processedOn === undefined) return null;
   return Math.max(0, entry.processedOn - entry.timestamp - (entry.opts.delay ?? 0)) / 1000;
 }
@@ -83,7 +85,10 @@ export class QueueWorkersService implements OnApplicationBootstrap, BeforeApplic
       // The schedules live only in Redis: a Redis that comes back empty (no persistence, a
       // failover to an empty replica) has none, and nothing else would recreate them before a
       // restart. Checking every interval bounds how long the sweeps stay missing.
-      this.scheduleKeeper = setInterval(() => void this.restoreMissingSweeps(), this.config.SWEEP_INTERVAL_SECONDS * 1000);
+      this.scheduleKeeper = setInterval(
+        () => void this.restoreMissingSweeps(),
+        this.config.SWEEP_INTERVAL_SECONDS * 1000,
+      );
       this.scheduleKeeper.unref();
     }
     this.logger.log({ queues }, 'queue workers started');
@@ -118,7 +123,10 @@ export class QueueWorkersService implements OnApplicationBootstrap, BeforeApplic
           await this.scheduleSweep(sweep);
           this.logger.warn({ scheduler: sweep }, 'sweep schedule was missing from Redis; restored');
         } catch (error) {
-          this.logger.warn({ err: error, scheduler: sweep }, 'could not check the sweep schedule; retrying next interval');
+          this.logger.warn(
+            { err: error, scheduler: sweep },
+            'could not check the sweep schedule; retrying next interval',
+          );
         }
       }
     } finally {
@@ -141,8 +149,7 @@ export class QueueWorkersService implements OnApplicationBootstrap, BeforeApplic
 
   private dispatch(job: Job, token: string | undefined): Promise<unknown> {
     const handler = this.handlers[job.name as QueueJobName] as
-      | ((job: Job, token: string | undefined) => Promise<unknown>)
-      | undefined;
+      ((job: Job, token: string | undefined) => Promise<unknown>) | undefined;
     if (!handler) throw new UnrecoverableError(`No processor for job name "${job.name}"`);
     return handler(job, token);
   }
@@ -155,16 +162,21 @@ export class QueueWorkersService implements OnApplicationBootstrap, BeforeApplic
     try {
       await this.results.perform(job.data.resultId, { queue: job.queueName, waitedSeconds: firstAttemptWait(job) });
     } catch (error) {
-      await job.updateData({ resultId: job.data.resultId, failure: codedFailure(error) }).catch((recordError: unknown) => {
-        this.logger.warn({ err: recordError, job_id: job.id }, 'could not record the failure code on the queue entry');
-      });
+      await job
+        .updateData({ resultId: job.data.resultId, failure: codedFailure(error) })
+        .catch((recordError: unknown) => {
+          this.logger.warn(
+            { err: recordError, job_id: job.id },
+            'could not record the failure code on the queue entry',
+          );
+        });
       throw error;
     }
   }
 
   /** A result is failed, and its credits released, only after its last attempt. */
   private async onFailed(job: Job | undefined, error: Error): Promise<void> {
-    if (!job || job.name !== QueueJobName.ProcessResult) return;
+    if (!job || job.name !== (QueueJobName.ProcessResult as string)) return;
     try {
       if ((await job.getState()) !== 'failed') return;
       await this.results.settleFailure((job.data as QueuePayloads[QueueJobName.ProcessResult]).resultId, error);

@@ -55,7 +55,10 @@ export class ResultRetentionSweeperService {
       await Promise.all(keys.map((key) => this.storage.delete(key)));
       return true;
     } catch (error) {
-      this.logger.warn({ err: error, result_id: result.id }, 'could not delete the files of an expired result; retrying next sweep');
+      this.logger.warn(
+        { err: error, result_id: result.id },
+        'could not delete the files of an expired result; retrying next sweep',
+      );
       return false;
     }
   }

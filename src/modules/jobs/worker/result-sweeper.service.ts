@@ -54,8 +54,7 @@ export class ResultSweeperService {
     private readonly lifecycle: JobLifecycleService,
     private readonly idempotency: IdempotencyService,
     private readonly capacity: CapacityService,
-  ) {
-  }
+  ) {}
 
   async sweep(): Promise<{ requeued: number; failed: number; cancelled: number }> {
     let requeued = 0;
@@ -75,7 +74,11 @@ export class ResultSweeperService {
           if (state === 'failed') {
             await this.work.settleFailure(result.id, failureOfEntry(entry));
             failed++;
-          } else if (state === 'delayed' && result.jobCancelled && (await this.lifecycle.cancelWaitingResult(result.id))) {
+          } else if (
+            state === 'delayed' &&
+            result.jobCancelled &&
+            (await this.lifecycle.cancelWaitingResult(result.id))
+          ) {
             // Promoted and taken by a worker meanwhile, its attempt finds the result settled and does nothing.
             await entry.remove().catch(() => undefined);
             cancelled++;

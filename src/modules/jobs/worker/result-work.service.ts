@@ -33,7 +33,8 @@ export type ResultEntryData = QueuePayloads[QueueJobName.ProcessResult] & { fail
 
 /** The failure an attempt's error carries a code for, if any. */
 export function codedFailure(error: unknown): RecordedFailure | undefined {
-  if (error instanceof ResultFailure || error instanceof TransientResultFailure) return { code: error.code, message: error.message };
+  if (error instanceof ResultFailure || error instanceof TransientResultFailure)
+    return { code: error.code, message: error.message };
   return undefined;
 }
 
@@ -154,9 +155,11 @@ export class ResultWorkService {
   }
 
   private async removeFiles(keys: ResultFileKeys): Promise<void> {
-    await Promise.all([this.storage.delete(keys.resultKey), this.storage.delete(keys.thumbnailKey)]).catch((error: unknown) => {
-      this.logger.warn({ err: error, key: keys.resultKey }, 'could not remove the files of an unused run');
-    });
+    await Promise.all([this.storage.delete(keys.resultKey), this.storage.delete(keys.thumbnailKey)]).catch(
+      (error: unknown) => {
+        this.logger.warn({ err: error, key: keys.resultKey }, 'could not remove the files of an unused run');
+      },
+    );
   }
 
   private describeFailure(error: unknown): RecordedFailure {

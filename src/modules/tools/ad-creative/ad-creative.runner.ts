@@ -40,7 +40,10 @@ export class AdCreativeRunner implements ToolRunner, FramedTool<AdRequest> {
 
   request(task: TypedToolTask): AdRequest {
     if (task.tool !== ToolId.AdCreative) {
-      throw new ResultFailure(ResultErrorCode.ProcessingFailed, `The ${task.tool} tool does not run on the ad pipeline.`);
+      throw new ResultFailure(
+        ResultErrorCode.ProcessingFailed,
+        `The ${task.tool} tool does not run on the ad pipeline.`,
+      );
     }
     return adRequestOf(task.options);
   }
@@ -52,6 +55,13 @@ export class AdCreativeRunner implements ToolRunner, FramedTool<AdRequest> {
 
   pipeline({ task, source, request, limits }: ResultContext<AdRequest>) {
     const job = { variant: variantOf(task), hints: task.subjectHints, format: task.format };
-    return runAd(source, photoPlan(source, PHOTO_LONG_SIDE), request, job, { segmenter: this.segmenter, provider: this.provider }, limits);
+    return runAd(
+      source,
+      photoPlan(source, PHOTO_LONG_SIDE),
+      request,
+      job,
+      { segmenter: this.segmenter, provider: this.provider },
+      limits,
+    );
   }
 }

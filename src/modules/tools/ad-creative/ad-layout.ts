@@ -110,7 +110,8 @@ export function layoutAd(request: LayoutRequest): AdLayout {
     ctaFontSize,
     ctaHeight: Math.ceil(ctaFontSize * (emphasis.cta === 'button' ? BUTTON_HEIGHT_EMS : LINK_HEIGHT_EMS)),
   };
-  const arrangement = canvas.width > canvas.height ? besideLayout(safeZone, emphasis, parts) : stackedLayout(safeZone, emphasis, parts);
+  const arrangement =
+    canvas.width > canvas.height ? besideLayout(safeZone, emphasis, parts) : stackedLayout(safeZone, emphasis, parts);
   return {
     canvas,
     safeZone,
@@ -175,9 +176,18 @@ function besideLayout(safeZone: PixelBounds, emphasis: Emphasis, parts: Parts): 
   const headlineHeight = parts.callToAction ? safeZone.height - ctaHeight - rowGap : safeZone.height;
   const bottom = safeZone.top + safeZone.height;
   return {
-    subjectArea: { left: parts.mirrored ? safeZone.left : columnLeft + columnWidth + gap, top: safeZone.top, width: subjectWidth, height: safeZone.height },
-    headline: parts.headline ? { box: column(safeZone.top, headlineHeight), maxFontSize: parts.headlineFontSize } : null,
-    callToAction: parts.callToAction ? { box: column(bottom - ctaHeight, ctaHeight), maxFontSize: parts.ctaFontSize, kind: emphasis.cta } : null,
+    subjectArea: {
+      left: parts.mirrored ? safeZone.left : columnLeft + columnWidth + gap,
+      top: safeZone.top,
+      width: subjectWidth,
+      height: safeZone.height,
+    },
+    headline: parts.headline
+      ? { box: column(safeZone.top, headlineHeight), maxFontSize: parts.headlineFontSize }
+      : null,
+    callToAction: parts.callToAction
+      ? { box: column(bottom - ctaHeight, ctaHeight), maxFontSize: parts.ctaFontSize, kind: emphasis.cta }
+      : null,
     align: 'left',
     stacked: true,
     gap: rowGap,
@@ -199,7 +209,8 @@ export function placeTexts(layout: AdLayout, headline: Size | null, callToAction
   const across = (slot: PixelBounds, size: Size) =>
     layout.align === 'centre' ? slot.left + Math.floor((slot.width - size.width) / 2) : slot.left;
   const at = (slot: PixelBounds, size: Size, top: number): PixelBounds => ({ left: across(slot, size), top, ...size });
-  const centredIn = (slot: PixelBounds, size: Size) => at(slot, size, slot.top + Math.floor((slot.height - size.height) / 2));
+  const centredIn = (slot: PixelBounds, size: Size) =>
+    at(slot, size, slot.top + Math.floor((slot.height - size.height) / 2));
   const headlineSlot = layout.headline?.box;
   const ctaSlot = layout.callToAction?.box;
   if (layout.stacked && headlineSlot && ctaSlot && headline && callToAction) {

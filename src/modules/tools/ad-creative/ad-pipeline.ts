@@ -46,17 +46,28 @@ export async function runAd(
   const photo = await decodePhoto(source, plan, limits);
   const alpha = segmenter ? (await segmenter.segment(photo, signal, job.hints)).mask : null;
   const canvas = (request.frame ?? PLATFORM_FRAMES[request.platform]).canvas;
-  const background = request.backdropPrompt && provider ? await paintedBackdrop(provider, request.backdropPrompt, canvas, signal) : undefined;
+  const background =
+    request.backdropPrompt && provider
+      ? await paintedBackdrop(provider, request.backdropPrompt, canvas, signal)
+      : undefined;
   const input: AdInput = { ...request, subject: subjectOf(photo, alpha), variant: job.variant, background };
   const layOut = async () => paintAdPixels(input, await planAd(input));
   const image = await layOut().catch((error: unknown) => {
-    throw new ResultFailure(ResultErrorCode.ProcessingFailed, `The ad could not be laid out (${String(error).slice(0, 200)}).`);
+    throw new ResultFailure(
+      ResultErrorCode.ProcessingFailed,
+      `The ad could not be laid out (${String(error).slice(0, 200)}).`,
+    );
   });
   return encodeImage(image, job.format);
 }
 
 /** The provider's backdrop, fitted to the canvas, as RGBA. */
-async function paintedBackdrop(provider: ImageProvider, prompt: string, canvas: Size, signal: AbortSignal): Promise<RgbaPixels> {
+async function paintedBackdrop(
+  provider: ImageProvider,
+  prompt: string,
+  canvas: Size,
+  signal: AbortSignal,
+): Promise<RgbaPixels> {
   const painted = await provider.generate({ prompt, references: [], shape: shapeFor(canvas) }, signal);
   const raw = await coverTo(painted, canvas);
   return { rgba: await fromRaw(raw).ensureAlpha().raw().toBuffer(), width: raw.width, height: raw.height };

@@ -40,7 +40,11 @@ const PRESET_MARGIN_SHARE = 0.06;
 
 /** A product photo preset's canvas: no overlays are known, so text keeps a uniform margin from every edge. */
 export function presetFrame(canvas: Size): PlatformFrame {
-  return framed(canvas.width, canvas.height, uniform(Math.round(Math.min(canvas.width, canvas.height) * PRESET_MARGIN_SHARE)));
+  return framed(
+    canvas.width,
+    canvas.height,
+    uniform(Math.round(Math.min(canvas.width, canvas.height) * PRESET_MARGIN_SHARE)),
+  );
 }
 
 /**

@@ -27,7 +27,8 @@ function magentaBottle(): RgbaPixels {
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
       let hits = 0;
-      for (let sy = 0; sy < 4; sy++) for (let sx = 0; sx < 4; sx++) if (inBottle(x + (sx + 0.5) / 4, y + (sy + 0.5) / 4)) hits++;
+      for (let sy = 0; sy < 4; sy++)
+        for (let sx = 0; sx < 4; sx++) if (inBottle(x + (sx + 0.5) / 4, y + (sy + 0.5) / 4)) hits++;
       if (hits > 0) rgba.set([255, 0, 255, (hits * 255) >> 4], (y * width + x) * 4);
     }
   }
@@ -76,7 +77,10 @@ function boundsWhere(image: Decoded, test: (offset: number) => boolean, within?:
 
 /** Where two renders of the same size differ at all. */
 function differing(a: Decoded, b: Decoded): PixelBounds | null {
-  return boundsWhere(a, (i) => a.data[i] !== b.data[i] || a.data[i + 1] !== b.data[i + 1] || a.data[i + 2] !== b.data[i + 2]);
+  return boundsWhere(
+    a,
+    (i) => a.data[i] !== b.data[i] || a.data[i + 1] !== b.data[i + 1] || a.data[i + 2] !== b.data[i + 2],
+  );
 }
 
 /** A test for pixels within `tolerance` of `hex` on every channel. */
@@ -103,7 +107,17 @@ function meanAbsoluteDifference(a: Decoded, b: Decoded): number {
 }
 
 function adInput(platform: AdPlatform, style: AdStyle, overrides: Partial<AdInput> = {}): AdInput {
-  return { subject: BOTTLE, platform, style, goal: 'conversion', headline: HEADLINE, callToAction: CTA, brandColor: BRAND, variant: 0, ...overrides };
+  return {
+    subject: BOTTLE,
+    platform,
+    style,
+    goal: 'conversion',
+    headline: HEADLINE,
+    callToAction: CTA,
+    brandColor: BRAND,
+    variant: 0,
+    ...overrides,
+  };
 }
 
 /** The plan painted whole, without its headline, and without any text. */
@@ -113,63 +127,91 @@ async function paintedThreeWays(input: AdInput, plan: AdPlan) {
     paintAd(input, { ...plan, headline: null }),
     paintAd(input, { ...plan, headline: null, callToAction: null }),
   ]);
-  return { render: full, full: await decoded(full.image), withoutHeadline: await decoded(withoutHeadline.image), bare: await decoded(bare.image) };
+  return {
+    render: full,
+    full: await decoded(full.image),
+    withoutHeadline: await decoded(withoutHeadline.image),
+    bare: await decoded(bare.image),
+  };
 }
 
 describe('renderAd', () => {
   describe.each(AD_PLATFORMS)('on %s', (platform) => {
     const { canvas, safeZone } = PLATFORM_FRAMES[platform];
 
-    it.each(AD_STYLES)('%s: exact canvas, both texts whole inside the safe zone, the product whole, the brand colour shown', async (style) => {
-      const input = adInput(platform, style);
-      const plan = await planAd(input);
-      const { render, full, withoutHeadline, bare } = await paintedThreeWays(input, plan);
+    it.each(AD_STYLES)(
+      '%s: exact canvas, both texts whole inside the safe zone, the product whole, the brand colour shown',
+      async (style) => {
+        const input = adInput(platform, style);
+        const plan = await planAd(input);
+        const { render, full, withoutHeadline, bare } = await paintedThreeWays(input, plan);
 
-      expect([full.width, full.height, full.channels]).toEqual([canvas.width, canvas.height, 3]);
-      expect([render.width, render.height]).toEqual([canvas.width, canvas.height]);
+        expect([full.width, full.height, full.channels]).toEqual([canvas.width, canvas.height, 3]);
+        expect([render.width, render.height]).toEqual([canvas.width, canvas.height]);
 
-      const texts = must(differing(full, bare), 'text pixels');
-      const headline = must(differing(full, withoutHeadline), 'headline pixels');
-      const cta = must(differing(withoutHeadline, bare), 'call-to-action pixels');
-      for (const box of [texts, headline, cta]) expect(inside(box, safeZone)).toBe(true);
+        const texts = must(differing(full, bare), 'text pixels');
+        const headline = must(differing(full, withoutHeadline), 'headline pixels');
+        const cta = must(differing(withoutHeadline, bare), 'call-to-action pixels');
+        for (const box of [texts, headline, cta]) expect(inside(box, safeZone)).toBe(true);
 
-      // The text boxes reported are where the text was drawn.
-      const reported = render.textBoxes;
-      expect(reported.map((box) => box.kind)).toEqual(['headline', 'call_to_action']);
-      expect(inside(headline, reported[0])).toBe(true);
-      expect(inside(cta, reported[1])).toBe(true);
+        // The text boxes reported are where the text was drawn.
+        const reported = render.textBoxes;
+        expect(reported.map((box) => box.kind)).toEqual(['headline', 'call_to_action']);
+        expect(inside(headline, reported[0])).toBe(true);
+        expect(inside(cta, reported[1])).toBe(true);
 
-      // The whole headline was drawn: its ink is as large as the same text rendered alone.
-      const set = must(plan.headline, 'a headline').text;
-      const slotWidth = must(plan.layout.headline, 'a headline slot').box.width;
-      const alone = await renderText(HEADLINE, { ...plan.palette.headline, align: plan.layout.align }, set.fontSize, slotWidth, set.wrap);
-      expect(headline.width).toBeGreaterThanOrEqual(alone.width - 2);
-      expect(headline.height).toBeGreaterThanOrEqual(alone.height - 2);
-      // ... plus its rule, and nothing else.
-      expect(headline.height).toBeLessThanOrEqual(alone.height + 0.6 * set.fontSize + 2);
+        // The whole headline was drawn: its ink is as large as the same text rendered alone.
+        const set = must(plan.headline, 'a headline').text;
+        const slotWidth = must(plan.layout.headline, 'a headline slot').box.width;
+        const alone = await renderText(
+          HEADLINE,
+          { ...plan.palette.headline, align: plan.layout.align },
+          set.fontSize,
+          slotWidth,
+          set.wrap,
+        );
+        expect(headline.width).toBeGreaterThanOrEqual(alone.width - 2);
+        expect(headline.height).toBeGreaterThanOrEqual(alone.height - 2);
+        // ... plus its rule, and nothing else.
+        expect(headline.height).toBeLessThanOrEqual(alone.height + 0.6 * set.fontSize + 2);
 
-      // The whole label was drawn on the button: its ink (where the pill's straight middle differs from the fill) matches the label alone.
-      const label = must(plan.callToAction, 'a call to action').label;
-      const middle = { left: cta.left + Math.ceil(cta.height / 2), top: cta.top + 3, width: cta.width - 2 * Math.ceil(cta.height / 2), height: cta.height - 6 };
-      const onFill = near(full, plan.palette.button.fill, 96);
-      const labelInk = must(boundsWhere(full, (i) => !onFill(i), middle), 'label ink');
-      const labelAlone = await renderText(CTA, { ...plan.palette.button.label, align: 'centre' }, label.fontSize, 10_000, label.wrap);
-      expect(labelInk.width).toBeGreaterThanOrEqual(labelAlone.width - 4);
-      expect(labelInk.width).toBeLessThanOrEqual(labelAlone.width + 1);
-      expect(labelInk.height).toBeGreaterThanOrEqual(labelAlone.height - 4);
+        // The whole label was drawn on the button: its ink (where the pill's straight middle differs from the fill) matches the label alone.
+        const label = must(plan.callToAction, 'a call to action').label;
+        const middle = {
+          left: cta.left + Math.ceil(cta.height / 2),
+          top: cta.top + 3,
+          width: cta.width - 2 * Math.ceil(cta.height / 2),
+          height: cta.height - 6,
+        };
+        const onFill = near(full, plan.palette.button.fill, 96);
+        const labelInk = must(
+          boundsWhere(full, (i) => !onFill(i), middle),
+          'label ink',
+        );
+        const labelAlone = await renderText(
+          CTA,
+          { ...plan.palette.button.label, align: 'centre' },
+          label.fontSize,
+          10_000,
+          label.wrap,
+        );
+        expect(labelInk.width).toBeGreaterThanOrEqual(labelAlone.width - 4);
+        expect(labelInk.width).toBeLessThanOrEqual(labelAlone.width + 1);
+        expect(labelInk.height).toBeGreaterThanOrEqual(labelAlone.height - 4);
 
-      // The product: all there, not cropped (its shape's proportions kept), off the canvas's edges and clear of the text.
-      const product = must(magentaBounds(full), 'magenta pixels');
-      expect(product.left).toBeGreaterThan(0);
-      expect(product.top).toBeGreaterThan(0);
-      expect(product.left + product.width).toBeLessThan(canvas.width);
-      expect(product.top + product.height).toBeLessThan(canvas.height);
-      expect(product.width / product.height).toBeCloseTo(BOTTLE_ASPECT, 1);
-      expect(product.height).toBeGreaterThan(0.3 * safeZone.height);
-      expect(overlap(product, headline) || overlap(product, cta)).toBe(false);
+        // The product: all there, not cropped (its shape's proportions kept), off the canvas's edges and clear of the text.
+        const product = must(magentaBounds(full), 'magenta pixels');
+        expect(product.left).toBeGreaterThan(0);
+        expect(product.top).toBeGreaterThan(0);
+        expect(product.left + product.width).toBeLessThan(canvas.width);
+        expect(product.top + product.height).toBeLessThan(canvas.height);
+        expect(product.width / product.height).toBeCloseTo(BOTTLE_ASPECT, 1);
+        expect(product.height).toBeGreaterThan(0.3 * safeZone.height);
+        expect(overlap(product, headline) || overlap(product, cta)).toBe(false);
 
-      expect(countNear(full, BRAND, 3)).toBeGreaterThan(0.005 * canvas.width * canvas.height);
-    });
+        expect(countNear(full, BRAND, 3)).toBeGreaterThan(0.005 * canvas.width * canvas.height);
+      },
+    );
   });
 
   it.each<[AdPlatform, AdGoal]>([
@@ -181,8 +223,16 @@ describe('renderAd', () => {
     for (const variant of [0, 1]) {
       const input = adInput(platform, 'minimal', { goal, variant });
       const plan = await planAd(input);
-      const [full, bare] = await Promise.all([paintAd(input, plan), paintAd(input, { ...plan, headline: null, callToAction: null })]);
-      expect(inside(must(differing(await decoded(full.image), await decoded(bare.image)), 'text pixels'), PLATFORM_FRAMES[platform].safeZone)).toBe(true);
+      const [full, bare] = await Promise.all([
+        paintAd(input, plan),
+        paintAd(input, { ...plan, headline: null, callToAction: null }),
+      ]);
+      expect(
+        inside(
+          must(differing(await decoded(full.image), await decoded(bare.image)), 'text pixels'),
+          PLATFORM_FRAMES[platform].safeZone,
+        ),
+      ).toBe(true);
     }
   });
 
@@ -193,9 +243,17 @@ describe('renderAd', () => {
       const { full, withoutHeadline, bare } = await paintedThreeWays(input, plan);
       const product = must(magentaBounds(full), 'magenta pixels');
       const cta = must(differing(withoutHeadline, bare), 'call-to-action pixels');
-      return { product: product.width * product.height, cta: cta.width * cta.height, brandInCta: countNear(full, BRAND, 3, cta) };
+      return {
+        product: product.width * product.height,
+        cta: cta.width * cta.height,
+        brandInCta: countNear(full, BRAND, 3, cta),
+      };
     };
-    const [awareness, consideration, conversion] = await Promise.all([measured('awareness'), measured('consideration'), measured('conversion')]);
+    const [awareness, consideration, conversion] = await Promise.all([
+      measured('awareness'),
+      measured('consideration'),
+      measured('conversion'),
+    ]);
     expect(awareness.product).toBeGreaterThan(1.2 * conversion.product);
     expect(conversion.cta).toBeGreaterThan(1.2 * consideration.cta);
     expect(consideration.cta).toBeGreaterThan(2 * awareness.cta);
@@ -210,12 +268,20 @@ describe('renderAd', () => {
     const { full, withoutHeadline } = await paintedThreeWays(input, plan);
     const headline = must(differing(full, withoutHeadline), 'headline pixels');
     const set = must(plan.headline, 'a headline').text;
-    const interpreted = await renderText('& "x"', { ...plan.palette.headline, align: 'centre' }, set.fontSize, 10_000, 'word');
+    const interpreted = await renderText(
+      '& "x"',
+      { ...plan.palette.headline, align: 'centre' },
+      set.fontSize,
+      10_000,
+      'word',
+    );
     expect(headline.width).toBeGreaterThan(2.5 * interpreted.width);
   });
 
   it('makes variants that differ visibly, and the same input gives the same bytes', async () => {
-    const renders = await Promise.all([0, 1, 2, 0].map((variant) => renderAd(adInput('pinterest', 'minimal', { variant }))));
+    const renders = await Promise.all(
+      [0, 1, 2, 0].map((variant) => renderAd(adInput('pinterest', 'minimal', { variant }))),
+    );
     const [first, mirrored, treated] = await Promise.all(renders.slice(0, 3).map((render) => decoded(render.image)));
     expect(meanAbsoluteDifference(first, mirrored)).toBeGreaterThan(12);
     expect(meanAbsoluteDifference(first, treated)).toBeGreaterThan(3);
@@ -224,7 +290,9 @@ describe('renderAd', () => {
 
   it('varies the treatment of every style', async () => {
     for (const style of AD_STYLES) {
-      const [a, b] = await Promise.all([0, 2].map(async (variant) => decoded((await renderAd(adInput('facebook_feed', style, { variant }))).image)));
+      const [a, b] = await Promise.all(
+        [0, 2].map(async (variant) => decoded((await renderAd(adInput('facebook_feed', style, { variant }))).image)),
+      );
       expect(meanAbsoluteDifference(a, b)).toBeGreaterThan(1.5);
     }
   });
@@ -236,7 +304,9 @@ describe('renderAd', () => {
     const rgba = Buffer.alloc(width * height * 4);
     const blue = [20, 60, 200];
     const amber = [200, 160, 20];
-    for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) rgba.set([...((x >> 4) + (y >> 4)) % 2 ? amber : blue, 255], (y * width + x) * 4);
+    for (let y = 0; y < height; y++)
+      for (let x = 0; x < width; x++)
+        rgba.set([...(((x >> 4) + (y >> 4)) % 2 ? amber : blue), 255], (y * width + x) * 4);
     const input = adInput('instagram_story', 'minimal', { background: { rgba, width, height } });
     const plan = await planAd(input);
     const { full, bare } = await paintedThreeWays(input, plan);
@@ -248,7 +318,9 @@ describe('renderAd', () => {
     expect(magentaBounds(full)).not.toBeNull();
 
     // One backdrop for every variant still gives variants that differ beyond mirroring.
-    const [flopped, closer] = await Promise.all([2, 4].map(async (variant) => decoded((await renderAd({ ...input, variant })).image)));
+    const [flopped, closer] = await Promise.all(
+      [2, 4].map(async (variant) => decoded((await renderAd({ ...input, variant })).image)),
+    );
     expect(meanAbsoluteDifference(full, flopped)).toBeGreaterThan(10);
     expect(meanAbsoluteDifference(full, closer)).toBeGreaterThan(10);
     expect(meanAbsoluteDifference(flopped, closer)).toBeGreaterThan(10);

@@ -2,7 +2,16 @@ import sharp from 'sharp';
 import { drawShadow, type ShadowStyle } from '../../../core/image/compose/shadow';
 import { subjectBounds, type PixelBounds } from '../../../core/image/mask/alpha-mask';
 import { toRaw, type RawImage, type Size } from '../../../core/image/raw-image';
-import { BUTTON_HEIGHT_EMS, layoutAd, placeTexts, type AdGoal, type AdLayout, type CtaKind, type CtaSlot, type TextSlot } from './ad-layout';
+import {
+  BUTTON_HEIGHT_EMS,
+  layoutAd,
+  placeTexts,
+  type AdGoal,
+  type AdLayout,
+  type CtaKind,
+  type CtaSlot,
+  type TextSlot,
+} from './ad-layout';
 import type { AdPlatform, PlatformFrame } from './ad-platforms';
 import { backdropSvg, DEFAULT_BRAND_COLOUR, paletteFor, veilSvg, type AdPalette, type AdStyle } from './ad-styles';
 import { cleanText, fitText, type SetText, type TextAlign } from './ad-text';
@@ -116,7 +125,8 @@ export async function planAd(input: AdInput): Promise<AdPlan> {
   });
   const palette = paletteFor(input.style, input.brandColor ?? DEFAULT_BRAND_COLOUR);
   const setHeadline = layout.headline && (await typesetHeadline(headline, layout.headline, palette, layout.align));
-  const setCta = layout.callToAction && (await typesetCallToAction(callToAction, layout.callToAction, palette, layout.align));
+  const setCta =
+    layout.callToAction && (await typesetCallToAction(callToAction, layout.callToAction, palette, layout.align));
   const placed = placeTexts(layout, setHeadline?.size ?? null, setCta?.size ?? null);
   return {
     style: input.style,
@@ -144,7 +154,11 @@ export async function paintAdPixels(input: AdInput, plan: AdPlan): Promise<RawIm
 
 /** The layers over the backdrop, as one libvips pipeline that only materialises the product and its shadow. */
 async function adPipeline(input: AdInput, plan: AdPlan): Promise<sharp.Sharp> {
-  const layers = [...backdropLayers(plan, input.background), ...(await productLayers(input.subject, plan)), ...textLayers(plan)];
+  const layers = [
+    ...backdropLayers(plan, input.background),
+    ...(await productLayers(input.subject, plan)),
+    ...textLayers(plan),
+  ];
   return backdrop(plan, input.background).composite(layers).removeAlpha();
 }
 
@@ -156,7 +170,11 @@ function checkPixels(name: string, pixels: RgbaPixels): void {
 
 /** The rule under a headline, in its font size: distance from the ink, thickness, length. */
 function ruleMetrics(fontSize: number) {
-  return { gap: Math.round(fontSize * 0.45), thickness: Math.max(2, Math.round(fontSize * 0.09)), length: Math.round(fontSize * 1.6) };
+  return {
+    gap: Math.round(fontSize * 0.45),
+    thickness: Math.max(2, Math.round(fontSize * 0.09)),
+    length: Math.round(fontSize * 1.6),
+  };
 }
 
 interface SetHeadline {
@@ -166,7 +184,12 @@ interface SetHeadline {
 }
 
 /** The headline at the largest size that leaves room for its rule in the slot. */
-async function typesetHeadline(text: string, slot: TextSlot, palette: AdPalette, align: TextAlign): Promise<SetHeadline> {
+async function typesetHeadline(
+  text: string,
+  slot: TextSlot,
+  palette: AdPalette,
+  align: TextAlign,
+): Promise<SetHeadline> {
   // The rule's room at the largest size is enough at any smaller one.
   const largest = ruleMetrics(slot.maxFontSize);
   const room = { width: slot.box.width, height: slot.box.height - largest.gap - largest.thickness };
@@ -174,7 +197,10 @@ async function typesetHeadline(text: string, slot: TextSlot, palette: AdPalette,
   const rule = ruleMetrics(set.fontSize);
   return {
     text: set,
-    size: { width: Math.max(set.width, Math.min(slot.box.width, rule.length)), height: set.height + rule.gap + rule.thickness },
+    size: {
+      width: Math.max(set.width, Math.min(slot.box.width, rule.length)),
+      height: set.height + rule.gap + rule.thickness,
+    },
   };
 }
 
@@ -185,7 +211,12 @@ function headlineAt(set: SetHeadline, box: PixelBounds, align: TextAlign): Place
   return {
     text: set.text,
     ink: { left: across(set.text.width), top: box.top, width: set.text.width, height: set.text.height },
-    rule: { left: across(ruleWidth), top: box.top + set.text.height + rule.gap, width: ruleWidth, height: rule.thickness },
+    rule: {
+      left: across(ruleWidth),
+      top: box.top + set.text.height + rule.gap,
+      width: ruleWidth,
+      height: rule.thickness,
+    },
     box,
   };
 }
@@ -206,7 +237,12 @@ interface SetCallToAction {
  * A button is as tall as the goal's label size asks (however long the label) and as wide as its
  * label plus padding; a label too long for the slot is set smaller. A link is its label alone.
  */
-async function typesetCallToAction(text: string, slot: CtaSlot, palette: AdPalette, align: TextAlign): Promise<SetCallToAction> {
+async function typesetCallToAction(
+  text: string,
+  slot: CtaSlot,
+  palette: AdPalette,
+  align: TextAlign,
+): Promise<SetCallToAction> {
   if (slot.kind === 'link') {
     const label = await fitText(text, { ...palette.link, align }, slot.box, slot.maxFontSize);
     return { kind: 'link', label, size: { width: label.width, height: label.height } };
@@ -214,7 +250,11 @@ async function typesetCallToAction(text: string, slot: CtaSlot, palette: AdPalet
   const pad = Math.round(slot.maxFontSize * BUTTON_PAD_EMS);
   const room = { width: slot.box.width - 2 * pad, height: Math.round(slot.maxFontSize * LABEL_HEIGHT_EMS) };
   const label = await fitText(text, { ...palette.button.label, align: 'centre' }, room, slot.maxFontSize);
-  return { kind: 'button', label, size: { width: label.width + 2 * pad, height: Math.round(slot.maxFontSize * BUTTON_HEIGHT_EMS) } };
+  return {
+    kind: 'button',
+    label,
+    size: { width: label.width + 2 * pad, height: Math.round(slot.maxFontSize * BUTTON_HEIGHT_EMS) },
+  };
 }
 
 /** The label's ink centred in its button. */
@@ -266,13 +306,21 @@ const BACKDROP_ZOOM = 1.25;
  * or brought closer.
  */
 function backdrop(plan: AdPlan, background: RgbaPixels | undefined): sharp.Sharp {
-  if (!background) return sharp(Buffer.from(backdropSvg(plan.style, plan.palette, plan.layout))).flatten({ background: plan.palette.base });
+  if (!background)
+    return sharp(Buffer.from(backdropSvg(plan.style, plan.palette, plan.layout))).flatten({
+      background: plan.palette.base,
+    });
   const { width, height } = plan.layout.canvas;
   const zoom = plan.layout.treatment === 2 ? BACKDROP_ZOOM : 1;
   const covered = { width: Math.round(width * zoom), height: Math.round(height * zoom) };
   const pipeline = sharp(background.rgba, { raw: { width: background.width, height: background.height, channels: 4 } })
     .resize(covered.width, covered.height, { fit: 'cover', position: 'centre', kernel: 'lanczos3' })
-    .extract({ left: Math.floor((covered.width - width) / 2), top: Math.floor((covered.height - height) / 2), width, height })
+    .extract({
+      left: Math.floor((covered.width - width) / 2),
+      top: Math.floor((covered.height - height) / 2),
+      width,
+      height,
+    })
     .flatten({ background: plan.palette.base });
   return plan.layout.treatment === 1 ? pipeline.flop() : pipeline;
 }
@@ -302,7 +350,12 @@ async function productLayers(subject: RgbaPixels, plan: AdPlan): Promise<sharp.O
     .resize(box.width, box.height, { fit: 'fill', kernel: 'lanczos3' })
     .raw({ depth: 'uchar' })
     .toBuffer();
-  const layer: sharp.OverlayOptions = { input: product, raw: { width: box.width, height: box.height, channels: 4 }, left: box.left, top: box.top };
+  const layer: sharp.OverlayOptions = {
+    input: product,
+    raw: { width: box.width, height: box.height, channels: 4 },
+    left: box.left,
+    top: box.top,
+  };
   const shadow = cutout ? await shadowLayer(product, box, plan.layout.canvas) : null;
   return shadow ? [shadow, layer] : [layer];
 }
@@ -313,9 +366,15 @@ async function shadowLayer(product: Buffer, box: PixelBounds, canvas: Size): Pro
   const pad = Math.round(Math.max(box.width, box.height) * 0.12);
   const left = Math.max(0, box.left - pad);
   const top = Math.max(0, box.top - pad);
-  const tile = { width: Math.min(canvas.width, box.left + box.width + pad) - left, height: Math.min(canvas.height, box.top + box.height + pad) - top };
+  const tile = {
+    width: Math.min(canvas.width, box.left + box.width + pad) - left,
+    height: Math.min(canvas.height, box.top + box.height + pad) - top,
+  };
   const scale = Math.min(1, SHADOW_GRID / Math.max(tile.width, tile.height));
-  const grid = { width: Math.max(1, Math.round(tile.width * scale)), height: Math.max(1, Math.round(tile.height * scale)) };
+  const grid = {
+    width: Math.max(1, Math.round(tile.width * scale)),
+    height: Math.max(1, Math.round(tile.height * scale)),
+  };
   const inGrid = {
     left: Math.round((box.left - left) * scale),
     top: Math.round((box.top - top) * scale),
@@ -329,7 +388,8 @@ async function shadowLayer(product: Buffer, box: PixelBounds, canvas: Size): Pro
     .toBuffer();
   const mask = new Uint8Array(grid.width * grid.height);
   for (let y = 0; y < inGrid.height && inGrid.top + y < grid.height; y++) {
-    for (let x = 0; x < inGrid.width && inGrid.left + x < grid.width; x++) mask[(inGrid.top + y) * grid.width + inGrid.left + x] = alpha[y * inGrid.width + x];
+    for (let x = 0; x < inGrid.width && inGrid.left + x < grid.width; x++)
+      mask[(inGrid.top + y) * grid.width + inGrid.left + x] = alpha[y * inGrid.width + x];
   }
   const shadow = await drawShadow({ data: mask, ...grid }, CUTOUT_SHADOW);
   if (!shadow) return null;
@@ -349,13 +409,18 @@ function textLayers(plan: AdPlan): sharp.OverlayOptions[] {
   if (headline) {
     const { rule } = headline;
     layers.push(
-      { input: { create: { width: rule.width, height: rule.height, channels: 4, background: palette.rule } }, left: rule.left, top: rule.top },
+      {
+        input: { create: { width: rule.width, height: rule.height, channels: 4, background: palette.rule } },
+        left: rule.left,
+        top: rule.top,
+      },
       textLayer(headline.text, headline.ink),
     );
   }
   if (callToAction) {
     const { box } = callToAction;
-    if (callToAction.kind === 'button') layers.push({ input: Buffer.from(buttonSvg(box, palette)), left: box.left, top: box.top });
+    if (callToAction.kind === 'button')
+      layers.push({ input: Buffer.from(buttonSvg(box, palette)), left: box.left, top: box.top });
     layers.push(textLayer(callToAction.label, callToAction.ink));
   }
   return layers;

@@ -37,7 +37,12 @@ export function adRequestOf(options: AdCreativeOptions | ProductPhotoOptions): A
   }
   // premium_ad: no copy invented, the backdrop painted from the instructions.
   const placement = presetPlacement(options.preset);
-  return { ...placement, goal: 'consideration', style: 'luxury', backdropPrompt: options.instructions ?? PREMIUM_BACKDROP_PROMPT };
+  return {
+    ...placement,
+    goal: 'consideration',
+    style: 'luxury',
+    backdropPrompt: options.instructions ?? PREMIUM_BACKDROP_PROMPT,
+  };
 }
 
 /** The platform whose canvas the preset has, or the preset's own canvas framed like a feed post. */
@@ -47,5 +52,7 @@ function presetPlacement(preset: ProductPhotoPreset | null): Pick<AdRequest, 'pl
     const { canvas } = PLATFORM_FRAMES[candidate];
     return canvas.width === preset.width && canvas.height === preset.height;
   });
-  return platform ? { platform } : { platform: 'instagram_feed', frame: presetFrame({ width: preset.width, height: preset.height }) };
+  return platform
+    ? { platform }
+    : { platform: 'instagram_feed', frame: presetFrame({ width: preset.width, height: preset.height }) };
 }

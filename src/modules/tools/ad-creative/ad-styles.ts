@@ -166,7 +166,8 @@ const TREATMENT_DRAWERS: Readonly<Record<AdStyle, TreatmentDrawer>> = {
     const { width, height } = layout.canvas;
     const { x, y, radius } = stage(layout);
     // Decor moves away from the text colour (darker under white text, lighter under dark), so the text's contrast only grows.
-    const decor = palette.headline.colour === WHITE ? mix(palette.brand, '#000000', 0.2) : mix(palette.brand, WHITE, 0.25);
+    const decor =
+      palette.headline.colour === WHITE ? mix(palette.brand, '#000000', 0.2) : mix(palette.brand, WHITE, 0.25);
     const slope = (layout.mirrored ? -1 : 1) * height * 0.22;
     const band = height * 0.32;
     const treatments = [
@@ -200,7 +201,8 @@ const TREATMENT_DRAWERS: Readonly<Record<AdStyle, TreatmentDrawer>> = {
     const { width, height } = layout.canvas;
     const { area, x, y, radius } = stage(layout);
     const partner = complement(palette.brand);
-    const dot = (cx: number, cy: number, r: number, fill: string) => `<circle cx="${n(cx)}" cy="${n(cy)}" r="${n(r)}" fill="${fill}"/>`;
+    const dot = (cx: number, cy: number, r: number, fill: string) =>
+      `<circle cx="${n(cx)}" cy="${n(cy)}" r="${n(r)}" fill="${fill}"/>`;
     // Shares across the product's area, or the canvas, mirrored with the variant (the area itself already is).
     const inArea = (share: number) => area.left + area.width * (layout.mirrored ? 1 - share : share);
     const onCanvas = (share: number) => width * (layout.mirrored ? 1 - share : share);
@@ -209,7 +211,9 @@ const TREATMENT_DRAWERS: Readonly<Record<AdStyle, TreatmentDrawer>> = {
       dot(x, y, radius * 0.9, palette.brand) + dot(inArea(0.1), area.top + area.height * 0.12, unit * 0.03, partner),
       dot(inArea(0.22), area.top + area.height * 0.28, radius * 0.55, palette.brand) +
         dot(inArea(0.8), area.top + area.height * 0.75, radius * 0.42, mix(partner, WHITE, 0.3)),
-      CONFETTI.map(([fx, fy, size], i) => dot(onCanvas(fx), fy * height, size * unit, [palette.brand, partner, WHITE][i % 3])).join(''),
+      CONFETTI.map(([fx, fy, size], i) =>
+        dot(onCanvas(fx), fy * height, size * unit, [palette.brand, partner, WHITE][i % 3]),
+      ).join(''),
     ];
     // The discs are clipped away from the text slots, where a strong colour would fight the text.
     const holes = [layout.headline?.box, layout.callToAction?.box]
@@ -252,7 +256,11 @@ function toHex({ r, g, b }: { r: number; g: number; b: number }): string {
 function mix(a: string, b: string, share: number): string {
   const from = opaqueColour(a);
   const to = opaqueColour(b);
-  return toHex({ r: from.r + (to.r - from.r) * share, g: from.g + (to.g - from.g) * share, b: from.b + (to.b - from.b) * share });
+  return toHex({
+    r: from.r + (to.r - from.r) * share,
+    g: from.g + (to.g - from.g) * share,
+    b: from.b + (to.b - from.b) * share,
+  });
 }
 
 function complement(hex: string): string {

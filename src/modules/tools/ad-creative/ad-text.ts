@@ -70,7 +70,13 @@ export type TextWrap = 'word' | 'word-char';
  * `fallback="false"` keeps Pango from borrowing glyphs from the host's fonts: a character Inter
  * lacks shows as a box, the same on every machine.
  */
-export async function renderText(text: string, style: TextStyle, fontSize: number, wrapWidth: number, wrap: TextWrap): Promise<SetText> {
+export async function renderText(
+  text: string,
+  style: TextStyle,
+  fontSize: number,
+  wrapWidth: number,
+  wrap: TextWrap,
+): Promise<SetText> {
   const letterSpacing = Math.round(style.tracking * fontSize * 1024);
   const markup =
     `<span font_weight="${style.weight}" letter_spacing="${letterSpacing}" foreground="${style.colour}" fallback="false">` +

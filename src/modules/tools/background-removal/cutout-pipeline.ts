@@ -52,11 +52,24 @@ export async function runCutout(
 
   const subject = subjectBounds(alpha);
   const shadow = layers.shadow && subjectBounds(layers.shadow, SHADOW_FRAME_THRESHOLD);
-  const framing = planFrame(photo, request.placement.kind === 'crop' ? union(subject, shadow) : subject, request.placement);
-  const whole = framing.frame.left === 0 && framing.frame.top === 0 && framing.frame.width === photo.width && framing.frame.height === photo.height;
-  const placed = whole && framing.size.width === photo.width && framing.size.height === photo.height ? layers : await reframe(layers, framing.frame, framing.size);
+  const framing = planFrame(
+    photo,
+    request.placement.kind === 'crop' ? union(subject, shadow) : subject,
+    request.placement,
+  );
+  const whole =
+    framing.frame.left === 0 &&
+    framing.frame.top === 0 &&
+    framing.frame.width === photo.width &&
+    framing.frame.height === photo.height;
+  const placed =
+    whole && framing.size.width === photo.width && framing.size.height === photo.height
+      ? layers
+      : await reframe(layers, framing.frame, framing.size);
   limits.signal.throwIfAborted();
 
-  const encoded = mask ? await encodeMaskImage(placed.alpha) : await encodeImage(composite(placed, request.background), request.format);
+  const encoded = mask
+    ? await encodeMaskImage(placed.alpha)
+    : await encodeImage(composite(placed, request.background), request.format);
   return { ...encoded, uncertainty };
 }

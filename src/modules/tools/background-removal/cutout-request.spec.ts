@@ -7,41 +7,62 @@ import { cutoutRequestOf, productPhotoCutout } from './cutout-request';
 
 const WHITE = { r: 255, g: 255, b: 255, alpha: 1 };
 
-const removeBackgroundTask = (options: Record<string, unknown>, index = 0): TypedToolTask => typedTask({
-  jobId: 'job',
-  resultId: 'result',
-  tool: ToolId.RemoveBackground,
-  sandbox: false,
-  index,
-  sourceImageUrl: 'https://images.example.com/a.jpg',
-  externalId: null,
-  subjectHints: NO_HINTS,
-  format: 'png',
-  options,
-});
+const removeBackgroundTask = (options: Record<string, unknown>, index = 0): TypedToolTask =>
+  typedTask({
+    jobId: 'job',
+    resultId: 'result',
+    tool: ToolId.RemoveBackground,
+    sandbox: false,
+    index,
+    sourceImageUrl: 'https://images.example.com/a.jpg',
+    externalId: null,
+    subjectHints: NO_HINTS,
+    format: 'png',
+    options,
+  });
 
 describe('cutoutRequestOf (POST /remove-background)', () => {
   const stored = (background: object, output: object = {}, numberOfImages = 1) => ({
     background: { type: 'transparent', shadow: 'none', ...background },
-    output: { crop_to_subject: false, margin_percent: 0, channels: 'rgba', number_of_images: numberOfImages, ...output },
+    output: {
+      crop_to_subject: false,
+      margin_percent: 0,
+      channels: 'rgba',
+      number_of_images: numberOfImages,
+      ...output,
+    },
   });
 
   it('maps backgrounds, crops and shadows', () => {
-    expect(cutoutRequestOf(removeBackgroundTask(stored({})))).toMatchObject({ background: null, placement: { kind: 'source' }, shadow: { kind: 'none' } });
+    expect(cutoutRequestOf(removeBackgroundTask(stored({})))).toMatchObject({
+      background: null,
+      placement: { kind: 'source' },
+      shadow: { kind: 'none' },
+    });
     expect(cutoutRequestOf(removeBackgroundTask(stored({ type: 'white' })))?.background).toEqual(WHITE);
-    expect(cutoutRequestOf(removeBackgroundTask(stored({ type: 'color', color: '#2050c0' })))?.background).toEqual({ r: 0x20, g: 0x50, b: 0xc0, alpha: 1 });
-    expect(cutoutRequestOf(removeBackgroundTask(stored({}, { crop_to_subject: true, margin_percent: 12 })))?.placement).toEqual({ kind: 'crop', marginPercent: 12 });
+    expect(cutoutRequestOf(removeBackgroundTask(stored({ type: 'color', color: '#2050c0' })))?.background).toEqual({
+      r: 0x20,
+      g: 0x50,
+      b: 0xc0,
+      alpha: 1,
+    });
+    expect(
+      cutoutRequestOf(removeBackgroundTask(stored({}, { crop_to_subject: true, margin_percent: 12 })))?.placement,
+    ).toEqual({ kind: 'crop', marginPercent: 12 });
   });
 
-  it('carries the task\'s subject hints and the channels asked for (rgba for jobs stored before masks existed)', () => {
+  it("carries the task's subject hints and the channels asked for (rgba for jobs stored before masks existed)", () => {
     const hints = { region: { left: 0.1, top: 0.2, right: 0.6, bottom: 0.9 }, keepPoints: [{ x: 0.3, y: 0.5 }] };
     const task = { ...removeBackgroundTask(stored({}, { channels: 'alpha' })), subjectHints: hints };
     expect(cutoutRequestOf(task)).toMatchObject({ hints, channels: 'alpha' });
     const { channels: _absent, ...older } = stored({}).output as Record<string, unknown>;
-    expect(cutoutRequestOf(removeBackgroundTask({ ...stored({}), output: older }))).toMatchObject({ hints: NO_HINTS, channels: 'rgba' });
+    expect(cutoutRequestOf(removeBackgroundTask({ ...stored({}), output: older }))).toMatchObject({
+      hints: NO_HINTS,
+      channels: 'rgba',
+    });
   });
 
-  it('gives each variant of a source its own light, and never touches the product\'s pixels', () => {
+  it("gives each variant of a source its own light, and never touches the product's pixels", () => {
     const first = cutoutRequestOf(removeBackgroundTask(stored({ shadow: 'natural' }, {}, 2), 0));
     const second = cutoutRequestOf(removeBackgroundTask(stored({ shadow: 'natural' }, {}, 2), 1));
     expect(first?.shadow.kind).toBe('natural');
@@ -52,7 +73,11 @@ describe('cutoutRequestOf (POST /remove-background)', () => {
 });
 
 describe('productPhotoCutout', () => {
-  const options = (operation: ProductPhotoOperation, preset: string | null, level?: PreservationLevel): ProductPhotoOptions => ({
+  const options = (
+    operation: ProductPhotoOperation,
+    preset: string | null,
+    level?: PreservationLevel,
+  ): ProductPhotoOptions => ({
     operation,
     preset: (preset && findPreset(preset)) || null,
     preservation_level: level,
@@ -61,35 +86,58 @@ describe('productPhotoCutout', () => {
   });
 
   it('honours the preservation level: strict keeps the pixels, balanced corrects light and colour, creative polishes too', () => {
-    expect(productPhotoCutout(options(ProductPhotoOperation.StudioPackshot, null), 'jpg', NO_HINTS)).toMatchObject({ light: false, color: false, polish: false });
-    expect(productPhotoCutout(options(ProductPhotoOperation.StudioPackshot, null, 'balanced'), 'jpg', NO_HINTS)).toMatchObject({ light: true, color: true, polish: false });
-    expect(productPhotoCutout(options(ProductPhotoOperation.StudioPackshot, null, 'creative'), 'jpg', NO_HINTS)).toMatchObject({ light: true, color: true, polish: true });
+    expect(productPhotoCutout(options(ProductPhotoOperation.StudioPackshot, null), 'jpg', NO_HINTS)).toMatchObject({
+      light: false,
+      color: false,
+      polish: false,
+    });
+    expect(
+      productPhotoCutout(options(ProductPhotoOperation.StudioPackshot, null, 'balanced'), 'jpg', NO_HINTS),
+    ).toMatchObject({ light: true, color: true, polish: false });
+    expect(
+      productPhotoCutout(options(ProductPhotoOperation.StudioPackshot, null, 'creative'), 'jpg', NO_HINTS),
+    ).toMatchObject({ light: true, color: true, polish: true });
   });
 
-  it('places packshots and marketplace images on the preset\'s canvas, on white', () => {
-    expect(productPhotoCutout(options(ProductPhotoOperation.StudioPackshot, 'etsy_listing_image'), 'jpg', NO_HINTS)).toMatchObject({
+  it("places packshots and marketplace images on the preset's canvas, on white", () => {
+    expect(
+      productPhotoCutout(options(ProductPhotoOperation.StudioPackshot, 'etsy_listing_image'), 'jpg', NO_HINTS),
+    ).toMatchObject({
       background: WHITE,
       shadow: { kind: 'soft' },
       placement: { kind: 'canvas', width: 2700, height: 2025, fill: 0.8 },
     });
-    expect(productPhotoCutout(options(ProductPhotoOperation.MarketplaceClean, 'amazon_main_image'), 'jpg', NO_HINTS)).toMatchObject({
+    expect(
+      productPhotoCutout(options(ProductPhotoOperation.MarketplaceClean, 'amazon_main_image'), 'jpg', NO_HINTS),
+    ).toMatchObject({
       background: WHITE,
       shadow: { kind: 'none' },
       placement: { kind: 'canvas', width: 2000, height: 2000, fill: 0.85 },
     });
-    expect(productPhotoCutout(options(ProductPhotoOperation.MarketplaceClean, null), 'jpg', NO_HINTS)?.placement).toMatchObject({ width: 2000, height: 2000 });
+    expect(
+      productPhotoCutout(options(ProductPhotoOperation.MarketplaceClean, null), 'jpg', NO_HINTS)?.placement,
+    ).toMatchObject({ width: 2000, height: 2000 });
   });
 
   it('carries the subject hints to every product photo cut-out', () => {
     const hints = { region: null, keepPoints: [{ x: 0.5, y: 0.5 }] };
-    expect(productPhotoCutout(options(ProductPhotoOperation.MarketplaceClean, null), 'jpg', hints)).toMatchObject({ hints, channels: 'rgba' });
+    expect(productPhotoCutout(options(ProductPhotoOperation.MarketplaceClean, null), 'jpg', hints)).toMatchObject({
+      hints,
+      channels: 'rgba',
+    });
   });
 
   it('cuts out on transparency for png, on white for jpg, and leaves original-background enhancement alone', () => {
-    expect(productPhotoCutout(options(ProductPhotoOperation.RemoveBackground, 'transparent_cutout'), 'png', NO_HINTS)).toMatchObject({ background: null, placement: { kind: 'source' } });
-    expect(productPhotoCutout(options(ProductPhotoOperation.RemoveBackground, null), 'jpg', NO_HINTS)?.background).toEqual(WHITE);
+    expect(
+      productPhotoCutout(options(ProductPhotoOperation.RemoveBackground, 'transparent_cutout'), 'png', NO_HINTS),
+    ).toMatchObject({ background: null, placement: { kind: 'source' } });
+    expect(
+      productPhotoCutout(options(ProductPhotoOperation.RemoveBackground, null), 'jpg', NO_HINTS)?.background,
+    ).toEqual(WHITE);
     expect(productPhotoCutout(options(ProductPhotoOperation.ProductPhotoEnhance, null), 'jpg', NO_HINTS)).toBeNull();
-    expect(productPhotoCutout(options(ProductPhotoOperation.ProductPhotoEnhance, 'shop_square_image'), 'webp', NO_HINTS)).toMatchObject({
+    expect(
+      productPhotoCutout(options(ProductPhotoOperation.ProductPhotoEnhance, 'shop_square_image'), 'webp', NO_HINTS),
+    ).toMatchObject({
       background: WHITE,
       light: true,
       placement: { kind: 'canvas', width: 2048, height: 2048 },

@@ -6,7 +6,13 @@ import { ProductPhotoOperation } from '../../catalog/product-photo-presets';
 import { ToolId } from '../../catalog/tools';
 import type { ProductCorrections } from '../shared/cut-out';
 import { backgroundOf, shadowStyle, type CutoutBackground } from '../shared/cutout-style';
-import { isProductPhoto, type CutoutChannels, type PreservationLevel, type ProductPhotoOptions, type RemoveBackgroundOptions } from '../tool-options';
+import {
+  isProductPhoto,
+  type CutoutChannels,
+  type PreservationLevel,
+  type ProductPhotoOptions,
+  type RemoveBackgroundOptions,
+} from '../tool-options';
 import { variantOf, type OutputFormat, type TypedToolTask } from '../tool-runner';
 
 /** One cut-out result, whatever endpoint asked for it. */
@@ -21,7 +27,9 @@ export interface CutoutRequest extends ProductCorrections {
   hints: SubjectHints;
 }
 
-function fromRemoveBackground(task: Pick<TypedToolTask, 'format' | 'index' | 'subjectHints'> & { options: RemoveBackgroundOptions }): CutoutRequest {
+function fromRemoveBackground(
+  task: Pick<TypedToolTask, 'format' | 'index' | 'subjectHints'> & { options: RemoveBackgroundOptions },
+): CutoutRequest {
   const { background, output } = task.options;
   return {
     background: backgroundOf(background),
@@ -42,7 +50,6 @@ const PACKSHOT_FILL = 0.8;
 /** A packshot or marketplace image without a preset: the square most marketplaces accept for zoom. */
 const SQUARE = { width: 2000, height: 2000 };
 
-
 /**
  * What the product's own pixels may receive: `strict` keeps them as photographed (cut out and
  * scaled only), `balanced` corrects light and colour, `creative` also denoises and sharpens.
@@ -55,7 +62,11 @@ function corrections(level: PreservationLevel): Pick<CutoutRequest, 'light' | 'c
  * The product photo operations that cut the product out, or null for one that does not
  * (`product_photo_enhance` on a preset that keeps the original background).
  */
-export function productPhotoCutout(options: ProductPhotoOptions, format: OutputFormat, hints: SubjectHints): CutoutRequest | null {
+export function productPhotoCutout(
+  options: ProductPhotoOptions,
+  format: OutputFormat,
+  hints: SubjectHints,
+): CutoutRequest | null {
   const { operation, preset } = options;
   const level = options.preservation_level ?? 'strict';
   const canvas = (fill: number, fallback: { width: number; height: number } | null): Placement => {

@@ -37,7 +37,8 @@ export class CutoutRunner implements ToolRunner, FramedTool<SegmentedRequest> {
 
   request(task: TypedToolTask): SegmentedRequest {
     const cutout = cutoutRequestOf(task);
-    if (!cutout) throw new ResultFailure(ResultErrorCode.ProcessingFailed, 'This operation does not cut the product out.');
+    if (!cutout)
+      throw new ResultFailure(ResultErrorCode.ProcessingFailed, 'This operation does not cut the product out.');
     if (!this.segmenter) throw new ResultFailure(ResultErrorCode.ProcessingFailed, `This result ${NO_SEGMENTER}.`);
     return { cutout, segmenter: this.segmenter };
   }

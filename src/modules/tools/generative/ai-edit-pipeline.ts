@@ -24,7 +24,11 @@ const BALANCED_BLEND_SHARE = 0.02;
  * shifted so the subject is as near the centre as the photo's edges allow. The rest of the canvas
  * is new ground for the provider to paint.
  */
-export function placeOnCanvas(photo: Size, subject: PixelBounds | null, ratio: AspectRatio | null): { canvas: Size; left: number; top: number } {
+export function placeOnCanvas(
+  photo: Size,
+  subject: PixelBounds | null,
+  ratio: AspectRatio | null,
+): { canvas: Size; left: number; top: number } {
   if (!ratio) return { canvas: { width: photo.width, height: photo.height }, left: 0, top: 0 };
   const canvas = canvasHolding(photo, ratio);
   const centre = subject ?? { left: 0, top: 0, ...photo };
@@ -38,7 +42,11 @@ export function placeOnCanvas(photo: Size, subject: PixelBounds | null, ratio: A
 }
 
 /** The photo and its subject's alpha moved onto the canvas; outside the photo both are empty. */
-export function photoOnCanvas(photo: RawImage, alpha: AlphaMask, placement: { canvas: Size; left: number; top: number }): Promise<CutoutLayers> {
+export function photoOnCanvas(
+  photo: RawImage,
+  alpha: AlphaMask,
+  placement: { canvas: Size; left: number; top: number },
+): Promise<CutoutLayers> {
   const frame = { left: -placement.left, top: -placement.top, ...placement.canvas };
   return reframe({ colour: photo, alpha, shadow: null }, frame, placement.canvas);
 }
@@ -48,9 +56,14 @@ export function photoOnCanvas(photo: RawImage, alpha: AlphaMask, placement: { ca
  * and the mask of what it must keep: the subject for `strict` and `balanced`, nothing for
  * `creative`, which may repaint the whole image.
  */
-export function providerInputs(placed: CutoutLayers, photoArea: AlphaMask, level: PreservationLevel): { image: RawImage; keep: AlphaMask } {
+export function providerInputs(
+  placed: CutoutLayers,
+  photoArea: AlphaMask,
+  level: PreservationLevel,
+): { image: RawImage; keep: AlphaMask } {
   const image = composite({ ...placed, alpha: photoArea, shadow: null }, null);
-  const keep = level === 'creative' ? { ...placed.alpha, data: new Uint8Array(placed.alpha.data.length) } : placed.alpha;
+  const keep =
+    level === 'creative' ? { ...placed.alpha, data: new Uint8Array(placed.alpha.data.length) } : placed.alpha;
   return { image, keep };
 }
 
@@ -77,10 +90,15 @@ export async function finishEdit(placed: CutoutLayers, painted: RawImage, level:
   if (!bounds) return painted;
   const sigma = Math.max(0.5, Math.max(bounds.width, bounds.height) * BALANCED_BLEND_SHARE);
   const { width, height } = placed.alpha;
-  const blurred = await sharp(Buffer.from(placed.alpha.data), { raw: { width, height, channels: 1 } }).blur(sigma).extractChannel(0).raw().toBuffer();
+  const blurred = await sharp(Buffer.from(placed.alpha.data), { raw: { width, height, channels: 1 } })
+    .blur(sigma)
+    .extractChannel(0)
+    .raw()
+    .toBuffer();
   // Twice the blur less its middle shrinks the mask by about sigma and keeps a soft edge inside the outline.
   const body = new Uint8Array(blurred.length);
-  for (let i = 0; i < body.length; i++) body[i] = Math.max(0, Math.min(255, 2 * blurred[i] - 255, placed.alpha.data[i]));
+  for (let i = 0; i < body.length; i++)
+    body[i] = Math.max(0, Math.min(255, 2 * blurred[i] - 255, placed.alpha.data[i]));
   return compositeOnImage({ ...placed, alpha: { data: body, width, height } }, painted);
 }
 
@@ -113,6 +131,9 @@ export async function runAiEdit(
   const placed = await photoOnCanvas(photo, alpha, placement);
   const inputs = providerInputs(placed, photoArea(placement, photo), request.preservation);
   const [png, mask] = await Promise.all([providerPng(inputs.image), keepMaskPng(inputs.keep)]);
-  const painted = await provider.edit({ image: png, mask, prompt: request.prompt, shape: shapeFor(placement.canvas) }, limits.signal);
+  const painted = await provider.edit(
+    { image: png, mask, prompt: request.prompt, shape: shapeFor(placement.canvas) },
+    limits.signal,
+  );
   return encodeImage(await finishEdit(placed, await coverTo(painted, placement.canvas), request.preservation), format);
 }

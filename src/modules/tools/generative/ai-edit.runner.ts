@@ -45,12 +45,18 @@ export class AiEditRunner implements ToolRunner, FramedTool<AiEditWork> {
     const provider = this.provider;
     if (!provider) throw new ResultFailure(ResultErrorCode.ProcessingFailed, `This edit ${NO_PROVIDER}.`);
     if (task.tool !== ToolId.ImageAiEdit) {
-      throw new ResultFailure(ResultErrorCode.ProcessingFailed, `The ${task.tool} tool does not run on the AI edit pipeline.`);
+      throw new ResultFailure(
+        ResultErrorCode.ProcessingFailed,
+        `The ${task.tool} tool does not run on the AI edit pipeline.`,
+      );
     }
     const request = aiEditRequestOf(task.options);
     const segmenter = request.preservation === 'creative' ? null : this.segmenter;
     if (request.preservation !== 'creative' && !segmenter) {
-      throw new ResultFailure(ResultErrorCode.ProcessingFailed, `The ${request.preservation} preservation level ${NO_SEGMENTER}.`);
+      throw new ResultFailure(
+        ResultErrorCode.ProcessingFailed,
+        `The ${request.preservation} preservation level ${NO_SEGMENTER}.`,
+      );
     }
     return { ...request, provider, segmenter };
   }

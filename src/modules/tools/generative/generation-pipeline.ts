@@ -17,8 +17,11 @@ async function referencePng(reference: SourceImage, limits: PipelineLimits & { s
 
 /** The painted image's upright size; what is not an image is the provider's failure. */
 async function paintedSize(painted: Buffer): Promise<Size> {
-  const meta = await sharp(painted).metadata().catch(() => null);
-  if (!meta?.width || !meta.height) throw new ImageProviderError('provider_error', 'The image provider returned something that is not an image.');
+  const meta = await sharp(painted)
+    .metadata()
+    .catch(() => null);
+  if (!meta?.width || !meta.height)
+    throw new ImageProviderError('provider_error', 'The image provider returned something that is not an image.');
   const turned = (meta.orientation ?? 1) >= 5;
   return turned ? { width: meta.height, height: meta.width } : { width: meta.width, height: meta.height };
 }

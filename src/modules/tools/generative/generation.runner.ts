@@ -43,7 +43,10 @@ export class GenerationRunner implements ToolRunner, FramedTool<GenerationWork, 
     const provider = this.provider;
     if (!provider) throw new ResultFailure(ResultErrorCode.ProcessingFailed, `This generation ${NO_PROVIDER}.`);
     if (task.tool !== ToolId.ImageGeneration) {
-      throw new ResultFailure(ResultErrorCode.ProcessingFailed, `The ${task.tool} tool does not run on the generation pipeline.`);
+      throw new ResultFailure(
+        ResultErrorCode.ProcessingFailed,
+        `The ${task.tool} tool does not run on the generation pipeline.`,
+      );
     }
     return { ...generationRequestOf(task.options), provider };
   }

@@ -30,10 +30,12 @@ const repainted = (width: number, height: number): RawImage => ({
   channels: 3,
 });
 
-const pixel = (image: RawImage, x: number, y: number) => [...image.data.subarray((y * image.width + x) * image.channels, (y * image.width + x) * image.channels + 3)];
+const pixel = (image: RawImage, x: number, y: number) => [
+  ...image.data.subarray((y * image.width + x) * image.channels, (y * image.width + x) * image.channels + 3),
+];
 
 describe('AI edit pipeline', () => {
-  it('keeps the subject\'s own pixels under strict preservation when the provider repaints everything, at the exact ratio', async () => {
+  it("keeps the subject's own pixels under strict preservation when the provider repaints everything, at the exact ratio", async () => {
     const { photo, alpha } = photoWithSquare();
     const placement = placeOnCanvas(photo, { left: 70, top: 30, width: 60, height: 60 }, { width: 1, height: 1 });
     expect(placement.canvas).toEqual({ width: 200, height: 200 });

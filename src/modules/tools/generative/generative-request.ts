@@ -33,7 +33,12 @@ export function sceneRequestOf(options: SceneOptions | ProductPhotoOptions): Sce
     return { prompt: instructions ?? LIFESTYLE_PROMPT, shadow: 'natural', canvas: presetCanvas(preset), ratio: null };
   }
   const { scene } = options;
-  return { prompt: scene.prompt, shadow: scene.shadow ?? 'natural', canvas: null, ratio: parseAspectRatio(scene.aspect_ratio) };
+  return {
+    prompt: scene.prompt,
+    shadow: scene.shadow ?? 'natural',
+    canvas: null,
+    ratio: parseAspectRatio(scene.aspect_ratio),
+  };
 }
 
 export interface AiEditRequest {
@@ -44,7 +49,11 @@ export interface AiEditRequest {
 
 /** `image_ai_edit` from `POST /image/ai-edit`. */
 export function aiEditRequestOf({ options }: ImageAiEditOptions): AiEditRequest {
-  return { prompt: options.prompt, ratio: parseAspectRatio(options.aspect_ratio), preservation: options.preservation_level ?? 'balanced' };
+  return {
+    prompt: options.prompt,
+    ratio: parseAspectRatio(options.aspect_ratio),
+    preservation: options.preservation_level ?? 'balanced',
+  };
 }
 
 export interface GenerationRequest {

@@ -127,6 +127,11 @@ export async function runScene(
     ? providerBackdrop(provider, job.request.prompt, limits.signal)
     : (_placed, size) => renderStudioBackdrop(studio, size);
   const floorLine = provider ? PROVIDER_FLOOR_LINE : studio.floorLine;
-  const scene = { canvas: job.canvas, shadow: shadowStyle(job.request.shadow, job.variant), floorLine, variant: job.variant };
+  const scene = {
+    canvas: job.canvas,
+    shadow: shadowStyle(job.request.shadow, job.variant),
+    floorLine,
+    variant: job.variant,
+  };
   return encodeImage(await composeScene(photo, alpha, scene, painter, limits), job.format);
 }

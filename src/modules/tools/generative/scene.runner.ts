@@ -56,7 +56,10 @@ export class SceneRunner implements ToolRunner, FramedTool<SceneWork> {
       throw new ResultFailure(ResultErrorCode.ProcessingFailed, `This scene ${NO_PROVIDER}.`);
     }
     if (task.tool !== ToolId.AiBackground) {
-      throw new ResultFailure(ResultErrorCode.ProcessingFailed, `The ${task.tool} tool does not run on the scene pipeline.`);
+      throw new ResultFailure(
+        ResultErrorCode.ProcessingFailed,
+        `The ${task.tool} tool does not run on the scene pipeline.`,
+      );
     }
     return { ...sceneRequestOf(task.options), segmenter };
   }
@@ -69,7 +72,13 @@ export class SceneRunner implements ToolRunner, FramedTool<SceneWork> {
 
   pipeline({ task, source, request, limits }: ResultContext<SceneWork>) {
     const plan = photoPlan(source, PHOTO_LONG_SIDE);
-    const job = { request, canvas: sceneCanvas(request, plan.scaled), variant: variantOf(task), hints: task.subjectHints, format: task.format };
+    const job = {
+      request,
+      canvas: sceneCanvas(request, plan.scaled),
+      variant: variantOf(task),
+      hints: task.subjectHints,
+      format: task.format,
+    };
     return runScene(source, plan, job, { segmenter: request.segmenter, provider: this.provider }, limits);
   }
 }

@@ -21,8 +21,15 @@ describe(visiblePart.name, () => {
   const source = { width: 400, height: 200 };
 
   it('is the whole source when the edit only scales it', () => {
-    expect(visiblePart(source, planGeometry(source, { width: 100, upscale: false }), null)).toEqual({ left: 0, top: 0, width: 1, height: 1 });
-    expect(visiblePart(source, planGeometry(source, { width: 300, height: 300, fit: 'contain', upscale: false }), null)).toEqual({
+    expect(visiblePart(source, planGeometry(source, { width: 100, upscale: false }), null)).toEqual({
+      left: 0,
+      top: 0,
+      width: 1,
+      height: 1,
+    });
+    expect(
+      visiblePart(source, planGeometry(source, { width: 300, height: 300, fit: 'contain', upscale: false }), null),
+    ).toEqual({
       left: 0,
       top: 0,
       width: 1,
@@ -31,7 +38,9 @@ describe(visiblePart.name, () => {
   });
 
   it('is the centre that cover keeps: a 200 x 200 box of a 400 x 200 source keeps its middle half', () => {
-    expect(visiblePart(source, planGeometry(source, { width: 200, height: 200, fit: 'cover', upscale: false }), null)).toEqual({
+    expect(
+      visiblePart(source, planGeometry(source, { width: 200, height: 200, fit: 'cover', upscale: false }), null),
+    ).toEqual({
       left: 0.25,
       top: 0,
       width: 0.5,
@@ -41,7 +50,12 @@ describe(visiblePart.name, () => {
 
   it('is the window crop cut, in fractions of the resampled image', () => {
     const plan = planGeometry(source, { width: 100, height: 50, fit: 'crop', upscale: false });
-    expect(visiblePart(source, plan, { left: 300, top: 150 })).toEqual({ left: 0.75, top: 0.75, width: 0.25, height: 0.25 });
+    expect(visiblePart(source, plan, { left: 300, top: 150 })).toEqual({
+      left: 0.75,
+      top: 0.75,
+      width: 0.25,
+      height: 0.25,
+    });
   });
 });
 
@@ -56,8 +70,11 @@ describe(hintsInPart.name, () => {
     expect(moved.keepPoints).toEqual([{ x: 0.5, y: 0.5 }]);
   });
 
-  it('shrinks a region the part misses to the part\'s edge', () => {
-    expect(hintsInPart(HINTS, { left: 0.7, top: 0, width: 0.3, height: 1 }).region).toMatchObject({ left: 0, right: 0 });
+  it("shrinks a region the part misses to the part's edge", () => {
+    expect(hintsInPart(HINTS, { left: 0.7, top: 0, width: 0.3, height: 1 }).region).toMatchObject({
+      left: 0,
+      right: 0,
+    });
   });
 
   it('keeps having no hints', () => {
@@ -73,9 +90,16 @@ class RecordingSegmenter implements Segmenter {
     return Promise.resolve();
   }
 
-  segment(image: RawImage, _signal: AbortSignal, hints?: SubjectHints): Promise<{ mask: AlphaMask; uncertainty: number }> {
+  segment(
+    image: RawImage,
+    _signal: AbortSignal,
+    hints?: SubjectHints,
+  ): Promise<{ mask: AlphaMask; uncertainty: number }> {
     this.asked.push({ width: image.width, height: image.height, hints });
-    return Promise.resolve({ mask: { data: new Uint8Array(image.width * image.height).fill(255), width: image.width, height: image.height }, uncertainty: 0.25 });
+    return Promise.resolve({
+      mask: { data: new Uint8Array(image.width * image.height).fill(255), width: image.width, height: image.height },
+      uncertainty: 0.25,
+    });
   }
 }
 
@@ -90,13 +114,24 @@ describe(`${runEdit.name} with subject hints`, () => {
     variant: EDIT_VARIANTS[0],
     unsupported: null,
   });
-  const source = async () => inspectSource(await fromFixture(paint(400, 200, () => [120, 130, 140])).png().toBuffer(), 50_000_000);
+  const source = async () =>
+    inspectSource(
+      await fromFixture(paint(400, 200, () => [120, 130, 140]))
+        .png()
+        .toBuffer(),
+      50_000_000,
+    );
 
   it('hands the segmenter the hints in the frame it segments, and reports its uncertainty', async () => {
     const segmenter = new RecordingSegmenter();
     const limits = { maxPixels: 50_000_000, timeoutSeconds: 60, signal: new AbortController().signal };
     const whole = await runEdit(await source(), request({ width: 200, upscale: false }), limits, segmenter);
-    const covered = await runEdit(await source(), request({ width: 200, height: 200, fit: 'cover', upscale: false }), limits, segmenter);
+    const covered = await runEdit(
+      await source(),
+      request({ width: 200, height: 200, fit: 'cover', upscale: false }),
+      limits,
+      segmenter,
+    );
     expect(segmenter.asked[0]).toEqual({ width: 200, height: 100, hints: HINTS });
     expect(segmenter.asked[1]).toMatchObject({ width: 200, height: 200, hints: { keepPoints: [{ x: 0.5, y: 0.5 }] } });
     expect(segmenter.asked[1].hints?.region).toMatchObject({ left: 0, right: expect.closeTo(0.7, 10) });
@@ -104,7 +139,11 @@ describe(`${runEdit.name} with subject hints`, () => {
   });
 
   it('reports no uncertainty for an edit that cuts nothing out', async () => {
-    const edited = await runEdit(await source(), { ...request({ width: 100, upscale: false }), cutout: null }, { maxPixels: 50_000_000, timeoutSeconds: 60 });
+    const edited = await runEdit(
+      await source(),
+      { ...request({ width: 100, upscale: false }), cutout: null },
+      { maxPixels: 50_000_000, timeoutSeconds: 60 },
+    );
     expect(edited.uncertainty).toBeUndefined();
   });
 });

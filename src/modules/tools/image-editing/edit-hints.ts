@@ -47,7 +47,12 @@ export function hintsInPart(hints: SubjectHints, part: SourcePart): SubjectHints
   const y = (value: number) => (value - part.top) / part.height;
   const { region } = hints;
   return {
-    region: region && { left: clamp(x(region.left)), top: clamp(y(region.top)), right: clamp(x(region.right)), bottom: clamp(y(region.bottom)) },
+    region: region && {
+      left: clamp(x(region.left)),
+      top: clamp(y(region.top)),
+      right: clamp(x(region.right)),
+      bottom: clamp(y(region.bottom)),
+    },
     keepPoints: hints.keepPoints
       .map((point) => ({ x: x(point.x), y: y(point.y) }))
       .filter((point) => point.x >= 0 && point.x <= 1 && point.y >= 0 && point.y <= 1),

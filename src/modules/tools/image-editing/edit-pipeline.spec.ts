@@ -35,7 +35,9 @@ async function edit(source: Buffer, overrides: Partial<EditRequest> = {}) {
 
 /** 1600 x 900: red left band, green middle, blue right band. */
 const bands = () =>
-  fromFixture(paint(1600, 900, (x) => (x < 320 ? [220, 20, 20] : x >= 1280 ? [20, 20, 220] : [20, 200, 20]))).png().toBuffer();
+  fromFixture(paint(1600, 900, (x) => (x < 320 ? [220, 20, 20] : x >= 1280 ? [20, 20, 220] : [20, 200, 20])))
+    .png()
+    .toBuffer();
 
 const near = (actual: number[], expected: number[], tolerance = 12) =>
   expected.every((value, i) => Math.abs(actual[i] - value) <= tolerance);
@@ -43,7 +45,10 @@ const near = (actual: number[], expected: number[], tolerance = 12) =>
 describe(runEdit.name, () => {
   describe('resizing', () => {
     it('contain: fits inside and pads to exactly the box, white for jpg', async () => {
-      const { decoded, metadata } = await edit(await bands(), { resize: { width: 1200, height: 1200, fit: 'contain', upscale: false }, format: 'jpg' });
+      const { decoded, metadata } = await edit(await bands(), {
+        resize: { width: 1200, height: 1200, fit: 'contain', upscale: false },
+        format: 'jpg',
+      });
       expect([metadata.width, metadata.height, metadata.format]).toEqual([1200, 1200, 'jpeg']);
       // 1600 x 900 fitted: 1200 x 675, centred, so 262 rows of padding above and below.
       expect(near(decoded.pixel(600, 100), [255, 255, 255, 255], 2)).toBe(true);
@@ -54,7 +59,10 @@ describe(runEdit.name, () => {
 
     it('contain: pads with transparency for png and webp', async () => {
       for (const format of ['png', 'webp'] as const) {
-        const { decoded, metadata } = await edit(await bands(), { resize: { width: 1000, height: 1000, fit: 'contain', upscale: false }, format });
+        const { decoded, metadata } = await edit(await bands(), {
+          resize: { width: 1000, height: 1000, fit: 'contain', upscale: false },
+          format,
+        });
         expect([metadata.width, metadata.height, metadata.hasAlpha]).toEqual([1000, 1000, true]);
         expect(decoded.pixel(500, 50)[3]).toBe(0);
         expect(decoded.pixel(500, 500)[3]).toBe(255);
@@ -62,7 +70,9 @@ describe(runEdit.name, () => {
     });
 
     it('cover: fills the box and cuts the overflow centred', async () => {
-      const { decoded, metadata } = await edit(await bands(), { resize: { width: 500, height: 500, fit: 'cover', upscale: false } });
+      const { decoded, metadata } = await edit(await bands(), {
+        resize: { width: 500, height: 500, fit: 'cover', upscale: false },
+      });
       expect([metadata.width, metadata.height]).toEqual([500, 500]);
       // 1600 x 900 becomes 889 x 500; the centred 500 columns are the green middle.
       expect(near(decoded.pixel(2, 250), [20, 200, 20, 255])).toBe(true);
@@ -72,7 +82,11 @@ describe(runEdit.name, () => {
     it('crop: cuts the box at the source scale around the most interesting region', async () => {
       // Flat grey, and a 60 px checkerboard near the bottom-right corner.
       const source = paint(1200, 800, (x, y) =>
-        x >= 1000 && x < 1060 && y >= 650 && y < 710 ? (((x >> 2) + (y >> 2)) % 2 === 0 ? [0, 0, 0] : [255, 255, 255]) : [128, 128, 128],
+        x >= 1000 && x < 1060 && y >= 650 && y < 710
+          ? ((x >> 2) + (y >> 2)) % 2 === 0
+            ? [0, 0, 0]
+            : [255, 255, 255]
+          : [128, 128, 128],
       );
       const { decoded, metadata } = await edit(await fromFixture(source).png().toBuffer(), {
         resize: { width: 300, height: 200, fit: 'crop', upscale: false },
@@ -86,14 +100,22 @@ describe(runEdit.name, () => {
     });
 
     it('crop: scales a source smaller than the box up just enough to cover it', async () => {
-      const small = await fromFixture(paint(200, 100, () => [90, 120, 150])).png().toBuffer();
+      const small = await fromFixture(paint(200, 100, () => [90, 120, 150]))
+        .png()
+        .toBuffer();
       const { metadata } = await edit(small, { resize: { width: 400, height: 400, fit: 'crop', upscale: false } });
       expect([metadata.width, metadata.height]).toEqual([400, 400]);
     });
 
     it('keeps the aspect ratio given only a width or only a height', async () => {
-      expect((await edit(await bands(), { resize: { width: 800, upscale: false } })).metadata).toMatchObject({ width: 800, height: 450 });
-      expect((await edit(await bands(), { resize: { height: 300, upscale: false } })).metadata).toMatchObject({ width: 533, height: 300 });
+      expect((await edit(await bands(), { resize: { width: 800, upscale: false } })).metadata).toMatchObject({
+        width: 800,
+        height: 450,
+      });
+      expect((await edit(await bands(), { resize: { height: 300, upscale: false } })).metadata).toMatchObject({
+        width: 533,
+        height: 300,
+      });
     });
   });
 
@@ -119,7 +141,12 @@ describe(runEdit.name, () => {
         const base = 15 + (60 * x) / 400 + (20 * y) / 300 + noise() * 4;
         return [base * 1.05, base, base * 0.95];
       });
-      const before = lumaStats(await decodeRgba(await fromFixture(dark).png().toBuffer()), { left: 0, top: 0, width: 400, height: 300 });
+      const before = lumaStats(await decodeRgba(await fromFixture(dark).png().toBuffer()), {
+        left: 0,
+        top: 0,
+        width: 400,
+        height: 300,
+      });
       const { decoded } = await edit(await fromFixture(dark).png().toBuffer(), { light: true });
       const after = lumaStats(decoded, { left: 0, top: 0, width: 400, height: 300 });
       expect(after.mean).toBeGreaterThan(before.mean + 40);
@@ -141,7 +168,8 @@ describe(runEdit.name, () => {
       const { decoded } = await edit(source, { light: true });
       const original = await decodeRgba(source);
       let largest = 0;
-      for (let i = 0; i < original.data.length; i++) largest = Math.max(largest, Math.abs(original.data[i] - decoded.data[i]));
+      for (let i = 0; i < original.data.length; i++)
+        largest = Math.max(largest, Math.abs(original.data[i] - decoded.data[i]));
       expect(largest).toBeLessThanOrEqual(1);
     });
 
@@ -149,7 +177,9 @@ describe(runEdit.name, () => {
       const cast = ([r, g, b]: Rgb): Rgb => [r * 1.18, g, b * 0.78];
       // A grey card in the middle of a scene of greys, all under the same warm cast, plus a blue mug.
       const scene = paint(300, 200, (x, y) =>
-        x > 200 && y > 120 ? [40, 60, 160] : cast(x > 100 && x < 200 && y > 50 && y < 150 ? [128, 128, 128] : [90 + x / 5, 90 + x / 5, 90 + x / 5]),
+        x > 200 && y > 120
+          ? [40, 60, 160]
+          : cast(x > 100 && x < 200 && y > 50 && y < 150 ? [128, 128, 128] : [90 + x / 5, 90 + x / 5, 90 + x / 5]),
       );
       const { decoded } = await edit(await fromFixture(scene).png().toBuffer(), { color: true });
       const [r, g, b] = decoded.pixel(150, 100);
@@ -204,7 +234,9 @@ describe(runEdit.name, () => {
       ['png', 'png'],
       ['webp', 'webp'],
     ] as const)('encodes %s in sRGB with a 256 px WebP thumbnail', async (format, sharpName) => {
-      const { image, thumbnail, metadata } = await edit(await fromFixture(productPhoto(800, 600)).png().toBuffer(), { format });
+      const { image, thumbnail, metadata } = await edit(await fromFixture(productPhoto(800, 600)).png().toBuffer(), {
+        format,
+      });
       expect([metadata.format, metadata.width, metadata.height, metadata.space]).toEqual([sharpName, 800, 600, 'srgb']);
       expect(metadata.exif).toBeUndefined();
       expect(image.length).toBeGreaterThan(1000);
@@ -214,11 +246,18 @@ describe(runEdit.name, () => {
     it('gives distinct variants where an operation has something to vary, identical ones where none has', async () => {
       const source = await fromFixture(productPhoto(400, 300)).png().toBuffer();
       const [first, second] = await Promise.all(
-        [0, 1].map((variant) => edit(source, { light: true, color: true, polish: true, variant: EDIT_VARIANTS[variant] })),
+        [0, 1].map((variant) =>
+          edit(source, { light: true, color: true, polish: true, variant: EDIT_VARIANTS[variant] }),
+        ),
       );
       expect(first.image.equals(second.image)).toBe(false);
       const plain = await Promise.all(
-        [0, 1].map((variant) => edit(source, { resize: { width: 200, height: 200, fit: 'contain', upscale: false }, variant: EDIT_VARIANTS[variant] })),
+        [0, 1].map((variant) =>
+          edit(source, {
+            resize: { width: 200, height: 200, fit: 'contain', upscale: false },
+            variant: EDIT_VARIANTS[variant],
+          }),
+        ),
       );
       expect(plain[0].image.equals(plain[1].image)).toBe(true);
     });

@@ -5,7 +5,14 @@ import { interestingWindows, type WindowPosition } from '../../../core/image/int
 import type { AlphaMask } from '../../../core/image/mask/alpha-mask';
 import { decontaminate } from '../../../core/image/mask/decontaminate';
 import type { Cutout, SubjectHints } from '../../../core/image/mask/subject-hints';
-import { applyFilters, backgroundFor, cutWindow, decodeScaled, hasFilters, type Rgba } from '../../../core/image/pipeline-steps';
+import {
+  applyFilters,
+  backgroundFor,
+  cutWindow,
+  decodeScaled,
+  hasFilters,
+  type Rgba,
+} from '../../../core/image/pipeline-steps';
 import type { RawImage } from '../../../core/image/raw-image';
 import type { Segmenter } from '../../../core/segmentation/segmenter';
 import { SourceImageError, SourceImageProblem, type SourceImage } from '../../../core/image/source-image';
@@ -16,7 +23,8 @@ import { hintsInPart, visiblePart } from './edit-hints';
 import { sharpeningOf, type EditCutout, type EditRequest } from './edit-request';
 
 /** libvips' reason, without the file paths or internals some of its messages carry. */
-const describe = (error: unknown) => (error instanceof Error ? error.message.split('\n')[0].slice(0, 200) : 'unknown error');
+const describe = (error: unknown) =>
+  error instanceof Error ? error.message.split('\n')[0].slice(0, 200) : 'unknown error';
 
 /**
  * The structured edit of one result, in one fixed order of small steps:
@@ -48,7 +56,10 @@ export async function runEdit(
   }).catch((error: unknown) => {
     limits.signal?.throwIfAborted();
     // The header was read, so the pixels themselves are damaged or in a variant without a decoder here.
-    throw new SourceImageError(SourceImageProblem.NotImage, `The source image could not be decoded (${describe(error)}).`);
+    throw new SourceImageError(
+      SourceImageProblem.NotImage,
+      `The source image could not be decoded (${describe(error)}).`,
+    );
   });
   limits.signal?.throwIfAborted();
 
@@ -90,7 +101,12 @@ export async function runEdit(
   return { ...encoded, uncertainty: cutout?.uncertainty };
 }
 
-async function segmented(image: RawImage, hints: SubjectHints, segmenter: Segmenter | null, limits: PipelineLimits): Promise<Cutout> {
+async function segmented(
+  image: RawImage,
+  hints: SubjectHints,
+  segmenter: Segmenter | null,
+  limits: PipelineLimits,
+): Promise<Cutout> {
   if (!segmenter || !limits.signal) throw new Error('A background operation needs a segmenter and a signal');
   const cutout = await segmenter.segment(image, limits.signal, hints);
   limits.signal.throwIfAborted();

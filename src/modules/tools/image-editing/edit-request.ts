@@ -4,7 +4,13 @@ import { NO_HINTS, type SubjectHints } from '../../../core/image/mask/subject-hi
 import type { SharpenStrength } from '../../../core/image/pipeline-steps';
 import { ProductPhotoOperation } from '../../catalog/product-photo-presets';
 import { backgroundOf, shadowStyle, type CutoutBackground } from '../shared/cutout-style';
-import { cutsSubjectOut, isProductPhoto, type EditOperations, type ImageEditOptions, type ProductPhotoOptions } from '../tool-options';
+import {
+  cutsSubjectOut,
+  isProductPhoto,
+  type EditOperations,
+  type ImageEditOptions,
+  type ProductPhotoOptions,
+} from '../tool-options';
 import { variantOf, type OutputFormat, type TypedToolTask } from '../tool-runner';
 
 /**
@@ -65,7 +71,12 @@ function cutoutOf(background: EditOperations['background'], variant: number, hin
   };
 }
 
-function fromOperations(operations: EditOperations, format: OutputFormat, variant: number, hints: SubjectHints): EditRequest {
+function fromOperations(
+  operations: EditOperations,
+  format: OutputFormat,
+  variant: number,
+  hints: SubjectHints,
+): EditRequest {
   return {
     resize: {
       width: operations.resizing?.width,
@@ -93,7 +104,8 @@ function fromProductPhoto({ operation, preset }: ProductPhotoOptions, format: Ou
     {
       adjustments: { light: true, color: true },
       restorations: { polish: true },
-      resizing: preset?.width && preset.height ? { width: preset.width, height: preset.height, fit: 'contain' } : undefined,
+      resizing:
+        preset?.width && preset.height ? { width: preset.width, height: preset.height, fit: 'contain' } : undefined,
     },
     format,
     0,
@@ -121,5 +133,8 @@ export function sharpeningOf(request: EditRequest, enlargement: number): Sharpen
   if (request.polish) strengths.push(1.5);
   if (request.resize.upscale && enlargement > 1) strengths.push(Math.min(3, 1 + enlargement / 2));
   if (strengths.length === 0) return null;
-  return { sigma: Math.max(0.8, Math.min(1.5, 0.6 * enlargement)), edgeGain: Math.max(...strengths) * request.variant.sharpening };
+  return {
+    sigma: Math.max(0.8, Math.min(1.5, 0.6 * enlargement)),
+    edgeGain: Math.max(...strengths) * request.variant.sharpening,
+  };
 }

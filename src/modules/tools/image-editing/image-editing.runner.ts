@@ -33,12 +33,18 @@ export class ImageEditingRunner implements ToolRunner, FramedTool<EditRequest> {
 
   request(task: TypedToolTask): EditRequest {
     if (task.tool !== ToolId.ImageEditing) {
-      throw new ResultFailure(ResultErrorCode.ProcessingFailed, `The ${task.tool} tool does not run on the image editing pipeline.`);
+      throw new ResultFailure(
+        ResultErrorCode.ProcessingFailed,
+        `The ${task.tool} tool does not run on the image editing pipeline.`,
+      );
     }
     const request = editRequestOf(task);
     if (request.unsupported) throw new ResultFailure(ResultErrorCode.ProcessingFailed, request.unsupported);
     if (request.cutout && !this.segmenter) {
-      throw new ResultFailure(ResultErrorCode.ProcessingFailed, `The ${describeCutout(request.cutout)} ${NO_SEGMENTER}.`);
+      throw new ResultFailure(
+        ResultErrorCode.ProcessingFailed,
+        `The ${describeCutout(request.cutout)} ${NO_SEGMENTER}.`,
+      );
     }
     return request;
   }

@@ -38,7 +38,8 @@ function cutoutKind(job: ToolOptions): 'none' | 'cutout' | 'mask' {
 /** The requested shape, from `resizing` or an `aspect_ratio`, scaled to the simulated size. */
 export function simulatedSize(job: ToolOptions): { width: number; height: number } {
   let ratio = 1;
-  const resizing = job.tool === ToolId.ImageEditing && !isProductPhoto(job.options) ? job.options.operations.resizing : undefined;
+  const resizing =
+    job.tool === ToolId.ImageEditing && !isProductPhoto(job.options) ? job.options.operations.resizing : undefined;
   if (resizing?.width && resizing.height) ratio = resizing.width / resizing.height;
   const aspect = aspectRatioOf(job);
   if (aspect) {

@@ -25,7 +25,12 @@ export interface ProductCorrections {
  * `image_editing`, before the cut-out is composed, so the background is never corrected with it.
  */
 async function corrected(image: RawImage, corrections: ProductCorrections, limits: PipelineLimits): Promise<RawImage> {
-  const tone = analyseTone(image, { light: corrections.light, color: corrections.color, brightnessOffset: 0, saturationOffset: 0 });
+  const tone = analyseTone(image, {
+    light: corrections.light,
+    color: corrections.color,
+    brightnessOffset: 0,
+    saturationOffset: 0,
+  });
   if (tone.curves) applyCurves(image, tone.curves);
   const filters = {
     denoise: corrections.polish,

@@ -1,5 +1,11 @@
 import type { AlphaMask } from '../../../core/image/mask/alpha-mask';
-import { encode, encodeMask, encodeMaskThumbnail, encodeThumbnail, type Rgba } from '../../../core/image/pipeline-steps';
+import {
+  encode,
+  encodeMask,
+  encodeMaskThumbnail,
+  encodeThumbnail,
+  type Rgba,
+} from '../../../core/image/pipeline-steps';
 import type { RawImage, Size } from '../../../core/image/raw-image';
 import type { OutputFormat } from '../tool-runner';
 
@@ -13,7 +19,12 @@ export interface EncodedImage {
 }
 
 /** The image in its format, on `canvas` (padded with `padding`) when given, with its thumbnail from the same pixels. */
-export async function encodeImage(image: RawImage, format: OutputFormat, canvas: Size | null = null, padding?: Rgba): Promise<EncodedImage> {
+export async function encodeImage(
+  image: RawImage,
+  format: OutputFormat,
+  canvas: Size | null = null,
+  padding?: Rgba,
+): Promise<EncodedImage> {
   const [encoded, thumbnail] = await Promise.all([
     encode(image, format, canvas, padding),
     encodeThumbnail(image, format, canvas, padding),

@@ -41,7 +41,10 @@ export function asSegmentationFailure(error: unknown): unknown {
  */
 export function asProviderFailure(error: unknown): unknown {
   if (!(error instanceof ImageProviderError)) return error;
-  return new ResultFailure(error.code === 'timeout' ? ResultErrorCode.Timeout : ResultErrorCode.ProviderError, error.message);
+  return new ResultFailure(
+    error.code === 'timeout' ? ResultErrorCode.Timeout : ResultErrorCode.ProviderError,
+    error.message,
+  );
 }
 
 /**

@@ -16,11 +16,20 @@ export function photoPlan(source: Size, longSide: number): GeometryPlan {
  * size with any transparency flattened onto white, which is what the segmentation model was
  * trained on.
  */
-export function decodePhoto(source: SourceImage, plan: GeometryPlan, limits: PipelineLimits & { signal: AbortSignal }): Promise<RawImage> {
-  return decodeScaled(source, plan, { maxPixels: limits.maxPixels, flattenOnto: WHITE, timeoutSeconds: limits.timeoutSeconds }).catch(
-    (error: unknown) => {
-      limits.signal.throwIfAborted();
-      throw new SourceImageError(SourceImageProblem.NotImage, `The source image could not be decoded (${String(error).slice(0, 200)}).`);
-    },
-  );
+export function decodePhoto(
+  source: SourceImage,
+  plan: GeometryPlan,
+  limits: PipelineLimits & { signal: AbortSignal },
+): Promise<RawImage> {
+  return decodeScaled(source, plan, {
+    maxPixels: limits.maxPixels,
+    flattenOnto: WHITE,
+    timeoutSeconds: limits.timeoutSeconds,
+  }).catch((error: unknown) => {
+    limits.signal.throwIfAborted();
+    throw new SourceImageError(
+      SourceImageProblem.NotImage,
+      `The source image could not be decoded (${String(error).slice(0, 200)}).`,
+    );
+  });
 }

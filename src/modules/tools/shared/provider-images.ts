@@ -24,7 +24,9 @@ export function providerPng(image: RawImage): Promise<Buffer> {
 export function keepMaskPng(keep: AlphaMask): Promise<Buffer> {
   const rgba = Buffer.alloc(keep.width * keep.height * 4);
   for (let i = 0; i < keep.data.length; i++) rgba[i * 4 + 3] = keep.data[i];
-  return scaledForProvider(sharp(rgba, { raw: { width: keep.width, height: keep.height, channels: 4 } })).png().toBuffer();
+  return scaledForProvider(sharp(rgba, { raw: { width: keep.width, height: keep.height, channels: 4 } }))
+    .png()
+    .toBuffer();
 }
 
 /**
@@ -42,6 +44,9 @@ export async function coverTo(encoded: Buffer, size: Size): Promise<RawImage> {
         .removeAlpha(),
     );
   } catch (error) {
-    throw new ImageProviderError('provider_error', `The image provider returned an image that could not be decoded (${String(error).slice(0, 160)}).`);
+    throw new ImageProviderError(
+      'provider_error',
+      `The image provider returned an image that could not be decoded (${String(error).slice(0, 160)}).`,
+    );
   }
 }

@@ -51,7 +51,11 @@ export class ResultFrame {
   }
 
   /** A result whose source image is optional: loaded when the result has one. */
-  runWithOptionalSource<R>(task: TypedToolTask, signal: AbortSignal, tool: FramedTool<R, SourceImage | null>): Promise<ToolOutput> {
+  runWithOptionalSource<R>(
+    task: TypedToolTask,
+    signal: AbortSignal,
+    tool: FramedTool<R, SourceImage | null>,
+  ): Promise<ToolOutput> {
     return this.framed(task, signal, tool, async () => (task.sourceImageUrl ? this.sources.load(task, signal) : null));
   }
 

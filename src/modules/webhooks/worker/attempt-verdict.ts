@@ -13,15 +13,38 @@ export interface RetrySchedule {
  * 410 means the receiver wants no more (gone), a blocked destination is never tried again, and
  * anything else fails this attempt, with a next one on the schedule until the last.
  */
-export function judgeAttempt(outcome: SendOutcome, attempt: number, schedule: RetrySchedule, now = Date.now()): AttemptVerdict {
+export function judgeAttempt(
+  outcome: SendOutcome,
+  attempt: number,
+  schedule: RetrySchedule,
+  now = Date.now(),
+): AttemptVerdict {
   if (outcome.kind === 'blocked') {
-    return { outcome: DeliveryStatus.Blocked, status: DeliveryStatus.Blocked, statusCode: null, error: outcome.reason, nextAttemptAt: null };
+    return {
+      outcome: DeliveryStatus.Blocked,
+      status: DeliveryStatus.Blocked,
+      statusCode: null,
+      error: outcome.reason,
+      nextAttemptAt: null,
+    };
   }
   if (outcome.kind === 'response' && outcome.statusCode >= 200 && outcome.statusCode < 300) {
-    return { outcome: DeliveryStatus.Delivered, status: DeliveryStatus.Delivered, statusCode: outcome.statusCode, error: null, nextAttemptAt: null };
+    return {
+      outcome: DeliveryStatus.Delivered,
+      status: DeliveryStatus.Delivered,
+      statusCode: outcome.statusCode,
+      error: null,
+      nextAttemptAt: null,
+    };
   }
   if (outcome.kind === 'response' && outcome.statusCode === 410) {
-    return { outcome: DeliveryStatus.Gone, status: DeliveryStatus.Gone, statusCode: 410, error: 'the receiver answered 410 Gone', nextAttemptAt: null };
+    return {
+      outcome: DeliveryStatus.Gone,
+      status: DeliveryStatus.Gone,
+      statusCode: 410,
+      error: 'the receiver answered 410 Gone',
+      nextAttemptAt: null,
+    };
   }
   const statusCode = outcome.kind === 'response' ? outcome.statusCode : null;
   const error =

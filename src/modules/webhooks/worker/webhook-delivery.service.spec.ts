@@ -63,7 +63,13 @@ describe(WebhookDeliveryService.name, () => {
 
   it('records a delivered attempt and schedules nothing more', async () => {
     await service.perform(entry(1), 'token');
-    expect(recorded).toEqual([expect.objectContaining({ deliveryId: 'delivery-1', attempt: 1, verdict: expect.objectContaining({ status: DeliveryStatus.Delivered }) })]);
+    expect(recorded).toEqual([
+      expect.objectContaining({
+        deliveryId: 'delivery-1',
+        attempt: 1,
+        verdict: expect.objectContaining({ status: DeliveryStatus.Delivered }),
+      }),
+    ]);
     expect(scheduled).toEqual([]);
   });
 

@@ -37,11 +37,14 @@ const MAX_BATCH = 256;
 export class WebhookDeliveryService {
   private readonly logger = new Logger(WebhookDeliveryService.name);
   private readonly creatingSecrets = new Map<string, Promise<string>>();
-  private readonly deliveries = new DataLoader<string, DeliveryForAttempt | undefined>((ids) => this.store.findForAttempts(ids), {
-    cache: false,
-    maxBatchSize: MAX_BATCH,
-    batchScheduleFn: (run) => setTimeout(run, BATCH_WINDOW_MS),
-  });
+  private readonly deliveries = new DataLoader<string, DeliveryForAttempt | undefined>(
+    (ids) => this.store.findForAttempts(ids),
+    {
+      cache: false,
+      maxBatchSize: MAX_BATCH,
+      batchScheduleFn: (run) => setTimeout(run, BATCH_WINDOW_MS),
+    },
+  );
   private readonly attempts = new DataLoader<AttemptRecord, boolean>((records) => this.recordBatch(records), {
     cache: false,
     maxBatchSize: MAX_BATCH,

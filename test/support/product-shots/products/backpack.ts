@@ -17,20 +17,32 @@ function draw(p: Palette): string {
   return `
   <defs>
     <clipPath id="body"><path d="${BODY}"/></clipPath>
-    ${radial('padding', [0.45, 0.4, 0.7, 0.38, 0.3], [
-      [0, WHITE, 0.14],
-      [0.55, BLACK, 0],
-      [0.85, BLACK, 0.22],
-      [1, BLACK, 0.45],
-    ])}
-    ${linear('pocket-light', [0, 0, 0, 1], [
-      [0, WHITE, 0.12],
-      [1, BLACK, 0.25],
-    ])}
-    ${linear('loop-light', [0, 0, 1, 0], [
-      [0, WHITE, 0.2],
-      [1, BLACK, 0.35],
-    ])}
+    ${radial(
+      'padding',
+      [0.45, 0.4, 0.7, 0.38, 0.3],
+      [
+        [0, WHITE, 0.14],
+        [0.55, BLACK, 0],
+        [0.85, BLACK, 0.22],
+        [1, BLACK, 0.45],
+      ],
+    )}
+    ${linear(
+      'pocket-light',
+      [0, 0, 0, 1],
+      [
+        [0, WHITE, 0.12],
+        [1, BLACK, 0.25],
+      ],
+    )}
+    ${linear(
+      'loop-light',
+      [0, 0, 1, 0],
+      [
+        [0, WHITE, 0.2],
+        [1, BLACK, 0.35],
+      ],
+    )}
     ${glow()}
   </defs>
   <g transform="translate(-50 2.5)">

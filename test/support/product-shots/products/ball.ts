@@ -13,22 +13,34 @@ function draw(p: Palette): string {
   return `
   <defs>
     <clipPath id="ball"><circle cx="300" cy="300" r="300"/></clipPath>
-    ${radial('shape', [0.5, 0.5, 0.5, 0.34, 0.28], [
-      [0, WHITE, 0.25],
-      [0.35, BLACK, 0],
-      [0.8, BLACK, 0.35],
-      [1, BLACK, 0.65],
-    ])}
-    ${radial('bounce', [0.62, 0.95, 0.45], [
-      [0, WHITE, 0.22],
-      [1, WHITE, 0],
-    ])}
+    ${radial(
+      'shape',
+      [0.5, 0.5, 0.5, 0.34, 0.28],
+      [
+        [0, WHITE, 0.25],
+        [0.35, BLACK, 0],
+        [0.8, BLACK, 0.35],
+        [1, BLACK, 0.65],
+      ],
+    )}
+    ${radial(
+      'bounce',
+      [0.62, 0.95, 0.45],
+      [
+        [0, WHITE, 0.22],
+        [1, WHITE, 0],
+      ],
+    )}
     ${glow()}
-    ${radial('glint', [0.5, 0.5, 0.5], [
-      [0, WHITE, 0.95],
-      [0.6, WHITE, 0.85],
-      [1, WHITE, 0],
-    ])}
+    ${radial(
+      'glint',
+      [0.5, 0.5, 0.5],
+      [
+        [0, WHITE, 0.95],
+        [0.6, WHITE, 0.85],
+        [1, WHITE, 0],
+      ],
+    )}
   </defs>
   <circle cx="300" cy="300" r="300" fill="${hex(p.body)}"/>
   <g clip-path="url(#ball)">

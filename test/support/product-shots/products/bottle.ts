@@ -11,18 +11,26 @@ function draw(p: Palette): string {
   <defs>
     <clipPath id="glass"><path d="${GLASS}"/></clipPath>
     ${cylinderShade('round')}
-    ${linear('metal', [0, 0, 1, 0], [
-      [0, tone(p.trim, -0.5)],
-      [0.28, tone(p.trim, 0.55)],
-      [0.5, p.trim],
-      [1, tone(p.trim, -0.6)],
-    ])}
-    ${linear('depth', [0, 0, 0, 1], [
-      [0, WHITE, 0.1],
-      [0.35, BLACK, 0],
-      [0.92, BLACK, 0.1],
-      [1, BLACK, 0.35],
-    ])}
+    ${linear(
+      'metal',
+      [0, 0, 1, 0],
+      [
+        [0, tone(p.trim, -0.5)],
+        [0.28, tone(p.trim, 0.55)],
+        [0.5, p.trim],
+        [1, tone(p.trim, -0.6)],
+      ],
+    )}
+    ${linear(
+      'depth',
+      [0, 0, 0, 1],
+      [
+        [0, WHITE, 0.1],
+        [0.35, BLACK, 0],
+        [0.92, BLACK, 0.1],
+        [1, BLACK, 0.35],
+      ],
+    )}
     ${glow()}
   </defs>
   <path d="${GLASS}" fill="${hex(p.body)}"/>

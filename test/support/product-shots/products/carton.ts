@@ -30,19 +30,31 @@ function draw(p: Palette): string {
   return `
   <defs>
     <clipPath id="box"><polygon points="${FRONT}"/><polygon points="${SIDE}"/><polygon points="${TOP}"/></clipPath>
-    ${linear('front-light', [0, 0, 1, 1], [
-      [0, WHITE, 0.12],
-      [0.6, BLACK, 0],
-      [1, BLACK, 0.18],
-    ])}
-    ${linear('side-light', [0, 0, 1, 1], [
-      [0, BLACK, 0.3],
-      [1, BLACK, 0.48],
-    ])}
-    ${linear('top-light', [0, 0, 1, 0], [
-      [0, WHITE, 0.3],
-      [1, WHITE, 0.12],
-    ])}
+    ${linear(
+      'front-light',
+      [0, 0, 1, 1],
+      [
+        [0, WHITE, 0.12],
+        [0.6, BLACK, 0],
+        [1, BLACK, 0.18],
+      ],
+    )}
+    ${linear(
+      'side-light',
+      [0, 0, 1, 1],
+      [
+        [0, BLACK, 0.3],
+        [1, BLACK, 0.48],
+      ],
+    )}
+    ${linear(
+      'top-light',
+      [0, 0, 1, 0],
+      [
+        [0, WHITE, 0.3],
+        [1, WHITE, 0.12],
+      ],
+    )}
   </defs>
   <polygon points="${FRONT}" fill="${hex(p.body)}"/>
   <polygon points="${SIDE}" fill="${hex(p.body)}"/>

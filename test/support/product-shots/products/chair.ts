@@ -34,15 +34,23 @@ function draw(p: Palette): string {
     .join('');
   return `
   <defs>
-    ${linear('seat-light', [0, 0, 1, 1], [
-      [0, WHITE, 0.22],
-      [1, BLACK, 0.15],
-    ])}
-    ${linear('rail-light', [0, 0, 0, 1], [
-      [0, WHITE, 0.25],
-      [0.5, WHITE, 0],
-      [1, BLACK, 0.25],
-    ])}
+    ${linear(
+      'seat-light',
+      [0, 0, 1, 1],
+      [
+        [0, WHITE, 0.22],
+        [1, BLACK, 0.15],
+      ],
+    )}
+    ${linear(
+      'rail-light',
+      [0, 0, 0, 1],
+      [
+        [0, WHITE, 0.25],
+        [0.5, WHITE, 0],
+        [1, BLACK, 0.25],
+      ],
+    )}
     ${glow()}
   </defs>
   <g transform="translate(-40 -40)">

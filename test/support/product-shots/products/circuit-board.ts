@@ -96,7 +96,10 @@ function draw(p: Palette): string {
     [880, 600],
     [540, 490],
   ]
-    .map(([x, y]) => `<circle cx="${x}" cy="${y}" r="6" fill="${hex(p.trim)}"/><circle cx="${x}" cy="${y}" r="2.5" fill="${hex(tone(p.body, -0.5))}"/>`)
+    .map(
+      ([x, y]) =>
+        `<circle cx="${x}" cy="${y}" r="6" fill="${hex(p.trim)}"/><circle cx="${x}" cy="${y}" r="2.5" fill="${hex(tone(p.body, -0.5))}"/>`,
+    )
     .join('');
   const header = Array.from({ length: 20 }, (_, i) => {
     const x = 96 + (i % 10) * 34;
@@ -127,7 +130,9 @@ function draw(p: Palette): string {
     [850, 380, true],
     [520, 120, false],
   ];
-  const passives = parts.map(([x, y, vertical], i) => passive(x, y, vertical, i % 3 === 0 ? [196, 150, 96] : [40, 40, 44], p)).join('');
+  const passives = parts
+    .map(([x, y, vertical], i) => passive(x, y, vertical, i % 3 === 0 ? [196, 150, 96] : [40, 40, 44], p))
+    .join('');
   const labels = [
     [90, 140, 60],
     [430, 160, 40],
@@ -136,44 +141,77 @@ function draw(p: Palette): string {
     [700, 500, 50],
     [260, 400, 50],
   ]
-    .map(([x, y, w]) => `<rect x="${x}" y="${y}" width="${w}" height="6" fill="${silk}"/><rect x="${x}" y="${y + 10}" width="${w * 0.6}" height="6" fill="${silk}"/>`)
+    .map(
+      ([x, y, w]) =>
+        `<rect x="${x}" y="${y}" width="${w}" height="6" fill="${silk}"/><rect x="${x}" y="${y + 10}" width="${w * 0.6}" height="6" fill="${silk}"/>`,
+    )
     .join('');
-  const rings = HOLES.map(([x, y]) => `<path d="${circle(x, y, HOLE + 11)} ${circle(x, y, HOLE)}" fill="url(#plating)" fill-rule="evenodd"/>`).join('');
+  const rings = HOLES.map(
+    ([x, y]) => `<path d="${circle(x, y, HOLE + 11)} ${circle(x, y, HOLE)}" fill="url(#plating)" fill-rule="evenodd"/>`,
+  ).join('');
   return `
   <defs>
     <clipPath id="board"><path d="${BOARD}" clip-rule="evenodd"/></clipPath>
-    ${linear('board-light', [0, 0, 1, 1], [
-      [0, WHITE, 0.1],
-      [0.5, BLACK, 0],
-      [1, BLACK, 0.14],
-    ])}
-    ${linear('shield', [0, 0, 1, 1], [
-      [0, tone(p.trim, 0.4)],
-      [0.45, p.trim],
-      [0.55, tone(p.trim, 0.15)],
-      [1, tone(p.trim, -0.22)],
-    ])}
-    ${linear('chip-light', [0, 0, 1, 1], [
-      [0, WHITE, 0.12],
-      [1, BLACK, 0.2],
-    ])}
-    ${radial('can', [0.5, 0.5, 0.5, 0.35, 0.35], [
-      [0, tone(p.trim, 0.45)],
-      [0.7, p.trim],
-      [1, tone(p.trim, -0.3)],
-    ])}
-    ${radial('plating', [0.5, 0.5, 0.5, 0.35, 0.35], [
-      [0, tone(p.trim, 0.3)],
-      [1, tone(p.trim, -0.15)],
-    ])}
-    ${linear('pin', [0, 0, 1, 1], [
-      [0, tone(p.trim, 0.4)],
-      [1, tone(p.trim, -0.3)],
-    ])}
-    ${linear('plastic', [0, 0, 0, 1], [
-      [0, tone(p.accent, 0.3)],
-      [1, tone(p.accent, -0.1)],
-    ])}
+    ${linear(
+      'board-light',
+      [0, 0, 1, 1],
+      [
+        [0, WHITE, 0.1],
+        [0.5, BLACK, 0],
+        [1, BLACK, 0.14],
+      ],
+    )}
+    ${linear(
+      'shield',
+      [0, 0, 1, 1],
+      [
+        [0, tone(p.trim, 0.4)],
+        [0.45, p.trim],
+        [0.55, tone(p.trim, 0.15)],
+        [1, tone(p.trim, -0.22)],
+      ],
+    )}
+    ${linear(
+      'chip-light',
+      [0, 0, 1, 1],
+      [
+        [0, WHITE, 0.12],
+        [1, BLACK, 0.2],
+      ],
+    )}
+    ${radial(
+      'can',
+      [0.5, 0.5, 0.5, 0.35, 0.35],
+      [
+        [0, tone(p.trim, 0.45)],
+        [0.7, p.trim],
+        [1, tone(p.trim, -0.3)],
+      ],
+    )}
+    ${radial(
+      'plating',
+      [0.5, 0.5, 0.5, 0.35, 0.35],
+      [
+        [0, tone(p.trim, 0.3)],
+        [1, tone(p.trim, -0.15)],
+      ],
+    )}
+    ${linear(
+      'pin',
+      [0, 0, 1, 1],
+      [
+        [0, tone(p.trim, 0.4)],
+        [1, tone(p.trim, -0.3)],
+      ],
+    )}
+    ${linear(
+      'plastic',
+      [0, 0, 0, 1],
+      [
+        [0, tone(p.accent, 0.3)],
+        [1, tone(p.accent, -0.1)],
+      ],
+    )}
   </defs>
   <path d="${BOARD}" fill="${hex(p.body)}" fill-rule="evenodd"/>
   <g clip-path="url(#board)">

@@ -43,16 +43,23 @@ function draw(p: Palette): string {
   };
   const hinge = (sign: number) => {
     const x = (value: number) => 500 + sign * (value - 500);
-    return `<rect x="${Math.min(x(2), x(44))}" y="168" width="42" height="34" rx="8" fill="${hex(p.body)}"/>` + `<circle cx="${x(18)}" cy="185" r="6" fill="${hex(p.trim)}"/>`;
+    return (
+      `<rect x="${Math.min(x(2), x(44))}" y="168" width="42" height="34" rx="8" fill="${hex(p.body)}"/>` +
+      `<circle cx="${x(18)}" cy="185" r="6" fill="${hex(p.trim)}"/>`
+    );
   };
   return `
   <g transform="translate(-2 -6)">
   <defs>
-    ${linear('acetate', [0, 0, 0, 1], [
-      [0, tone(p.body, 0.35)],
-      [0.3, p.body],
-      [1, tone(p.body, -0.3)],
-    ])}
+    ${linear(
+      'acetate',
+      [0, 0, 0, 1],
+      [
+        [0, tone(p.body, 0.35)],
+        [0.3, p.body],
+        [1, tone(p.body, -0.3)],
+      ],
+    )}
   </defs>
   ${temple(1)}
   ${temple(-1)}

@@ -29,23 +29,35 @@ function draw(p: Palette): string {
   };
   return `
   <defs>
-    ${linear('cup', [0, 0, 1, 0], [
-      [0, BLACK, 0.35],
-      [0.3, WHITE, 0.14],
-      [0.6, BLACK, 0],
-      [1, BLACK, 0.3],
-    ])}
-    ${linear('cushion', [0, 0, 0, 1], [
-      [0, WHITE, 0.12],
-      [0.5, BLACK, 0],
-      [1, BLACK, 0.3],
-    ])}
-    ${linear('steel', [0, 0, 1, 0], [
-      [0, tone(p.trim, -0.3)],
-      [0.35, tone(p.trim, 0.4)],
-      [0.65, p.trim],
-      [1, tone(p.trim, -0.35)],
-    ])}
+    ${linear(
+      'cup',
+      [0, 0, 1, 0],
+      [
+        [0, BLACK, 0.35],
+        [0.3, WHITE, 0.14],
+        [0.6, BLACK, 0],
+        [1, BLACK, 0.3],
+      ],
+    )}
+    ${linear(
+      'cushion',
+      [0, 0, 0, 1],
+      [
+        [0, WHITE, 0.12],
+        [0.5, BLACK, 0],
+        [1, BLACK, 0.3],
+      ],
+    )}
+    ${linear(
+      'steel',
+      [0, 0, 1, 0],
+      [
+        [0, tone(p.trim, -0.3)],
+        [0.35, tone(p.trim, 0.4)],
+        [0.65, p.trim],
+        [1, tone(p.trim, -0.35)],
+      ],
+    )}
     ${glow()}
   </defs>
   <g transform="translate(-28 -23)">

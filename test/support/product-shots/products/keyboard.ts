@@ -34,7 +34,9 @@ function draw(p: Palette): string {
       );
       // A legend on most keys: a short mark in the upper left, as small print reads from afar.
       if (w < 5 && (row + i) % 4 !== 3) {
-        keys.push(`<rect x="${(x + gap / 2 + 7).toFixed(1)}" y="${y + gap / 2 + 6}" width="${Math.min(14, kw * 0.3).toFixed(1)}" height="4" rx="1" fill="${hex(p.detail)}"/>`);
+        keys.push(
+          `<rect x="${(x + gap / 2 + 7).toFixed(1)}" y="${y + gap / 2 + 6}" width="${Math.min(14, kw * 0.3).toFixed(1)}" height="4" rx="1" fill="${hex(p.detail)}"/>`,
+        );
       }
       x += w * unit;
     }
@@ -42,21 +44,33 @@ function draw(p: Palette): string {
   }
   return `
   <defs>
-    ${linear('aluminium', [0, 0, 1, 1], [
-      [0, tone(p.body, 0.3)],
-      [0.4, p.body],
-      [0.6, tone(p.body, 0.12)],
-      [1, tone(p.body, -0.18)],
-    ])}
-    ${linear('cap', [0, 0, 0, 1], [
-      [0, tone(p.accent, 0.4)],
-      [1, p.accent],
-    ])}
-    ${linear('sheen', [0, 0, 1, 0], [
-      [0, WHITE, 0.12],
-      [0.5, BLACK, 0],
-      [1, BLACK, 0.1],
-    ])}
+    ${linear(
+      'aluminium',
+      [0, 0, 1, 1],
+      [
+        [0, tone(p.body, 0.3)],
+        [0.4, p.body],
+        [0.6, tone(p.body, 0.12)],
+        [1, tone(p.body, -0.18)],
+      ],
+    )}
+    ${linear(
+      'cap',
+      [0, 0, 0, 1],
+      [
+        [0, tone(p.accent, 0.4)],
+        [1, p.accent],
+      ],
+    )}
+    ${linear(
+      'sheen',
+      [0, 0, 1, 0],
+      [
+        [0, WHITE, 0.12],
+        [0.5, BLACK, 0],
+        [1, BLACK, 0.1],
+      ],
+    )}
     ${glow()}
   </defs>
   <rect x="0" y="${HEIGHT - 40}" width="${WIDTH}" height="40" rx="20" fill="${hex(p.trim)}"/>

@@ -6,36 +6,56 @@ const SHADE = 'M440,30 L520,30 C545,80 610,170 630,270 L330,270 C350,170 415,80 
 
 function draw(p: Palette): string {
   const metal = (id: string) =>
-    linear(id, [0, 0, 1, 0], [
-      [0, tone(p.body, -0.4)],
-      [0.35, tone(p.body, 0.35)],
-      [0.6, p.body],
-      [1, tone(p.body, -0.5)],
-    ]);
+    linear(
+      id,
+      [0, 0, 1, 0],
+      [
+        [0, tone(p.body, -0.4)],
+        [0.35, tone(p.body, 0.35)],
+        [0.6, p.body],
+        [1, tone(p.body, -0.5)],
+      ],
+    );
   return `
   <defs>
     ${metal('stem')}
     ${metal('base-side')}
-    ${linear('brass', [0, 0, 1, 1], [
-      [0, tone(p.trim, 0.5)],
-      [0.5, p.trim],
-      [1, tone(p.trim, -0.45)],
-    ])}
-    ${radial('base-top', [0.5, 0.5, 0.6, 0.35, 0.3], [
-      [0, tone(p.body, 0.3)],
-      [1, tone(p.body, -0.2)],
-    ])}
-    ${radial('glow', [0.5, 0.35, 0.6], [
-      [0, p.detail],
-      [0.5, p.accent],
-      [1, tone(p.accent, -0.3)],
-    ])}
+    ${linear(
+      'brass',
+      [0, 0, 1, 1],
+      [
+        [0, tone(p.trim, 0.5)],
+        [0.5, p.trim],
+        [1, tone(p.trim, -0.45)],
+      ],
+    )}
+    ${radial(
+      'base-top',
+      [0.5, 0.5, 0.6, 0.35, 0.3],
+      [
+        [0, tone(p.body, 0.3)],
+        [1, tone(p.body, -0.2)],
+      ],
+    )}
+    ${radial(
+      'glow',
+      [0.5, 0.35, 0.6],
+      [
+        [0, p.detail],
+        [0.5, p.accent],
+        [1, tone(p.accent, -0.3)],
+      ],
+    )}
     <clipPath id="shade"><path d="${SHADE}"/></clipPath>
     ${cylinderShade('cone', 0.9)}
-    ${linear('arm-light', [0, 0, 1, 1], [
-      [0, WHITE, 0.25],
-      [1, BLACK, 0.3],
-    ])}
+    ${linear(
+      'arm-light',
+      [0, 0, 1, 1],
+      [
+        [0, WHITE, 0.25],
+        [1, BLACK, 0.3],
+      ],
+    )}
     ${glow()}
     <clipPath id="base-top"><ellipse cx="220" cy="940" rx="200" ry="34"/></clipPath>
   </defs>

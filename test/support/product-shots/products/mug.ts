@@ -13,17 +13,25 @@ function draw(p: Palette): string {
     <clipPath id="mug"><path d="${BODY}"/></clipPath>
     <clipPath id="handle"><path d="${HANDLE}"/></clipPath>
     ${cylinderShade('round')}
-    ${linear('handle-light', [0, 0, 1, 0], [
-      [0, BLACK, 0.35],
-      [0.5, WHITE, 0.05],
-      [0.8, BLACK, 0.3],
-      [1, BLACK, 0.55],
-    ])}
-    ${linear('inside', [0, 0, 0, 1], [
-      [0, tone(p.body, -0.22)],
-      [0.45, tone(p.body, -0.4)],
-      [1, tone(p.body, -0.72)],
-    ])}
+    ${linear(
+      'handle-light',
+      [0, 0, 1, 0],
+      [
+        [0, BLACK, 0.35],
+        [0.5, WHITE, 0.05],
+        [0.8, BLACK, 0.3],
+        [1, BLACK, 0.55],
+      ],
+    )}
+    ${linear(
+      'inside',
+      [0, 0, 0, 1],
+      [
+        [0, tone(p.body, -0.22)],
+        [0.45, tone(p.body, -0.4)],
+        [1, tone(p.body, -0.72)],
+      ],
+    )}
     ${glow()}
   </defs>
   <g transform="translate(-60 -30)">

@@ -23,21 +23,32 @@ function draw(p: Palette): string {
     const y = 262 + Math.floor(i / 7) * 14;
     return `<circle cx="${x}" cy="${y}" r="2.6" fill="#000" opacity="0.35"/>`;
   }).join('');
-  const tread = Array.from({ length: 24 }, (_, i) => `<rect x="${70 + i * 37}" y="396" width="14" height="40" fill="#000" opacity="0.25"/>`).join('');
+  const tread = Array.from(
+    { length: 24 },
+    (_, i) => `<rect x="${70 + i * 37}" y="396" width="14" height="40" fill="#000" opacity="0.25"/>`,
+  ).join('');
   return `
   <defs>
     <clipPath id="upper"><path d="${UPPER}"/></clipPath>
     <clipPath id="sole"><path d="${SOLE}"/></clipPath>
-    ${linear('upper-light', [0, 0, 0, 1], [
-      [0, WHITE, 0.16],
-      [0.45, BLACK, 0],
-      [1, BLACK, 0.3],
-    ])}
-    ${linear('sole-light', [0, 0, 0, 1], [
-      [0, WHITE, 0.3],
-      [0.5, BLACK, 0.03],
-      [1, BLACK, 0.2],
-    ])}
+    ${linear(
+      'upper-light',
+      [0, 0, 0, 1],
+      [
+        [0, WHITE, 0.16],
+        [0.45, BLACK, 0],
+        [1, BLACK, 0.3],
+      ],
+    )}
+    ${linear(
+      'sole-light',
+      [0, 0, 0, 1],
+      [
+        [0, WHITE, 0.3],
+        [0.5, BLACK, 0.03],
+        [1, BLACK, 0.2],
+      ],
+    )}
     ${glow()}
   </defs>
   <g transform="translate(-28 -28)">

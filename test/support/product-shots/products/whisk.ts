@@ -21,29 +21,44 @@ const GRIP = 'M160,660 L200,660 L210,960 Q210,996 180,996 Q150,996 150,960 Z';
 const HOLE = 'M180,942 m-10,0 a10,10 0 1 0 20,0 a10,10 0 1 0 -20,0 Z';
 
 function draw(p: Palette): string {
-  const wires = LOOPS.map(([half, top, lean]) => `<path d="${loop(half, top, lean)}" stroke="url(#wire)" stroke-width="6" fill="none"/>`).join('');
+  const wires = LOOPS.map(
+    ([half, top, lean]) => `<path d="${loop(half, top, lean)}" stroke="url(#wire)" stroke-width="6" fill="none"/>`,
+  ).join('');
   const glints = LOOPS.map(
-    ([half, top, lean]) => `<path d="${loop(half, top, lean)}" stroke="#fff" stroke-width="2" opacity="0.35" fill="none" transform="translate(-1.5 0)"/>`,
+    ([half, top, lean]) =>
+      `<path d="${loop(half, top, lean)}" stroke="#fff" stroke-width="2" opacity="0.35" fill="none" transform="translate(-1.5 0)"/>`,
   ).join('');
   return `
   <defs>
-    ${linear('wire', [0, 0, 1, 0], [
-      [0, tone(p.trim, -0.35)],
-      [0.3, tone(p.trim, 0.35)],
-      [0.7, p.trim],
-      [1, tone(p.trim, -0.4)],
-    ])}
-    ${linear('ferrule', [0, 0, 1, 0], [
-      [0, tone(p.accent, -0.4)],
-      [0.3, tone(p.accent, 0.45)],
-      [1, tone(p.accent, -0.45)],
-    ])}
-    ${linear('grip', [0, 0, 1, 0], [
-      [0, BLACK, 0.35],
-      [0.3, WHITE, 0.18],
-      [0.6, BLACK, 0],
-      [1, BLACK, 0.4],
-    ])}
+    ${linear(
+      'wire',
+      [0, 0, 1, 0],
+      [
+        [0, tone(p.trim, -0.35)],
+        [0.3, tone(p.trim, 0.35)],
+        [0.7, p.trim],
+        [1, tone(p.trim, -0.4)],
+      ],
+    )}
+    ${linear(
+      'ferrule',
+      [0, 0, 1, 0],
+      [
+        [0, tone(p.accent, -0.4)],
+        [0.3, tone(p.accent, 0.45)],
+        [1, tone(p.accent, -0.45)],
+      ],
+    )}
+    ${linear(
+      'grip',
+      [0, 0, 1, 0],
+      [
+        [0, BLACK, 0.35],
+        [0.3, WHITE, 0.18],
+        [0.6, BLACK, 0],
+        [1, BLACK, 0.4],
+      ],
+    )}
   </defs>
   <g transform="translate(-44 -11)">
   ${wires}

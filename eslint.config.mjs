@@ -1,0 +1,193 @@
+// ESLint flat config: typescript-eslint's type-checked rules for the TypeScript in src/, test/
+// and bench/, the import boundaries that keep the layers apart, and eslint-config-prettier last
+// so formatting is Prettier's alone (`npm run lint` runs both).
+import js from '@eslint/js';
+import boundaries from 'eslint-plugin-boundaries';
+import prettier from 'eslint-config-prettier';
+import tseslint from 'typescript-eslint';
+
+/**
+ * The layering, checked on resolved file paths:
+ * - nothing under src/core imports from src/modules;
+ * - a tool folder (src/modules/tools/<tool>/) imports only its own files, src/modules/tools/shared,
+ *   the files directly in src/modules/tools, src/core and src/modules/catalog: never a sibling
+ *   tool, never jobs (jobs import tools, so the reverse would be a circle) or another module;
+ * - src/modules/tools/shared and the files directly in src/modules/tools import no tool folder
+ *   (tools.module.ts, which registers every tool, excepted) and nothing from jobs.
+ *
+ * eslint-plugin-boundaries rather than the built-in no-restricted-imports: that rule sees only
+ * the import string as written, and a relative path's meaning depends on the importing file's
+ * depth, so "another tool folder" cannot be said once; boundaries classifies both ends of the
+ * import by their resolved paths and captures the tool's folder name, so one policy covers every
+ * tool, present and future. Exported so test/lint/import-boundaries.test.mjs checks these rules
+ * on a fixture tree.
+ *
+ * @param {string} rootDir the folder that holds src/
+ */
+export function importBoundaries(rootDir) {
+  return {
+    files: ['src/**/*.ts'],
+    plugins: { boundaries },
+    settings: {
+      'boundaries/root-path': rootDir,
+      'boundaries/include': ['src/**/*.ts'],
+      // Re-exports and dynamic imports are dependencies too.
+      'boundaries/dependency-nodes': ['import', 'export', 'dynamic-import'],
+      // Relative imports without an extension, as the code writes them.
+      'import/resolver': { node: { extensions: ['.ts', '.js', '.json'] } },
+      // First match wins: shared and the tools' own files before any tool folder.
+      'boundaries/elements': [
+        { type: 'core', pattern: 'src/core/**', mode: 'full' },
+        { type: 'tools-shared', pattern: 'src/modules/tools/shared/**', mode: 'full' },
+        { type: 'tools-module', pattern: 'src/modules/tools/tools.module.ts', mode: 'full' },
+        { type: 'tools-root', pattern: 'src/modules/tools/*.ts', mode: 'full' },
+        { type: 'tool', pattern: 'src/modules/tools/*/**', mode: 'full', capture: ['tool'] },
+        { type: 'catalog', pattern: 'src/modules/catalog/**', mode: 'full' },
+        { type: 'jobs', pattern: 'src/modules/jobs/**', mode: 'full' },
+        { type: 'module', pattern: 'src/modules/*/**', mode: 'full', capture: ['module'] },
+        { type: 'app', pattern: 'src/**', mode: 'full' },
+      ],
+      'boundaries/legacy-warnings': false,
+    },
+    rules: {
+      'boundaries/dependencies': [
+        'error',
+        {
+          default: 'allow',
+          policies: [
+            {
+              from: { element: { type: 'core' } },
+              disallow: {
+                to: {
+                  element: {
+                    type: ['tools-shared', 'tools-module', 'tools-root', 'tool', 'catalog', 'jobs', 'module'],
+                  },
+                },
+              },
+              message: 'core must not import from src/modules: move what both need into core',
+            },
+            {
+              from: { element: { type: 'tool' } },
+              disallow: {
+                to: { element: { type: ['tools-module', 'jobs', 'module'] } },
+              },
+              message: 'a tool may import only its own folder, tools/shared, tools/*.ts, core and catalog',
+            },
+            {
+              from: { element: { type: 'tool' } },
+              disallow: {
+                to: { element: { type: 'tool', captured: { tool: '!{{ from.element.captured.tool }}' } } },
+              },
+              message: 'a tool must not import another tool: move what both need into src/modules/tools/shared',
+            },
+            {
+              from: { element: { type: ['tools-shared', 'tools-root'] } },
+              disallow: { to: { element: { type: ['tool', 'tools-module', 'jobs', 'module'] } } },
+              message:
+                'tools/shared and tools/*.ts sit below every tool and must not import a tool, jobs or another module',
+            },
+            {
+              from: { element: { type: 'tools-module' } },
+              disallow: { to: { element: { type: ['jobs', 'module'] } } },
+              message: 'tools must not import jobs or another module (jobs import tools)',
+            },
+          ],
+        },
+      ],
+    },
+  };
+}
+
+export default tseslint.config(
+  {
+    ignores: ['dist/', 'coverage/', 'data/', 'node_modules/'],
+  },
+  js.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    extends: [tseslint.configs.recommendedTypeChecked],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      // A leading underscore marks a binding kept on purpose, such as a property taken out of an
+      // object by destructuring so the rest can be passed on.
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true },
+      ],
+      // `== null` covers null and undefined at once; everything else compares strictly.
+      eqeqeq: ['error', 'always', { null: 'ignore' }],
+      // Error codes map to statuses and tools to runners through switches that must stay whole
+      // when a member is added (style guide, habit 7).
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+      // Nest modules are classes that only carry a decorator; plain static holders are not wanted.
+      '@typescript-eslint/no-extraneous-class': ['error', { allowWithDecorator: true }],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/*.spec.ts'],
+    rules: {
+      // Logs go through the pino logger, with the request id beside them.
+      'no-console': 'error',
+      // Configuration is read once, at the entry point, into one typed object (style guide,
+      // habit 6); only the entry points, the configuration loader and start-up code read the
+      // environment.
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'read settings from the validated configuration object' },
+      ],
+    },
+  },
+  {
+    files: [
+      'src/main.ts',
+      'src/cli/**/*.ts',
+      'src/core/config/**/*.ts',
+      'src/core/bootstrap/**/*.ts',
+      'src/core/database/data-source.ts',
+    ],
+    rules: { 'no-restricted-properties': 'off', 'no-console': 'off' },
+  },
+  {
+    // A tool reads its options typed, as the create DTOs produced them (issue 19, item 2).
+    files: ['src/modules/tools/**/*.ts'],
+    ignores: ['src/modules/tools/**/*.spec.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'TSAsExpression > TSAsExpression > TSUnknownKeyword',
+          message: 'no `as unknown as` in a tool: take the options typed from the request',
+        },
+      ],
+    },
+  },
+  {
+    files: ['test/**/*.ts', 'src/**/*.spec.ts'],
+    rules: {
+      // Response bodies (supertest's `body`, JSON.parse) are `any` by nature; the assertions
+      // check their shape, so these rules would only ask for casts.
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      // Fakes implement async interfaces without awaiting anything.
+      '@typescript-eslint/require-await': 'off',
+      // `expect(fake.method).toHaveBeenCalled()` passes methods unbound on purpose.
+      '@typescript-eslint/unbound-method': 'off',
+    },
+  },
+  importBoundaries(import.meta.dirname),
+  {
+    // CommonJS configuration and the jest environment: Node's module globals, no type information.
+    files: ['**/*.js'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', process: 'readonly' },
+    },
+  },
+  prettier,
+);
