@@ -1,6 +1,6 @@
 // ESLint flat config: typescript-eslint's type-checked rules for the TypeScript in src/, test/
-// and bench/, the import boundaries that keep the layers apart, and eslint-config-prettier last
-// so formatting is Prettier's alone (`npm run lint` runs both).
+// and bench/, the import boundaries that keep the layers apart, and eslint-config-prettier near
+// the end so formatting is Prettier's alone (`npm run lint` runs both), with max-len after it.
 import js from '@eslint/js';
 import boundaries from 'eslint-plugin-boundaries';
 import prettier from 'eslint-config-prettier';
@@ -190,4 +190,8 @@ export default tseslint.config(
     },
   },
   prettier,
+  {
+    // Prettier wraps code but not strings, template literals or comments, so the line length is checked here too.
+    rules: { 'max-len': ['error', { code: 120, ignoreUrls: true, ignoreRegExpLiterals: true }] },
+  },
 );

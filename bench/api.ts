@@ -199,7 +199,8 @@ async function main(): Promise<void> {
       rows.filter((r) => r.scenario.startsWith('bare')).map((r) => [r.connections, r.rps]),
     );
     const lines = [
-      '| scenario | connections | requests/s | p50 ms | p99 ms | vs bare route | non-2xx | errors | CPU ms/request: API, PostgreSQL, Redis, load generator |',
+      '| scenario | connections | requests/s | p50 ms | p99 ms | vs bare route | non-2xx | errors | CPU ms/request: ' +
+        'API, PostgreSQL, Redis, load generator |',
       '|---|---|---|---|---|---|---|---|---|',
       ...rows.map(
         (r) =>

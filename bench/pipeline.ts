@@ -183,8 +183,9 @@ async function throughput(fixtures: Fixtures): Promise<ThroughputRun[]> {
       );
       if (report.mode !== 'throughput') throw new Error('unexpected report');
       log(
-        `round ${round} ${variant}: ${report.groups.map((g) => `${g.label} ${fixed(g.imagesPerSecond)} images/s`).join(', ')}, ` +
-          `peak RSS ${Math.round(report.peakRssMb)} MB`,
+        `round ${round} ${variant}: ${report.groups
+          .map((g) => `${g.label} ${fixed(g.imagesPerSecond)} ` + `images/s`)
+          .join(', ')}, ` + `peak RSS ${Math.round(report.peakRssMb)} MB`,
       );
       runs.push({ round, variant, report });
     }
@@ -206,7 +207,8 @@ async function memory(fixtures: Fixtures): Promise<{ budget: MemoryReport; unbou
     });
     if (report.mode !== 'memory') throw new Error('unexpected report');
     log(
-      `${IN_FLIGHT} x 12 MP at once, budget ${budgetMegapixels} MP: peak RSS ${Math.round(report.peakRssMb)} MB, ${report.completed} completed`,
+      `${IN_FLIGHT} x 12 MP at once, budget ${budgetMegapixels} MP: peak RSS ${Math.round(report.peakRssMb)} ` +
+        `MB, ${report.completed} completed`,
     );
     return report;
   };
@@ -265,10 +267,12 @@ function generative(): Promise<GenerativeReport> {
 function generativeReport(r: GenerativeReport): string[] {
   const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
   const row = (label: string, canvas: string, ms: number[]) =>
-    `| ${label} | ${canvas} | ${ms.length} | ${Math.round(mean(ms))} | ${Math.round(percentile(ms, 95))} | ${fixed(1000 / mean(ms))} |`;
+    `| ${label} | ${canvas} | ${ms.length} | ${Math.round(mean(ms))} | ${Math.round(percentile(ms, 95))} ` +
+    `| ${fixed(1000 / mean(ms))} |`;
   return [
     '',
-    `Generative tools: one result at a time from a ${r.photo.width} x ${r.photo.height} product shot with its mask known ` +
+    `Generative tools: one result at a time from a ${r.photo.width} x ${r.photo.height} product ` +
+      `shot with its mask known ` +
       '(segmentation is measured above), JPEG result and WebP thumbnail included',
     '',
     '| ad platform | canvas | ads | mean ms | p95 ms | ads/s |',
@@ -297,13 +301,16 @@ function segmentationReport(r: SegmentationReport): string[] {
   const bare = median(r.bareInferenceMs);
   const lines = [
     '',
-    `Background removal: ISNet at ${SEGMENTATION_TASK.inputSize} px, ${SEGMENTATION_TASK.threads} intra-op threads, arena off, one image at a time ` +
+    `Background removal: ISNet at ${SEGMENTATION_TASK.inputSize} px, ${SEGMENTATION_TASK.threads} intra-op threads, ` +
+      `arena off, one image at a time ` +
       `(model prepared in ${Math.round(r.modelPrepareMs)} ms, session opened in ${Math.round(r.sessionOpenMs)} ms)`,
     '',
-    'Milliseconds per image, mean; "pre/post %" is the share of the total spent in our pre- and post-processing of the ' +
-      'segmentation (model pre, model out, selection, upsample, decontaminate); "other %" is decoding, composition and PNG encoding.',
+    'Milliseconds per image, mean; "pre/post %" is the share of the total spent in our pre- and post-processing ' +
+      'of the segmentation (model pre, model out, selection, upsample, decontaminate); "other %" ' +
+      'is decoding, composition and PNG encoding.',
     '',
-    '| size | images | decode | model pre | inference | model out | selection | upsample | decontaminate | compose + PNG | total s | pre/post % | other % |',
+    '| size | images | decode | model pre | inference | model out | selection | upsample | decontaminate ' +
+      '| compose + PNG | total s | pre/post % | other % |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   const PRE_POST: Array<keyof StepTimes> = ['preprocessMs', 'outputMs', 'selectionMs', 'upsampleMs', 'decontaminateMs'];
@@ -312,14 +319,18 @@ function segmentationReport(r: SegmentationReport): string[] {
     const prePost = PRE_POST.reduce((sum, key) => sum + mean(size.images.map((image) => image[key])), 0);
     const other = total - prePost - mean(size.images.map((image) => image.inferenceMs));
     lines.push(
-      `| ${size.label} | ${size.images.length} | ${step(size.images, 'decodeMs')} | ${step(size.images, 'preprocessMs')} | ${step(size.images, 'inferenceMs')} | ` +
-        `${step(size.images, 'outputMs')} | ${step(size.images, 'selectionMs')} | ${step(size.images, 'upsampleMs')} | ${step(size.images, 'decontaminateMs')} | ` +
-        `${step(size.images, 'composeEncodeMs')} | ${fixed(total / 1000)} | ${Math.round((100 * prePost) / total)} | ${Math.round((100 * other) / total)} |`,
+      `| ${size.label} | ${size.images.length} | ${step(size.images, 'decodeMs')} ` +
+        `| ${step(size.images, 'preprocessMs')} | ${step(size.images, 'inferenceMs')} | ` +
+        `${step(size.images, 'outputMs')} | ${step(size.images, 'selectionMs')} ` +
+        `| ${step(size.images, 'upsampleMs')} | ${step(size.images, 'decontaminateMs')} | ` +
+        `${step(size.images, 'composeEncodeMs')} | ${fixed(total / 1000)} | ${Math.round((100 * prePost) / total)} ` +
+        `| ${Math.round((100 * other) / total)} |`,
     );
   }
   lines.push(
     '',
-    `Model alone on a preprocessed tensor: median ${Math.round(bare)} ms (${range(r.bareInferenceMs, 0)}) over ${r.bareInferenceMs.length} runs. ` +
+    `Model alone on a preprocessed tensor: median ${Math.round(bare)} ms (${range(r.bareInferenceMs, 0)}) ` +
+      `over ${r.bareInferenceMs.length} runs. ` +
       `Peak RSS ${Math.round(r.peakRssMb)} MB (${Math.round(r.baselineRssMb)} MB before the model).`,
     '',
     '| backdrop, kind or prop family | shots | mean IoU | worst IoU | worst shot |',
@@ -336,7 +347,8 @@ function segmentationReport(r: SegmentationReport): string[] {
   for (const [group, shots] of groups) {
     const worst = shots.reduce((a, b) => (b.iou < a.iou ? b : a));
     lines.push(
-      `| ${group} | ${shots.length} | ${mean(shots.map((q) => q.iou)).toFixed(4)} | ${worst.iou.toFixed(4)} | ${worst.name} |`,
+      `| ${group} | ${shots.length} | ${mean(shots.map((q) => q.iou)).toFixed(4)} ` +
+        `| ${worst.iou.toFixed(4)} | ${worst.name} |`,
     );
   }
   const all = r.quality.map((q) => q.iou);
@@ -542,11 +554,13 @@ function report(
   const lines: string[] = [];
   const settings = runs[0]?.report.settings ?? mem?.budget.settings;
   lines.push(
-    `Node ${process.versions.node}, sharp ${sharp.versions.sharp} (libvips ${sharp.versions.vips}), ${cpus().length} cores, ${new Date().toISOString()}`,
+    `Node ${process.versions.node}, sharp ${sharp.versions.sharp} ` +
+      `(libvips ${sharp.versions.vips}), ${cpus().length} cores, ${new Date().toISOString()}`,
   );
   if (settings) {
     lines.push(
-      `sharp.concurrency(${settings.sharpConcurrency}), sharp.cache(false), UV_THREADPOOL_SIZE ${settings.uvThreadpoolSize}, ` +
+      `sharp.concurrency(${settings.sharpConcurrency}), sharp.cache(false), ` +
+        `UV_THREADPOOL_SIZE ${settings.uvThreadpoolSize}, ` +
         `${CONCURRENCY} images in flight, pixel budget ${BUDGET_MEGAPIXELS} MP for (a)`,
     );
   }
@@ -559,7 +573,8 @@ function report(
       runs.find((run) => run.variant === variant && run.round === round) as ThroughputRun;
     lines.push(
       '',
-      `Throughput: ${rounds.length} rounds of child processes, each round (a), (b), (b2) in turn; images/s is the median ` +
+      `Throughput: ${rounds.length} rounds of child processes, each round (a), (b), (b2) in ` +
+        `turn; images/s is the median ` +
         'over the rounds with its range in brackets; p50/p99 over every measured image of all rounds',
       '',
       '| variant | size | images per round | images/s | p50 ms | p99 ms | peak RSS MB |',
@@ -591,14 +606,16 @@ function report(
       const target = ratios(size.label, 'bare');
       const reference = ratios(size.label, 'bareInside');
       lines.push(
-        `| ${size.label} | ${fixed(median(target))} (${range(target)}) | ${median(target) >= 0.9 ? 'met' : 'not met'} | ` +
+        `| ${size.label} | ${fixed(median(target))} (${range(target)}) ` +
+          `| ${median(target) >= 0.9 ? 'met' : 'not met'} | ` +
           `${fixed(median(reference))} (${range(reference)}) |`,
       );
     }
     const baseline = runs.map((run) => run.report.baselineRssMb);
     lines.push(
       '',
-      `Peak RSS is the child's whole run (warm-up and both sizes); its RSS before the first image was ${range(baseline, 0)} MB.`,
+      `Peak RSS is the child's whole run (warm-up and both sizes); its RSS before the first image ` +
+        `was ${range(baseline, 0)} MB.`,
     );
   }
   if (mem) {
@@ -612,20 +629,25 @@ function report(
         { name: `${BUDGET_MEGAPIXELS} MP (default)`, m: mem.budget },
         { name: `${NO_BUDGET_MEGAPIXELS} MP (none in effect)`, m: mem.unbounded },
       ].map(({ name, m }) => {
-        return `| ${name} | ${m.maxRunning} | ${Math.round(m.peakRssMb)} | ${Math.round(m.baselineRssMb)} | ${fixed(m.seconds, 1)} | ${m.completed}/${m.images} |`;
+        return (
+          `| ${name} | ${m.maxRunning} | ${Math.round(m.peakRssMb)} | ${Math.round(m.baselineRssMb)} ` +
+          `| ${fixed(m.seconds, 1)} | ${m.completed}/${m.images} |`
+        );
       }),
     );
   }
   if (e2e) {
     lines.push(
       '',
-      `End to end: ${E2E_RESULTS} results (${E2E_RESULTS / E2E_JOB_SIZE} jobs of ${E2E_JOB_SIZE}, 1 MP sources from a loopback server) ` +
+      `End to end: ${E2E_RESULTS} results (${E2E_RESULTS / E2E_JOB_SIZE} jobs of ${E2E_JOB_SIZE}, 1 MP sources ` +
+        `from a loopback server) ` +
         `through the API, the queue and one worker (WORKER_CONCURRENCY_PROCESSING ${e2e.workerConcurrency})`,
       '',
       '| results | completed | seconds | results/s | vs (a) 1 MP images/s | worker peak RSS MB | API peak RSS MB |',
       '|---|---|---|---|---|---|---|',
       `| ${e2e.results} | ${e2e.completed} | ${fixed(e2e.seconds, 1)} | ${fixed(e2e.resultsPerSecond)} | ` +
-        `${oursSmall ? fixed(e2e.resultsPerSecond / oursSmall) : 'n/a'} | ${Math.round(e2e.workerPeakRssMb)} | ${Math.round(e2e.apiPeakRssMb)} |`,
+        `${oursSmall ? fixed(e2e.resultsPerSecond / oursSmall) : 'n/a'} | ${Math.round(e2e.workerPeakRssMb)} ` +
+        `| ${Math.round(e2e.apiPeakRssMb)} |`,
     );
   }
   if (cutouts) lines.push(...segmentationReport(cutouts));

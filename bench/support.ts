@@ -5,7 +5,9 @@ export { freePort } from '../test/support/processes';
 
 const UNLIMITED = '1000000000';
 
-/** The Node options the image runs the service with (Dockerfile, `NODE_OPTIONS`), so benchmarks measure it as deployed. */
+/**
+ * The Node options the image runs the service with (Dockerfile, `NODE_OPTIONS`), so benchmarks measure it as deployed.
+ */
 export const SERVICE_NODE_OPTIONS = '--max-semi-space-size=32';
 
 /** Every create, poll and active-job limit raised out of reach, for load that must measure the work, not the limits. */

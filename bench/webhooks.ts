@@ -137,14 +137,17 @@ async function main(): Promise<void> {
         const jobId = randomUUID();
         await dataSource.query(
           `INSERT INTO jobs (id, account_id, api_key_id, sandbox, api, kind, capacity_group, status, total_results,
-                             credits_reserved, cost_key, pricing_version, credits_per_result, output_format, options, webhook_url)
-           VALUES ($1, $2, $3, true, 'image_editing', 'standard', 'processing', 'processing', $4, 0, 'image_editing', 1, 0, 'png', '{}', $5)`,
+                             credits_reserved, cost_key, pricing_version, credits_per_result, output_format, ` +
+            `options, webhook_url)
+           VALUES ($1, $2, $3, true, 'image_editing', 'standard', 'processing', 'processing', $4, 0, ` +
+            `'image_editing', 1, 0, 'png', '{}', $5)`,
           [jobId, accountId, keyId, RESULTS_PER_JOB, webhookUrl],
         );
         const results = Array.from({ length: RESULTS_PER_JOB }, () => randomUUID());
         await dataSource.query(
           `INSERT INTO job_results (id, job_id, account_id, sandbox, capacity_group, index, status, credits_reserved)
-           SELECT id, $1, $2, true, 'processing', ordinality - 1, 'completed', 0 FROM unnest($3::uuid[]) WITH ORDINALITY AS r(id, ordinality)`,
+           SELECT id, $1, $2, true, 'processing', ordinality - 1, 'completed', 0 FROM unnest($3::uuid[]) WITH ` +
+            `ORDINALITY AS r(id, ordinality)`,
           [jobId, accountId, results],
         );
         jobs.push({ id: jobId, accountId, results });

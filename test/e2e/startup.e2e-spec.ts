@@ -51,7 +51,8 @@ describe('process start-up', () => {
     expect((await bare.waitForOutput(/(\d+) (\d+)/)).slice(1)).toEqual(['1', '1']);
     expect(await bare.exited).toBe(0);
     // ...which would race the graceful shutdown; loaded through the service, it does not.
-    const loaded = `require('./dist/core/bootstrap/development-services.js').importEmbeddedPostgres().then(() => { ${count} })`;
+    const loaded =
+      `require('./dist/core/bootstrap/development-services.js').importEmbeddedPostgres().then(() => ` + `{ ${count} })`;
     const service = startProcess('node', ['-e', loaded], cleanEnv({}));
     expect((await service.waitForOutput(/(\d+) (\d+)/)).slice(1)).toEqual(['0', '0']);
     expect(await service.exited).toBe(0);

@@ -25,146 +25,153 @@ describe('a worker killed in the middle of a batch', () => {
     if (redisPrefix) await deleteRedisKeys(testServices().redisUrl, `${redisPrefix}:*`);
   });
 
-  it('strands nothing: interrupted results are retried to completion and every credit is captured or released, once', async () => {
-    const apiPort = await freePort();
-    redisPrefix = `e2e-crash-${apiPort}`;
-    const env = cleanEnv({
-      DATABASE_URL: database.url,
-      REDIS_URL: testServices().redisUrl,
-      REDIS_KEY_PREFIX: redisPrefix,
-      PORT: String(apiPort),
-      ADMIN_TOKEN,
-      LIMIT_ACTIVE_JOBS_PER_KEY: '5',
-      LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '5',
-      FAKE_PROVIDER_DELAY_MS: '4000',
-      WORKER_CONCURRENCY_PROCESSING: '3',
-      // A dead worker's locks expire quickly, so the test does not wait 30 s for stall detection.
-      WORKER_LOCK_SECONDS: '2',
-      WORKER_STALLED_CHECK_SECONDS: '1',
-      SWEEP_INTERVAL_SECONDS: '1',
-      SWEEP_GRACE_SECONDS: '3',
-    });
-    const service = (role: 'api' | 'worker') =>
-      startProcess(
-        'node',
-        ['-r', 'ts-node/register/transpile-only', 'test/support/fake-provider-service.ts', role],
-        env,
+  it(
+    'strands nothing: interrupted results are retried to ' +
+      'completion and every credit is captured or released, once',
+    async () => {
+      const apiPort = await freePort();
+      redisPrefix = `e2e-crash-${apiPort}`;
+      const env = cleanEnv({
+        DATABASE_URL: database.url,
+        REDIS_URL: testServices().redisUrl,
+        REDIS_KEY_PREFIX: redisPrefix,
+        PORT: String(apiPort),
+        ADMIN_TOKEN,
+        LIMIT_ACTIVE_JOBS_PER_KEY: '5',
+        LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '5',
+        FAKE_PROVIDER_DELAY_MS: '4000',
+        WORKER_CONCURRENCY_PROCESSING: '3',
+        // A dead worker's locks expire quickly, so the test does not wait 30 s for stall detection.
+        WORKER_LOCK_SECONDS: '2',
+        WORKER_STALLED_CHECK_SECONDS: '1',
+        SWEEP_INTERVAL_SECONDS: '1',
+        SWEEP_GRACE_SECONDS: '3',
+      });
+      const service = (role: 'api' | 'worker') =>
+        startProcess(
+          'node',
+          ['-r', 'ts-node/register/transpile-only', 'test/support/fake-provider-service.ts', role],
+          env,
+        );
+      const api = service('api');
+      processes.push(api);
+      await waitForReady(apiPort);
+      const worker = service('worker');
+      processes.push(worker);
+      await worker.waitForOutput(/fake provider worker started/);
+
+      const base = `http://127.0.0.1:${apiPort}`;
+      const { accountId, key } = await seedAccountOverHttp(base, ADMIN_TOKEN, {
+        name: 'crash',
+        credits: CREDITS,
+        environment: 'live',
+      });
+
+      const input = Array.from({ length: 6 }, (_, i) => ({
+        image_url: `https://images.example.com/${i}.jpg`,
+        external_id: i % 2 === 0 ? `slow-${i}` : i === 5 ? `fail-${i}` : `quick-${i}`,
+      }));
+      const created = await postJson(
+        `${base}/api/v1/image/edit`,
+        { input },
+        { Authorization: `Bearer ${key}`, 'Idempotency-Key': 'crash-test-1' },
       );
-    const api = service('api');
-    processes.push(api);
-    await waitForReady(apiPort);
-    const worker = service('worker');
-    processes.push(worker);
-    await worker.waitForOutput(/fake provider worker started/);
+      expect(created.status).toBe(202);
+      const jobId = (created.body.job as { id: string }).id;
 
-    const base = `http://127.0.0.1:${apiPort}`;
-    const { accountId, key } = await seedAccountOverHttp(base, ADMIN_TOKEN, {
-      name: 'crash',
-      credits: CREDITS,
-      environment: 'live',
-    });
+      db = new Client({ connectionString: database.url });
+      await db.connect();
+      const runningSlow = async () => {
+        const { rows } = await db.query(
+          `SELECT count(*)::int AS n FROM job_results WHERE job_id = $1 AND status = 'processing' AND ` +
+            `external_id LIKE 'slow%'`,
+          [jobId],
+        );
+        return rows[0].n as number;
+      };
+      await readUntil(runningSlow, (running) => running > 0, 'a slow result to start', { timeoutMs: 20_000 });
 
-    const input = Array.from({ length: 6 }, (_, i) => ({
-      image_url: `https://images.example.com/${i}.jpg`,
-      external_id: i % 2 === 0 ? `slow-${i}` : i === 5 ? `fail-${i}` : `quick-${i}`,
-    }));
-    const created = await postJson(
-      `${base}/api/v1/image/edit`,
-      { input },
-      { Authorization: `Bearer ${key}`, 'Idempotency-Key': 'crash-test-1' },
-    );
-    expect(created.status).toBe(202);
-    const jobId = (created.body.job as { id: string }).id;
-
-    db = new Client({ connectionString: database.url });
-    await db.connect();
-    const runningSlow = async () => {
-      const { rows } = await db.query(
-        `SELECT count(*)::int AS n FROM job_results WHERE job_id = $1 AND status = 'processing' AND external_id LIKE 'slow%'`,
+      worker.child.kill('SIGKILL');
+      await worker.exited;
+      // With the worker dead and the replacement not started, nothing moves results: those still
+      // processing now are exactly the ones the crash interrupted.
+      const { rows: interrupted } = await db.query(
+        `SELECT id, external_id, attempts FROM job_results WHERE job_id = $1 AND status = 'processing'`,
         [jobId],
       );
-      return rows[0].n as number;
-    };
-    await readUntil(runningSlow, (running) => running > 0, 'a slow result to start', { timeoutMs: 20_000 });
+      expect(interrupted.length).toBeGreaterThanOrEqual(1);
 
-    worker.child.kill('SIGKILL');
-    await worker.exited;
-    // With the worker dead and the replacement not started, nothing moves results: those still
-    // processing now are exactly the ones the crash interrupted.
-    const { rows: interrupted } = await db.query(
-      `SELECT id, external_id, attempts FROM job_results WHERE job_id = $1 AND status = 'processing'`,
-      [jobId],
-    );
-    expect(interrupted.length).toBeGreaterThanOrEqual(1);
+      const replacement = service('worker');
+      processes.push(replacement);
 
-    const replacement = service('worker');
-    processes.push(replacement);
+      const job = await readUntil(
+        async () => {
+          const { rows } = await db.query(
+            `SELECT * FROM jobs WHERE id = $1 AND status NOT IN ('queued', 'processing')`,
+            [jobId],
+          );
+          return rows[0];
+        },
+        (ended) => ended !== undefined,
+        'the job to end',
+        { timeoutMs: 60_000 },
+      );
+      type ResultRow = {
+        id: string;
+        external_id: string;
+        status: string;
+        attempts: number;
+        error_code: string | null;
+        credits_used: number;
+      };
+      const { rows: results } = await db.query<ResultRow>(
+        `SELECT id, external_id, status, attempts, error_code, credits_used FROM job_results WHERE job_id = $1`,
+        [jobId],
+      );
+      expect(results).toHaveLength(6);
+      // An interrupted result is retried, not failed: each one the crash caught ends completed, with
+      // its credit captured, after one more attempt than it had when the worker died.
+      for (const lost of interrupted as Array<{ id: string; attempts: number }>) {
+        const result = results.find((r) => r.id === lost.id);
+        expect(result).toMatchObject({ status: 'completed', error_code: null, credits_used: 1 });
+        expect(result?.attempts).toBeGreaterThan(lost.attempts);
+      }
+      // Only the source the provider refuses fails; everything else, interrupted or not, completes.
+      expect(
+        results
+          .map((r) => [r.external_id, r.status, r.error_code])
+          .sort(([a], [b]) => String(a).localeCompare(String(b))),
+      ).toEqual([
+        ['fail-5', 'failed', 'provider_error'],
+        ['quick-1', 'completed', null],
+        ['quick-3', 'completed', null],
+        ['slow-0', 'completed', null],
+        ['slow-2', 'completed', null],
+        ['slow-4', 'completed', null],
+      ]);
+      expect(job).toMatchObject({ status: 'partially_completed', completed_results: 5, failed_results: 1 });
 
-    const job = await readUntil(
-      async () => {
-        const { rows } = await db.query(`SELECT * FROM jobs WHERE id = $1 AND status NOT IN ('queued', 'processing')`, [
-          jobId,
-        ]);
-        return rows[0];
-      },
-      (ended) => ended !== undefined,
-      'the job to end',
-      { timeoutMs: 60_000 },
-    );
-    type ResultRow = {
-      id: string;
-      external_id: string;
-      status: string;
-      attempts: number;
-      error_code: string | null;
-      credits_used: number;
-    };
-    const { rows: results } = await db.query<ResultRow>(
-      `SELECT id, external_id, status, attempts, error_code, credits_used FROM job_results WHERE job_id = $1`,
-      [jobId],
-    );
-    expect(results).toHaveLength(6);
-    // An interrupted result is retried, not failed: each one the crash caught ends completed, with
-    // its credit captured, after one more attempt than it had when the worker died.
-    for (const lost of interrupted as Array<{ id: string; attempts: number }>) {
-      const result = results.find((r) => r.id === lost.id);
-      expect(result).toMatchObject({ status: 'completed', error_code: null, credits_used: 1 });
-      expect(result?.attempts).toBeGreaterThan(lost.attempts);
-    }
-    // Only the source the provider refuses fails; everything else, interrupted or not, completes.
-    expect(
-      results
-        .map((r) => [r.external_id, r.status, r.error_code])
-        .sort(([a], [b]) => String(a).localeCompare(String(b))),
-    ).toEqual([
-      ['fail-5', 'failed', 'provider_error'],
-      ['quick-1', 'completed', null],
-      ['quick-3', 'completed', null],
-      ['slow-0', 'completed', null],
-      ['slow-2', 'completed', null],
-      ['slow-4', 'completed', null],
-    ]);
-    expect(job).toMatchObject({ status: 'partially_completed', completed_results: 5, failed_results: 1 });
-
-    // Each result moved its credits exactly once: a capture if it completed, a release if not.
-    const { rows: ledger } = await db.query(
-      `SELECT kind, count(*)::int AS entries, sum(credits)::int AS credits, sum(amount)::int AS amount
+      // Each result moved its credits exactly once: a capture if it completed, a release if not.
+      const { rows: ledger } = await db.query(
+        `SELECT kind, count(*)::int AS entries, sum(credits)::int AS credits, sum(amount)::int AS amount
          FROM credit_ledger WHERE job_id = $1 GROUP BY kind`,
-      [jobId],
-    );
-    type LedgerTotal = { kind: string; entries: number; credits: number; amount: number };
-    const byKind: Record<string, LedgerTotal | undefined> = Object.fromEntries(
-      ledger.map((row: LedgerTotal) => [row.kind, row]),
-    );
-    expect(byKind.reserve).toMatchObject({ entries: 1, credits: 6, amount: -6 });
-    expect(byKind.capture).toMatchObject({ entries: 5, credits: 5, amount: 0 });
-    expect(byKind.release).toMatchObject({ entries: 1, credits: 1, amount: 1 });
-    const { rows: balance } = await db.query(
-      `SELECT a.paid_credits, (SELECT sum(amount)::int FROM credit_ledger WHERE account_id = a.id) AS ledger_sum
+        [jobId],
+      );
+      type LedgerTotal = { kind: string; entries: number; credits: number; amount: number };
+      const byKind: Record<string, LedgerTotal | undefined> = Object.fromEntries(
+        ledger.map((row: LedgerTotal) => [row.kind, row]),
+      );
+      expect(byKind.reserve).toMatchObject({ entries: 1, credits: 6, amount: -6 });
+      expect(byKind.capture).toMatchObject({ entries: 5, credits: 5, amount: 0 });
+      expect(byKind.release).toMatchObject({ entries: 1, credits: 1, amount: 1 });
+      const { rows: balance } = await db.query(
+        `SELECT a.paid_credits, (SELECT sum(amount)::int FROM credit_ledger WHERE account_id = a.id) AS ledger_sum
          FROM accounts a WHERE a.id = $1`,
-      [accountId],
-    );
-    expect(balance[0].paid_credits).toBe(CREDITS - 5);
-    expect(balance[0].ledger_sum).toBe(balance[0].paid_credits);
-  }, 120_000);
+        [accountId],
+      );
+      expect(balance[0].paid_credits).toBe(CREDITS - 5);
+      expect(balance[0].ledger_sum).toBe(balance[0].paid_credits);
+    },
+    120_000,
+  );
 });

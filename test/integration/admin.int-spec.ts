@@ -294,17 +294,20 @@ describe(AdminController.name, () => {
       expect(await grantsOf(id)).toHaveLength(1);
     });
 
-    it('answers 409 idempotency_conflict for the same key with another body or another account, changing nothing', async () => {
-      const { id } = await createAccount({ name: 'Conflicting grant' });
-      const { id: otherId } = await createAccount({ name: 'Other account' });
-      const key = newKey();
-      await grant(id, { amount: 10, reason: 'first' }, key).expect(200);
-      const before = await snapshot();
-      expectError(await grant(id, { amount: 11, reason: 'first' }, key), 409, 'idempotency_conflict');
-      expectError(await grant(id, { amount: 10, reason: 'second' }, key), 409, 'idempotency_conflict');
-      expectError(await grant(otherId, { amount: 10, reason: 'first' }, key), 409, 'idempotency_conflict');
-      expect(await snapshot()).toEqual(before);
-    });
+    it(
+      'answers 409 idempotency_conflict for the same key ' + 'with another body or another account, changing nothing',
+      async () => {
+        const { id } = await createAccount({ name: 'Conflicting grant' });
+        const { id: otherId } = await createAccount({ name: 'Other account' });
+        const key = newKey();
+        await grant(id, { amount: 10, reason: 'first' }, key).expect(200);
+        const before = await snapshot();
+        expectError(await grant(id, { amount: 11, reason: 'first' }, key), 409, 'idempotency_conflict');
+        expectError(await grant(id, { amount: 10, reason: 'second' }, key), 409, 'idempotency_conflict');
+        expectError(await grant(otherId, { amount: 10, reason: 'first' }, key), 409, 'idempotency_conflict');
+        expect(await snapshot()).toEqual(before);
+      },
+    );
 
     it('stores nothing for a refused change: the key can be used again', async () => {
       const { id } = await createAccount({ name: 'Refused then retried', credits: 5 });
@@ -353,26 +356,29 @@ describe(AdminController.name, () => {
     }
     const inTransaction = <T>(work: (manager: EntityManager) => Promise<T>) => t.dataSource.transaction(work);
 
-    it('refuses a grant that fits the balance but not the balance plus reservations, so the release still fits', async () => {
-      const id = await fullAccount('Reserved whale');
-      const jobId = randomUUID();
-      expect(await inTransaction((m) => credits.reserve(m, id, jobId, 100))).toBe(MAX_BALANCE - 100);
+    it(
+      'refuses a grant that fits the balance but not the ' + 'balance plus reservations, so the release still fits',
+      async () => {
+        const id = await fullAccount('Reserved whale');
+        const jobId = randomUUID();
+        expect(await inTransaction((m) => credits.reserve(m, id, jobId, 100))).toBe(MAX_BALANCE - 100);
 
-      const before = await snapshot();
-      expectInvalid(
-        await call('post', `/accounts/${id}/credits`).send({ amount: 100, reason: 'would overflow' }),
-        'amount',
-      );
-      expectInvalid(
-        await call('post', `/accounts/${id}/credits`).send({ amount: 1, reason: 'would overflow' }),
-        'amount',
-      );
-      expect(await snapshot()).toEqual(before);
+        const before = await snapshot();
+        expectInvalid(
+          await call('post', `/accounts/${id}/credits`).send({ amount: 100, reason: 'would overflow' }),
+          'amount',
+        );
+        expectInvalid(
+          await call('post', `/accounts/${id}/credits`).send({ amount: 1, reason: 'would overflow' }),
+          'amount',
+        );
+        expect(await snapshot()).toEqual(before);
 
-      // The reserved credits come back without overflowing the integer column.
-      await inTransaction((m) => credits.release(m, id, jobId, 100));
-      expect(await balanceOf(id)).toBe(MAX_BALANCE);
-    });
+        // The reserved credits come back without overflowing the integer column.
+        await inTransaction((m) => credits.release(m, id, jobId, 100));
+        expect(await balanceOf(id)).toBe(MAX_BALANCE);
+      },
+    );
 
     it('counts captured and released credits as no longer reserved', async () => {
       const id = await fullAccount('Settled whale');
@@ -395,18 +401,22 @@ describe(AdminController.name, () => {
       expect(Number(sum)).toBe(MAX_BALANCE);
     });
 
-    it('fails a release that would overflow with a clear error and changes nothing, should the bound ever be broken', async () => {
-      const id = await fullAccount('Broken by hand');
-      const jobId = randomUUID();
-      await inTransaction((m) => credits.reserve(m, id, jobId, 5));
-      // Outside the service: an operator setting the balance by hand breaks the grant rule.
-      await t.dataSource.query(`UPDATE accounts SET paid_credits = $2 WHERE id = $1`, [id, MAX_BALANCE]);
-      const before = await snapshot();
-      await expect(inTransaction((m) => credits.release(m, id, jobId, 5))).rejects.toThrow(
-        `would take the balance of account ${id} above ${MAX_BALANCE}`,
-      );
-      expect(await snapshot()).toEqual(before);
-    });
+    it(
+      'fails a release that would overflow with a clear error ' +
+        'and changes nothing, should the bound ever be broken',
+      async () => {
+        const id = await fullAccount('Broken by hand');
+        const jobId = randomUUID();
+        await inTransaction((m) => credits.reserve(m, id, jobId, 5));
+        // Outside the service: an operator setting the balance by hand breaks the grant rule.
+        await t.dataSource.query(`UPDATE accounts SET paid_credits = $2 WHERE id = $1`, [id, MAX_BALANCE]);
+        const before = await snapshot();
+        await expect(inTransaction((m) => credits.release(m, id, jobId, 5))).rejects.toThrow(
+          `would take the balance of account ${id} above ${MAX_BALANCE}`,
+        );
+        expect(await snapshot()).toEqual(before);
+      },
+    );
   });
 
   describe('GET /admin/v1/accounts/{id}/ledger', () => {
@@ -513,12 +523,15 @@ describe(AdminController.name, () => {
       expect(await snapshot()).toEqual(before);
     });
 
-    it('keeps the name limit in step with the database: 200 letters plus a variation selector is stored, not a 500', async () => {
-      const name = `${'a'.repeat(200)}\uFE0F`;
-      const res = await call('post', '/accounts').send({ name });
-      expect(res.status).toBe(201);
-      expect(res.body.account.name).toBe(name);
-    });
+    it(
+      'keeps the name limit in step with the database: 200 ' + 'letters plus a variation selector is stored, not a 500',
+      async () => {
+        const name = `${'a'.repeat(200)}\uFE0F`;
+        const res = await call('post', '/accounts').send({ name });
+        expect(res.status).toBe(201);
+        expect(res.body.account.name).toBe(name);
+      },
+    );
   });
 
   describe('authentication', () => {

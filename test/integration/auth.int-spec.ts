@@ -93,19 +93,22 @@ describe(AccessGuard.name, () => {
     await getAccount(bearer(liveKey)).expect(200);
   });
 
-  it('refuses a restricted account with 403 account_restricted and details.restricted_until, until lifted', async () => {
-    const { accountId, liveKey } = await seedAccount(t);
-    await getAccount(bearer(liveKey)).expect(200);
-    const restrictedUntil = new Date(Date.now() + 3600_000).toISOString();
+  it(
+    'refuses a restricted account with 403 account_restricted ' + 'and details.restricted_until, until lifted',
+    async () => {
+      const { accountId, liveKey } = await seedAccount(t);
+      await getAccount(bearer(liveKey)).expect(200);
+      const restrictedUntil = new Date(Date.now() + 3600_000).toISOString();
 
-    await patchAccount(accountId, { restricted_until: restrictedUntil });
-    const res = await getAccount(bearer(liveKey));
-    expectError(res, 403, 'account_restricted');
-    expect(res.body.error.details).toEqual({ restricted_until: restrictedUntil });
+      await patchAccount(accountId, { restricted_until: restrictedUntil });
+      const res = await getAccount(bearer(liveKey));
+      expectError(res, 403, 'account_restricted');
+      expect(res.body.error.details).toEqual({ restricted_until: restrictedUntil });
 
-    await patchAccount(accountId, { restricted_until: null });
-    await getAccount(bearer(liveKey)).expect(200);
-  });
+      await patchAccount(accountId, { restricted_until: null });
+      await getAccount(bearer(liveKey)).expect(200);
+    },
+  );
 
   it('lets the key through when the restriction lies in the past', async () => {
     const { accountId, liveKey } = await seedAccount(t);
@@ -177,33 +180,36 @@ describe('failed authentication limit per client IP', () => {
   const fromIp = (ip: string, key: string) => t.http().get(ACCOUNT).set(bearer(key)).set('X-Forwarded-For', ip);
   const randomKey = () => `sk_live_${base62(40)}`;
 
-  it('answers 429 rate_limit_exceeded with Retry-After once an IP has failed too often, without a database lookup', async () => {
-    const { liveKey } = await seedAccount(t);
-    await fromIp('203.0.113.10', liveKey).expect(200);
-    for (let i = 0; i < 3; i++) expectError(await fromIp('203.0.113.10', randomKey()), 401, 'unauthorized');
+  it(
+    'answers 429 rate_limit_exceeded with Retry-After once ' + 'an IP has failed too often, without a database lookup',
+    async () => {
+      const { liveKey } = await seedAccount(t);
+      await fromIp('203.0.113.10', liveKey).expect(200);
+      for (let i = 0; i < 3; i++) expectError(await fromIp('203.0.113.10', randomKey()), 401, 'unauthorized');
 
-    const lookups = jest.spyOn(t.dataSource.getRepository(ApiKey), 'findOne');
-    try {
-      for (const key of [randomKey(), 'sk_live_malformed']) {
-        const refused = await fromIp('203.0.113.10', key);
-        expectError(refused, 429, 'rate_limit_exceeded');
-        expect(refused.body.error.details).toMatchObject({ scope: 'ip', limit: 3 });
-        expect(refused.headers['retry-after']).toMatch(/^\d+$/);
-        expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-        expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+      const lookups = jest.spyOn(t.dataSource.getRepository(ApiKey), 'findOne');
+      try {
+        for (const key of [randomKey(), 'sk_live_malformed']) {
+          const refused = await fromIp('203.0.113.10', key);
+          expectError(refused, 429, 'rate_limit_exceeded');
+          expect(refused.body.error.details).toMatchObject({ scope: 'ip', limit: 3 });
+          expect(refused.headers['retry-after']).toMatch(/^\d+$/);
+          expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+          expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+        }
+        expect(lookups).not.toHaveBeenCalled();
+        // The spy does see lookups: another IP's unknown key costs one.
+        expectError(await fromIp('203.0.113.12', randomKey()), 401, 'unauthorized');
+        expect(lookups).toHaveBeenCalledTimes(1);
+      } finally {
+        lookups.mockRestore();
       }
-      expect(lookups).not.toHaveBeenCalled();
-      // The spy does see lookups: another IP's unknown key costs one.
-      expectError(await fromIp('203.0.113.12', randomKey()), 401, 'unauthorized');
-      expect(lookups).toHaveBeenCalledTimes(1);
-    } finally {
-      lookups.mockRestore();
-    }
 
-    // A key already known keeps working from that IP, and other IPs are not affected.
-    await fromIp('203.0.113.10', liveKey).expect(200);
-    expectError(await fromIp('203.0.113.11', randomKey()), 401, 'unauthorized');
-  });
+      // A key already known keeps working from that IP, and other IPs are not affected.
+      await fromIp('203.0.113.10', liveKey).expect(200);
+      expectError(await fromIp('203.0.113.11', randomKey()), 401, 'unauthorized');
+    },
+  );
 
   it('looks up concurrent guesses at most once each, then refuses the IP without a lookup', async () => {
     const lookups = jest.spyOn(t.dataSource.getRepository(ApiKey), 'findOne');
@@ -258,37 +264,40 @@ describe('key revocation across API instances', () => {
     await first?.close();
   });
 
-  it('refuses a key on the second instance as soon as the first revokes it, although the second had it cached', async () => {
-    const { liveKey, liveKeyId, sandboxKey } = await seedAccount(first);
-    await first.http().get(ACCOUNT).set(bearer(liveKey)).expect(200);
-    await second.http().get(ACCOUNT).set(bearer(liveKey)).expect(200);
-    await second.http().get(ACCOUNT).set(bearer(sandboxKey)).expect(200);
-
-    // The second instance answers from its cache now: no database lookup for the key.
-    const lookups = jest.spyOn(second.dataSource.getRepository(ApiKey), 'findOne');
-    try {
+  it(
+    'refuses a key on the second instance as soon as the ' + 'first revokes it, although the second had it cached',
+    async () => {
+      const { liveKey, liveKeyId, sandboxKey } = await seedAccount(first);
+      await first.http().get(ACCOUNT).set(bearer(liveKey)).expect(200);
       await second.http().get(ACCOUNT).set(bearer(liveKey)).expect(200);
-      expect(lookups).not.toHaveBeenCalled();
-    } finally {
-      lookups.mockRestore();
-    }
+      await second.http().get(ACCOUNT).set(bearer(sandboxKey)).expect(200);
 
-    const revokedAt = Date.now();
-    await first.http().delete(`/admin/v1/api-keys/${liveKeyId}`).set(admin).expect(204);
+      // The second instance answers from its cache now: no database lookup for the key.
+      const lookups = jest.spyOn(second.dataSource.getRepository(ApiKey), 'findOne');
+      try {
+        await second.http().get(ACCOUNT).set(bearer(liveKey)).expect(200);
+        expect(lookups).not.toHaveBeenCalled();
+      } finally {
+        lookups.mockRestore();
+      }
 
-    // The invalidation travels through Redis pub/sub, so allow it the time of a round trip, not of the cache TTL.
-    const refused = await readUntil(
-      () => second.http().get(ACCOUNT).set(bearer(liveKey)),
-      (res) => res.status !== 200,
-      'the second instance to refuse the revoked key',
-      { timeoutMs: 2000 - (Date.now() - revokedAt), intervalMs: 20 },
-    );
-    expectError(refused, 401, 'unauthorized');
-    expect(Date.now() - revokedAt).toBeLessThan(CACHE_TTL_SECONDS * 1000);
-    expectError(await first.http().get(ACCOUNT).set(bearer(liveKey)), 401, 'unauthorized');
-    // Only that key: the account's other key, cached on the second instance too, keeps working there.
-    await second.http().get(ACCOUNT).set(bearer(sandboxKey)).expect(200);
-  });
+      const revokedAt = Date.now();
+      await first.http().delete(`/admin/v1/api-keys/${liveKeyId}`).set(admin).expect(204);
+
+      // The invalidation travels through Redis pub/sub, so allow it the time of a round trip, not of the cache TTL.
+      const refused = await readUntil(
+        () => second.http().get(ACCOUNT).set(bearer(liveKey)),
+        (res) => res.status !== 200,
+        'the second instance to refuse the revoked key',
+        { timeoutMs: 2000 - (Date.now() - revokedAt), intervalMs: 20 },
+      );
+      expectError(refused, 401, 'unauthorized');
+      expect(Date.now() - revokedAt).toBeLessThan(CACHE_TTL_SECONDS * 1000);
+      expectError(await first.http().get(ACCOUNT).set(bearer(liveKey)), 401, 'unauthorized');
+      // Only that key: the account's other key, cached on the second instance too, keeps working there.
+      await second.http().get(ACCOUNT).set(bearer(sandboxKey)).expect(200);
+    },
+  );
 
   it("applies an account change made on the first instance to the second instance's cached keys", async () => {
     const { accountId, liveKey } = await seedAccount(first);

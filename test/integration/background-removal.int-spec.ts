@@ -83,7 +83,8 @@ function groupTable(rows: Array<{ group: string; iou: number }>): string {
   return [...groups]
     .map(
       ([group, values]) =>
-        `${group.padEnd(30)} n=${String(values.length).padStart(3)} mean ${mean(values).toFixed(4)} worst ${Math.min(...values).toFixed(4)}`,
+        `${group.padEnd(30)} n=${String(values.length).padStart(3)} mean ${mean(values).toFixed(4)} ` +
+        `worst ${Math.min(...values).toFixed(4)}`,
     )
     .join('\n');
 }
@@ -155,26 +156,33 @@ describe('live background removal with the local model, through the API and a wo
     return decodeRgba(await download(result.result_url as string));
   };
 
-  it('is ready only once the model session is warm, and offers the tools that need only the model to live keys', async () => {
-    const readiness = async () => {
-      const ready = await t.http().get('/health/ready');
-      if (ready.status !== 200) expect(ready.body.checks.segmenter).toBe('starting');
-      return ready;
-    };
-    const ready = await readUntil(readiness, (answer) => answer.status === 200, 'the segmenter to warm up', {
-      timeoutMs: 120_000,
-      intervalMs: 250,
-    });
-    expect(ready.body).toMatchObject({ status: 'ok', checks: { segmenter: 'up' } });
-    const catalog = await t.http().get('/api/v1/tools').expect(200);
-    const available = catalog.body.tools
-      .filter((tool: { available: boolean }) => tool.available)
-      .map((tool: { id: string }) => tool.id);
-    // Ads lay the cut-out product out locally; the other generative tools need an image provider.
-    expect(available.sort()).toEqual(['ad_creative', 'image_editing', 'remove_background']);
-  }, 150_000);
+  it(
+    'is ready only once the model session is warm, and ' + 'offers the tools that need only the model to live keys',
+    async () => {
+      const readiness = async () => {
+        const ready = await t.http().get('/health/ready');
+        if (ready.status !== 200) expect(ready.body.checks.segmenter).toBe('starting');
+        return ready;
+      };
+      const ready = await readUntil(readiness, (answer) => answer.status === 200, 'the segmenter to warm up', {
+        timeoutMs: 120_000,
+        intervalMs: 250,
+      });
+      expect(ready.body).toMatchObject({ status: 'ok', checks: { segmenter: 'up' } });
+      const catalog = await t.http().get('/api/v1/tools').expect(200);
+      const available = catalog.body.tools
+        .filter((tool: { available: boolean }) => tool.available)
+        .map((tool: { id: string }) => tool.id);
+      // Ads lay the cut-out product out locally; the other generative tools need an image provider.
+      expect(available.sort()).toEqual(['ad_creative', 'image_editing', 'remove_background']);
+    },
+    150_000,
+  );
 
-  /** Every named shot cut out in jobs of 20 with each input's `subject_hints`, scored against its mask, with its uncertainty. */
+  /**
+   * Every named shot cut out in jobs of 20 with each input's `subject_hints`, scored against its mask, with its
+   * uncertainty.
+   */
   const scoreShots = async (
     names: string[],
     truth: (name: string) => Uint8Array,
@@ -204,7 +212,10 @@ describe('live background removal with the local model, through the API and a wo
 
   const hard = (name: string) => hardShots.get(name) as HardShot;
   const propShots = () => [...hardShots.values()].filter((shot) => shot.propFamily !== null).map((shot) => shot.name);
-  /** The product's box with a margin of 2% of each side, as fractions: what a client that knows where its product is sends. */
+  /**
+   * The product's box with a margin of 2% of each side, as fractions: what a client that knows where its product is
+   * sends.
+   */
   const regionAround = (shot: ProductShot) => {
     const { left, top, right, bottom } = boundsOf(shot.mask, shot.width);
     const clamp = (value: number) => Math.min(1, Math.max(0, value));
@@ -295,7 +306,8 @@ describe('live background removal with the local model, through the API and a wo
       values.map((iou) => 1 - iou),
     );
     process.stdout.write(
-      `uncertainty rank correlation with (1 - IoU): ${correlation.toFixed(3)} over all ${all.length} shots, ${hardOnly.toFixed(3)} over the hard ones\n`,
+      `uncertainty rank correlation with (1 - IoU): ${correlation.toFixed(3)} over all ${all.length} ` +
+        `shots, ${hardOnly.toFixed(3)} over the hard ones\n`,
     );
     expect(correlation).toBeGreaterThanOrEqual(0.5);
   }, 1_200_000);
@@ -318,19 +330,22 @@ describe('live background removal with the local model, through the API and a wo
     const table = names
       .map(
         (name) =>
-          `${name.padEnd(40)} none ${plain(name).toFixed(4)} region ${(regionScores.get(name) as { iou: number }).iou.toFixed(4)}`,
+          `${name.padEnd(40)} none ${plain(name).toFixed(4)} ` +
+          `region ${(regionScores.get(name) as { iou: number }).iou.toFixed(4)}`,
       )
       .join('\n');
     process.stdout.write(`\nprop shots with hints, alpha IoU:\n${table}\n`);
     const withRegion = names.map((name) => (regionScores.get(name) as { iou: number }).iou);
     // Nothing outside the region survives, and what crosses its edge is a prop.
     process.stdout.write(
-      `region on ${names.length} prop shots: mean ${mean(withRegion).toFixed(4)} against ${mean(names.map(plain)).toFixed(4)} without\n`,
+      `region on ${names.length} prop shots: mean ${mean(withRegion).toFixed(4)} ` +
+        `against ${mean(names.map(plain)).toFixed(4)} without\n`,
     );
     expect(mean(withRegion)).toBeGreaterThan(mean(names.map(plain)) + 0.02);
     const withPoint = pointNames.map((name) => (pointScores.get(name) as { iou: number }).iou);
     process.stdout.write(
-      `keep points on ${pointNames.length} touching shots: mean ${mean(withPoint).toFixed(4)} against ${mean(pointNames.map(plain)).toFixed(4)} without\n`,
+      `keep points on ${pointNames.length} touching shots: mean ${mean(withPoint).toFixed(4)} ` +
+        `against ${mean(pointNames.map(plain)).toFixed(4)} without\n`,
     );
     expect(mean(withPoint)).toBeGreaterThanOrEqual(mean(pointNames.map(plain)) - 0.005);
   }, 1_200_000);
@@ -425,32 +440,37 @@ describe('live background removal with the local model, through the API and a wo
     expect(await writtenRows(t)).toEqual(before);
   });
 
-  it('composes background and shadow with the other image_editing operations: cut out, then resize and pad with the background', async () => {
-    const name = `${PRODUCTS[2]}-on-gradient`;
-    const res = await create('/api/v1/image/edit', {
-      input: [{ image_url: server.url(`/${name}.jpg`) }],
-      operations: {
-        background: { type: 'color', color: '#f0e0c0', shadow: 'soft' },
-        resizing: { width: 800, height: 800, fit: 'contain' },
-      },
-      output: { format: 'png' },
-    }).expect(202);
-    const [result] = await results(res.body.job.id);
-    expect(result.status).toBe('completed');
-    const edited = await decodeRgba(await download(result.result_url as string));
-    expect([edited.width, edited.height]).toEqual([800, 800]);
-    // The padding above and below the 4:3 photo and its corners are all the chosen colour.
-    expect(border(edited, 3).every(([r, g, b]) => r === 0xf0 && g === 0xe0 && b === 0xc0)).toBe(true);
-    // The product is still there, at the centre, not the backdrop colour.
-    const truth = boundsOf(shot(name).mask, shot(name).width);
-    const scale = 800 / shot(name).width;
-    const offset = (800 - shot(name).height * scale) / 2;
-    const centre = edited.pixel(
-      Math.round(((truth.left + truth.right) / 2) * scale),
-      Math.round(((truth.top + truth.bottom) / 2) * scale + offset),
-    );
-    expect(Math.abs(centre[0] - 0xf0) + Math.abs(centre[1] - 0xe0) + Math.abs(centre[2] - 0xc0)).toBeGreaterThan(40);
-  }, 300_000);
+  it(
+    'composes background and shadow with the other image_editing ' +
+      'operations: cut out, then resize and pad with the background',
+    async () => {
+      const name = `${PRODUCTS[2]}-on-gradient`;
+      const res = await create('/api/v1/image/edit', {
+        input: [{ image_url: server.url(`/${name}.jpg`) }],
+        operations: {
+          background: { type: 'color', color: '#f0e0c0', shadow: 'soft' },
+          resizing: { width: 800, height: 800, fit: 'contain' },
+        },
+        output: { format: 'png' },
+      }).expect(202);
+      const [result] = await results(res.body.job.id);
+      expect(result.status).toBe('completed');
+      const edited = await decodeRgba(await download(result.result_url as string));
+      expect([edited.width, edited.height]).toEqual([800, 800]);
+      // The padding above and below the 4:3 photo and its corners are all the chosen colour.
+      expect(border(edited, 3).every(([r, g, b]) => r === 0xf0 && g === 0xe0 && b === 0xc0)).toBe(true);
+      // The product is still there, at the centre, not the backdrop colour.
+      const truth = boundsOf(shot(name).mask, shot(name).width);
+      const scale = 800 / shot(name).width;
+      const offset = (800 - shot(name).height * scale) / 2;
+      const centre = edited.pixel(
+        Math.round(((truth.left + truth.right) / 2) * scale),
+        Math.round(((truth.top + truth.bottom) / 2) * scale + offset),
+      );
+      expect(Math.abs(centre[0] - 0xf0) + Math.abs(centre[1] - 0xe0) + Math.abs(centre[2] - 0xc0)).toBeGreaterThan(40);
+    },
+    300_000,
+  );
 
   describe('product photos', () => {
     const enhance = async (body: object) => {
@@ -468,26 +488,34 @@ describe('live background removal with the local model, through the API and a wo
       };
     };
 
-    it("studio_packshot: the preset's exact size, pure white borders, the product centred with even margins and a shadow under it", async () => {
-      const name = `${PRODUCTS[0]}-on-tabletop`;
-      const enhancement = await enhance({
-        images: [{ source_url: server.url(`/${name}.jpg`), external_id: 'sku-1' }],
-        preset: 'etsy_listing_image',
-      });
-      const [item] = enhancement.items;
-      expect(item).toMatchObject({ credits_used: 2, error_code: null });
-      expect(await sharp(await download(item.thumbnail_url)).metadata()).toMatchObject({ format: 'webp', width: 256 });
-      const packshot = await decodeRgba(await download(item.result_url));
-      expect([packshot.width, packshot.height]).toEqual([2700, 2025]);
-      expect(border(packshot, 10).every((pixel) => pixel.slice(0, 3).every((value) => value >= 253))).toBe(true);
-      const dark = Uint8Array.from({ length: packshot.width * packshot.height }, (_, i) =>
-        packshot.data[i * 4] < 200 ? 255 : 0,
-      );
-      const product = boundsOf(dark, packshot.width);
-      const [left, right] = [product.left, packshot.width - 1 - product.right];
-      expect(Math.abs(left - right)).toBeLessThan(packshot.width * 0.04);
-      expect((product.bottom - product.top + 1) / packshot.height).toBeGreaterThan(0.7);
-    }, 300_000);
+    it(
+      "studio_packshot: the preset's exact size, pure white borders, " +
+        'the product centred with even margins and a shadow under it',
+      async () => {
+        const name = `${PRODUCTS[0]}-on-tabletop`;
+        const enhancement = await enhance({
+          images: [{ source_url: server.url(`/${name}.jpg`), external_id: 'sku-1' }],
+          preset: 'etsy_listing_image',
+        });
+        const [item] = enhancement.items;
+        expect(item).toMatchObject({ credits_used: 2, error_code: null });
+        expect(await sharp(await download(item.thumbnail_url)).metadata()).toMatchObject({
+          format: 'webp',
+          width: 256,
+        });
+        const packshot = await decodeRgba(await download(item.result_url));
+        expect([packshot.width, packshot.height]).toEqual([2700, 2025]);
+        expect(border(packshot, 10).every((pixel) => pixel.slice(0, 3).every((value) => value >= 253))).toBe(true);
+        const dark = Uint8Array.from({ length: packshot.width * packshot.height }, (_, i) =>
+          packshot.data[i * 4] < 200 ? 255 : 0,
+        );
+        const product = boundsOf(dark, packshot.width);
+        const [left, right] = [product.left, packshot.width - 1 - product.right];
+        expect(Math.abs(left - right)).toBeLessThan(packshot.width * 0.04);
+        expect((product.bottom - product.top + 1) / packshot.height).toBeGreaterThan(0.7);
+      },
+      300_000,
+    );
 
     it('marketplace_clean: pure white RGB 255, the product filling about 85% of the frame, no props left', async () => {
       const name = `${PRODUCTS[3]}-on-clutter`;
@@ -511,17 +539,22 @@ describe('live background removal with the local model, through the API and a wo
       expect(border(clean, 20).every((pixel) => pixel.slice(0, 3).every((value) => value === 255))).toBe(true);
     }, 300_000);
 
-    it('remove_background with the transparent cut-out preset: a PNG at the source size, transparent around the product', async () => {
-      const name = `${PRODUCTS[4]}-on-similar`;
-      const enhancement = await enhance({
-        images: [{ source_url: server.url(`/${name}.jpg`), external_id: 'sku-3' }],
-        preset: 'transparent_cutout',
-      });
-      expect(enhancement.items[0]).toMatchObject({ credits_used: 1, error_code: null });
-      const cutout = await decodeRgba(await download(enhancement.items[0].result_url));
-      expect([cutout.width, cutout.height]).toEqual([shot(name).width, shot(name).height]);
-      expect(alphaIoU(alphaOf(cutout), shot(name).mask)).toBeGreaterThan(0.9);
-    }, 300_000);
+    it(
+      'remove_background with the transparent cut-out preset: ' +
+        'a PNG at the source size, transparent around the product',
+      async () => {
+        const name = `${PRODUCTS[4]}-on-similar`;
+        const enhancement = await enhance({
+          images: [{ source_url: server.url(`/${name}.jpg`), external_id: 'sku-3' }],
+          preset: 'transparent_cutout',
+        });
+        expect(enhancement.items[0]).toMatchObject({ credits_used: 1, error_code: null });
+        const cutout = await decodeRgba(await download(enhancement.items[0].result_url));
+        expect([cutout.width, cutout.height]).toEqual([shot(name).width, shot(name).height]);
+        expect(alphaIoU(alphaOf(cutout), shot(name).mask)).toBeGreaterThan(0.9);
+      },
+      300_000,
+    );
 
     it('settles credits per item: every completed result captured, the ledger summing to the balance', async () => {
       const totals = await creditTotals(t, account.accountId);

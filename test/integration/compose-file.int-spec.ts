@@ -78,25 +78,28 @@ describe('docker-compose.yml', () => {
     expect([...queuesOf('worker'), ...queuesOf('worker-cutout')].sort()).toEqual([...all].sort());
   });
 
-  it('scrapes the API with the admin token and every worker replica, with alert rules and a dashboard that exist', () => {
-    const prometheus = parse(compose.configs?.['prometheus-config']?.content ?? '') as {
-      rule_files: string[];
-      scrape_configs: Array<{
-        job_name: string;
-        authorization?: { credentials: string };
-        static_configs?: Array<{ targets: string[] }>;
-        dns_sd_configs?: Array<{ names: string[]; port: number }>;
-      }>;
-    };
-    const [api, workers] = prometheus.scrape_configs;
-    expect(api.authorization?.credentials).toBe('compose-test-admin-token-0123456789');
-    expect(api.static_configs?.[0].targets).toEqual(['api:3000']);
-    expect(workers.dns_sd_configs?.[0]).toEqual({ names: ['worker', 'worker-cutout'], type: 'A', port: 3001 });
-    const mounted = (service: string) =>
-      (compose.services[service].volumes ?? [])
-        .map((volume) => volume.split(':')[0])
-        .filter((path) => path.startsWith('./'));
-    for (const path of [...mounted('prometheus'), ...mounted('grafana')])
-      expect(existsSync(join(ROOT, path))).toBe(true);
-  });
+  it(
+    'scrapes the API with the admin token and every worker ' + 'replica, with alert rules and a dashboard that exist',
+    () => {
+      const prometheus = parse(compose.configs?.['prometheus-config']?.content ?? '') as {
+        rule_files: string[];
+        scrape_configs: Array<{
+          job_name: string;
+          authorization?: { credentials: string };
+          static_configs?: Array<{ targets: string[] }>;
+          dns_sd_configs?: Array<{ names: string[]; port: number }>;
+        }>;
+      };
+      const [api, workers] = prometheus.scrape_configs;
+      expect(api.authorization?.credentials).toBe('compose-test-admin-token-0123456789');
+      expect(api.static_configs?.[0].targets).toEqual(['api:3000']);
+      expect(workers.dns_sd_configs?.[0]).toEqual({ names: ['worker', 'worker-cutout'], type: 'A', port: 3001 });
+      const mounted = (service: string) =>
+        (compose.services[service].volumes ?? [])
+          .map((volume) => volume.split(':')[0])
+          .filter((path) => path.startsWith('./'));
+      for (const path of [...mounted('prometheus'), ...mounted('grafana')])
+        expect(existsSync(join(ROOT, path))).toBe(true);
+    },
+  );
 });

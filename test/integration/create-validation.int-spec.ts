@@ -519,7 +519,9 @@ const BAD_IDEMPOTENCY_KEYS: Array<[what: string, key: string]> = [
   ['with a non-ASCII letter', 'commande-été-0001'],
 ];
 let keySerial = 0;
-/** The bounds just inside, using every allowed punctuation mark; unique per call, since a key is scoped to the API key. */
+/**
+ * The bounds just inside, using every allowed punctuation mark; unique per call, since a key is scoped to the API key.
+ */
 function goodIdempotencyKeys(): Array<[what: string, key: string]> {
   const serial = String(keySerial++).padStart(2, '0');
   return [

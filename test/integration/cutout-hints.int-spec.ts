@@ -156,39 +156,42 @@ describe('cut-outs that keep the product: subject hints, masks and uncertainty, 
     expect(alphaOver(keptSquare, inDisc).max).toBe(0);
   });
 
-  it("carries the hints through an edit's background operation and a product photo cut-out, and shows them back", async () => {
-    const hints = { region: LEFT_REGION, keep_points: [ON_DISC] };
-    const editJob = await create('/api/v1/image/edit', {
-      input: [{ image_url: source, subject_hints: hints }],
-      operations: { background: { type: 'transparent' } },
-    });
-    const [edited] = await results(editJob);
-    expect(edited.subject_hints).toEqual(hints);
-    expect(edited.uncertainty).toEqual(expect.any(Number));
-    const editedImage = await download(edited.result_url);
-    expect(alphaOver(editedImage, wellInsideDisc).min).toBe(255);
-    expect(alphaOver(editedImage, inSquare).max).toBe(0);
+  it(
+    "carries the hints through an edit's background operation " + 'and a product photo cut-out, and shows them back',
+    async () => {
+      const hints = { region: LEFT_REGION, keep_points: [ON_DISC] };
+      const editJob = await create('/api/v1/image/edit', {
+        input: [{ image_url: source, subject_hints: hints }],
+        operations: { background: { type: 'transparent' } },
+      });
+      const [edited] = await results(editJob);
+      expect(edited.subject_hints).toEqual(hints);
+      expect(edited.uncertainty).toEqual(expect.any(Number));
+      const editedImage = await download(edited.result_url);
+      expect(alphaOver(editedImage, wellInsideDisc).min).toBe(255);
+      expect(alphaOver(editedImage, inSquare).max).toBe(0);
 
-    const productJob = await create('/api/v1/product-photo-jobs', {
-      images: [{ source_url: source, external_id: 'sku-1', subject_hints: { keep_points: [ON_SQUARE] } }],
-      preset: 'transparent_cutout',
-    });
-    await waitForJob(t, productJob, undefined, 60_000);
-    const read = await t
-      .http()
-      .get(`/api/v1/product-image-enhancements/${productJob}`)
-      .set(bearer(account.liveKey))
-      .expect(200);
-    const [item] = read.body.enhancement.items;
-    expect(item).toMatchObject({
-      error_code: null,
-      subject_hints: { keep_points: [ON_SQUARE] },
-      uncertainty: expect.any(Number),
-    });
-    const cutout = await download(item.result_url);
-    expect(alphaOver(cutout, wellInsideSquare).min).toBe(255);
-    expect(alphaOver(cutout, inDisc).max).toBe(0);
-  });
+      const productJob = await create('/api/v1/product-photo-jobs', {
+        images: [{ source_url: source, external_id: 'sku-1', subject_hints: { keep_points: [ON_SQUARE] } }],
+        preset: 'transparent_cutout',
+      });
+      await waitForJob(t, productJob, undefined, 60_000);
+      const read = await t
+        .http()
+        .get(`/api/v1/product-image-enhancements/${productJob}`)
+        .set(bearer(account.liveKey))
+        .expect(200);
+      const [item] = read.body.enhancement.items;
+      expect(item).toMatchObject({
+        error_code: null,
+        subject_hints: { keep_points: [ON_SQUARE] },
+        uncertainty: expect.any(Number),
+      });
+      const cutout = await download(item.result_url);
+      expect(alphaOver(cutout, wellInsideSquare).min).toBe(255);
+      expect(alphaOver(cutout, inDisc).max).toBe(0);
+    },
+  );
 
   it('gives the alpha mask alone as a one-channel PNG, pixel for pixel the alpha of the rgba cut-out', async () => {
     const framings = [{}, { crop_to_subject: true, margin_percent: 10 }];
@@ -233,73 +236,81 @@ describe('cut-outs that keep the product: subject hints, masks and uncertainty, 
     }
   });
 
-  it('imitates both in the sandbox: a one-channel mask, a sure uncertainty, an unsure one on request, none for no cut-out', async () => {
-    const sandbox = async (path: string, body: object): Promise<ResultRecord[]> => {
-      const res = await t
-        .http()
-        .post(path)
-        .set(bearer(account.sandboxKey))
-        .set('Idempotency-Key', idempotencyKey())
-        .send(body)
-        .expect(202);
-      await waitForJob(t, res.body.job.id);
-      return (await t.http().get(`/api/v1/jobs/${res.body.job.id}`).set(bearer(account.sandboxKey)).expect(200)).body
-        .results;
-    };
-    const input = [
-      { image_url: 'https://images.example.com/p/1.jpg', external_id: 'sku-1' },
-      { image_url: 'https://images.example.com/p/2.jpg', external_id: 'sandbox_unsure-2' },
-    ];
-    const [sure, unsure] = await sandbox('/api/v1/remove-background', { input, output: { channels: 'alpha' } });
-    expect([sure.uncertainty, unsure.uncertainty]).toEqual([0.05, 0.9]);
-    const metadata = await sharp(await bytes(sure.result_url)).metadata();
-    expect({ format: metadata.format, channels: metadata.channels }).toEqual({ format: 'png', channels: 1 });
-    const [edited] = await sandbox('/api/v1/image/edit', {
-      input: input.slice(0, 1),
-      operations: { background: { type: 'white' } },
-    });
-    expect(edited.uncertainty).toBe(0.05);
-    const [resized] = await sandbox('/api/v1/image/edit', {
-      input: input.slice(1),
-      operations: { resizing: { width: 100 } },
-    });
-    expect(resized.uncertainty).toBeNull();
-  });
-
-  it("reports each cut-out's uncertainty in [0, 1] on the result and in its webhook event, and null for a result that is no cut-out", async () => {
-    const receiver = await WebhookReceiver.start();
-    segmentation.answerScale = 0.5;
-    try {
-      const cutoutJob = await create('/api/v1/remove-background', {
-        input: [{ image_url: source }],
-        webhook_url: receiver.url,
+  it(
+    'imitates both in the sandbox: a one-channel mask, a sure ' +
+      'uncertainty, an unsure one on request, none for no cut-out',
+    async () => {
+      const sandbox = async (path: string, body: object): Promise<ResultRecord[]> => {
+        const res = await t
+          .http()
+          .post(path)
+          .set(bearer(account.sandboxKey))
+          .set('Idempotency-Key', idempotencyKey())
+          .send(body)
+          .expect(202);
+        await waitForJob(t, res.body.job.id);
+        return (await t.http().get(`/api/v1/jobs/${res.body.job.id}`).set(bearer(account.sandboxKey)).expect(200)).body
+          .results;
+      };
+      const input = [
+        { image_url: 'https://images.example.com/p/1.jpg', external_id: 'sku-1' },
+        { image_url: 'https://images.example.com/p/2.jpg', external_id: 'sandbox_unsure-2' },
+      ];
+      const [sure, unsure] = await sandbox('/api/v1/remove-background', { input, output: { channels: 'alpha' } });
+      expect([sure.uncertainty, unsure.uncertainty]).toEqual([0.05, 0.9]);
+      const metadata = await sharp(await bytes(sure.result_url)).metadata();
+      expect({ format: metadata.format, channels: metadata.channels }).toEqual({ format: 'png', channels: 1 });
+      const [edited] = await sandbox('/api/v1/image/edit', {
+        input: input.slice(0, 1),
+        operations: { background: { type: 'white' } },
       });
-      const editJob = await create('/api/v1/image/edit', {
-        input: [{ image_url: source }],
-        operations: { resizing: { width: 160 } },
-        webhook_url: receiver.url,
+      expect(edited.uncertainty).toBe(0.05);
+      const [resized] = await sandbox('/api/v1/image/edit', {
+        input: input.slice(1),
+        operations: { resizing: { width: 100 } },
       });
-      const [cutout] = await results(cutoutJob);
-      const [edit] = await results(editJob);
-      // A mask answered at half size comes back with soft edges: neither sure nor unsure.
-      expect(cutout.uncertainty).toBeGreaterThan(0);
-      expect(cutout.uncertainty).toBeLessThan(1);
-      expect(Math.round((cutout.uncertainty as number) * 1000) / 1000).toBe(cutout.uncertainty);
-      expect(edit.uncertainty).toBeNull();
+      expect(resized.uncertainty).toBeNull();
+    },
+  );
 
-      // Two result events and two job events.
-      await receiver.waitFor(4, 30_000);
-      const events = receiver.received.map(
-        (delivery) =>
-          JSON.parse(delivery.body) as { type: string; job: { id: string }; result?: Record<string, unknown> },
-      );
-      const resultEvent = (jobId: string) =>
-        events.find((event) => event.job.id === jobId && event.type === 'image_api.result.completed');
-      expect(resultEvent(cutoutJob)?.result).toMatchObject({ id: cutout.id, uncertainty: cutout.uncertainty });
-      expect(resultEvent(editJob)?.result).toMatchObject({ id: edit.id, uncertainty: null });
-    } finally {
-      segmentation.answerScale = 1;
-      await receiver.stop();
-    }
-  });
+  it(
+    "reports each cut-out's uncertainty in [0, 1] on the result and " +
+      'in its webhook event, and null for a result that is no cut-out',
+    async () => {
+      const receiver = await WebhookReceiver.start();
+      segmentation.answerScale = 0.5;
+      try {
+        const cutoutJob = await create('/api/v1/remove-background', {
+          input: [{ image_url: source }],
+          webhook_url: receiver.url,
+        });
+        const editJob = await create('/api/v1/image/edit', {
+          input: [{ image_url: source }],
+          operations: { resizing: { width: 160 } },
+          webhook_url: receiver.url,
+        });
+        const [cutout] = await results(cutoutJob);
+        const [edit] = await results(editJob);
+        // A mask answered at half size comes back with soft edges: neither sure nor unsure.
+        expect(cutout.uncertainty).toBeGreaterThan(0);
+        expect(cutout.uncertainty).toBeLessThan(1);
+        expect(Math.round((cutout.uncertainty as number) * 1000) / 1000).toBe(cutout.uncertainty);
+        expect(edit.uncertainty).toBeNull();
+
+        // Two result events and two job events.
+        await receiver.waitFor(4, 30_000);
+        const events = receiver.received.map(
+          (delivery) =>
+            JSON.parse(delivery.body) as { type: string; job: { id: string }; result?: Record<string, unknown> },
+        );
+        const resultEvent = (jobId: string) =>
+          events.find((event) => event.job.id === jobId && event.type === 'image_api.result.completed');
+        expect(resultEvent(cutoutJob)?.result).toMatchObject({ id: cutout.id, uncertainty: cutout.uncertainty });
+        expect(resultEvent(editJob)?.result).toMatchObject({ id: edit.id, uncertainty: null });
+      } finally {
+        segmentation.answerScale = 1;
+        await receiver.stop();
+      }
+    },
+  );
 });

@@ -122,45 +122,49 @@ describe('Generative tools with an image provider, end to end', () => {
     expect(entry('ad_creative').mode).toContain('premium_ad backdrops by openai (gpt-image-1)');
   });
 
-  it("keeps the product's own pixels under strict preservation while the provider repaints everything, at the exact ratio, with webhooks and credits per result", async () => {
-    const credits = await creditTotals(t, account.accountId);
-    const prompt = 'Place it on white marble,\nmorning light';
-    let jobId = '';
-    const requests = await providerRequestsDuring(async () => {
-      const res = await client()
-        .create('/image/ai-edit', {
-          input: [{ image_url: sources.photoUrl }],
-          options: { prompt, aspect_ratio: '1:1', preservation_level: 'strict' },
-          output: { format: 'png' },
-          webhook_url: receiver.url,
-        })
-        .expect(202);
-      jobId = res.body.job.id;
-      const [result] = await client().results(jobId);
-      expect(result).toMatchObject({ status: 'completed', credits_used: 4, error_code: null });
-      const image = await client().download(result.result_url as string);
-      // 480 x 360 extended to 1:1 around the subject: the disc moves down by 60 to the centre.
-      expect([image.width, image.height]).toEqual([480, 480]);
-      expect(shareNear(image, DISC.cx, DISC.cy + 60, DISC.r - 3, ORANGE, 6)).toBe(1);
-      // Everything else is the provider's: none of the photo's blue-grey is left.
-      expect(shareNear(image, 40, 40, 30, BLUE_GREY, 20)).toBe(0);
-      expect(shareNear(image, 240, 460, 15, BLUE_GREY, 20)).toBe(0);
-    });
-    expect(requests).toHaveLength(1);
-    expect(requests[0]).toMatchObject({
-      path: '/v1/images/edits',
-      authorized: true,
-      model: 'gpt-image-1',
-      prompt: prompt.replace('\n', '\r\n'),
-    });
-    expect(requests[0].images).toEqual([expect.objectContaining({ width: 480, height: 480 })]);
-    expect(requests[0].mask).toEqual({ width: 480, height: 480 });
-    expect((await creditTotals(t, account.accountId)).balance).toBe(credits.balance - 4);
+  it(
+    "keeps the product's own pixels under strict preservation while the provider " +
+      'repaints everything, at the exact ratio, with webhooks and credits per result',
+    async () => {
+      const credits = await creditTotals(t, account.accountId);
+      const prompt = 'Place it on white marble,\nmorning light';
+      let jobId = '';
+      const requests = await providerRequestsDuring(async () => {
+        const res = await client()
+          .create('/image/ai-edit', {
+            input: [{ image_url: sources.photoUrl }],
+            options: { prompt, aspect_ratio: '1:1', preservation_level: 'strict' },
+            output: { format: 'png' },
+            webhook_url: receiver.url,
+          })
+          .expect(202);
+        jobId = res.body.job.id;
+        const [result] = await client().results(jobId);
+        expect(result).toMatchObject({ status: 'completed', credits_used: 4, error_code: null });
+        const image = await client().download(result.result_url as string);
+        // 480 x 360 extended to 1:1 around the subject: the disc moves down by 60 to the centre.
+        expect([image.width, image.height]).toEqual([480, 480]);
+        expect(shareNear(image, DISC.cx, DISC.cy + 60, DISC.r - 3, ORANGE, 6)).toBe(1);
+        // Everything else is the provider's: none of the photo's blue-grey is left.
+        expect(shareNear(image, 40, 40, 30, BLUE_GREY, 20)).toBe(0);
+        expect(shareNear(image, 240, 460, 15, BLUE_GREY, 20)).toBe(0);
+      });
+      expect(requests).toHaveLength(1);
+      expect(requests[0]).toMatchObject({
+        path: '/v1/images/edits',
+        authorized: true,
+        model: 'gpt-image-1',
+        prompt: prompt.replace('\n', '\r\n'),
+      });
+      expect(requests[0].images).toEqual([expect.objectContaining({ width: 480, height: 480 })]);
+      expect(requests[0].mask).toEqual({ width: 480, height: 480 });
+      expect((await creditTotals(t, account.accountId)).balance).toBe(credits.balance - 4);
 
-    const events = await eventsOf(jobId);
-    expect(events.map((event) => event.type)).toEqual(['image_api.result.completed', 'image_api.job.completed']);
-    expect(events[0].result).toMatchObject({ status: 'completed' });
-  });
+      const events = await eventsOf(jobId);
+      expect(events.map((event) => event.type)).toEqual(['image_api.result.completed', 'image_api.job.completed']);
+      expect(events[0].result).toMatchObject({ status: 'completed' });
+    },
+  );
 
   it('hands the whole image to the provider under creative preservation', async () => {
     const res = await client()
@@ -243,35 +247,38 @@ describe('Generative tools with an image provider, end to end', () => {
     );
   });
 
-  it("makes a premium_ad product photo on the preset's canvas, the backdrop painted from the instructions", async () => {
-    const instructions = 'A dark velvet backdrop with a single warm spotlight';
-    const requests = await providerRequestsDuring(async () => {
-      const res = await client()
-        .create(
-          '/product-photo-jobs',
-          hooked({
-            images: [{ source_url: sources.photoUrl, external_id: 'ad-1' }],
-            preset: 'instagram_story_ad',
-            instructions,
-          }),
-        )
-        .expect(202);
-      const [result] = await client().results(res.body.job.id);
-      await expectCompletedEvents(res.body.job.id, 1);
-      expect(result).toMatchObject({ status: 'completed', credits_used: 5 });
-      const bytes = await client().bytes(result.result_url as string);
-      expect([...bytes.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
-      const image = await decodeRgba(bytes);
-      expect([image.width, image.height]).toEqual([1080, 1920]);
-      let product = 0;
-      for (let y = 0; y < image.height; y += 4)
-        for (let x = 0; x < image.width; x += 4) if (near(image.pixel(x, y), ORANGE, 16)) product++;
-      expect(product).toBeGreaterThan(500);
-    });
-    expect(requests.map((request) => [request.path, request.prompt])).toEqual([
-      ['/v1/images/generations', instructions],
-    ]);
-  });
+  it(
+    "makes a premium_ad product photo on the preset's " + 'canvas, the backdrop painted from the instructions',
+    async () => {
+      const instructions = 'A dark velvet backdrop with a single warm spotlight';
+      const requests = await providerRequestsDuring(async () => {
+        const res = await client()
+          .create(
+            '/product-photo-jobs',
+            hooked({
+              images: [{ source_url: sources.photoUrl, external_id: 'ad-1' }],
+              preset: 'instagram_story_ad',
+              instructions,
+            }),
+          )
+          .expect(202);
+        const [result] = await client().results(res.body.job.id);
+        await expectCompletedEvents(res.body.job.id, 1);
+        expect(result).toMatchObject({ status: 'completed', credits_used: 5 });
+        const bytes = await client().bytes(result.result_url as string);
+        expect([...bytes.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
+        const image = await decodeRgba(bytes);
+        expect([image.width, image.height]).toEqual([1080, 1920]);
+        let product = 0;
+        for (let y = 0; y < image.height; y += 4)
+          for (let x = 0; x < image.width; x += 4) if (near(image.pixel(x, y), ORANGE, 16)) product++;
+        expect(product).toBeGreaterThan(500);
+      });
+      expect(requests.map((request) => [request.path, request.prompt])).toEqual([
+        ['/v1/images/generations', instructions],
+      ]);
+    },
+  );
 
   it('makes a natural_lifestyle product photo with the provider, the scene painted from the instructions', async () => {
     const instructions = 'On a sunlit wooden breakfast table';
@@ -319,33 +326,39 @@ describe('Generative tools with an image provider, end to end', () => {
     expect((await creditTotals(t, account.accountId)).balance).toBe(credits.balance - 5);
   });
 
-  it("fails a result with provider_error once the provider's 500s outlast the retries, and gives its credits back", async () => {
-    const credits = await creditTotals(t, account.accountId);
-    provider.script({ kind: 'server_error' }, { kind: 'server_error' });
-    const requests = await providerRequestsDuring(async () => {
+  it(
+    "fails a result with provider_error once the provider's " + '500s outlast the retries, and gives its credits back',
+    async () => {
+      const credits = await creditTotals(t, account.accountId);
+      provider.script({ kind: 'server_error' }, { kind: 'server_error' });
+      const requests = await providerRequestsDuring(async () => {
+        const res = await client()
+          .create('/image/generate', { prompt: 'A red bicycle', output: { format: 'png' } })
+          .expect(202);
+        const [result] = await client().results(res.body.job.id);
+        expect(result).toMatchObject({
+          status: 'failed',
+          error_code: 'provider_error',
+          credits_used: 0,
+          result_url: null,
+        });
+      });
+      expect(requests.map((request) => request.behaviour)).toEqual(['server_error', 'server_error']);
+      expect(await creditTotals(t, account.accountId)).toEqual(credits);
+    },
+  );
+
+  it(
+    'fails a result with timeout when the provider is ' + 'slower than its deadline, and gives its credits back',
+    async () => {
+      const credits = await creditTotals(t, account.accountId);
+      provider.script({ kind: 'slow', delayMs: 10_000 }, { kind: 'slow', delayMs: 10_000 });
       const res = await client()
-        .create('/image/generate', { prompt: 'A red bicycle', output: { format: 'png' } })
+        .create('/image/generate', { prompt: 'A green kettle', output: { format: 'png' } })
         .expect(202);
       const [result] = await client().results(res.body.job.id);
-      expect(result).toMatchObject({
-        status: 'failed',
-        error_code: 'provider_error',
-        credits_used: 0,
-        result_url: null,
-      });
-    });
-    expect(requests.map((request) => request.behaviour)).toEqual(['server_error', 'server_error']);
-    expect(await creditTotals(t, account.accountId)).toEqual(credits);
-  });
-
-  it('fails a result with timeout when the provider is slower than its deadline, and gives its credits back', async () => {
-    const credits = await creditTotals(t, account.accountId);
-    provider.script({ kind: 'slow', delayMs: 10_000 }, { kind: 'slow', delayMs: 10_000 });
-    const res = await client()
-      .create('/image/generate', { prompt: 'A green kettle', output: { format: 'png' } })
-      .expect(202);
-    const [result] = await client().results(res.body.job.id);
-    expect(result).toMatchObject({ status: 'failed', error_code: 'timeout', credits_used: 0, result_url: null });
-    expect(await creditTotals(t, account.accountId)).toEqual(credits);
-  });
+      expect(result).toMatchObject({ status: 'failed', error_code: 'timeout', credits_used: 0, result_url: null });
+      expect(await creditTotals(t, account.accountId)).toEqual(credits);
+    },
+  );
 });

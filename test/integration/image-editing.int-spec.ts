@@ -153,7 +153,8 @@ describe('live image editing through the API and an in-process worker', () => {
     expect(after.balance).toBe(before.balance - (cases.length - failures));
     expect(after.ledgerSum).toBe(after.balance);
     const ledger: Array<{ kind: string; count: number; credits: number }> = await t.dataSource.query(
-      `SELECT kind, count(*)::int AS count, sum(credits)::int AS credits FROM credit_ledger WHERE job_id = $1 GROUP BY kind ORDER BY kind`,
+      `SELECT kind, count(*)::int AS count, sum(credits)::int AS credits FROM credit_ledger WHERE job_id = $1 ` +
+        `GROUP BY kind ORDER BY kind`,
       [res.body.job.id],
     );
     expect(ledger).toEqual([
@@ -208,27 +209,31 @@ describe('live image editing through the API and an in-process worker', () => {
     }
   });
 
-  it('fails a background or shadow that needs background removal without fetching the source, releasing its credits', async () => {
-    server.serve('/cut-me-out.jpg', await fromFixture(productPhoto(200, 200)).jpeg().toBuffer(), {
-      contentType: 'image/jpeg',
-    });
-    const before = await creditTotals(t, account.accountId);
-    const res = await create({
-      input: [
-        { image_url: server.url('/cut-me-out.jpg'), external_id: 'white' },
-        { image_url: server.url('/cut-me-out.jpg'), external_id: 'shadow' },
-      ],
-      operations: { background: { type: 'white', shadow: 'soft' } },
-    }).expect(202);
-    const { job, results } = await readJob(res.body.job.id);
-    expect(job.status).toBe('failed');
-    for (const result of results) {
-      expect(result.error_code).toBe('processing_failed');
-      expect(result.error_message).toMatch(/background removal/);
-    }
-    expect(server.requests('/cut-me-out.jpg')).toBe(0);
-    expect(await creditTotals(t, account.accountId)).toEqual(before);
-  });
+  it(
+    'fails a background or shadow that needs background ' +
+      'removal without fetching the source, releasing its credits',
+    async () => {
+      server.serve('/cut-me-out.jpg', await fromFixture(productPhoto(200, 200)).jpeg().toBuffer(), {
+        contentType: 'image/jpeg',
+      });
+      const before = await creditTotals(t, account.accountId);
+      const res = await create({
+        input: [
+          { image_url: server.url('/cut-me-out.jpg'), external_id: 'white' },
+          { image_url: server.url('/cut-me-out.jpg'), external_id: 'shadow' },
+        ],
+        operations: { background: { type: 'white', shadow: 'soft' } },
+      }).expect(202);
+      const { job, results } = await readJob(res.body.job.id);
+      expect(job.status).toBe('failed');
+      for (const result of results) {
+        expect(result.error_code).toBe('processing_failed');
+        expect(result.error_message).toMatch(/background removal/);
+      }
+      expect(server.requests('/cut-me-out.jpg')).toBe(0);
+      expect(await creditTotals(t, account.accountId)).toEqual(before);
+    },
+  );
 
   it('enhances live product photos item by item, and fails presets that need a new background', async () => {
     const dark = fromFixture(productPhoto(600, 400)).linear(0.35, 0);

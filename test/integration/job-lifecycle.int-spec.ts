@@ -22,7 +22,10 @@ const LIMITS = {
   LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '10',
 };
 
-/** The fake provider, except that a source whose external_id starts with `transient-once` fails transiently on its first try. */
+/**
+ * The fake provider, except that a source whose external_id starts with `transient-once` fails transiently on its first
+ * try.
+ */
 class FlakyProviderRunner extends FakeProviderRunner {
   override async run(task: ToolTask): Promise<ToolOutput> {
     const tries = this.tasks.filter((seen) => seen.resultId === task.resultId).length;
@@ -148,7 +151,8 @@ describe(JobLifecycleService.name, () => {
         `SELECT id FROM job_results WHERE job_id = $1`,
         [jobId],
       );
-      // The first attempt fails transiently; BullMQ holds the entry for its backoff (2 s) while the result stays processing.
+      // The first attempt fails transiently; BullMQ holds the entry for its backoff (2 s) while the result stays
+      // processing.
       await until(() => provider.tasks.some((task) => task.resultId === resultId), 'the first attempt', {
         timeoutMs: 10_000,
         intervalMs: 20,
@@ -186,17 +190,20 @@ describe(JobLifecycleService.name, () => {
       expect(await creditTotals(t, account.accountId)).toEqual(before);
     });
 
-    it('refuses live jobs of a tool without a configured provider with 503 tool_unavailable, reserving nothing', async () => {
-      const before = await creditTotals(t, account.accountId);
-      const res = await create(
-        account.liveKey,
-        { input: imageInputs(1), options: { prompt: 'a beach' } },
-        '/api/v1/image/ai-edit',
-      );
-      expect(res.status).toBe(503);
-      expect(res.body.error.code).toBe('tool_unavailable');
-      expect(await creditTotals(t, account.accountId)).toEqual(before);
-    });
+    it(
+      'refuses live jobs of a tool without a configured ' + 'provider with 503 tool_unavailable, reserving nothing',
+      async () => {
+        const before = await creditTotals(t, account.accountId);
+        const res = await create(
+          account.liveKey,
+          { input: imageInputs(1), options: { prompt: 'a beach' } },
+          '/api/v1/image/ai-edit',
+        );
+        expect(res.status).toBe(503);
+        expect(res.body.error.code).toBe('tool_unavailable');
+        expect(await creditTotals(t, account.accountId)).toEqual(before);
+      },
+    );
   });
 
   describe('cancelling, with no worker consuming', () => {

@@ -397,37 +397,45 @@ describe(JobsController.name, () => {
         account = await seedAccount(t);
       });
 
-      it('cancels a processing job: queued results are cancelled, the running one finishes, the job stays cancelled', async () => {
-        const id = await client.createJob(
-          account.sandboxKey,
-          { input: imageInputs(3, (i) => `sandbox_slow_${i}`) },
-          '/api/v1/remove-background',
-        );
-        await waitForJob(t, id, (job) => job.status === 'processing', 5_000);
+      it(
+        'cancels a processing job: queued results are cancelled, ' +
+          'the running one finishes, the job stays cancelled',
+        async () => {
+          const id = await client.createJob(
+            account.sandboxKey,
+            { input: imageInputs(3, (i) => `sandbox_slow_${i}`) },
+            '/api/v1/remove-background',
+          );
+          await waitForJob(t, id, (job) => job.status === 'processing', 5_000);
 
-        const cancelled = await t.http().post(`/api/v1/jobs/${id}/cancel`).set(bearer(account.sandboxKey)).expect(200);
-        expect(Object.keys(cancelled.body.job).sort()).toEqual(JOB_FIELDS);
-        expect(cancelled.body.job).toMatchObject({ id, status: 'cancelled' });
-        expect(cancelled.body.job.completed_at).toMatch(ISO_UTC);
-        const statuses = cancelled.body.results.map((r: { status: string }) => r.status);
-        expect(statuses.filter((s: string) => s === 'processing')).toHaveLength(1);
-        expect(statuses.filter((s: string) => s === 'cancelled')).toHaveLength(2);
-        const running = cancelled.body.results.find((r: { status: string }) => r.status === 'processing');
+          const cancelled = await t
+            .http()
+            .post(`/api/v1/jobs/${id}/cancel`)
+            .set(bearer(account.sandboxKey))
+            .expect(200);
+          expect(Object.keys(cancelled.body.job).sort()).toEqual(JOB_FIELDS);
+          expect(cancelled.body.job).toMatchObject({ id, status: 'cancelled' });
+          expect(cancelled.body.job.completed_at).toMatch(ISO_UTC);
+          const statuses = cancelled.body.results.map((r: { status: string }) => r.status);
+          expect(statuses.filter((s: string) => s === 'processing')).toHaveLength(1);
+          expect(statuses.filter((s: string) => s === 'cancelled')).toHaveLength(2);
+          const running = cancelled.body.results.find((r: { status: string }) => r.status === 'processing');
 
-        const runningStatus = async (): Promise<string> =>
-          (await t.dataSource.query(`SELECT status FROM job_results WHERE id = $1`, [running.id]))[0].status;
-        await readUntil(runningStatus, (status) => status !== 'processing', 'the running result to settle', {
-          timeoutMs: 10_000,
-          intervalMs: 50,
-        });
-        const read = await t.http().get(`/api/v1/jobs/${id}`).set(bearer(account.sandboxKey)).expect(200);
-        expect(read.body.job).toMatchObject({ status: 'cancelled', completed_results: 1, failed_results: 0 });
-        expect(read.body.job.completed_at).toBe(cancelled.body.job.completed_at);
-        const finished = read.body.results.find((r: { id: string }) => r.id === running.id);
-        expect(finished.status).toBe('completed');
-        expect(finished.result_url).toEqual(expect.any(String));
-        expect(read.body.results.filter((r: { status: string }) => r.status === 'cancelled')).toHaveLength(2);
-      });
+          const runningStatus = async (): Promise<string> =>
+            (await t.dataSource.query(`SELECT status FROM job_results WHERE id = $1`, [running.id]))[0].status;
+          await readUntil(runningStatus, (status) => status !== 'processing', 'the running result to settle', {
+            timeoutMs: 10_000,
+            intervalMs: 50,
+          });
+          const read = await t.http().get(`/api/v1/jobs/${id}`).set(bearer(account.sandboxKey)).expect(200);
+          expect(read.body.job).toMatchObject({ status: 'cancelled', completed_results: 1, failed_results: 0 });
+          expect(read.body.job.completed_at).toBe(cancelled.body.job.completed_at);
+          const finished = read.body.results.find((r: { id: string }) => r.id === running.id);
+          expect(finished.status).toBe('completed');
+          expect(finished.result_url).toEqual(expect.any(String));
+          expect(read.body.results.filter((r: { status: string }) => r.status === 'cancelled')).toHaveLength(2);
+        },
+      );
 
       it('leaves a finished job as it is and returns it with 200', async () => {
         const id = await client.createJob(account.sandboxKey, { input: imageInputs(1) });
@@ -593,29 +601,32 @@ describe(JobsController.name, () => {
         expect((await creditTotals(t, account.accountId)).balance).toBe(before.balance - 2);
       });
 
-      it('answers 404 across accounts and environments, for standard jobs and unknown ids, 400 for a non-UUID', async () => {
-        const created = await client.create(
-          account.sandboxKey,
-          { images: [{ source_url: 'https://images.example.com/p/hat.jpg', external_id: 'hat-1' }] },
-          '/api/v1/product-photo-jobs',
-        );
-        expect(created.status).toBe(202);
-        const id: string = created.body.job.id;
-        await enhancement(account.sandboxKey, id).expect(200);
+      it(
+        'answers 404 across accounts and environments, for ' + 'standard jobs and unknown ids, 400 for a non-UUID',
+        async () => {
+          const created = await client.create(
+            account.sandboxKey,
+            { images: [{ source_url: 'https://images.example.com/p/hat.jpg', external_id: 'hat-1' }] },
+            '/api/v1/product-photo-jobs',
+          );
+          expect(created.status).toBe(202);
+          const id: string = created.body.job.id;
+          await enhancement(account.sandboxKey, id).expect(200);
 
-        const other = await seedAccount(t);
-        for (const key of [other.sandboxKey, other.liveKey, account.liveKey]) {
-          expectError(await enhancement(key, id), 404, 'not_found');
-        }
-        const standard = await client.createJob(account.sandboxKey, { input: imageInputs(1) });
-        expectError(await enhancement(account.sandboxKey, standard), 404, 'not_found');
-        expectError(await enhancement(account.sandboxKey, UNKNOWN_JOB_ID), 404, 'not_found');
-        const invalid = await enhancement(account.sandboxKey, 'not-a-uuid');
-        expectError(invalid, 400, 'invalid_request');
-        expect(invalid.body.error.details.errors[0].path).toBe('path.enhancementId');
-        await waitForJob(t, id);
-        await waitForJob(t, standard);
-      });
+          const other = await seedAccount(t);
+          for (const key of [other.sandboxKey, other.liveKey, account.liveKey]) {
+            expectError(await enhancement(key, id), 404, 'not_found');
+          }
+          const standard = await client.createJob(account.sandboxKey, { input: imageInputs(1) });
+          expectError(await enhancement(account.sandboxKey, standard), 404, 'not_found');
+          expectError(await enhancement(account.sandboxKey, UNKNOWN_JOB_ID), 404, 'not_found');
+          const invalid = await enhancement(account.sandboxKey, 'not-a-uuid');
+          expectError(invalid, 400, 'invalid_request');
+          expect(invalid.body.error.details.errors[0].path).toBe('path.enhancementId');
+          await waitForJob(t, id);
+          await waitForJob(t, standard);
+        },
+      );
     });
   });
 
@@ -688,52 +699,56 @@ describe(JobsController.name, () => {
       expect(missing.headers['ratelimit-remaining']).toBe('1');
     });
 
-    it('ends polls in 429 rate_limit_exceeded, GET /jobs and GET /jobs/{id} counted together, per key then per account', async () => {
-      const account = await seedAccount(t);
-      const other = await seedAccount(t);
-      const id = await client.createJob(account.liveKey, { input: imageInputs(1) });
-      const polls = [
-        () => client.list(account.liveKey),
-        () => t.http().get(`/api/v1/jobs/${id}`).set(bearer(account.liveKey)),
-        () => client.list(account.liveKey, { limit: 1 }),
-      ];
-      const remaining: string[] = [];
-      for (const poll of polls) {
-        const res = await poll().expect(200);
-        expect(res.headers['ratelimit-limit']).toBe('3');
-        expect(Number(res.headers['ratelimit-reset'])).toBeGreaterThanOrEqual(1);
-        remaining.push(res.headers['ratelimit-remaining']);
-      }
-      expect(remaining).toEqual(['2', '1', '0']);
+    it(
+      'ends polls in 429 rate_limit_exceeded, GET /jobs and ' +
+        'GET /jobs/{id} counted together, per key then per account',
+      async () => {
+        const account = await seedAccount(t);
+        const other = await seedAccount(t);
+        const id = await client.createJob(account.liveKey, { input: imageInputs(1) });
+        const polls = [
+          () => client.list(account.liveKey),
+          () => t.http().get(`/api/v1/jobs/${id}`).set(bearer(account.liveKey)),
+          () => client.list(account.liveKey, { limit: 1 }),
+        ];
+        const remaining: string[] = [];
+        for (const poll of polls) {
+          const res = await poll().expect(200);
+          expect(res.headers['ratelimit-limit']).toBe('3');
+          expect(Number(res.headers['ratelimit-reset'])).toBeGreaterThanOrEqual(1);
+          remaining.push(res.headers['ratelimit-remaining']);
+        }
+        expect(remaining).toEqual(['2', '1', '0']);
 
-      for (const poll of [polls[0], polls[1]]) {
-        const refused = await poll();
-        expectError(refused, 429, 'rate_limit_exceeded');
-        expect(refused.body.error.details).toMatchObject({ scope: 'key', limit: 3 });
-        const retryAfter = refused.headers['retry-after'];
-        expect(retryAfter).toMatch(/^\d+$/);
-        expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
-        expect(Number(retryAfter)).toBeLessThanOrEqual(60);
-        expect(refused.headers['ratelimit-limit']).toBe('3');
-        expect(refused.headers['ratelimit-remaining']).toBe('0');
-        expect(Number(refused.headers['ratelimit-reset'])).toBeGreaterThanOrEqual(1);
-        expect(refused.body.error.message).toMatch(/retry in \d+ seconds/i);
-      }
+        for (const poll of [polls[0], polls[1]]) {
+          const refused = await poll();
+          expectError(refused, 429, 'rate_limit_exceeded');
+          expect(refused.body.error.details).toMatchObject({ scope: 'key', limit: 3 });
+          const retryAfter = refused.headers['retry-after'];
+          expect(retryAfter).toMatch(/^\d+$/);
+          expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+          expect(Number(retryAfter)).toBeLessThanOrEqual(60);
+          expect(refused.headers['ratelimit-limit']).toBe('3');
+          expect(refused.headers['ratelimit-remaining']).toBe('0');
+          expect(Number(refused.headers['ratelimit-reset'])).toBeGreaterThanOrEqual(1);
+          expect(refused.body.error.message).toMatch(/retry in \d+ seconds/i);
+        }
 
-      // The account's other key has its own 3, but the account only 5 in all: 2 more, then 429.
-      const sandboxPolls = [];
-      for (let i = 0; i < 3; i++) sandboxPolls.push(await client.list(account.sandboxKey));
-      expect(sandboxPolls.map((res) => res.status)).toEqual([200, 200, 429]);
-      expect(sandboxPolls.map((res) => res.headers['ratelimit-limit'])).toEqual(['5', '5', '5']);
-      expect(sandboxPolls.map((res) => res.headers['ratelimit-remaining'])).toEqual(['1', '0', '0']);
-      expect(sandboxPolls[2].body.error).toMatchObject({
-        code: 'rate_limit_exceeded',
-        details: { scope: 'account', limit: 5 },
-      });
-      expect(Number(sandboxPolls[2].headers['retry-after'])).toBeGreaterThanOrEqual(1);
+        // The account's other key has its own 3, but the account only 5 in all: 2 more, then 429.
+        const sandboxPolls = [];
+        for (let i = 0; i < 3; i++) sandboxPolls.push(await client.list(account.sandboxKey));
+        expect(sandboxPolls.map((res) => res.status)).toEqual([200, 200, 429]);
+        expect(sandboxPolls.map((res) => res.headers['ratelimit-limit'])).toEqual(['5', '5', '5']);
+        expect(sandboxPolls.map((res) => res.headers['ratelimit-remaining'])).toEqual(['1', '0', '0']);
+        expect(sandboxPolls[2].body.error).toMatchObject({
+          code: 'rate_limit_exceeded',
+          details: { scope: 'account', limit: 5 },
+        });
+        expect(Number(sandboxPolls[2].headers['retry-after'])).toBeGreaterThanOrEqual(1);
 
-      // Another account polls on.
-      await client.list(other.liveKey).expect(200);
-    });
+        // Another account polls on.
+        await client.list(other.liveKey).expect(200);
+      },
+    );
   });
 });

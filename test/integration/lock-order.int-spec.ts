@@ -47,7 +47,8 @@ async function expectCreditsBalance(t: TestApp, accountId: string): Promise<void
             coalesce(sum(credits) FILTER (WHERE kind IN ('capture', 'release')), 0)::int AS settled
        FROM credit_ledger WHERE account_id = $1 AND job_id IS NOT NULL
       GROUP BY job_id
-     HAVING sum(credits) FILTER (WHERE kind = 'reserve') <> coalesce(sum(credits) FILTER (WHERE kind IN ('capture', 'release')), 0)`,
+     HAVING sum(credits) FILTER (WHERE kind = 'reserve') <> ` +
+      `coalesce(sum(credits) FILTER (WHERE kind IN ('capture', 'release')), 0)`,
     [accountId],
   );
   expect(unbalanced).toEqual([]);
@@ -121,7 +122,8 @@ describe(`${JobLifecycleService.name} lock order`, () => {
         const deadline = Date.now() + 5000;
         for (;;) {
           const [waiting] = await t.dataSource.query(
-            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%UPDATE accounts%'`,
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ` +
+              `ILIKE '%UPDATE accounts%'`,
           );
           if (waiting.n > 0) break;
           if (Date.now() > deadline) throw new Error('the cancel never waited for the account row');

@@ -295,15 +295,18 @@ describe('Prometheus metrics', () => {
       expect(wrongToken.body.error.code).toBe('unauthorized');
     });
 
-    it('answers 404 not_found for the API metrics while no admin token is configured, as the admin API does', async () => {
-      const off = await createTestApp({ ADMIN_TOKEN: '' });
-      try {
-        const res = await off.http().get('/metrics').set(bearer(TEST_ADMIN_TOKEN)).expect(404);
-        expect(res.body.error.code).toBe('not_found');
-      } finally {
-        await off.close();
-      }
-    });
+    it(
+      'answers 404 not_found for the API metrics while ' + 'no admin token is configured, as the admin API does',
+      async () => {
+        const off = await createTestApp({ ADMIN_TOKEN: '' });
+        try {
+          const res = await off.http().get('/metrics').set(bearer(TEST_ADMIN_TOKEN)).expect(404);
+          expect(res.body.error.code).toBe('not_found');
+        } finally {
+          await off.close();
+        }
+      },
+    );
 
     it("serves the worker's metrics on its health port without a token", async () => {
       const res = await fetch(workerMetricsUrl());

@@ -178,17 +178,20 @@ describe(OpenAiImageProvider.name, () => {
   });
 
   describe('the fake provider', () => {
-    it('repaints the whole image by default, ignoring the mask, and keeps the masked part only when told to', async () => {
-      const image = await solidPng(64, 64, [250, 0, 250, 255]);
-      const mask = await leftHalfKeptMask(64, 64);
-      const edit = { image, mask, prompt: PROMPT, shape: 'square' } as const;
-      const repainted = await providerWith().edit(edit, NEVER);
-      expect(await pixelAt(repainted, 100, 512)).not.toEqual([250, 0, 250]);
-      fake.repaintEverything = false;
-      const kept = await providerWith().edit(edit, NEVER);
-      expect(await pixelAt(kept, 100, 512)).toEqual([250, 0, 250]);
-      expect(await pixelAt(kept, 900, 512)).not.toEqual([250, 0, 250]);
-    });
+    it(
+      'repaints the whole image by default, ignoring the ' + 'mask, and keeps the masked part only when told to',
+      async () => {
+        const image = await solidPng(64, 64, [250, 0, 250, 255]);
+        const mask = await leftHalfKeptMask(64, 64);
+        const edit = { image, mask, prompt: PROMPT, shape: 'square' } as const;
+        const repainted = await providerWith().edit(edit, NEVER);
+        expect(await pixelAt(repainted, 100, 512)).not.toEqual([250, 0, 250]);
+        fake.repaintEverything = false;
+        const kept = await providerWith().edit(edit, NEVER);
+        expect(await pixelAt(kept, 100, 512)).toEqual([250, 0, 250]);
+        expect(await pixelAt(kept, 900, 512)).not.toEqual([250, 0, 250]);
+      },
+    );
   });
 
   describe('logs', () => {
@@ -290,18 +293,21 @@ describe(OpenAiImageProvider.name, () => {
       expect(fake.requests).toHaveLength(1);
     });
 
-    it('counts the waits between retries against the one deadline, and ends at it rather than after a wait', async () => {
-      // The second wait fits the whole deadline (3 s) but not what is left of it after the first.
-      fake.script({ kind: 'rate_limited', retryAfterSeconds: 1 }, { kind: 'rate_limited', retryAfterSeconds: 2.9 });
-      const started = Date.now();
-      const failure = await failureOf(providerWith({ timeoutSeconds: 3 }).generate(generation, NEVER));
-      const elapsed = Date.now() - started;
-      expect(failure.code).toBe('timeout');
-      expect(elapsed).toBeGreaterThanOrEqual(2950);
-      // Waiting out the second Retry-After would end after 3.9 s.
-      expect(elapsed).toBeLessThan(3700);
-      expect(fake.requests).toHaveLength(2);
-    });
+    it(
+      'counts the waits between retries against the one ' + 'deadline, and ends at it rather than after a wait',
+      async () => {
+        // The second wait fits the whole deadline (3 s) but not what is left of it after the first.
+        fake.script({ kind: 'rate_limited', retryAfterSeconds: 1 }, { kind: 'rate_limited', retryAfterSeconds: 2.9 });
+        const started = Date.now();
+        const failure = await failureOf(providerWith({ timeoutSeconds: 3 }).generate(generation, NEVER));
+        const elapsed = Date.now() - started;
+        expect(failure.code).toBe('timeout');
+        expect(elapsed).toBeGreaterThanOrEqual(2950);
+        // Waiting out the second Retry-After would end after 3.9 s.
+        expect(elapsed).toBeLessThan(3700);
+        expect(fake.requests).toHaveLength(2);
+      },
+    );
 
     it("rejects with the caller's own abort, not an ImageProviderError, while waiting for an answer", async () => {
       fake.script({ kind: 'slow', delayMs: 5000 });
@@ -314,19 +320,22 @@ describe(OpenAiImageProvider.name, () => {
       expect(Date.now() - started).toBeLessThan(3000);
     });
 
-    it("rejects with the caller's abort at once while waiting out a Retry-After, and sends no retry after it", async () => {
-      fake.script({ kind: 'rate_limited', retryAfterSeconds: 1 });
-      const controller = new AbortController();
-      const reason = new Error('the job was cancelled');
-      setTimeout(() => controller.abort(reason), 200);
-      const started = Date.now();
-      await expect(providerWith().generate(generation, controller.signal)).rejects.toBe(reason);
-      // Before the 1 s Retry-After ran out.
-      expect(Date.now() - started).toBeLessThan(900);
-      // The client's own wait runs to its end (it cannot be cancelled), then sees the abort.
-      await sleep(1200);
-      expect(fake.requests).toHaveLength(1);
-    });
+    it(
+      "rejects with the caller's abort at once while " + 'waiting out a Retry-After, and sends no retry after it',
+      async () => {
+        fake.script({ kind: 'rate_limited', retryAfterSeconds: 1 });
+        const controller = new AbortController();
+        const reason = new Error('the job was cancelled');
+        setTimeout(() => controller.abort(reason), 200);
+        const started = Date.now();
+        await expect(providerWith().generate(generation, controller.signal)).rejects.toBe(reason);
+        // Before the 1 s Retry-After ran out.
+        expect(Date.now() - started).toBeLessThan(900);
+        // The client's own wait runs to its end (it cannot be cancelled), then sees the abort.
+        await sleep(1200);
+        expect(fake.requests).toHaveLength(1);
+      },
+    );
   });
 
   describe('answers that are not an image', () => {

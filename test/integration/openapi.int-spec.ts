@@ -74,7 +74,8 @@ describe('OpenAPI document', () => {
   });
   afterAll(() => t.close());
 
-  // The document is the product's interface: any change to it, down to a byte, is made on purpose and reviewed (`jest -u`).
+  // The document is the product's interface: any change to it, down to a byte, is made on purpose and reviewed (`jest
+  // -u`).
   it('is byte for byte the document of this version', () => {
     expect({
       sha256: createHash('sha256').update(text).digest('hex'),
@@ -108,32 +109,36 @@ describe('OpenAPI document', () => {
     expect(Object.keys(doc.paths['/admin/v1/api-keys/{keyId}'])).toEqual(['delete']);
   });
 
-  it('describes every create endpoint with its body, the Idempotency-Key header, 202 and 200, and each error status', () => {
-    const creates: Record<string, string> = {
-      '/api/v1/image/edit': 'ImageEditRequestDto',
-      '/api/v1/image/ai-edit': 'ImageAiEditRequestDto',
-      '/api/v1/ad/create': 'AdCreateRequestDto',
-      '/api/v1/scene/create': 'SceneCreateRequestDto',
-      '/api/v1/image/generate': 'ImageGenerateRequestDto',
-      '/api/v1/remove-background': 'RemoveBackgroundRequestDto',
-      '/api/v1/product-photo-jobs': 'ProductPhotoJobRequestDto',
-    };
-    for (const [path, body] of Object.entries(creates)) {
-      const operation = doc.paths[path]?.post as Operation & {
-        requestBody?: { content: Record<string, { schema: SchemaObject }> };
-        parameters?: Array<{ name: string; in: string; required?: boolean }>;
+  it(
+    'describes every create endpoint with its body, the ' +
+      'Idempotency-Key header, 202 and 200, and each error status',
+    () => {
+      const creates: Record<string, string> = {
+        '/api/v1/image/edit': 'ImageEditRequestDto',
+        '/api/v1/image/ai-edit': 'ImageAiEditRequestDto',
+        '/api/v1/ad/create': 'AdCreateRequestDto',
+        '/api/v1/scene/create': 'SceneCreateRequestDto',
+        '/api/v1/image/generate': 'ImageGenerateRequestDto',
+        '/api/v1/remove-background': 'RemoveBackgroundRequestDto',
+        '/api/v1/product-photo-jobs': 'ProductPhotoJobRequestDto',
       };
-      expect(operation).toBeDefined();
-      expect(operation.requestBody?.content['application/json'].schema.$ref).toBe(`#/components/schemas/${body}`);
-      expect(operation.parameters).toEqual(
-        expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: true })]),
-      );
-      expect(Object.keys(operation.responses)).toEqual(
-        expect.arrayContaining(['200', '202', '400', '401', '402', '403', '409', '429', '503']),
-      );
-      expect(operation.security).toEqual([{ api_key: [] }]);
-    }
-  });
+      for (const [path, body] of Object.entries(creates)) {
+        const operation = doc.paths[path]?.post as Operation & {
+          requestBody?: { content: Record<string, { schema: SchemaObject }> };
+          parameters?: Array<{ name: string; in: string; required?: boolean }>;
+        };
+        expect(operation).toBeDefined();
+        expect(operation.requestBody?.content['application/json'].schema.$ref).toBe(`#/components/schemas/${body}`);
+        expect(operation.parameters).toEqual(
+          expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: true })]),
+        );
+        expect(Object.keys(operation.responses)).toEqual(
+          expect.arrayContaining(['200', '202', '400', '401', '402', '403', '409', '429', '503']),
+        );
+        expect(operation.security).toEqual([{ api_key: [] }]);
+      }
+    },
+  );
 
   it('describes reading and cancelling jobs, enhancements, and the webhook operator routes', () => {
     const expected: Array<[string, string, string[]]> = [
@@ -166,15 +171,19 @@ describe('OpenAPI document', () => {
     );
   });
 
-  it('marks which credentials each route needs: none for the catalog, an API key for the account, the admin token for admin', () => {
-    expect(doc.paths['/api/v1/tools'].get.security ?? []).toEqual([]);
-    expect(doc.paths['/api/v1/product-photo-presets'].get.security ?? []).toEqual([]);
-    expect(doc.paths['/api/v1/account'].get.security).toEqual([{ api_key: [] }]);
-    for (const [path, operations] of Object.entries(doc.paths)) {
-      if (!path.startsWith('/admin/v1/')) continue;
-      for (const operation of Object.values(operations)) expect(operation.security).toEqual([{ admin: [] }]);
-    }
-  });
+  it(
+    'marks which credentials each route needs: none for the ' +
+      'catalog, an API key for the account, the admin token for admin',
+    () => {
+      expect(doc.paths['/api/v1/tools'].get.security ?? []).toEqual([]);
+      expect(doc.paths['/api/v1/product-photo-presets'].get.security ?? []).toEqual([]);
+      expect(doc.paths['/api/v1/account'].get.security).toEqual([{ api_key: [] }]);
+      for (const [path, operations] of Object.entries(doc.paths)) {
+        if (!path.startsWith('/admin/v1/')) continue;
+        for (const operation of Object.values(operations)) expect(operation.security).toEqual([{ admin: [] }]);
+      }
+    },
+  );
 
   it('declares both credentials as HTTP bearer schemes, without calling them JWTs', () => {
     const schemes = doc.components.securitySchemes ?? {};

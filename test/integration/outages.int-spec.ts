@@ -99,7 +99,10 @@ async function runLoad(
   return { creates, answers };
 }
 
-/** Retries every create that was not answered with a job, with its own key, until it is; returns all job ids the client learnt. */
+/**
+ * Retries every create that was not answered with a job, with its own key, until it is; returns all job ids the client
+ * learnt.
+ */
 async function settleCreates(t: TestApp, account: SeededAccount, creates: Create[]): Promise<string[]> {
   const ids: string[] = [];
   for (const create of creates) {
@@ -243,37 +246,40 @@ describe('Outages', () => {
       await redis?.kill();
     });
 
-    it('answers 2xx or the 503 envelope throughout, reports not ready, and recovers when Redis returns empty', async () => {
-      let stopLoad!: () => void;
-      const load = runLoad(t, account, new Promise<void>((resolve) => (stopLoad = resolve)));
-      await sleep(500);
-      await redis.kill();
-      await sleep(1500);
-      const ready = await t.http().get('/health/ready');
-      expect(ready.status).toBe(503);
-      expect(ready.body.checks.redis).toBe('down');
-      await sleep(1000);
-      await redis.restart();
-      await until(async () => (await t.http().get('/health/ready')).status === 200, 'ready again', {
-        timeoutMs: 30_000,
-      });
-      await sleep(1000);
-      stopLoad();
-      const { creates, answers } = await load;
+    it(
+      'answers 2xx or the 503 envelope throughout, reports ' + 'not ready, and recovers when Redis returns empty',
+      async () => {
+        let stopLoad!: () => void;
+        const load = runLoad(t, account, new Promise<void>((resolve) => (stopLoad = resolve)));
+        await sleep(500);
+        await redis.kill();
+        await sleep(1500);
+        const ready = await t.http().get('/health/ready');
+        expect(ready.status).toBe(503);
+        expect(ready.body.checks.redis).toBe('down');
+        await sleep(1000);
+        await redis.restart();
+        await until(async () => (await t.http().get('/health/ready')).status === 200, 'ready again', {
+          timeoutMs: 30_000,
+        });
+        await sleep(1000);
+        stopLoad();
+        const { creates, answers } = await load;
 
-      for (const res of answers) expectSuccessOrOutage(res);
-      expect(answers.some((res) => res.status === 503)).toBe(true);
-      const lastCreates = creates.slice(-2);
-      expect(lastCreates.map((create) => create.status)).toEqual([202, 202]);
+        for (const res of answers) expectSuccessOrOutage(res);
+        expect(answers.some((res) => res.status === 503)).toBe(true);
+        const lastCreates = creates.slice(-2);
+        expect(lastCreates.map((create) => create.status)).toEqual([202, 202]);
 
-      const ids = await settleCreates(t, account, creates);
-      const rows: Array<{ id: string }> = await t.dataSource.query(`SELECT id FROM jobs WHERE account_id = $1`, [
-        account.accountId,
-      ]);
-      expect(new Set(ids)).toEqual(new Set(rows.map((row) => row.id)));
-      // Every committed job runs, including those whose queue entries Redis lost.
-      for (const id of new Set(ids)) await waitForJob(t, id, (job) => job.status === 'completed', 30_000);
-    });
+        const ids = await settleCreates(t, account, creates);
+        const rows: Array<{ id: string }> = await t.dataSource.query(`SELECT id FROM jobs WHERE account_id = $1`, [
+          account.accountId,
+        ]);
+        expect(new Set(ids)).toEqual(new Set(rows.map((row) => row.id)));
+        // Every committed job runs, including those whose queue entries Redis lost.
+        for (const id of new Set(ids)) await waitForJob(t, id, (job) => job.status === 'completed', 30_000);
+      },
+    );
   });
 
   describe('PostgreSQL connections terminated under load', () => {
@@ -311,7 +317,8 @@ describe('Outages', () => {
       for (let round = 0; round < 15; round++) {
         await sleep(150);
         const rows: unknown[] = await admin.query(
-          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()`,
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 ` +
+            `AND pid <> pg_backend_pid()`,
           [appName],
         );
         terminated += rows.length;

@@ -188,27 +188,30 @@ describe('rate limits of the job endpoints', () => {
     expect(refused.body.error.details).toMatchObject({ scope: 'key' });
   });
 
-  it('counts POST /jobs/{id}/cancel against the create limit, giving the slot back when the cancel is refused', async () => {
-    const { sandboxKey } = await seedAccount(t);
-    const created = await create(sandboxKey);
-    expect(created.status).toBe(202);
-    expect(created.headers['ratelimit-remaining']).toBe('2');
-    const cancel = (id: string) => t.http().post(`/api/v1/jobs/${id}/cancel`).set(bearer(sandboxKey));
+  it(
+    'counts POST /jobs/{id}/cancel against the create ' + 'limit, giving the slot back when the cancel is refused',
+    async () => {
+      const { sandboxKey } = await seedAccount(t);
+      const created = await create(sandboxKey);
+      expect(created.status).toBe(202);
+      expect(created.headers['ratelimit-remaining']).toBe('2');
+      const cancel = (id: string) => t.http().post(`/api/v1/jobs/${id}/cancel`).set(bearer(sandboxKey));
 
-    const cancelled = await cancel(created.body.job.id);
-    expect(cancelled.status).toBe(200);
-    expect(cancelled.headers).toMatchObject({ 'ratelimit-limit': '3', 'ratelimit-remaining': '1' });
+      const cancelled = await cancel(created.body.job.id);
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.headers).toMatchObject({ 'ratelimit-limit': '3', 'ratelimit-remaining': '1' });
 
-    const unknown = await cancel(randomUUID());
-    expect(unknown.status).toBe(404);
-    expect(unknown.headers['ratelimit-remaining']).toBe('1');
+      const unknown = await cancel(randomUUID());
+      expect(unknown.status).toBe(404);
+      expect(unknown.headers['ratelimit-remaining']).toBe('1');
 
-    expect((await cancel(created.body.job.id)).headers['ratelimit-remaining']).toBe('0');
-    const refused = await cancel(created.body.job.id);
-    expectRateLimited(refused, 3);
-    // Cancels spend the create budget, not the polling one.
-    expect((await t.http().get('/api/v1/jobs').set(bearer(sandboxKey))).headers['ratelimit-remaining']).toBe('2');
-  });
+      expect((await cancel(created.body.job.id)).headers['ratelimit-remaining']).toBe('0');
+      const refused = await cancel(created.body.job.id);
+      expectRateLimited(refused, 3);
+      // Cancels spend the create budget, not the polling one.
+      expect((await t.http().get('/api/v1/jobs').set(bearer(sandboxKey))).headers['ratelimit-remaining']).toBe('2');
+    },
+  );
 
   it("reports the slot a refused create gave back in that response's RateLimit-Remaining", async () => {
     const { liveKey } = await seedAccount(t, { credits: 0 });

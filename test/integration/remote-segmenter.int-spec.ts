@@ -57,48 +57,55 @@ describe('a remote segmenter behind the Segmenter interface, over loopback HTTP'
     }>;
   };
 
-  it("cuts out with the service's mask: it received the photo as PNG, and the result's alpha is its answer", async () => {
-    service.failWith = null;
-    const res = await removeBackground({ input: [{ image_url: server.url('/disc.jpg') }] }).expect(202);
-    const [result] = await readResults(res.body.job.id);
-    expect(result.status).toBe('completed');
-    expect(service.received.at(-1)).toEqual({ contentType: 'image/png', width: 320, height: 240 });
-    const url = new URL(result.result_url as string);
-    const output = await decodeRgba(
-      (
-        await t
-          .http()
-          .get(url.pathname + url.search)
-          .buffer(true)
-          .expect(200)
-      ).body,
-    );
-    let both = 0;
-    let either = 0;
-    for (let y = 0; y < 240; y++) {
-      for (let x = 0; x < 320; x++) {
-        const opaque = output.pixel(x, y)[3] >= 128;
-        if (opaque && inDisc(x, y)) both++;
-        if (opaque || inDisc(x, y)) either++;
+  it(
+    "cuts out with the service's mask: it received the " + "photo as PNG, and the result's alpha is its answer",
+    async () => {
+      service.failWith = null;
+      const res = await removeBackground({ input: [{ image_url: server.url('/disc.jpg') }] }).expect(202);
+      const [result] = await readResults(res.body.job.id);
+      expect(result.status).toBe('completed');
+      expect(service.received.at(-1)).toEqual({ contentType: 'image/png', width: 320, height: 240 });
+      const url = new URL(result.result_url as string);
+      const output = await decodeRgba(
+        (
+          await t
+            .http()
+            .get(url.pathname + url.search)
+            .buffer(true)
+            .expect(200)
+        ).body,
+      );
+      let both = 0;
+      let either = 0;
+      for (let y = 0; y < 240; y++) {
+        for (let x = 0; x < 320; x++) {
+          const opaque = output.pixel(x, y)[3] >= 128;
+          if (opaque && inDisc(x, y)) both++;
+          if (opaque || inDisc(x, y)) either++;
+        }
       }
-    }
-    expect(both / either).toBeGreaterThan(0.97);
-    expect(output.pixel(5, 5)[3]).toBe(0);
-    expect(output.pixel(DISC.cx, DISC.cy)).toEqual(
-      [240, 140, 30, 255].map((value, i) => (i === 3 ? 255 : expect.closeTo(value, -1))),
-    );
-  });
+      expect(both / either).toBeGreaterThan(0.97);
+      expect(output.pixel(5, 5)[3]).toBe(0);
+      expect(output.pixel(DISC.cx, DISC.cy)).toEqual(
+        [240, 140, 30, 255].map((value, i) => (i === 3 ? 255 : expect.closeTo(value, -1))),
+      );
+    },
+  );
 
-  it('fails with provider_error when the service keeps failing, retried within RESULT_ATTEMPTS, releasing the credits', async () => {
-    service.failWith = 503;
-    const before = await creditTotals(t, account.accountId);
-    const calls = service.received.length;
-    const res = await removeBackground({ input: [{ image_url: server.url('/disc.jpg') }] }).expect(202);
-    const [result] = await readResults(res.body.job.id);
-    expect(result).toMatchObject({ status: 'failed', error_code: 'provider_error', result_url: null });
-    expect(service.received.length - calls).toBe(2);
-    expect(await creditTotals(t, account.accountId)).toEqual(before);
-  });
+  it(
+    'fails with provider_error when the service keeps failing, ' +
+      'retried within RESULT_ATTEMPTS, releasing the credits',
+    async () => {
+      service.failWith = 503;
+      const before = await creditTotals(t, account.accountId);
+      const calls = service.received.length;
+      const res = await removeBackground({ input: [{ image_url: server.url('/disc.jpg') }] }).expect(202);
+      const [result] = await readResults(res.body.job.id);
+      expect(result).toMatchObject({ status: 'failed', error_code: 'provider_error', result_url: null });
+      expect(service.received.length - calls).toBe(2);
+      expect(await creditTotals(t, account.accountId)).toEqual(before);
+    },
+  );
 
   it('does not retry a service that refuses the request (4xx)', async () => {
     service.failWith = 400;

@@ -228,7 +228,10 @@ describe('result pixels for a fixed set of requests', () => {
     await server?.stop();
   });
 
-  /** Runs the cases one job at a time (so a provider answering in turn paints the same images) and fingerprints every image. */
+  /**
+   * Runs the cases one job at a time (so a provider answering in turn paints the same images) and fingerprints every
+   * image.
+   */
   async function fingerprints(t: TestApp, account: SeededAccount, cases: Case[]): Promise<Record<string, string[]>> {
     const client = generativeClient(t, () => account);
     const prints: Record<string, string[]> = {};

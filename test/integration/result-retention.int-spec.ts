@@ -75,7 +75,8 @@ describe.each([
     const jobId: string = res.body.job.id;
     await waitForJob(t, jobId, (job) => job.status === 'completed');
     await t.dataSource.query(
-      `UPDATE job_results SET completed_at = now() - make_interval(days => CASE index WHEN 0 THEN $2::int ELSE $3::int END)
+      `UPDATE job_results SET completed_at = now() - make_interval(days => ` +
+        `CASE index WHEN 0 THEN $2::int ELSE $3::int END)
         WHERE job_id = $1`,
       [jobId, oldDays, newDays],
     );

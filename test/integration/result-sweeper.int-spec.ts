@@ -18,7 +18,10 @@ import { readUntil } from '../support/waiting';
 
 const BLOCKED_MESSAGE = 'The source resolves to a private address.';
 
-/** The fake provider, except that sources whose external_id starts with `blocked` are refused as the address policy would. */
+/**
+ * The fake provider, except that sources whose external_id starts with `blocked` are refused as the address policy
+ * would.
+ */
 class BlockingProviderRunner extends FakeProviderRunner {
   override async run(task: ToolTask): Promise<ToolOutput> {
     if (task.externalId?.startsWith('blocked')) {

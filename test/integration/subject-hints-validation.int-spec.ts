@@ -16,7 +16,10 @@ type Hints = Record<string, unknown>;
 const REGION = { left: 0.1, top: 0.05, right: 0.7, bottom: 0.95 };
 const GOOD_HINTS: Hints = { region: REGION, keep_points: [{ x: 0.4, y: 0.5 }] };
 
-/** What is wrong with the second image's hints, the hints sent, and the path under `<images>[1].subject_hints` the 400 names. */
+/**
+ * What is wrong with the second image's hints, the hints sent, and the path under `<images>[1].subject_hints` the 400
+ * names.
+ */
 const BAD_HINTS: Array<[what: string, hints: unknown, path: string]> = [
   ['region.left below 0', { region: { ...REGION, left: -0.1 } }, '.region.left'],
   ['region.right above 1', { region: { ...REGION, right: 1.5 } }, '.region.right'],
@@ -148,13 +151,17 @@ describe('subject hints and mask output: refusals that write nothing', () => {
         await expectRefused(path, withHints(hints), refusedKey, [`${images}[1].subject_hints${path_}`]);
       });
 
-      it('accepts hints at their bounds (a region of the whole image, points on its corners and edges), with the key every refusal used', async () => {
-        const edges = {
-          region: { left: 0, top: 0, right: 1, bottom: 1 },
-          keep_points: [{ x: 0, y: 0 }, { x: 1, y: 1 }, ...Array.from({ length: 8 }, () => ({ x: 0.5, y: 1 }))],
-        };
-        await expectAccepted(path, withHints(edges), refusedKey, 2);
-      });
+      it(
+        'accepts hints at their bounds (a region of the whole image, ' +
+          'points on its corners and edges), with the key every refusal used',
+        async () => {
+          const edges = {
+            region: { left: 0, top: 0, right: 1, bottom: 1 },
+            keep_points: [{ x: 0, y: 0 }, { x: 1, y: 1 }, ...Array.from({ length: 8 }, () => ({ x: 0.5, y: 1 }))],
+          };
+          await expectAccepted(path, withHints(edges), refusedKey, 2);
+        },
+      );
 
       it('accepts a region alone, keep points alone, and null for no hints', async () => {
         await expectAccepted(

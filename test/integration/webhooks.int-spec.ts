@@ -248,7 +248,8 @@ describe('webhooks', () => {
       await redirecting.waitFor(2);
       await sleep(300);
       const [attempt] = await t.dataSource.query(
-        `SELECT a.outcome, a.status_code, a.error FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+        `SELECT a.outcome, a.status_code, a.error FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = ` +
+          `a.delivery_id
           WHERE d.job_id = $1 ORDER BY a.started_at LIMIT 1`,
         [redirected.body.job.id],
       );
@@ -316,34 +317,41 @@ describe('webhooks', () => {
     }
   });
 
-  it('redelivers an event with the same id and body as a new delivery, and answers 404 for unknown events', async () => {
-    const receiver = await WebhookReceiver.start();
-    try {
-      await createJob(receiver.url).expect(202);
-      const [first] = await receiver.waitFor(1);
-      const eventId = String(first.headers['x-service-event-id']);
-      const res = await t.http().post(`/admin/v1/webhook-events/${eventId}/redeliver`).set(admin()).expect(202);
-      expect(res.body.delivery).toMatchObject({ event_id: eventId, status: 'pending', attempts: 0 });
-      await receiver.waitFor(3);
-      const again = receiver.received.filter((d) => d.headers['x-service-event-id'] === eventId);
-      expect(again).toHaveLength(2);
-      expect(again[1].body).toBe(again[0].body);
-      await t
-        .http()
-        .post('/admin/v1/webhook-events/7d1c3a8e-4f4f-4d55-9a43-0a1d1f1e2b3c/redeliver')
-        .set(admin())
-        .expect(404);
-      await t.http().post('/admin/v1/webhook-events/not-a-uuid/redeliver').set(admin()).expect(400);
-      await t.http().post(`/admin/v1/webhook-events/${eventId}/redeliver`).expect(401);
-      const unknownAccount = '0f2c9f6e-8a4b-4c1d-9e3f-5a6b7c8d9e0f';
-      await t.http().get(`/admin/v1/accounts/${unknownAccount}/webhook-secret`).set(admin()).expect(404);
-      await t.http().post(`/admin/v1/accounts/${unknownAccount}/webhook-secret`).set(admin()).expect(404);
-      await t.http().get(`/admin/v1/accounts/${unknownAccount}/webhook-deliveries`).set(admin()).expect(404);
-      await t.http().get(`/admin/v1/accounts/${account.accountId}/webhook-deliveries?limit=0`).set(admin()).expect(400);
-    } finally {
-      await receiver.stop();
-    }
-  });
+  it(
+    'redelivers an event with the same id and body as ' + 'a new delivery, and answers 404 for unknown events',
+    async () => {
+      const receiver = await WebhookReceiver.start();
+      try {
+        await createJob(receiver.url).expect(202);
+        const [first] = await receiver.waitFor(1);
+        const eventId = String(first.headers['x-service-event-id']);
+        const res = await t.http().post(`/admin/v1/webhook-events/${eventId}/redeliver`).set(admin()).expect(202);
+        expect(res.body.delivery).toMatchObject({ event_id: eventId, status: 'pending', attempts: 0 });
+        await receiver.waitFor(3);
+        const again = receiver.received.filter((d) => d.headers['x-service-event-id'] === eventId);
+        expect(again).toHaveLength(2);
+        expect(again[1].body).toBe(again[0].body);
+        await t
+          .http()
+          .post('/admin/v1/webhook-events/7d1c3a8e-4f4f-4d55-9a43-0a1d1f1e2b3c/redeliver')
+          .set(admin())
+          .expect(404);
+        await t.http().post('/admin/v1/webhook-events/not-a-uuid/redeliver').set(admin()).expect(400);
+        await t.http().post(`/admin/v1/webhook-events/${eventId}/redeliver`).expect(401);
+        const unknownAccount = '0f2c9f6e-8a4b-4c1d-9e3f-5a6b7c8d9e0f';
+        await t.http().get(`/admin/v1/accounts/${unknownAccount}/webhook-secret`).set(admin()).expect(404);
+        await t.http().post(`/admin/v1/accounts/${unknownAccount}/webhook-secret`).set(admin()).expect(404);
+        await t.http().get(`/admin/v1/accounts/${unknownAccount}/webhook-deliveries`).set(admin()).expect(404);
+        await t
+          .http()
+          .get(`/admin/v1/accounts/${account.accountId}/webhook-deliveries?limit=0`)
+          .set(admin())
+          .expect(400);
+      } finally {
+        await receiver.stop();
+      }
+    },
+  );
 
   it('records events of jobs without a webhook_url, with no delivery', async () => {
     const res = await t
@@ -355,7 +363,8 @@ describe('webhooks', () => {
       .expect(202);
     await waitForJob(t, res.body.job.id);
     const rows = await t.dataSource.query(
-      `SELECT e.type, count(d.id)::int AS deliveries FROM webhook_events e LEFT JOIN webhook_deliveries d ON d.event_id = e.id
+      `SELECT e.type, count(d.id)::int AS deliveries FROM webhook_events e LEFT JOIN webhook_deliveries d ON ` +
+        `d.event_id = e.id
         WHERE e.job_id = $1 GROUP BY e.id, e.type, e.sequence ORDER BY e.sequence`,
       [res.body.job.id],
     );
@@ -424,36 +433,39 @@ describe('webhook retention', () => {
   });
   afterAll(() => t.close());
 
-  it('deletes events past the retention period with their deliveries and attempts, but never a pending one', async () => {
-    const account = await seedAccount(t);
-    const res = await t
-      .http()
-      .post('/api/v1/image/edit')
-      .set(bearer(account.sandboxKey))
-      .set('Idempotency-Key', idempotencyKey())
-      .send({ input: imageInputs(2) })
-      .expect(202);
-    const jobId = res.body.job.id;
-    await waitForJob(t, jobId);
-    const events: Array<{ id: string }> = await t.dataSource.query(
-      `SELECT id FROM webhook_events WHERE job_id = $1 ORDER BY sequence`,
-      [jobId],
-    );
-    expect(events).toHaveLength(3);
-    const [old, pending, fresh] = events.map((event) => event.id);
-    await t.dataSource.query(`UPDATE webhook_events SET created_at = now() - interval '31 days' WHERE id = ANY($1)`, [
-      [old, pending],
-    ]);
-    await t.dataSource.query(
-      `INSERT INTO webhook_deliveries (id, event_id, account_id, job_id, url, status, attempts, next_attempt_at)
+  it(
+    'deletes events past the retention period with their ' + 'deliveries and attempts, but never a pending one',
+    async () => {
+      const account = await seedAccount(t);
+      const res = await t
+        .http()
+        .post('/api/v1/image/edit')
+        .set(bearer(account.sandboxKey))
+        .set('Idempotency-Key', idempotencyKey())
+        .send({ input: imageInputs(2) })
+        .expect(202);
+      const jobId = res.body.job.id;
+      await waitForJob(t, jobId);
+      const events: Array<{ id: string }> = await t.dataSource.query(
+        `SELECT id FROM webhook_events WHERE job_id = $1 ORDER BY sequence`,
+        [jobId],
+      );
+      expect(events).toHaveLength(3);
+      const [old, pending, fresh] = events.map((event) => event.id);
+      await t.dataSource.query(`UPDATE webhook_events SET created_at = now() - interval '31 days' WHERE id = ANY($1)`, [
+        [old, pending],
+      ]);
+      await t.dataSource.query(
+        `INSERT INTO webhook_deliveries (id, event_id, account_id, job_id, url, status, attempts, next_attempt_at)
        VALUES (gen_random_uuid(), $1, $2, $3, 'https://hooks.example.com/x', 'pending', 3, now() + interval '1 hour')`,
-      [pending, account.accountId, jobId],
-    );
-    const { purged } = await t.app.get(WebhookSweeperService).sweep();
-    expect(purged).toBe(1);
-    const left: Array<{ id: string }> = await t.dataSource.query(`SELECT id FROM webhook_events WHERE job_id = $1`, [
-      jobId,
-    ]);
-    expect(left.map((event) => event.id).sort()).toEqual([pending, fresh].sort());
-  });
+        [pending, account.accountId, jobId],
+      );
+      const { purged } = await t.app.get(WebhookSweeperService).sweep();
+      expect(purged).toBe(1);
+      const left: Array<{ id: string }> = await t.dataSource.query(`SELECT id FROM webhook_events WHERE job_id = $1`, [
+        jobId,
+      ]);
+      expect(left.map((event) => event.id).sort()).toEqual([pending, fresh].sort());
+    },
+  );
 });

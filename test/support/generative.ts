@@ -4,7 +4,10 @@ import { ImageSourceServer } from './image-source-server';
 import { idempotencyKey, waitForJob, type ResultBody } from './jobs';
 import { bearer, type SeededAccount, type TestApp } from './test-app';
 
-/** The product photo of the generative tests: an orange disc of radius 110 centred at (240, 180) on flat blue-grey, 480 x 360. */
+/**
+ * The product photo of the generative tests: an orange disc of radius 110 centred at (240, 180) on flat blue-grey, 480
+ * x 360.
+ */
 export const DISC = { cx: 240, cy: 180, r: 110 };
 export const ORANGE: Rgb = [240, 140, 30];
 export const BLUE_GREY: Rgb = [90, 100, 120];

@@ -19,7 +19,9 @@ import { testServices } from './test-services';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
 
-/** Where tests keep the prepared segmentation model, shared by every test run on the machine (preparation is atomic). */
+/**
+ * Where tests keep the prepared segmentation model, shared by every test run on the machine (preparation is atomic).
+ */
 export const TEST_MODELS_DIR = join(tmpdir(), 'imgjobs-test-models');
 
 export interface TestApp {

@@ -241,7 +241,9 @@ export const configSchema = z
       context.addIssue({
         code: 'custom',
         path: ['RESULT_URL_TTL_SECONDS'],
-        message: `must be at most ${MAX_PRESIGNED_URL_SECONDS} (7 days) with RESULT_URLS=presigned: S3 refuses longer presigned URLs`,
+        message:
+          `must be at most ${MAX_PRESIGNED_URL_SECONDS} (7 days) with RESULT_URLS=presigned: S3 ` +
+          `refuses longer presigned URLs`,
       });
     }
     if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY)) {

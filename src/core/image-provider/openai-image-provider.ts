@@ -196,10 +196,13 @@ export class OpenAiImageProvider implements ImageProvider {
     return readCapped(response, MAX_IMAGE_BYTES, subject);
   }
 
-  /** Any failure of the client as a message fit for API clients: never the prompt, the key or the provider's own text. */
+  /**
+   * Any failure of the client as a message fit for API clients: never the prompt, the key or the provider's own text.
+   */
   private asProviderError(error: unknown): ImageProviderError {
     if (error instanceof ImageProviderError) return error;
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-argument -- instanceof narrows to the SDK's APIError<any, any, any>
+    // instanceof narrows to the SDK's APIError<any, any, any>, whose type arguments are `any`:
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-argument
     if (error instanceof APIError && error.status !== undefined) return this.statusError(error.status, error);
     if (error instanceof APIConnectionError) return unreachable('The image provider', error.cause);
     // By name, not instanceof: fetch's Response parses the body in Node's main realm, whose
@@ -216,7 +219,8 @@ export class OpenAiImageProvider implements ImageProvider {
     if ((status === 429 || status >= 500) && wait !== null && wait > this.timeoutMs) {
       return new ImageProviderError(
         'provider_error',
-        `The image provider answered HTTP ${status} and asked to wait ${Math.ceil(wait / 1000)} s, longer than a call may take (${this.settings.timeoutSeconds} s).`,
+        `The image provider answered HTTP ${status} and asked to wait ${Math.ceil(wait / 1000)} s, longer than a ` +
+          `call may take (${this.settings.timeoutSeconds} s).`,
       );
     }
     if (status === 429)
@@ -274,7 +278,10 @@ function settledOrAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> 
   });
 }
 
-/** The wait a response asks for before a retry, read as the client reads it: `retry-after-ms`, else Retry-After in seconds or as a date. */
+/**
+ * The wait a response asks for before a retry, read as the client reads it: `retry-after-ms`, else Retry-After in
+ * seconds or as a date.
+ */
 function requestedWaitMs(headers: Headers): number | null {
   const milliseconds = parseFloat(headers.get('retry-after-ms') ?? '');
   // Zero counts as absent, as for the client, which then reads Retry-After.

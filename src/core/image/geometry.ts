@@ -22,7 +22,10 @@ export interface ResizeRequest {
  */
 export interface GeometryPlan {
   scaled: Size;
-  /** `scale` resamples to `scaled` (the aspect ratio is kept by construction); `cover` fills it, cutting the overflow centred. */
+  /**
+   * `scale` resamples to `scaled` (the aspect ratio is kept by construction); `cover` fills it, cutting the overflow
+   * centred.
+   */
   mode: 'scale' | 'cover';
   /** The `crop` fit: cut this window out of the scaled image. */
   window: Size | null;

@@ -100,7 +100,8 @@ export class ImageService {
       `<stop offset="0" stop-color="${palette.from}"/><stop offset="1" stop-color="${palette.to}"/>` +
       `</linearGradient></defs>` +
       `<rect width="100%" height="100%" fill="url(#g)"/>` +
-      `<text x="50%" y="50%" dominant-baseline="middle" text-anchor="middle" font-family="DejaVu Sans, Arial, sans-serif" ` +
+      `<text x="50%" y="50%" dominant-baseline="middle" text-anchor="middle" ` +
+      `font-family="DejaVu Sans, Arial, sans-serif" ` +
       `font-size="${fontSize}" fill="#ffffff" fill-opacity="0.92">${text}</text>` +
       `</svg>`;
     const image = spec.greyscale ? sharp(Buffer.from(svg)).removeAlpha().toColourspace('b-w') : sharp(Buffer.from(svg));

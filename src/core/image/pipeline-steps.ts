@@ -159,13 +159,17 @@ export function encodeThumbnail(
     .toBuffer();
 }
 
-/** A mask's bytes as a one-channel image; libvips would otherwise take one band of raw pixels for sRGB and write three. */
+/**
+ * A mask's bytes as a one-channel image; libvips would otherwise take one band of raw pixels for sRGB and write three.
+ */
 function maskImage(mask: AlphaMask): sharp.Sharp {
   const data = Buffer.from(mask.data.buffer, mask.data.byteOffset, mask.data.length);
   return sharp(data, { raw: { width: mask.width, height: mask.height, channels: 1 } }).toColourspace('b-w');
 }
 
-/** A mask as its own result: a one-channel (greyscale) PNG, lossless, so each pixel is the alpha a cut-out would carry. */
+/**
+ * A mask as its own result: a one-channel (greyscale) PNG, lossless, so each pixel is the alpha a cut-out would carry.
+ */
 export function encodeMask(mask: AlphaMask): Promise<Buffer> {
   return maskImage(mask).png({ compressionLevel: 6, adaptiveFiltering: false }).toBuffer();
 }

@@ -56,7 +56,8 @@ export async function inspectSource(bytes: Buffer, maxPixels: number): Promise<S
   if (!format || !ACCEPTED_FORMATS.has(format) || !width || !height) {
     throw new SourceImageError(
       SourceImageProblem.NotImage,
-      `The source is not a supported image${format ? ` (${format})` : ''}: send JPEG, PNG, WebP, AVIF, GIF, TIFF or HEIF.`,
+      `The source is not a supported image${format ? ` (${format})` : ''}: send JPEG, PNG, WebP, ` +
+        `AVIF, GIF, TIFF or HEIF.`,
     );
   }
   if (width * height > maxPixels) {

@@ -23,7 +23,9 @@ export class WebhookMetrics {
     });
     this.finished = new Counter({
       name: 'imgjobs_webhook_deliveries_total',
-      help: 'Webhook deliveries that reached a final state, by outcome; failed means every attempt of the schedule failed.',
+      help:
+        'Webhook deliveries that reached a final state, by outcome; failed means every ' +
+        'attempt of the schedule failed.',
       labelNames: ['outcome'],
       registers: [registry],
     });

@@ -19,8 +19,9 @@ const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 /**
  * A segmentation service over HTTP: `POST` the image as PNG, the answer is an image the size
  * of the one sent (or any size: it is resampled) whose alpha channel, or else its first
- * channel, is the mask; the client's hints are applied to it afterwards. The connection goes through the outbound address policy like every
- * other outbound request; a service on a private address must be named in OUTBOUND_ALLOWLIST.
+ * channel, is the mask; the client's hints are applied to it afterwards. The connection goes
+ * through the outbound address policy like every other outbound request; a service on a
+ * private address must be named in OUTBOUND_ALLOWLIST.
  */
 export class RemoteSegmenter implements Segmenter {
   constructor(

@@ -91,7 +91,9 @@ export class S3Storage extends ResultStorage implements OnModuleDestroy {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
   }
 
-  /** A URL that downloads `key` straight from the bucket, signed at `signedAt` and valid for `expiresInSeconds` after. */
+  /**
+   * A URL that downloads `key` straight from the bucket, signed at `signedAt` and valid for `expiresInSeconds` after.
+   */
   async presignedUrl(key: string, expiresInSeconds: number, signedAt: Date): Promise<string> {
     assertValidStorageKey(key);
     const command = new GetObjectCommand({ Bucket: this.bucket, Key: key });

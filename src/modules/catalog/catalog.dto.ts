@@ -39,7 +39,8 @@ export class ToolCatalogEntryDto {
     type: 'string',
     nullable: true,
     description:
-      'How the tool runs for live keys here (for example which image provider, or built-in studio backdrops); null when unavailable.',
+      'How the tool runs for live keys here (for example which image provider, or built-in studio ' +
+      'backdrops); null when unavailable.',
   })
   mode!: string | null;
 

@@ -34,7 +34,8 @@ export const PRODUCT_PHOTO_PRESETS: readonly ProductPhotoPreset[] = [
     name: 'Amazon main image',
     channel: 'amazon',
     description:
-      'Pure white background (RGB 255,255,255), product filling about 85% of the frame, 2000 px square so zoom is enabled.',
+      'Pure white background (RGB 255,255,255), product filling about 85% of the frame, 2000 px ' +
+      'square so zoom is enabled.',
     operation: ProductPhotoOperation.MarketplaceClean,
     width: 2000,
     height: 2000,

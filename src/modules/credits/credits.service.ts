@@ -84,7 +84,9 @@ export class CreditsService {
           [
             {
               path: 'amount',
-              message: `would take the balance plus the ${reserved} credits still reserved above ${MAX_BALANCE} (balance is ${balance})`,
+              message:
+                `would take the balance plus the ${reserved} credits still reserved ` +
+                `above ${MAX_BALANCE} (balance is ${balance})`,
             },
           ],
           'The grant would exceed the largest balance an account can hold.',
@@ -139,7 +141,8 @@ export class CreditsService {
     if (credits <= 0) return;
     if (!(await this.accounts.depositWithin(manager, accountId, credits, MAX_BALANCE))) {
       throw new Error(
-        `Releasing ${credits} credits of job ${jobId} would take the balance of account ${accountId} above ${MAX_BALANCE}, or the account is gone`,
+        `Releasing ${credits} credits of job ${jobId} would take the balance of account ${accountId} ` +
+          `above ${MAX_BALANCE}, or the account is gone`,
       );
     }
     await this.ledgerEntries.recordJobMovement(manager, {

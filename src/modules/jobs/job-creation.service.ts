@@ -114,7 +114,8 @@ export class JobCreationService {
         if (!this.tools.isAvailable(command.request.tool, sandbox)) {
           throw new DomainError(
             ErrorCode.ToolUnavailable,
-            `The ${command.request.tool} tool is not available for live keys on this deployment. No credits were reserved.`,
+            `The ${command.request.tool} tool is not available for live keys on this deployment. ` +
+              `No credits were reserved.`,
           );
         }
 

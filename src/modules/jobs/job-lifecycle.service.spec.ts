@@ -197,40 +197,50 @@ describe(JobLifecycleService.name, () => {
 
   const files = { resultKey: 'r.png', thumbnailKey: 't.webp' };
 
-  it("starts a queued result: the job row is locked first, and the task carries the job's tool and format", async () => {
-    setUp(1);
-    const task = await lifecycle.start('result-0');
-    expect(task).toMatchObject({ jobId: 'job-1', resultId: 'result-0', tool: ToolId.ImageEditing, format: 'png' });
-    expect(calls).toEqual(['lock job', 'start result', 'job processing']);
-    expect(states.job.status).toBe(JobStatus.Processing);
-  });
+  it(
+    'starts a queued result: the job row is locked ' + "first, and the task carries the job's tool and format",
+    async () => {
+      setUp(1);
+      const task = await lifecycle.start('result-0');
+      expect(task).toMatchObject({ jobId: 'job-1', resultId: 'result-0', tool: ToolId.ImageEditing, format: 'png' });
+      expect(calls).toEqual(['lock job', 'start result', 'job processing']);
+      expect(states.job.status).toBe(JobStatus.Processing);
+    },
+  );
 
-  it('cancels, instead of running, a result whose job was cancelled while it waited, releasing its credits', async () => {
-    setUp(1);
-    states.job.status = JobStatus.Cancelled;
-    expect(await lifecycle.start('result-0')).toBeNull();
-    expect(calls).toEqual(['lock job', 'cancel result', 'release 3', 'count cancelled', 'release slots 1']);
-  });
+  it(
+    'cancels, instead of running, a result whose job ' + 'was cancelled while it waited, releasing its credits',
+    async () => {
+      setUp(1);
+      states.job.status = JobStatus.Cancelled;
+      expect(await lifecycle.start('result-0')).toBeNull();
+      expect(calls).toEqual(['lock job', 'cancel result', 'release 3', 'count cancelled', 'release slots 1']);
+    },
+  );
 
-  it('completes a result: job, result, account, then capacity last; credits captured and the job ended by its last result', async () => {
-    setUp(1);
-    await lifecycle.start('result-0');
-    calls.length = 0;
-    expect(await lifecycle.complete('result-0', files, 0.12345)).toBe(true);
-    expect(calls).toEqual([
-      'lock job',
-      'complete result',
-      'capture 3',
-      'count settlement',
-      `end job ${JobStatus.Completed}`,
-      'record result event',
-      'record job event',
-      'release slots 1',
-    ]);
-    expect(events[0].result).toMatchObject({ status: ResultStatus.Completed, uncertainty: 0.123 });
-    expect(events[1].job.status).toBe(JobStatus.Completed);
-    expect(dispatched).toHaveLength(2);
-  });
+  it(
+    'completes a result: job, result, account, then capacity ' +
+      'last; credits captured and the job ended by its last result',
+    async () => {
+      setUp(1);
+      await lifecycle.start('result-0');
+      calls.length = 0;
+      expect(await lifecycle.complete('result-0', files, 0.12345)).toBe(true);
+      expect(calls).toEqual([
+        'lock job',
+        'complete result',
+        'capture 3',
+        'count settlement',
+        `end job ${JobStatus.Completed}`,
+        'record result event',
+        'record job event',
+        'release slots 1',
+      ]);
+      expect(events[0].result).toMatchObject({ status: ResultStatus.Completed, uncertainty: 0.123 });
+      expect(events[1].job.status).toBe(JobStatus.Completed);
+      expect(dispatched).toHaveLength(2);
+    },
+  );
 
   it('does not end the job before its last result settles', async () => {
     setUp(2);
@@ -240,17 +250,20 @@ describe(JobLifecycleService.name, () => {
     expect(events).toHaveLength(1);
   });
 
-  it('fails a result: its credits go back, and a job with one result done and one failed is partially completed', async () => {
-    setUp(2);
-    await lifecycle.start('result-0');
-    await lifecycle.complete('result-0', files, null);
-    calls.length = 0;
-    expect(await lifecycle.fail('result-1', ResultErrorCode.SourceNotImage, 'x'.repeat(2000))).toBe(true);
-    expect(calls.slice(0, 3)).toEqual(['lock job', 'fail result', 'release 3']);
-    expect(calls[calls.length - 1]).toBe('release slots 1');
-    expect(states.job.status).toBe(JobStatus.PartiallyCompleted);
-    expect(events[1].result?.errorMessage).toHaveLength(1000);
-  });
+  it(
+    'fails a result: its credits go back, and a job with ' + 'one result done and one failed is partially completed',
+    async () => {
+      setUp(2);
+      await lifecycle.start('result-0');
+      await lifecycle.complete('result-0', files, null);
+      calls.length = 0;
+      expect(await lifecycle.fail('result-1', ResultErrorCode.SourceNotImage, 'x'.repeat(2000))).toBe(true);
+      expect(calls.slice(0, 3)).toEqual(['lock job', 'fail result', 'release 3']);
+      expect(calls[calls.length - 1]).toBe('release slots 1');
+      expect(states.job.status).toBe(JobStatus.PartiallyCompleted);
+      expect(events[1].result?.errorMessage).toHaveLength(1000);
+    },
+  );
 
   it('settles a result once: a second completion or failure changes nothing and dispatches nothing', async () => {
     setUp(1);
@@ -272,15 +285,18 @@ describe(JobLifecycleService.name, () => {
     expect(calls).not.toContain('release slots 1');
   });
 
-  it('cancels a job: its queued results are cancelled and their credits and slots given back, running ones left be', async () => {
-    setUp(3);
-    await lifecycle.start('result-0');
-    calls.length = 0;
-    expect(await lifecycle.cancel(manager, 'job-1')).toBe(true);
-    expect(calls).toEqual(['cancel job', 'cancel queued results', 'release 6', 'count cancelled', 'release slots 2']);
-    expect(states.results.get('result-0')?.status).toBe(ResultStatus.Processing);
-    expect(await lifecycle.cancel(manager, 'job-1')).toBe(false);
-  });
+  it(
+    'cancels a job: its queued results are cancelled and ' + 'their credits and slots given back, running ones left be',
+    async () => {
+      setUp(3);
+      await lifecycle.start('result-0');
+      calls.length = 0;
+      expect(await lifecycle.cancel(manager, 'job-1')).toBe(true);
+      expect(calls).toEqual(['cancel job', 'cancel queued results', 'release 6', 'count cancelled', 'release slots 2']);
+      expect(states.results.get('result-0')?.status).toBe(ResultStatus.Processing);
+      expect(await lifecycle.cancel(manager, 'job-1')).toBe(false);
+    },
+  );
 
   it('cancels a waiting result only when its job is cancelled', async () => {
     setUp(1);

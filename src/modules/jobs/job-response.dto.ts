@@ -24,7 +24,8 @@ const ShownUncertainty = () =>
     example: 0.042,
     description:
       'How unsure background removal is of this cut-out: 0 = sure, 1 = unsure; send high ones to a person. It ' +
-      'ranks cut-outs, it is not a probability of error. Three decimals. Set on completed results that are cut-outs: `remove_background` (including masks), ' +
+      'ranks cut-outs, it is not a probability of error. Three decimals. Set on completed results that are ' +
+      'cut-outs: `remove_background` (including masks), ' +
       '`image_editing` with a `background` operation that cuts the subject out, and the product photo operations ' +
       'that cut the product out; null on every other result (tools that make no cut-out of their own, ' +
       'results not completed). Sandbox cut-outs carry 0.05, or 0.9 when `external_id` starts with `sandbox_unsure`.',

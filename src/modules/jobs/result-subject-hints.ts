@@ -1,6 +1,8 @@
 import { NO_HINTS, type SubjectHints } from '../../core/image/mask/subject-hints';
 
-/** A source image's subject hints as the client sent them (snake_case), stored with each of its results and shown back. */
+/**
+ * A source image's subject hints as the client sent them (snake_case), stored with each of its results and shown back.
+ */
 export interface StoredSubjectHints {
   region?: { left: number; top: number; right: number; bottom: number } | null;
   keep_points?: Array<{ x: number; y: number }> | null;

@@ -51,7 +51,8 @@ export class FailedAuthLimitService {
     const windowSeconds = this.config.RATE_LIMIT_WINDOW_SECONDS;
     return new DomainError(
       ErrorCode.RateLimitExceeded,
-      `Too many failed authentications: ${limit} per ${windowSeconds} seconds per IP address. Retry in ${wait} seconds.`,
+      `Too many failed authentications: ${limit} per ${windowSeconds} seconds per IP address. ` +
+        `Retry in ${wait} seconds.`,
       { scope: 'ip', limit, window_seconds: windowSeconds },
       wait,
     );

@@ -12,7 +12,9 @@ const SCOPE_NAMES: Record<RateLimitScope, string> = { key: 'API key', account: '
  */
 const refundableResponses = new Map<string, Response>();
 
-/** `RateLimit-*` headers (contract section 10) for the scope with the least room, for a slot never given back (a poll). */
+/**
+ * `RateLimit-*` headers (contract section 10) for the scope with the least room, for a slot never given back (a poll).
+ */
 export function writeRateLimitHeaders(res: Response, decision: RateLimitDecision): void {
   res.setHeader('RateLimit-Limit', String(decision.limit));
   res.setHeader('RateLimit-Remaining', String(Math.max(0, decision.remaining)));

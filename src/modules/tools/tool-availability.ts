@@ -38,7 +38,9 @@ export function configuredAvailability(
       provider
         ? {
             available: true,
-            mode: `${provider}${segmenter ? '' : '; strict and balanced preservation need background removal (SEGMENTER is none)'}`,
+            mode: `${provider}${
+              segmenter ? '' : '; strict and balanced preservation need background ' + 'removal (SEGMENTER is none)'
+            }`,
           }
         : needsProvider,
     ],

@@ -39,9 +39,12 @@ describe(pipelineOf.name, () => {
     );
   });
 
-  it('keeps enhancement on the editing pipeline when the photo keeps its background, and the others on their tools', () => {
-    expect(pipelineOf(productPhoto(ProductPhotoOperation.ProductPhotoEnhance))).toBe(ToolId.ImageEditing);
-    expect(pipelineOf(productPhoto(ProductPhotoOperation.NaturalLifestyle))).toBe(ToolId.AiBackground);
-    expect(pipelineOf(productPhoto(ProductPhotoOperation.PremiumAd))).toBe(ToolId.AdCreative);
-  });
+  it(
+    'keeps enhancement on the editing pipeline when the ' + 'photo keeps its background, and the others on their tools',
+    () => {
+      expect(pipelineOf(productPhoto(ProductPhotoOperation.ProductPhotoEnhance))).toBe(ToolId.ImageEditing);
+      expect(pipelineOf(productPhoto(ProductPhotoOperation.NaturalLifestyle))).toBe(ToolId.AiBackground);
+      expect(pipelineOf(productPhoto(ProductPhotoOperation.PremiumAd))).toBe(ToolId.AdCreative);
+    },
+  );
 });

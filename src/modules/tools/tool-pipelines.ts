@@ -25,7 +25,9 @@ function productPhotoPipeline(options: ProductPhotoOptions): ToolId {
   }
 }
 
-/** The tool whose pipeline runs a job's results: its own, or for a product photo operation the one that really does it. */
+/**
+ * The tool whose pipeline runs a job's results: its own, or for a product photo operation the one that really does it.
+ */
 export function pipelineOf(job: ToolOptions): ToolId {
   return isProductPhoto(job.options) ? productPhotoPipeline(job.options) : job.tool;
 }

@@ -13,7 +13,9 @@ export interface ToolTask {
   index: number;
   sourceImageUrl: string | null;
   externalId: string | null;
-  /** Where the client says the product is in the source (NO_HINTS when it said nothing); for the tools that cut it out. */
+  /**
+   * Where the client says the product is in the source (NO_HINTS when it said nothing); for the tools that cut it out.
+   */
   subjectHints: SubjectHints;
   format: OutputFormat;
   options: Record<string, unknown>;

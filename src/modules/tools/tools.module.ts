@@ -16,7 +16,10 @@ import { ToolAvailabilityModule } from './tool-availability';
 import type { ToolRunner } from './tool-runner';
 import { LIVE_TOOL_RUNNERS, SANDBOX_RUNNER, ToolRunners, type LiveToolRunners } from './tool-runners';
 
-/** The worker's pipelines: only the worker role imports this, so an API process never creates a segmenter or a provider client. */
+/**
+ * The worker's pipelines: only the worker role imports this, so an API process never creates a segmenter or a provider
+ * client.
+ */
 @Module({
   imports: [ImageModule, SegmentationModule, ImageProviderModule, ToolAvailabilityModule],
   providers: [

@@ -177,7 +177,8 @@ export class WebhookDeliveriesRepository {
            FROM input i
           WHERE d.id = i.id AND d.attempts = i.attempt - 1 AND d.status = 'pending'
           RETURNING d.id)
-       INSERT INTO webhook_attempts (delivery_id, number, outcome, status_code, error, started_at, duration_ms, next_attempt_at)
+       INSERT INTO webhook_attempts (delivery_id, number, outcome, status_code, error, started_at, duration_ms, ` +
+        `next_attempt_at)
        SELECT i.id, i.attempt, i.outcome, i.status_code, i.error, i.started_at, i.duration_ms, i.next_attempt_at
          FROM input i JOIN moved m ON m.id = i.id
        RETURNING delivery_id`,
@@ -243,7 +244,8 @@ export class WebhookDeliveriesRepository {
   async findEventDestination(eventId: string): Promise<EventDestination | null> {
     const [event]: Array<{ account_id: string; job_id: string; webhook_url: string | null }> =
       await this.dataSource.query(
-        `SELECT e.account_id, e.job_id, j.webhook_url FROM webhook_events e JOIN jobs j ON j.id = e.job_id WHERE e.id = $1`,
+        `SELECT e.account_id, e.job_id, j.webhook_url FROM webhook_events e JOIN jobs j ON j.id = ` +
+          `e.job_id WHERE e.id = $1`,
         [eventId],
       );
     return event ? { accountId: event.account_id, jobId: event.job_id, webhookUrl: event.webhook_url } : null;

@@ -45,7 +45,8 @@ function studio(stage: Stage): BackdropLayer {
           [1, tone(paper, 0.25)],
         ],
       )}${vignette('vignette', 1)}</defs>` +
-        `<rect width="100%" height="100%" fill="url(#paper)"/><rect width="100%" height="100%" fill="url(#vignette)"/>` +
+        `<rect width="100%" height="100%" fill="url(#paper)"/>` +
+        `<rect width="100%" height="100%" fill="url(#vignette)"/>` +
         (stage.props ?? '') +
         contactShadow(stage, 1),
     ),
@@ -92,7 +93,8 @@ function gradient(stage: Stage): BackdropLayer {
           [1, to],
         ],
       )}${vignette('vignette', 0.5)}</defs>` +
-        `<rect width="100%" height="100%" fill="url(#sweep)"/><rect width="100%" height="100%" fill="url(#vignette)"/>` +
+        `<rect width="100%" height="100%" fill="url(#sweep)"/>` +
+        `<rect width="100%" height="100%" fill="url(#vignette)"/>` +
         (stage.props ?? '') +
         contactShadow(stage, 0.8),
     ),
@@ -149,7 +151,8 @@ function light(stage: Stage): BackdropLayer {
           [1, tone(paper, 0.3)],
         ],
       )}${vignette('vignette', 0.35)}</defs>` +
-        `<rect width="100%" height="100%" fill="url(#paper)"/><rect width="100%" height="100%" fill="url(#vignette)"/>` +
+        `<rect width="100%" height="100%" fill="url(#paper)"/>` +
+        `<rect width="100%" height="100%" fill="url(#vignette)"/>` +
         (stage.props ?? '') +
         contactShadow(stage, 0.6),
     ),

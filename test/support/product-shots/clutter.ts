@@ -63,7 +63,10 @@ function prop(kind: number, radius: number, next: () => number): string {
     const angle = 0.35 + 0.85 * next();
     const w = 2 * radius * Math.cos(angle);
     const h = 2 * radius * Math.sin(angle);
-    return `<rect x="${(-w / 2).toFixed(1)}" y="${(-h / 2).toFixed(1)}" width="${w.toFixed(1)}" height="${h.toFixed(1)}" rx="${(0.06 * radius).toFixed(1)}"/>`;
+    return (
+      `<rect x="${(-w / 2).toFixed(1)}" y="${(-h / 2).toFixed(1)}" width="${w.toFixed(1)}" ` +
+      `height="${h.toFixed(1)}" rx="${(0.06 * radius).toFixed(1)}"/>`
+    );
   }
   const count = 5 + Math.floor(next() * 4);
   const points = Array.from({ length: count }, (_, i) => {
@@ -124,7 +127,8 @@ export function clutterProps(stage: Stage): string {
     );
     const shadowed = translucent
       ? ''
-      : `<g transform="translate(${(x + shadow.dx).toFixed(1)} ${(y + shadow.dy).toFixed(1)}) rotate(${rotation})" fill="#000" opacity="0.16">${shape}</g>`;
+      : `<g transform="translate(${(x + shadow.dx).toFixed(1)} ${(y + shadow.dy).toFixed(1)}) rotate(${rotation})" ` +
+        `fill="#000" opacity="0.16">${shape}</g>`;
     placed.push(
       `<defs>${fill}</defs>${shadowed}<g transform="translate(${x.toFixed(1)} ${y.toFixed(1)}) rotate(${rotation})" ` +
         `fill="url(#${id})" opacity="${translucent ? (0.45 + 0.25 * next()).toFixed(2) : 1}">${shape}</g>`,

@@ -150,7 +150,10 @@ function againstProduct(c: Candidate, angle: number, gap: number, s: Surrounding
   return slide(c, [cx + far * u[0], cy + far * u[1]], [-u[0], -u[1]], gap, s);
 }
 
-/** A candidate touching the product at (x, y), come in from the side `angle` points to, pushed on behind it by `share` of its width that way. */
+/**
+ * A candidate touching the product at (x, y), come in from the side `angle` points to, pushed on behind it by `share`
+ * of its width that way.
+ */
 function behind(c: Candidate, [x, y]: Point, angle: number, share: number): Point {
   const u: Point = [Math.cos(angle), Math.sin(angle)];
   const depth = share * extent(c, u);

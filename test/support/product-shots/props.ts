@@ -219,12 +219,15 @@ export function propSvg(prop: Prop, id: string, side: number): { shadow: string;
       [1, tone(prop.colour, -1.2 * depth)],
     ],
   );
-  const body = `<defs>${fill}</defs><path d="${d}" fill="url(#${id})" fill-rule="evenodd" opacity="${prop.opacity.toFixed(2)}"/>`;
+  const body =
+    `<defs>${fill}</defs><path d="${d}" fill="url(#${id})" fill-rule="evenodd" ` +
+    `opacity="${prop.opacity.toFixed(2)}"/>`;
   if (prop.material === 'translucent') return { shadow: '', body };
   const layers = [0, 0.004, 0.008, 0.013, 0.019, 0.026]
     .map(
       (width) =>
-        `<path d="${d}" fill="#000" fill-rule="evenodd" stroke="#000" stroke-width="${(width * side).toFixed(1)}" stroke-linejoin="round" opacity="0.04"/>`,
+        `<path d="${d}" fill="#000" fill-rule="evenodd" stroke="#000" stroke-width="${(width * side).toFixed(1)}" ` +
+        `stroke-linejoin="round" opacity="0.04"/>`,
     )
     .join('');
   return {

@@ -47,7 +47,8 @@ export async function renderProduct(
   const svg = svgDocument(
     width,
     height,
-    `<g transform="translate(${left.toFixed(2)} ${top.toFixed(2)}) scale(${scale.toFixed(5)})">${drawing.draw(palette)}</g>`,
+    `<g transform="translate(${left.toFixed(2)} ${top.toFixed(2)}) ` +
+      `scale(${scale.toFixed(5)})">${drawing.draw(palette)}</g>`,
   );
   const rgba = await sharp(Buffer.from(svg)).ensureAlpha().raw().toBuffer();
   const mask = new Uint8Array(width * height);

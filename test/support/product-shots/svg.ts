@@ -36,13 +36,19 @@ const stopsOf = (stops: Stop[]) =>
 /** A linear gradient along (x1, y1) -> (x2, y2), in the painted shape's bounding box unless `user`. */
 export function linear(id: string, [x1, y1, x2, y2]: number[], stops: Stop[], user = false): string {
   const units = user ? ' gradientUnits="userSpaceOnUse"' : '';
-  return `<linearGradient id="${id}" x1="${x1}" y1="${y1}" x2="${x2}" y2="${y2}"${units}>${stopsOf(stops)}</linearGradient>`;
+  return (
+    `<linearGradient id="${id}" x1="${x1}" y1="${y1}" x2="${x2}" ` +
+    `y2="${y2}"${units}>${stopsOf(stops)}</linearGradient>`
+  );
 }
 
 /** A radial gradient of centre (cx, cy), radius r and focus (fx, fy), in bounding-box units unless `user`. */
 export function radial(id: string, [cx, cy, r, fx = cx, fy = cy]: number[], stops: Stop[], user = false): string {
   const units = user ? ' gradientUnits="userSpaceOnUse"' : '';
-  return `<radialGradient id="${id}" cx="${cx}" cy="${cy}" r="${r}" fx="${fx}" fy="${fy}"${units}>${stopsOf(stops)}</radialGradient>`;
+  return (
+    `<radialGradient id="${id}" cx="${cx}" cy="${cy}" r="${r}" fx="${fx}" ` +
+    `fy="${fy}"${units}>${stopsOf(stops)}</radialGradient>`
+  );
 }
 
 /**
@@ -67,7 +73,10 @@ export function cylinderShade(id: string, depth = 1): string {
 }
 
 export function svgDocument(width: number, height: number, body: string): string {
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${body}</svg>`;
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" ` +
+    `viewBox="0 0 ${width} ${height}">${body}</svg>`
+  );
 }
 
 /** Smooth value noise in 0..1, one lattice cell per unit, repeating every 256 units. */

@@ -5,7 +5,8 @@ export class Jobs1764000000002 implements MigrationInterface {
   name = 'Jobs1764000000002';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`
+    await queryRunner.query(
+      `
       CREATE TABLE jobs (
         id uuid PRIMARY KEY,
         account_id uuid NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
@@ -14,7 +15,8 @@ export class Jobs1764000000002 implements MigrationInterface {
         api text NOT NULL,
         kind text NOT NULL CHECK (kind IN ('standard', 'product_photo')),
         capacity_group text NOT NULL,
-        status text NOT NULL CHECK (status IN ('queued', 'processing', 'completed', 'failed', 'cancelled', 'partially_completed')),
+        status text NOT NULL CHECK (status IN ('queued', 'processing', 'completed', 'failed', 'cancelled', ` +
+        `'partially_completed')),
         total_results integer NOT NULL CHECK (total_results BETWEEN 1 AND 20),
         completed_results integer NOT NULL DEFAULT 0,
         failed_results integer NOT NULL DEFAULT 0,
@@ -31,7 +33,8 @@ export class Jobs1764000000002 implements MigrationInterface {
         updated_at timestamptz NOT NULL DEFAULT now(),
         completed_at timestamptz,
         CHECK (completed_results + failed_results + cancelled_results <= total_results)
-      )`);
+      )`,
+    );
     await queryRunner.query(`CREATE INDEX jobs_listing_idx ON jobs (account_id, sandbox, created_at DESC, id DESC)`);
     await queryRunner.query(
       `CREATE INDEX jobs_active_idx ON jobs (account_id, api_key_id) WHERE status IN ('queued', 'processing')`,
@@ -66,7 +69,8 @@ export class Jobs1764000000002 implements MigrationInterface {
       `CREATE INDEX job_results_unsettled_idx ON job_results (created_at) WHERE status IN ('queued', 'processing')`,
     );
     await queryRunner.query(
-      `CREATE INDEX job_results_throughput_idx ON job_results (capacity_group, completed_at) WHERE completed_at IS NOT NULL`,
+      `CREATE INDEX job_results_throughput_idx ON job_results (capacity_group, completed_at) WHERE ` +
+        `completed_at IS NOT NULL`,
     );
     await queryRunner.query(`
       CREATE TABLE idempotency_keys (

@@ -54,7 +54,8 @@ export class Webhooks1764000000003 implements MigrationInterface {
       `CREATE INDEX webhook_deliveries_pending_idx ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'`,
     );
     await queryRunner.query(
-      `CREATE INDEX webhook_deliveries_unattempted_idx ON webhook_deliveries (job_id) WHERE status = 'pending' AND attempts = 0`,
+      `CREATE INDEX webhook_deliveries_unattempted_idx ON webhook_deliveries (job_id) WHERE status = ` +
+        `'pending' AND attempts = 0`,
     );
     await queryRunner.query(`
       CREATE TABLE webhook_attempts (

@@ -124,18 +124,21 @@ describe('composite', () => {
     expect(underBase[0]).toBe(underBase[2]);
   });
 
-  it('leaves a transparent background exactly transparent, the subject opaque, the shadow black and partial', async () => {
-    const alpha = boxMask();
-    const shadow = await drawShadow(alpha, { kind: 'soft', spread: 1, lean: 0 });
-    const out = composite({ colour: redOnGrey(), alpha, shadow }, null);
-    expect(out.channels).toBe(4);
-    expect(pixel(out, 5, 5)[3]).toBe(0);
-    expect(pixel(out, 200, 200)).toEqual([200, 20, 30, 255]);
-    const underBase = pixel(out, 200, 251);
-    expect(underBase.slice(0, 3)).toEqual([0, 0, 0]);
-    expect(underBase[3]).toBeGreaterThan(20);
-    expect(underBase[3]).toBeLessThan(255);
-  });
+  it(
+    'leaves a transparent background exactly transparent, ' + 'the subject opaque, the shadow black and partial',
+    async () => {
+      const alpha = boxMask();
+      const shadow = await drawShadow(alpha, { kind: 'soft', spread: 1, lean: 0 });
+      const out = composite({ colour: redOnGrey(), alpha, shadow }, null);
+      expect(out.channels).toBe(4);
+      expect(pixel(out, 5, 5)[3]).toBe(0);
+      expect(pixel(out, 200, 200)).toEqual([200, 20, 30, 255]);
+      const underBase = pixel(out, 200, 251);
+      expect(underBase.slice(0, 3)).toEqual([0, 0, 0]);
+      expect(underBase[3]).toBeGreaterThan(20);
+      expect(underBase[3]).toBeLessThan(255);
+    },
+  );
 });
 
 describe('reframe', () => {

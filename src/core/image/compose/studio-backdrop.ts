@@ -28,7 +28,8 @@ const stops = (list: Stop[]) =>
 
 /** A linear gradient from top to bottom, or from the top-left to the bottom-right corner. */
 const linear = (id: string, direction: 'down' | 'diagonal', list: Stop[]) =>
-  `<linearGradient id="${id}" x1="0" y1="0" x2="${direction === 'diagonal' ? 1 : 0}" y2="1">${stops(list)}</linearGradient>`;
+  `<linearGradient id="${id}" x1="0" y1="0" x2="${direction === 'diagonal' ? 1 : 0}" ` +
+  `y2="1">${stops(list)}</linearGradient>`;
 
 /** A radial gradient centred at (cx, cy) with radius r, each a share of the canvas. */
 const radial = (id: string, cx: number, cy: number, r: number, list: Stop[]) =>
@@ -39,7 +40,8 @@ const band = (fill: string, top?: number, height?: number) =>
   `<rect${top === undefined ? '' : ` y="${top}"`} width="100%" height="${height ?? '100%'}" fill="${fill}"/>`;
 
 const svg = ({ width, height }: Size, gradients: string[], bands: string[]) =>
-  `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><defs>${gradients.join('')}</defs>${bands.join('')}</svg>`;
+  `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" ` +
+  `height="${height}"><defs>${gradients.join('')}</defs>${bands.join('')}</svg>`;
 
 /**
  * Seamless paper: one colour, a touch lighter where the light falls (top centre) and a touch

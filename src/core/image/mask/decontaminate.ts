@@ -41,7 +41,9 @@ const MIN_WINDOW_MARGIN = 4;
 /** The part of the image the solve covers: the soft pixels' bounds and a margin around them. */
 type Window = PixelBounds;
 
-/** One pyramid level: alpha 0..1, the photo's colours 0..1, and the F and B estimates, all interleaved RGB but alpha. */
+/**
+ * One pyramid level: alpha 0..1, the photo's colours 0..1, and the F and B estimates, all interleaved RGB but alpha.
+ */
 interface Level {
   width: number;
   height: number;

@@ -39,7 +39,10 @@ const EPSILON = 1e-3;
  */
 const CERTAIN_WITHIN = 0.05;
 const STRETCH = 1 / (1 - 2 * CERTAIN_WITHIN);
-/** Alpha this close to either end is snapped to it, so the backdrop is exactly transparent and the subject's body exactly opaque. */
+/**
+ * Alpha this close to either end is snapped to it, so the backdrop is exactly transparent and the subject's body
+ * exactly opaque.
+ */
 const TRANSPARENT_BELOW = 3;
 const OPAQUE_ABOVE = 252;
 

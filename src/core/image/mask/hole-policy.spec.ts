@@ -34,11 +34,14 @@ function framedOpening(openingProbability: number, openingColour: Rgb, backdrop:
 const centre = SIDE * 128 + 128;
 
 describe(settleHoles.name, () => {
-  it('leaves an opening open where the model is sure and the backdrop shows through (a handle, a ring’s centre)', () => {
-    const inputs = framedOpening(0.02, [236, 234, 230]);
-    settleHoles(inputs);
-    expect(inputs.out[centre]).toBeCloseTo(0.02);
-  });
+  it(
+    'leaves an opening open where the model is sure and ' + 'the backdrop shows through (a handle, a ring’s centre)',
+    () => {
+      const inputs = framedOpening(0.02, [236, 234, 230]);
+      settleHoles(inputs);
+      expect(inputs.out[centre]).toBeCloseTo(0.02);
+    },
+  );
 
   it('fills an enclosed part the model doubted, whatever its colour', () => {
     const inputs = framedOpening(0.4, [236, 234, 230]);
@@ -46,12 +49,15 @@ describe(settleHoles.name, () => {
     expect(inputs.out[centre]).toBe(1);
   });
 
-  it('fills a light part of an opaque product the model took for background, when its colour is not the backdrop’s', () => {
-    // A silver shield on a board: grey, where the backdrop is warm off-white.
-    const inputs = framedOpening(0.02, [178, 182, 188]);
-    settleHoles(inputs);
-    expect(inputs.out[centre]).toBe(1);
-  });
+  it(
+    'fills a light part of an opaque product the model took ' + 'for background, when its colour is not the backdrop’s',
+    () => {
+      // A silver shield on a board: grey, where the backdrop is warm off-white.
+      const inputs = framedOpening(0.02, [178, 182, 188]);
+      settleHoles(inputs);
+      expect(inputs.out[centre]).toBe(1);
+    },
+  );
 
   it('fills an opening whose texture the smooth backdrop does not have (print, ports, pads)', () => {
     const inputs = framedOpening(0.02, [236, 234, 230]);

@@ -190,7 +190,9 @@ function regionAt(grid: Grid, labels: Int32Array, index: number, width: number):
   return labels[gy * grid.width + gx];
 }
 
-/** The objects under the pixels where the subject crosses a region hint's edge (two cells at least, not a stray one). */
+/**
+ * The objects under the pixels where the subject crosses a region hint's edge (two cells at least, not a stray one).
+ */
 function crossingObjects(
   crossing: Uint8Array,
   grid: Grid,

@@ -49,7 +49,9 @@ export type JobRequest<O extends ToolOptions = ToolOptions> = O & {
   webhookUrl: string | null;
 };
 
-/** Plain data for a jsonb column: class instances and undefined members dropped (the same members, so the same type). */
+/**
+ * Plain data for a jsonb column: class instances and undefined members dropped (the same members, so the same type).
+ */
 const plain = <T extends object>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 const storedHints = (hints: SubjectHintsDto | null | undefined): StoredSubjectHints | null =>
@@ -143,7 +145,9 @@ function build<O extends ToolOptions>(
   rejectIf([
     results > MAX_RESULTS_PER_JOB && {
       path: 'output.number_of_images',
-      message: `${sources.length} source images x ${imagesPerSource} images each is ${results} results; a job holds at most ${MAX_RESULTS_PER_JOB}`,
+      message:
+        `${sources.length} source images x ${imagesPerSource} images each is ${results} results; a job holds ` +
+        `at most ${MAX_RESULTS_PER_JOB}`,
     },
   ]);
   // The variant count travels with the options, so a worker knows which variant a result is.
@@ -202,7 +206,8 @@ export function imageEditJob(dto: ImageEditRequestDto): ToolJobRequest<ToolId.Im
       : unusableHints(
           'input',
           dto.input,
-          'subject_hints need operations.background with a type other than original, or a shadow: without one nothing is cut out',
+          'subject_hints need operations.background with a type other than original, or a shadow: ' +
+            'without one nothing is cut out',
         )),
   ]);
   return build(
@@ -271,7 +276,8 @@ export function productPhotoJob(dto: ProductPhotoJobRequestDto): JobRequest {
       ? unusableHints(
           'images',
           dto.images,
-          `subject_hints need an operation that cuts the product out; ${operation} without a white or transparent preset keeps the photo's background`,
+          `subject_hints need an operation that cuts the product out; ${operation} without a white or transparent ` +
+            `preset keeps the photo's background`,
         )
       : []),
   ]);

@@ -42,7 +42,8 @@ export class ResultSweepsRepository {
   /** Up to `limit` results queued or processing for longer than `graceSeconds`, oldest first, after the cursor. */
   async findStale(graceSeconds: number, limit: number, after: StaleResultCursor | null): Promise<StaleResult[]> {
     const rows: StaleResultRow[] = await this.dataSource.query(
-      `SELECT r.id, r.capacity_group, r.sandbox, r.created_at::text AS created_at, j.status = 'cancelled' AS job_cancelled
+      `SELECT r.id, r.capacity_group, r.sandbox, r.created_at::text AS created_at, j.status = 'cancelled' AS ` +
+        `job_cancelled
          FROM job_results r JOIN jobs j ON j.id = r.job_id
         WHERE r.status IN ('queued', 'processing')
           AND coalesce(r.started_at, r.created_at) < now() - make_interval(secs => $1)

@@ -128,7 +128,10 @@ export class ResultWorkService {
     if (settled) this.logger.warn({ result_id: resultId, code, err: error }, 'result failed');
   }
 
-  /** Runs the tool with an abort signal; past RESULT_TIMEOUT_SECONDS the attempt fails with `timeout`, whatever the tool does. */
+  /**
+   * Runs the tool with an abort signal; past RESULT_TIMEOUT_SECONDS the attempt fails with `timeout`, whatever the tool
+   * does.
+   */
   private async withinTimeLimit(work: (signal: AbortSignal) => Promise<ToolOutput>): Promise<ToolOutput> {
     const seconds = this.config.RESULT_TIMEOUT_SECONDS;
     const controller = new AbortController();

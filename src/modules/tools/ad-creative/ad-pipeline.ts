@@ -23,7 +23,10 @@ export interface AdJob {
   format: OutputFormat;
 }
 
-/** What an ad runs with: the segmenter (else the photo whole) and the provider for `premium_ad` backdrops, when configured. */
+/**
+ * What an ad runs with: the segmenter (else the photo whole) and the provider for `premium_ad` backdrops, when
+ * configured.
+ */
 export interface AdPainters {
   segmenter: Segmenter | null;
   provider: ImageProvider | null;

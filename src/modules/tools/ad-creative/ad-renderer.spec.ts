@@ -175,7 +175,8 @@ describe('renderAd', () => {
         // ... plus its rule, and nothing else.
         expect(headline.height).toBeLessThanOrEqual(alone.height + 0.6 * set.fontSize + 2);
 
-        // The whole label was drawn on the button: its ink (where the pill's straight middle differs from the fill) matches the label alone.
+        // The whole label was drawn on the button: its ink (where the pill's straight middle differs from the fill)
+        // matches the label alone.
         const label = must(plan.callToAction, 'a call to action').label;
         const middle = {
           left: cta.left + Math.ceil(cta.height / 2),
@@ -199,7 +200,8 @@ describe('renderAd', () => {
         expect(labelInk.width).toBeLessThanOrEqual(labelAlone.width + 1);
         expect(labelInk.height).toBeGreaterThanOrEqual(labelAlone.height - 4);
 
-        // The product: all there, not cropped (its shape's proportions kept), off the canvas's edges and clear of the text.
+        // The product: all there, not cropped (its shape's proportions kept), off the canvas's edges and clear of the
+        // text.
         const product = must(magentaBounds(full), 'magenta pixels');
         expect(product.left).toBeGreaterThan(0);
         expect(product.top).toBeGreaterThan(0);
@@ -297,34 +299,37 @@ describe('renderAd', () => {
     }
   });
 
-  it('uses a supplied background instead of the style’s own, under veils that keep the text on the palette', async () => {
-    // A checker of 16 px blocks in blue and amber, so moving, flopping or zooming it shows.
-    const width = 64;
-    const height = 64;
-    const rgba = Buffer.alloc(width * height * 4);
-    const blue = [20, 60, 200];
-    const amber = [200, 160, 20];
-    for (let y = 0; y < height; y++)
-      for (let x = 0; x < width; x++)
-        rgba.set([...(((x >> 4) + (y >> 4)) % 2 ? amber : blue), 255], (y * width + x) * 4);
-    const input = adInput('instagram_story', 'minimal', { background: { rgba, width, height } });
-    const plan = await planAd(input);
-    const { full, bare } = await paintedThreeWays(input, plan);
-    // Covering 1080 x 1920, the square is scaled 30 times and 420 px of it cut from each side: the bottom corners
-    // fall in blocks (0, 3) and (3, 3), below the text and the product.
-    expect(countNear(full, '#C8A014', 2, { left: 0, top: 1900, width: 20, height: 20 })).toBe(400);
-    expect(countNear(full, '#143CC8', 2, { left: 1060, top: 1900, width: 20, height: 20 })).toBe(400);
-    expect(inside(must(differing(full, bare), 'text pixels'), PLATFORM_FRAMES.instagram_story.safeZone)).toBe(true);
-    expect(magentaBounds(full)).not.toBeNull();
+  it(
+    'uses a supplied background instead of the style’s ' + 'own, under veils that keep the text on the palette',
+    async () => {
+      // A checker of 16 px blocks in blue and amber, so moving, flopping or zooming it shows.
+      const width = 64;
+      const height = 64;
+      const rgba = Buffer.alloc(width * height * 4);
+      const blue = [20, 60, 200];
+      const amber = [200, 160, 20];
+      for (let y = 0; y < height; y++)
+        for (let x = 0; x < width; x++)
+          rgba.set([...(((x >> 4) + (y >> 4)) % 2 ? amber : blue), 255], (y * width + x) * 4);
+      const input = adInput('instagram_story', 'minimal', { background: { rgba, width, height } });
+      const plan = await planAd(input);
+      const { full, bare } = await paintedThreeWays(input, plan);
+      // Covering 1080 x 1920, the square is scaled 30 times and 420 px of it cut from each side: the bottom corners
+      // fall in blocks (0, 3) and (3, 3), below the text and the product.
+      expect(countNear(full, '#C8A014', 2, { left: 0, top: 1900, width: 20, height: 20 })).toBe(400);
+      expect(countNear(full, '#143CC8', 2, { left: 1060, top: 1900, width: 20, height: 20 })).toBe(400);
+      expect(inside(must(differing(full, bare), 'text pixels'), PLATFORM_FRAMES.instagram_story.safeZone)).toBe(true);
+      expect(magentaBounds(full)).not.toBeNull();
 
-    // One backdrop for every variant still gives variants that differ beyond mirroring.
-    const [flopped, closer] = await Promise.all(
-      [2, 4].map(async (variant) => decoded((await renderAd({ ...input, variant })).image)),
-    );
-    expect(meanAbsoluteDifference(full, flopped)).toBeGreaterThan(10);
-    expect(meanAbsoluteDifference(full, closer)).toBeGreaterThan(10);
-    expect(meanAbsoluteDifference(flopped, closer)).toBeGreaterThan(10);
-  });
+      // One backdrop for every variant still gives variants that differ beyond mirroring.
+      const [flopped, closer] = await Promise.all(
+        [2, 4].map(async (variant) => decoded((await renderAd({ ...input, variant })).image)),
+      );
+      expect(meanAbsoluteDifference(full, flopped)).toBeGreaterThan(10);
+      expect(meanAbsoluteDifference(full, closer)).toBeGreaterThan(10);
+      expect(meanAbsoluteDifference(flopped, closer)).toBeGreaterThan(10);
+    },
+  );
 
   it('places an opaque photo whole, as a rectangle, and a product without texts larger', async () => {
     const width = 300;

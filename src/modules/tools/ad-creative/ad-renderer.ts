@@ -360,7 +360,9 @@ async function productLayers(subject: RgbaPixels, plan: AdPlan): Promise<sharp.O
   return shadow ? [shadow, layer] : [layer];
 }
 
-/** The product's shadow as a black layer whose alpha is the shadow's opacity, on a tile around the product (null: none). */
+/**
+ * The product's shadow as a black layer whose alpha is the shadow's opacity, on a tile around the product (null: none).
+ */
 async function shadowLayer(product: Buffer, box: PixelBounds, canvas: Size): Promise<sharp.OverlayOptions | null> {
   // Room for the shadow below and beside the product, inside the canvas.
   const pad = Math.round(Math.max(box.width, box.height) * 0.12);
@@ -436,7 +438,10 @@ function buttonSvg(box: Size, palette: AdPalette): string {
   const inset = outline ? 1 : 0;
   const height = box.height - 2 * inset;
   const stroke = outline ? ` stroke="${outline}" stroke-width="2"` : '';
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${box.width}" height="${box.height}">
-    <rect x="${inset}" y="${inset}" width="${box.width - 2 * inset}" height="${height}" rx="${height / 2}" fill="${fill}"${stroke}/>
-  </svg>`;
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${box.width}" height="${box.height}">
+    <rect x="${inset}" y="${inset}" width="${box.width - 2 * inset}" height="${height}" rx="${height / 2}" ` +
+    `fill="${fill}"${stroke}/>
+  </svg>`
+  );
 }

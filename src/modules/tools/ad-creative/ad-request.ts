@@ -6,7 +6,8 @@ import type { AdStyle } from './ad-styles';
 
 /** What `premium_ad` asks a provider for behind the product when the client gave no instructions. */
 export const PREMIUM_BACKDROP_PROMPT =
-  'An elegant, premium studio backdrop for a luxury product advertisement: soft directional light, rich dark tones, no text, no products.';
+  'An elegant, premium studio backdrop for a luxury product advertisement: soft directional light, rich dark ' +
+  'tones, no text, no products.';
 
 /** One ad, whatever endpoint asked for it. */
 export interface AdRequest {

@@ -100,7 +100,10 @@ export function paletteFor(style: AdStyle, brand: string): AdPalette {
  */
 export function backdropSvg(style: AdStyle, palette: AdPalette, layout: AdLayout): string {
   const { width, height } = layout.canvas;
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">${TREATMENT_DRAWERS[style](palette, layout)}</svg>`;
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" ` +
+    `height="${height}">${TREATMENT_DRAWERS[style](palette, layout)}</svg>`
+  );
 }
 
 /**
@@ -118,7 +121,10 @@ export function veilSvg(palette: AdPalette, layout: AdLayout): string {
       const top = Math.max(0, slot.top - pad);
       const right = Math.min(width, slot.left + slot.width + pad);
       const bottom = Math.min(height, slot.top + slot.height + pad);
-      return `<rect x="${left}" y="${top}" width="${right - left}" height="${bottom - top}" rx="${pad}" fill="${palette.base}" fill-opacity="0.85"/>`;
+      return (
+        `<rect x="${left}" y="${top}" width="${right - left}" height="${bottom - top}" rx="${pad}" ` +
+        `fill="${palette.base}" fill-opacity="0.85"/>`
+      );
     });
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">${panels.join('')}</svg>`;
 }
@@ -142,7 +148,10 @@ function arch(layout: AdLayout, fill: string, extra = ''): string {
   const top = area.top + area.height * 0.06;
   const left = x - width / 2;
   const r = width / 2;
-  return `<path d="M${n(left)} ${n(bottom)} V${n(top + r)} A${n(r)} ${n(r)} 0 0 1 ${n(left + width)} ${n(top + r)} V${n(bottom)} Z" fill="${fill}" ${extra}/>`;
+  return (
+    `<path d="M${n(left)} ${n(bottom)} V${n(top + r)} A${n(r)} ${n(r)} 0 0 1 ${n(left + width)} ${n(top + r)} ` +
+    `V${n(bottom)} Z" fill="${fill}" ${extra}/>`
+  );
 }
 
 type TreatmentDrawer = (palette: AdPalette, layout: AdLayout) => string;
@@ -165,13 +174,15 @@ const TREATMENT_DRAWERS: Readonly<Record<AdStyle, TreatmentDrawer>> = {
   bold(palette, layout) {
     const { width, height } = layout.canvas;
     const { x, y, radius } = stage(layout);
-    // Decor moves away from the text colour (darker under white text, lighter under dark), so the text's contrast only grows.
+    // Decor moves away from the text colour (darker under white text, lighter under dark), so the text's contrast only
+    // grows.
     const decor =
       palette.headline.colour === WHITE ? mix(palette.brand, '#000000', 0.2) : mix(palette.brand, WHITE, 0.25);
     const slope = (layout.mirrored ? -1 : 1) * height * 0.22;
     const band = height * 0.32;
     const treatments = [
-      `<path d="M0 ${n(y + slope - band / 2)} L${width} ${n(y - slope - band / 2)} V${n(y - slope + band / 2)} L0 ${n(y + slope + band / 2)} Z" fill="${decor}"/>`,
+      `<path d="M0 ${n(y + slope - band / 2)} L${width} ${n(y - slope - band / 2)} V${n(y - slope + band / 2)} ` +
+        `L0 ${n(y + slope + band / 2)} Z" fill="${decor}"/>`,
       `<circle cx="${n(x)}" cy="${n(y)}" r="${n(radius * 1.05)}" fill="${decor}"/>`,
       `<rect y="${n(y)}" width="${width}" height="${n(height - y)}" fill="${decor}"/>`,
     ];
@@ -185,16 +196,20 @@ const TREATMENT_DRAWERS: Readonly<Record<AdStyle, TreatmentDrawer>> = {
     const inset = Math.round(Math.min(width, height) * 0.035);
     const treatments = [
       // A gold hairline frame, inside the margin no text uses.
-      `<rect x="${inset}" y="${inset}" width="${width - 2 * inset}" height="${height - 2 * inset}" fill="none" stroke="${GOLD}" stroke-width="2"/>`,
+      `<rect x="${inset}" y="${inset}" width="${width - 2 * inset}" height="${height - 2 * inset}" fill="none" ` +
+        `stroke="${GOLD}" stroke-width="2"/>`,
       `<circle cx="${n(x)}" cy="${n(y)}" r="${n(radius * 0.98)}" fill="none" stroke="${GOLD}" stroke-width="2"/>`,
       arch(layout, mix(palette.brand, palette.base, 0.78), `stroke="${GOLD}" stroke-width="2"`),
     ];
-    return `<defs><radialGradient id="glow" cx="${n(x)}" cy="${n(y)}" r="${n(radius * 1.6)}" gradientUnits="userSpaceOnUse">
+    return (
+      `<defs><radialGradient id="glow" cx="${n(x)}" cy="${n(y)}" r="${n(radius * 1.6)}" ` +
+      `gradientUnits="userSpaceOnUse">
         <stop offset="0" stop-color="#3A3036" stop-opacity="${glowStrength}"/>
         <stop offset="1" stop-color="#3A3036" stop-opacity="0"/>
       </radialGradient></defs>
       <rect width="${width}" height="${height}" fill="${palette.base}"/>
-      <rect width="${width}" height="${height}" fill="url(#glow)"/>${treatments[layout.treatment]}`;
+      <rect width="${width}" height="${height}" fill="url(#glow)"/>${treatments[layout.treatment]}`
+    );
   },
 
   playful(palette, layout) {

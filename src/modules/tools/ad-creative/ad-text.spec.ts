@@ -18,7 +18,8 @@ describe('escapeMarkup', () => {
 
 describe('renderText', () => {
   it("sets text in the project's Inter, not a host font", async () => {
-    // Inter Bold's advance widths put this word at 406 px at 48 px; DejaVu Sans Bold, the host's fallback, is far wider.
+    // Inter Bold's advance widths put this word at 406 px at 48 px; DejaVu Sans Bold, the host's fallback, is far
+    // wider.
     const set = await renderText('Hamburgefonstiv', BOLD, 48, 2000, 'word');
     expect(set.width).toBeGreaterThanOrEqual(402);
     expect(set.width).toBeLessThanOrEqual(410);

@@ -79,7 +79,8 @@ export async function renderText(
 ): Promise<SetText> {
   const letterSpacing = Math.round(style.tracking * fontSize * 1024);
   const markup =
-    `<span font_weight="${style.weight}" letter_spacing="${letterSpacing}" foreground="${style.colour}" fallback="false">` +
+    `<span font_weight="${style.weight}" letter_spacing="${letterSpacing}" ` +
+    `foreground="${style.colour}" fallback="false">` +
     `${escapeMarkup(text)}</span>`;
   const { data, info } = await sharp({
     text: {

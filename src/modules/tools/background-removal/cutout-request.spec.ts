@@ -85,19 +85,23 @@ describe('productPhotoCutout', () => {
     output: { number_of_images: 1 },
   });
 
-  it('honours the preservation level: strict keeps the pixels, balanced corrects light and colour, creative polishes too', () => {
-    expect(productPhotoCutout(options(ProductPhotoOperation.StudioPackshot, null), 'jpg', NO_HINTS)).toMatchObject({
-      light: false,
-      color: false,
-      polish: false,
-    });
-    expect(
-      productPhotoCutout(options(ProductPhotoOperation.StudioPackshot, null, 'balanced'), 'jpg', NO_HINTS),
-    ).toMatchObject({ light: true, color: true, polish: false });
-    expect(
-      productPhotoCutout(options(ProductPhotoOperation.StudioPackshot, null, 'creative'), 'jpg', NO_HINTS),
-    ).toMatchObject({ light: true, color: true, polish: true });
-  });
+  it(
+    'honours the preservation level: strict keeps the pixels, ' +
+      'balanced corrects light and colour, creative polishes too',
+    () => {
+      expect(productPhotoCutout(options(ProductPhotoOperation.StudioPackshot, null), 'jpg', NO_HINTS)).toMatchObject({
+        light: false,
+        color: false,
+        polish: false,
+      });
+      expect(
+        productPhotoCutout(options(ProductPhotoOperation.StudioPackshot, null, 'balanced'), 'jpg', NO_HINTS),
+      ).toMatchObject({ light: true, color: true, polish: false });
+      expect(
+        productPhotoCutout(options(ProductPhotoOperation.StudioPackshot, null, 'creative'), 'jpg', NO_HINTS),
+      ).toMatchObject({ light: true, color: true, polish: true });
+    },
+  );
 
   it("places packshots and marketplace images on the preset's canvas, on white", () => {
     expect(

@@ -35,28 +35,32 @@ const pixel = (image: RawImage, x: number, y: number) => [
 ];
 
 describe('AI edit pipeline', () => {
-  it("keeps the subject's own pixels under strict preservation when the provider repaints everything, at the exact ratio", async () => {
-    const { photo, alpha } = photoWithSquare();
-    const placement = placeOnCanvas(photo, { left: 70, top: 30, width: 60, height: 60 }, { width: 1, height: 1 });
-    expect(placement.canvas).toEqual({ width: 200, height: 200 });
-    const placed = await photoOnCanvas(photo, alpha, placement);
-    const result = await finishEdit(placed, repainted(200, 200), 'strict');
-    expect(result.width / result.height).toBe(1);
-    let kept = 0;
-    for (let y = 0; y < 200; y++) {
-      for (let x = 0; x < 200; x++) {
-        const inside = x >= 70 && x < 130 && y >= placement.top + 30 && y < placement.top + 90;
-        const [r, g, b] = pixel(result, x, y);
-        if (inside) {
-          expect(Math.abs(r - 240) + Math.abs(g - 140) + Math.abs(b - 30)).toBeLessThanOrEqual(6);
-          kept++;
-        } else {
-          expect([r, g, b]).toEqual([20, 200, 60]);
+  it(
+    "keeps the subject's own pixels under strict preservation " +
+      'when the provider repaints everything, at the exact ratio',
+    async () => {
+      const { photo, alpha } = photoWithSquare();
+      const placement = placeOnCanvas(photo, { left: 70, top: 30, width: 60, height: 60 }, { width: 1, height: 1 });
+      expect(placement.canvas).toEqual({ width: 200, height: 200 });
+      const placed = await photoOnCanvas(photo, alpha, placement);
+      const result = await finishEdit(placed, repainted(200, 200), 'strict');
+      expect(result.width / result.height).toBe(1);
+      let kept = 0;
+      for (let y = 0; y < 200; y++) {
+        for (let x = 0; x < 200; x++) {
+          const inside = x >= 70 && x < 130 && y >= placement.top + 30 && y < placement.top + 90;
+          const [r, g, b] = pixel(result, x, y);
+          if (inside) {
+            expect(Math.abs(r - 240) + Math.abs(g - 140) + Math.abs(b - 30)).toBeLessThanOrEqual(6);
+            kept++;
+          } else {
+            expect([r, g, b]).toEqual([20, 200, 60]);
+          }
         }
       }
-    }
-    expect(kept).toBe(3600);
-  });
+      expect(kept).toBe(3600);
+    },
+  );
 
   it('lets balanced blend the edge band and creative repaint the subject', async () => {
     const { photo, alpha } = photoWithSquare();

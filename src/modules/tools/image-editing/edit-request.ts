@@ -118,7 +118,10 @@ function fromProductPhoto({ operation, preset }: ProductPhotoOptions, format: Ou
   return edit;
 }
 
-/** The edit of a task on the image editing tool's pipeline: `POST /image/edit`, or `product_photo_enhance` keeping its background. */
+/**
+ * The edit of a task on the image editing tool's pipeline: `POST /image/edit`, or `product_photo_enhance` keeping its
+ * background.
+ */
 export function editRequestOf(
   task: Pick<TypedToolTask, 'format' | 'index' | 'subjectHints'> & { options: ImageEditOptions | ProductPhotoOptions },
 ): EditRequest {

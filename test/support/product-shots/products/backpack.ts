@@ -11,10 +11,12 @@ const LOOP = 'M245,110 C245,-40 375,-40 375,110 L350,110 C350,0 270,0 270,110 Z'
 function draw(p: Palette): string {
   const strap = (x: number) =>
     `<rect x="${x}" y="130" width="36" height="660" fill="${hex(p.trim)}"/>` +
-    `<rect x="${x + 3}" y="130" width="30" height="660" fill="none" stroke="${hex(tone(p.trim, 0.3))}" stroke-width="1.5" stroke-dasharray="6 5"/>` +
+    `<rect x="${x + 3}" y="130" width="30" height="660" fill="none" stroke="${hex(tone(p.trim, 0.3))}" ` +
+    `stroke-width="1.5" stroke-dasharray="6 5"/>` +
     `<rect x="${x - 6}" y="610" width="48" height="34" rx="5" fill="${hex(p.detail)}"/>` +
     `<rect x="${x + 4}" y="618" width="28" height="18" rx="3" fill="${hex(tone(p.detail, -0.45))}"/>`;
-  return `
+  return (
+    `
   <defs>
     <clipPath id="body"><path d="${BODY}"/></clipPath>
     ${radial(
@@ -50,22 +52,27 @@ function draw(p: Palette): string {
   <path d="${LOOP}" fill="url(#loop-light)"/>
   <path d="${BODY}" fill="${hex(p.body)}"/>
   <g clip-path="url(#body)">
-    <path d="M90,300 C100,150 200,100 310,100 C420,100 520,150 530,300" stroke="${hex(tone(p.body, -0.5))}" stroke-width="9" fill="none"/>
-    <path d="M90,300 C100,150 200,100 310,100 C420,100 520,150 530,300" stroke="${hex(tone(p.body, 0.25))}" stroke-width="3" stroke-dasharray="2 3" fill="none"/>
+    <path d="M90,300 C100,150 200,100 310,100 C420,100 520,150 530,300" stroke="${hex(tone(p.body, -0.5))}" ` +
+    `stroke-width="9" fill="none"/>
+    <path d="M90,300 C100,150 200,100 310,100 C420,100 520,150 530,300" stroke="${hex(tone(p.body, 0.25))}" ` +
+    `stroke-width="3" stroke-dasharray="2 3" fill="none"/>
     <rect x="488" y="192" width="14" height="40" rx="4" fill="${hex(p.detail)}" transform="rotate(-28 495 212)"/>
     ${strap(190)}
     ${strap(394)}
     <rect x="110" y="450" width="400" height="300" rx="80" fill="${hex(tone(p.body, -0.08))}"/>
-    <rect x="122" y="462" width="376" height="276" rx="70" fill="none" stroke="${hex(tone(p.body, 0.25))}" stroke-width="2" stroke-dasharray="7 5"/>
+    <rect x="122" y="462" width="376" height="276" rx="70" fill="none" stroke="${hex(tone(p.body, 0.25))}" ` +
+    `stroke-width="2" stroke-dasharray="7 5"/>
     <rect x="110" y="450" width="400" height="300" rx="80" fill="url(#pocket-light)"/>
     <path d="M150,470 L470,470" stroke="${hex(tone(p.body, -0.55))}" stroke-width="7"/>
     <rect x="440" y="466" width="12" height="34" rx="4" fill="${hex(p.detail)}"/>
     <rect x="268" y="520" width="84" height="50" rx="8" fill="${hex(p.accent)}"/>
-    <rect x="276" y="528" width="68" height="34" rx="5" fill="none" stroke="${hex(tone(p.accent, 0.35))}" stroke-width="2" stroke-dasharray="4 3"/>
+    <rect x="276" y="528" width="68" height="34" rx="5" fill="none" stroke="${hex(tone(p.accent, 0.35))}" ` +
+    `stroke-width="2" stroke-dasharray="4 3"/>
     <path d="${BODY}" fill="url(#padding)"/>
     ${highlight(200, 180, 110, 55, 0.18, -30)}
   </g>
-  </g>`;
+  </g>`
+  );
 }
 
 export const backpack: ProductDrawing = {

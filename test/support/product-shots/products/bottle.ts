@@ -52,7 +52,10 @@ function draw(p: Palette): string {
     ${highlight(193, 230, 12, 68, 0.45)}
   </g>
   <rect x="140" y="0" width="160" height="150" rx="14" fill="url(#metal)"/>
-  ${Array.from({ length: 12 }, (_, i) => `<rect x="${150 + i * 12.5}" y="10" width="4" height="122" fill="#000" opacity="0.18"/>`).join('')}
+  ${Array.from(
+    { length: 12 },
+    (_, i) => `<rect x="${150 + i * 12.5}" y="10" width="4" height="122" ` + `fill="#000" opacity="0.18"/>`,
+  ).join('')}
   <rect x="132" y="138" width="176" height="26" rx="9" fill="url(#metal)"/>
   <rect x="136" y="140" width="168" height="5" rx="2" fill="#fff" opacity="0.35"/>`;
 }

@@ -12,15 +12,18 @@ function leg(x: number, top: number, bottom: number, width: number, wood: Rgb, l
   const side = width * 0.32;
   const front = width - side;
   const quad = (x0: number, w: number, colour: Rgb) =>
-    `<polygon points="${x0 + lean},${top} ${x0 + lean + w},${top} ${x0 + w},${bottom} ${x0},${bottom}" fill="${hex(colour)}"/>`;
+    `<polygon points="${x0 + lean},${top} ${x0 + lean + w},${top} ${x0 + w},${bottom} ${x0},${bottom}" ` +
+    `fill="${hex(colour)}"/>`;
   return quad(x, front, tone(wood, 0.06)) + quad(x + front, side, tone(wood, -0.28));
 }
 
 /** A slab from (x0, y0) to (x1, y1) along its top edge, `thickness` deep, lit on top. */
 function rail(x0: number, y0: number, x1: number, y1: number, thickness: number, wood: Rgb): string {
   return (
-    `<polygon points="${x0},${y0} ${x1},${y1} ${x1},${y1 + thickness} ${x0},${y0 + thickness}" fill="${hex(tone(wood, -0.12))}"/>` +
-    `<polygon points="${x0},${y0} ${x1},${y1} ${x1},${y1 + thickness * 0.3} ${x0},${y0 + thickness * 0.3}" fill="${hex(tone(wood, 0.12))}"/>`
+    `<polygon points="${x0},${y0} ${x1},${y1} ${x1},${y1 + thickness} ${x0},${y0 + thickness}" ` +
+    `fill="${hex(tone(wood, -0.12))}"/>` +
+    `<polygon points="${x0},${y0} ${x1},${y1} ${x1},${y1 + thickness * 0.3} ${x0},${y0 + thickness * 0.3}" ` +
+    `fill="${hex(tone(wood, 0.12))}"/>`
   );
 }
 
@@ -32,7 +35,8 @@ function draw(p: Palette): string {
       return leg(x, top, top + 130, 16, tone(wood, -0.05));
     })
     .join('');
-  return `
+  return (
+    `
   <defs>
     ${linear(
       'seat-light',
@@ -69,14 +73,16 @@ function draw(p: Palette): string {
   <polygon points="40,560 430,600 590,530 200,490" fill="url(#seat-light)"/>
   <polygon points="73,546 416,581 556,520 556,532 416,593 73,558" fill="${hex(tone(p.accent, -0.35))}"
     stroke="${hex(tone(p.accent, -0.35))}" stroke-width="16" stroke-linejoin="round"/>
-  <polygon points="73,546 416,581 556,520 214,485" fill="${hex(p.accent)}" stroke="${hex(p.accent)}" stroke-width="16" stroke-linejoin="round"/>
+  <polygon points="73,546 416,581 556,520 214,485" fill="${hex(p.accent)}" stroke="${hex(p.accent)}" ` +
+    `stroke-width="16" stroke-linejoin="round"/>
   <polygon points="73,546 416,581 556,520 214,485" fill="url(#seat-light)"/>
   ${rail(72, 830, 404, 865, 16, wood)}
   ${leg(46, 590, 990, 26, wood)}
   ${leg(404, 630, 1000, 26, wood)}
   <rect x="50" y="600" width="5" height="380" fill="#fff" opacity="0.18"/>
   <rect x="408" y="640" width="5" height="350" fill="#fff" opacity="0.18"/>
-  </g>`;
+  </g>`
+  );
 }
 
 export const chair: ProductDrawing = {

@@ -21,7 +21,8 @@ const circle = (cx: number, cy: number, r: number) =>
   `M${cx - r},${cy} A${r},${r} 0 1 0 ${cx + r},${cy} A${r},${r} 0 1 0 ${cx - r},${cy} Z`;
 /** The board's outline with its holes, filled even-odd. */
 const BOARD =
-  `M18,0 L${WIDTH - 18},0 Q${WIDTH},0 ${WIDTH},18 L${WIDTH},${HEIGHT - 18} Q${WIDTH},${HEIGHT} ${WIDTH - 18},${HEIGHT} ` +
+  `M18,0 L${WIDTH - 18},0 Q${WIDTH},0 ${WIDTH},18 L${WIDTH},${HEIGHT - 18} ` +
+  `Q${WIDTH},${HEIGHT} ${WIDTH - 18},${HEIGHT} ` +
   `L18,${HEIGHT} Q0,${HEIGHT} 0,${HEIGHT - 18} L0,18 Q0,0 18,0 Z ` +
   HOLES.map(([x, y]) => circle(x, y, HOLE)).join(' ');
 
@@ -53,8 +54,10 @@ function chip(x: number, y: number, w: number, h: number, count: number, sides: 
 function passive(x: number, y: number, vertical: boolean, body: Rgb, p: Palette): string {
   const [w, h] = vertical ? [12, 24] : [24, 12];
   const end = vertical
-    ? `<rect x="${x}" y="${y}" width="12" height="6" fill="${hex(p.trim)}"/><rect x="${x}" y="${y + 18}" width="12" height="6" fill="${hex(p.trim)}"/>`
-    : `<rect x="${x}" y="${y}" width="6" height="12" fill="${hex(p.trim)}"/><rect x="${x + 18}" y="${y}" width="6" height="12" fill="${hex(p.trim)}"/>`;
+    ? `<rect x="${x}" y="${y}" width="12" height="6" fill="${hex(p.trim)}"/><rect x="${x}" y="${y + 18}" width="12" ` +
+      `height="6" fill="${hex(p.trim)}"/>`
+    : `<rect x="${x}" y="${y}" width="6" height="12" fill="${hex(p.trim)}"/><rect x="${x + 18}" y="${y}" width="6" ` +
+      `height="12" fill="${hex(p.trim)}"/>`;
   return `<rect x="${x}" y="${y}" width="${w}" height="${h}" fill="${hex(body)}"/>${end}`;
 }
 
@@ -62,8 +65,10 @@ function passive(x: number, y: number, vertical: boolean, body: Rgb, p: Palette)
 const capacitor = (cx: number, cy: number, r: number, p: Palette) =>
   `<circle cx="${cx}" cy="${cy}" r="${r + 4}" fill="${hex(p.accent)}"/>` +
   `<circle cx="${cx}" cy="${cy}" r="${r}" fill="url(#can)"/>` +
-  `<path d="M${cx - r * 0.6},${cy} L${cx + r * 0.6},${cy} M${cx},${cy - r * 0.6} L${cx},${cy + r * 0.6}" stroke="${hex(tone(p.trim, -0.35))}" stroke-width="3"/>` +
-  `<path d="M${cx - r},${cy} A${r},${r} 0 0 1 ${cx},${cy - r}" stroke="${hex(tone(p.detail, 0.1))}" stroke-width="7" fill="none"/>`;
+  `<path d="M${cx - r * 0.6},${cy} L${cx + r * 0.6},${cy} M${cx},${cy - r * 0.6} L${cx},${cy + r * 0.6}" ` +
+  `stroke="${hex(tone(p.trim, -0.35))}" stroke-width="3"/>` +
+  `<path d="M${cx - r},${cy} A${r},${r} 0 0 1 ${cx},${cy - r}" stroke="${hex(tone(p.detail, 0.1))}" ` +
+  `stroke-width="7" fill="none"/>`;
 
 function draw(p: Palette): string {
   const copper = hex(tone(p.body, 0.16));
@@ -98,7 +103,8 @@ function draw(p: Palette): string {
   ]
     .map(
       ([x, y]) =>
-        `<circle cx="${x}" cy="${y}" r="6" fill="${hex(p.trim)}"/><circle cx="${x}" cy="${y}" r="2.5" fill="${hex(tone(p.body, -0.5))}"/>`,
+        `<circle cx="${x}" cy="${y}" r="6" fill="${hex(p.trim)}"/><circle cx="${x}" cy="${y}" r="2.5" ` +
+        `fill="${hex(tone(p.body, -0.5))}"/>`,
     )
     .join('');
   const header = Array.from({ length: 20 }, (_, i) => {
@@ -143,13 +149,15 @@ function draw(p: Palette): string {
   ]
     .map(
       ([x, y, w]) =>
-        `<rect x="${x}" y="${y}" width="${w}" height="6" fill="${silk}"/><rect x="${x}" y="${y + 10}" width="${w * 0.6}" height="6" fill="${silk}"/>`,
+        `<rect x="${x}" y="${y}" width="${w}" height="6" fill="${silk}"/><rect x="${x}" y="${y + 10}" ` +
+        `width="${w * 0.6}" height="6" fill="${silk}"/>`,
     )
     .join('');
   const rings = HOLES.map(
     ([x, y]) => `<path d="${circle(x, y, HOLE + 11)} ${circle(x, y, HOLE)}" fill="url(#plating)" fill-rule="evenodd"/>`,
   ).join('');
-  return `
+  return (
+    `
   <defs>
     <clipPath id="board"><path d="${BOARD}" clip-rule="evenodd"/></clipPath>
     ${linear(
@@ -216,14 +224,16 @@ function draw(p: Palette): string {
   <path d="${BOARD}" fill="${hex(p.body)}" fill-rule="evenodd"/>
   <g clip-path="url(#board)">
     ${traces}
-    <rect x="8" y="8" width="${WIDTH - 16}" height="${HEIGHT - 16}" rx="14" fill="none" stroke="${silk}" stroke-width="3" opacity="0.8"/>
+    <rect x="8" y="8" width="${WIDTH - 16}" height="${HEIGHT - 16}" rx="14" fill="none" stroke="${silk}" ` +
+    `stroke-width="3" opacity="0.8"/>
     ${labels}
     ${vias}
     ${rings}
     <rect x="80" y="52" width="360" height="70" fill="${hex(p.detail)}"/>
     ${header}
     <rect x="560" y="70" width="290" height="200" rx="6" fill="url(#shield)"/>
-    <rect x="560" y="70" width="290" height="200" rx="6" fill="none" stroke="${hex(tone(p.trim, -0.3))}" stroke-width="3"/>
+    <rect x="560" y="70" width="290" height="200" rx="6" fill="none" stroke="${hex(tone(p.trim, -0.3))}" ` +
+    `stroke-width="3"/>
     ${vents}
     ${chip(250, 200, 170, 170, 12, 'hv', p)}
     ${chip(120, 420, 120, 64, 6, 'v', p)}
@@ -239,7 +249,8 @@ function draw(p: Palette): string {
     <rect x="0" y="230" width="62" height="100" rx="4" fill="url(#shield)"/>
     <rect x="10" y="250" width="40" height="60" rx="3" fill="${hex(tone(p.trim, -0.5))}"/>
     <rect x="0" y="0" width="${WIDTH}" height="${HEIGHT}" fill="url(#board-light)"/>
-  </g>`;
+  </g>`
+  );
 }
 
 /** Solder mask in `body`, silver parts in `trim`, white silkscreen and connectors in `accent`, chips in `detail`. */

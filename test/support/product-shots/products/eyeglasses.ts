@@ -30,15 +30,18 @@ function draw(p: Palette): string {
   const temple = (sign: number) => {
     const x = (value: number) => 500 + sign * (value - 500);
     return (
-      `<path d="M${x(20)},190 L${x(116)},26 Q${x(126)},8 ${x(148)},12" stroke="${hex(tone(p.body, -0.2))}" stroke-width="10" stroke-linecap="round" fill="none"/>` +
-      `<path d="M${x(96)},60 L${x(116)},26 Q${x(126)},8 ${x(148)},12" stroke="${hex(p.accent)}" stroke-width="11" stroke-linecap="round" fill="none"/>`
+      `<path d="M${x(20)},190 L${x(116)},26 Q${x(126)},8 ${x(148)},12" stroke="${hex(tone(p.body, -0.2))}" ` +
+      `stroke-width="10" stroke-linecap="round" fill="none"/>` +
+      `<path d="M${x(96)},60 L${x(116)},26 Q${x(126)},8 ${x(148)},12" stroke="${hex(p.accent)}" stroke-width="11" ` +
+      `stroke-linecap="round" fill="none"/>`
     );
   };
   const pad = (sign: number) => {
     const x = (value: number) => 500 + sign * (value - 500);
     return (
       `<path d="M${x(462)},226 Q${x(420)},250 ${x(406)},300" stroke="${hex(p.trim)}" stroke-width="4" fill="none"/>` +
-      `<ellipse cx="${x(404)}" cy="318" rx="11" ry="21" fill="${hex(p.detail)}" transform="rotate(${sign * 14} ${x(404)} 318)"/>`
+      `<ellipse cx="${x(404)}" cy="318" rx="11" ry="21" fill="${hex(p.detail)}" ` +
+      `transform="rotate(${sign * 14} ${x(404)} 318)"/>`
     );
   };
   const hinge = (sign: number) => {

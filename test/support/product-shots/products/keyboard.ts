@@ -29,13 +29,16 @@ function draw(p: Palette): string {
     for (const [i, w] of widths.entries()) {
       const kw = w * unit - gap;
       keys.push(
-        `<rect x="${(x + gap / 2).toFixed(1)}" y="${y + gap / 2}" width="${kw.toFixed(1)}" height="${h - gap}" rx="5" fill="${hex(tone(p.accent, -0.12))}"/>` +
-          `<rect x="${(x + gap / 2 + 1).toFixed(1)}" y="${y + gap / 2}" width="${(kw - 2).toFixed(1)}" height="${h - gap - 3}" rx="4" fill="url(#cap)"/>`,
+        `<rect x="${(x + gap / 2).toFixed(1)}" y="${y + gap / 2}" width="${kw.toFixed(1)}" height="${h - gap}" ` +
+          `rx="5" fill="${hex(tone(p.accent, -0.12))}"/>` +
+          `<rect x="${(x + gap / 2 + 1).toFixed(1)}" y="${y + gap / 2}" width="${(kw - 2).toFixed(1)}" ` +
+          `height="${h - gap - 3}" rx="4" fill="url(#cap)"/>`,
       );
       // A legend on most keys: a short mark in the upper left, as small print reads from afar.
       if (w < 5 && (row + i) % 4 !== 3) {
         keys.push(
-          `<rect x="${(x + gap / 2 + 7).toFixed(1)}" y="${y + gap / 2 + 6}" width="${Math.min(14, kw * 0.3).toFixed(1)}" height="4" rx="1" fill="${hex(p.detail)}"/>`,
+          `<rect x="${(x + gap / 2 + 7).toFixed(1)}" y="${y + gap / 2 + 6}" ` +
+            `width="${Math.min(14, kw * 0.3).toFixed(1)}" height="4" rx="1" fill="${hex(p.detail)}"/>`,
         );
       }
       x += w * unit;

@@ -8,7 +8,8 @@ const BODY = 'M60,100 A260,70 0 0 1 580,100 L580,630 A260,60 0 0 1 60,630 Z';
 const HANDLE = 'M560,190 C830,160 840,560 560,545 L560,475 C730,480 730,260 560,265 Z';
 
 function draw(p: Palette): string {
-  return `
+  return (
+    `
   <defs>
     <clipPath id="mug"><path d="${BODY}"/></clipPath>
     <clipPath id="handle"><path d="${HANDLE}"/></clipPath>
@@ -46,7 +47,8 @@ function draw(p: Palette): string {
   <g clip-path="url(#mug)">
     <ellipse cx="225" cy="380" rx="70" ry="84" fill="${hex(p.accent)}"/>
     <ellipse cx="225" cy="380" rx="56" ry="68" fill="none" stroke="${hex(p.detail)}" stroke-width="5"/>
-    <polygon points="225,334 238,366 270,368 245,388 254,420 225,402 196,420 205,388 180,368 212,366" fill="${hex(p.detail)}"/>
+    <polygon points="225,334 238,366 270,368 245,388 254,420 225,402 196,420 205,388 180,368 212,366" ` +
+    `fill="${hex(p.detail)}"/>
     <path d="M60,560 A260,60 0 0 0 580,560" stroke="${hex(p.detail)}" stroke-width="10" fill="none"/>
     <rect x="60" y="100" width="520" height="600" fill="url(#round)"/>
     ${highlight(157, 380, 26, 230, 0.6)}
@@ -55,7 +57,8 @@ function draw(p: Palette): string {
     <path d="M75,101 A245,59 0 0 0 565,101" stroke="#fff" stroke-width="3" opacity="0.3" fill="none"/>
     ${highlight(200, 70, 80, 15, 0.3)}
   </g>
-  </g>`;
+  </g>`
+  );
 }
 
 export const mug: ProductDrawing = {

@@ -15,7 +15,8 @@ function draw(p: Palette): string {
     const y = 118 + i * 24;
     return (
       `<circle cx="${x + 12}" cy="${y + 26}" r="6" fill="${hex(tone(p.body, -0.5))}"/>` +
-      `<rect x="${x - 26}" y="${y - 6}" width="56" height="13" rx="6" fill="${hex(p.detail)}" transform="rotate(-28 ${x} ${y})"/>`
+      `<rect x="${x - 26}" y="${y - 6}" width="56" height="13" rx="6" fill="${hex(p.detail)}" ` +
+      `transform="rotate(-28 ${x} ${y})"/>`
     );
   }).join('');
   const perforations = Array.from({ length: 14 }, (_, i) => {
@@ -27,7 +28,8 @@ function draw(p: Palette): string {
     { length: 24 },
     (_, i) => `<rect x="${70 + i * 37}" y="396" width="14" height="40" fill="#000" opacity="0.25"/>`,
   ).join('');
-  return `
+  return (
+    `
   <defs>
     <clipPath id="upper"><path d="${UPPER}"/></clipPath>
     <clipPath id="sole"><path d="${SOLE}"/></clipPath>
@@ -58,8 +60,10 @@ function draw(p: Palette): string {
     <path d="M60,150 C62,120 80,100 100,92 L112,130 C92,142 84,158 80,180 Z" fill="${hex(p.accent)}"/>
     <path d="M760,312 C780,255 840,236 900,250 C950,262 975,285 980,312 Z" fill="${hex(tone(p.body, 0.12))}"/>
     ${perforations}
-    <path d="M120,262 C250,252 380,172 520,142 C544,150 548,172 532,182 C400,212 280,282 150,292 Z" fill="${hex(p.accent)}"/>
-    <path d="M70,282 C300,300 600,300 960,296" stroke="${hex(tone(p.body, 0.35))}" stroke-width="2.5" stroke-dasharray="9 7" fill="none"/>
+    <path d="M120,262 C250,252 380,172 520,142 C544,150 548,172 532,182 C400,212 280,282 150,292 Z" ` +
+    `fill="${hex(p.accent)}"/>
+    <path d="M70,282 C300,300 600,300 960,296" stroke="${hex(tone(p.body, 0.35))}" stroke-width="2.5" ` +
+    `stroke-dasharray="9 7" fill="none"/>
     <path d="M180,108 C230,134 300,146 350,128" stroke="${hex(tone(p.body, 0.3))}" stroke-width="12" fill="none"/>
     ${laces}
     <rect x="0" y="0" width="1000" height="330" fill="url(#upper-light)"/>
@@ -73,7 +77,8 @@ function draw(p: Palette): string {
     <path d="M40,352 C300,366 700,360 990,340" stroke="${hex(tone(p.trim, -0.18))}" stroke-width="4" fill="none"/>
     <rect x="0" y="280" width="1000" height="160" fill="url(#sole-light)"/>
   </g>
-  </g>`;
+  </g>`
+  );
 }
 
 export const sneaker: ProductDrawing = {

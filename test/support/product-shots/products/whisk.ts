@@ -26,7 +26,8 @@ function draw(p: Palette): string {
   ).join('');
   const glints = LOOPS.map(
     ([half, top, lean]) =>
-      `<path d="${loop(half, top, lean)}" stroke="#fff" stroke-width="2" opacity="0.35" fill="none" transform="translate(-1.5 0)"/>`,
+      `<path d="${loop(half, top, lean)}" stroke="#fff" stroke-width="2" opacity="0.35" fill="none" ` +
+      `transform="translate(-1.5 0)"/>`,
   ).join('');
   return `
   <defs>
