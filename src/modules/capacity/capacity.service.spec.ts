@@ -1,10 +1,10 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { AppConfig } from '../../core/config/config.schema';
-import { DomainError } from '../../core/errors/domain-error';
 import { ErrorCode } from '../../core/errors/error-code';
 import { CapacityGroup } from '../catalog/tools';
 import type { ActiveJobs, CapacityRepository } from './capacity.repository';
 import { CapacityService, type CapacityDemand } from './capacity.service';
+import { refusalOf } from '../../../test/support/domain-errors';
 
 /** Counts and counters as the database would hold them. */
 class FakeCounters implements CapacityRepository {
@@ -72,15 +72,6 @@ const live: CapacityDemand = {
   group: CapacityGroup.Processing,
   results: 10,
 };
-
-async function refusalOf(work: Promise<unknown>): Promise<DomainError> {
-  const error: unknown = await work.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof DomainError)) throw new Error(`expected a refusal, got ${String(error)}`);
-  return error;
-}
 
 describe(CapacityService.name, () => {
   let counters: FakeCounters;

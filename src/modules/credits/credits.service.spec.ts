@@ -1,5 +1,4 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { DomainError } from '../../core/errors/domain-error';
 import { ErrorCode } from '../../core/errors/error-code';
 import type { CreditMetrics } from '../../core/metrics/credit.metrics';
 import type { AccountsRepository } from '../accounts/accounts.repository';
@@ -7,6 +6,7 @@ import type { IdempotencyService } from '../idempotency/idempotency.service';
 import type { CreditLedgerRepository, JobCreditMovement, OperatorCreditChange } from './credit-ledger.repository';
 import { LedgerEntryKind } from './credit-ledger-entry.entity';
 import { CreditsService } from './credits.service';
+import { refusalOf } from '../../../test/support/domain-errors';
 
 const MAX_BALANCE = 2_147_483_647;
 
@@ -64,15 +64,6 @@ const manager = {} as EntityManager;
 const dataSource = {
   transaction: <T>(work: (m: EntityManager) => Promise<T>) => work(manager),
 } as unknown as DataSource;
-
-async function refusalOf(work: Promise<unknown>): Promise<DomainError> {
-  const error: unknown = await work.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof DomainError)) throw new Error(`expected a refusal, got ${String(error)}`);
-  return error;
-}
 
 describe(CreditsService.name, () => {
   let accounts: FakeAccounts;

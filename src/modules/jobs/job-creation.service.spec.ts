@@ -19,6 +19,7 @@ import type { Job } from './job.entity';
 import { JobKind } from './job-status';
 import { JobsRepository } from './jobs.repository';
 import type { ResultQueueProducer } from './result-queue.producer';
+import { refusalOf } from '../../../test/support/domain-errors';
 
 const manager = {} as EntityManager;
 const dataSource = {
@@ -59,15 +60,6 @@ function command(environment = KeyEnvironment.Live): CreateJobCommand {
     requestHash: 'hash-1',
     clientIp: '203.0.113.1',
   };
-}
-
-async function refusalOf(work: Promise<unknown>): Promise<DomainError> {
-  const error: unknown = await work.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof DomainError)) throw new Error(`expected a refusal, got ${String(error)}`);
-  return error;
 }
 
 describe(JobCreationService.name, () => {
