@@ -2,7 +2,7 @@ import sharp from 'sharp';
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { decodeRgba } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
-import { creditTotals, idempotencyKey, waitForJob, writtenRows, type ResultBody } from '../support/jobs';
+import { creditTotals, idempotencyKey, waitForJob, resultFile, writtenRows, type ResultBody } from '../support/jobs';
 import { GENEROUS_LIMITS } from '../support/limits';
 import {
   alphaIoU,
@@ -134,16 +134,7 @@ describe('live background removal with the local model, through the API and a wo
     await waitForJob(t, jobId, undefined, timeoutMs);
     return (await t.http().get(`/api/v1/jobs/${jobId}`).set(bearer(account.liveKey)).expect(200)).body.results;
   };
-  const download = async (url: string) => {
-    const parsed = new URL(url);
-    return (
-      await t
-        .http()
-        .get(parsed.pathname + parsed.search)
-        .buffer(true)
-        .expect(200)
-    ).body as Buffer;
-  };
+  const download = (url: string) => resultFile(t, url);
   const shot = (name: string) => shots.get(name) as ProductShot;
   /** One remove-background result of `name` with `options`, decoded. */
   const cutOut = async (name: string, options: object = {}): Promise<Decoded> => {

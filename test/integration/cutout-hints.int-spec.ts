@@ -4,7 +4,7 @@ import { OUTBOUND_TLS } from '../../src/core/outbound/outbound.module';
 import { FakeSegmentationService } from '../support/fake-segmentation-service';
 import { decodeRgba, fromFixture, paint, type Rgb } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
-import { idempotencyKey, waitForJob } from '../support/jobs';
+import { idempotencyKey, resultFile, waitForJob } from '../support/jobs';
 import { GENEROUS_LIMITS } from '../support/limits';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 import { testCertificate, WebhookReceiver } from '../support/webhook-receiver';
@@ -109,16 +109,7 @@ describe('cut-outs that keep the product: subject hints, masks and uncertainty, 
       expect({ status: result.status, error: result.error_message }).toEqual({ status: 'completed', error: null });
     return shown;
   };
-  const bytes = async (url: string | null): Promise<Buffer> => {
-    const parsed = new URL(url as string);
-    return (
-      await t
-        .http()
-        .get(parsed.pathname + parsed.search)
-        .buffer(true)
-        .expect(200)
-    ).body as Buffer;
-  };
+  const bytes = (url: string | null): Promise<Buffer> => resultFile(t, url as string);
   const download = async (url: string | null) => decodeRgba(await bytes(url));
 
   it('makes everything outside a region transparent: the prop outside it goes, the product inside stays', async () => {

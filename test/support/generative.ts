@@ -1,7 +1,7 @@
 import { decodeRgba, fromFixture, paint, type Rgb } from './image-fixtures';
 import { FakeSegmentationService } from './fake-segmentation-service';
 import { ImageSourceServer } from './image-source-server';
-import { idempotencyKey, waitForJob, type ResultBody } from './jobs';
+import { idempotencyKey, resultFile, waitForJob, type ResultBody } from './jobs';
 import { bearer, type SeededAccount, type TestApp } from './test-app';
 
 /**
@@ -41,16 +41,7 @@ export function generativeClient(t: TestApp, account: () => SeededAccount) {
     await waitForJob(t, jobId, undefined, 60_000);
     return (await t.http().get(`/api/v1/jobs/${jobId}`).set(bearer(account().liveKey)).expect(200)).body.results;
   };
-  const bytes = async (url: string): Promise<Buffer> => {
-    const parsed = new URL(url);
-    return (
-      await t
-        .http()
-        .get(parsed.pathname + parsed.search)
-        .buffer(true)
-        .expect(200)
-    ).body as Buffer;
-  };
+  const bytes = (url: string): Promise<Buffer> => resultFile(t, url);
   const download = async (url: string) => decodeRgba(await bytes(url));
   return { create, results, bytes, download };
 }

@@ -125,3 +125,15 @@ export const unsigned = (results: Array<Record<string, unknown>>) =>
     result_url: typeof result.result_url === 'string' ? result.result_url.split('?')[0] : result.result_url,
     thumbnail_url: typeof result.thumbnail_url === 'string' ? result.thumbnail_url.split('?')[0] : result.thumbnail_url,
   }));
+
+/** A result's file (its image or thumbnail), downloaded through the app from the signed URL a job gives. */
+export async function resultFile(t: TestApp, url: string): Promise<Buffer> {
+  const parsed = new URL(url);
+  return (
+    await t
+      .http()
+      .get(parsed.pathname + parsed.search)
+      .buffer(true)
+      .expect(200)
+  ).body as Buffer;
+}

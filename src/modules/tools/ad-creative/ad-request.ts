@@ -1,26 +1,18 @@
 import type { ProductPhotoPreset } from '../../catalog/product-photo-presets';
 import { isProductPhoto, type AdCreativeOptions, type ProductPhotoOptions } from '../tool-options';
-import type { AdGoal } from './ad-layout';
-import { AD_PLATFORMS, PLATFORM_FRAMES, presetFrame, type AdPlatform, type PlatformFrame } from './ad-platforms';
-import type { AdStyle } from './ad-styles';
+import type { AdInput } from './ad-renderer';
+import { AD_PLATFORMS, PLATFORM_FRAMES, presetFrame } from './ad-platforms';
 
 /** What `premium_ad` asks a provider for behind the product when the client gave no instructions. */
 export const PREMIUM_BACKDROP_PROMPT =
   'An elegant, premium studio backdrop for a luxury product advertisement: soft directional light, rich dark ' +
   'tones, no text, no products.';
 
-/** One ad, whatever endpoint asked for it. */
-export interface AdRequest {
-  platform: AdPlatform;
-  frame?: PlatformFrame;
-  goal: AdGoal;
-  style: AdStyle;
-  headline?: string;
-  callToAction?: string;
-  brandColor?: string;
+/** One ad, whatever endpoint asked for it: what the renderer lays out, before the photo is decoded. */
+export type AdRequest = Omit<AdInput, 'subject' | 'variant' | 'background'> & {
   /** Set when the backdrop is the provider's (premium_ad with a provider): what it is asked to paint. */
   backdropPrompt: string | null;
-}
+};
 
 /** `POST /ad/create`'s creative, or `premium_ad`: the luxury look on the preset's canvas. */
 export function adRequestOf(options: AdCreativeOptions | ProductPhotoOptions): AdRequest {
