@@ -59,7 +59,10 @@ async function timed(runs: number, warmup: number, work: (i: number) => Promise<
 }
 
 async function finish(image: RawImage): Promise<void> {
-  await Promise.all([encode(image, 'jpg', null), encodeThumbnail(image, 'jpg', null)]);
+  await Promise.all([
+    encode(image, { format: 'jpg', quality: null, dpi: null, carried: null }, null),
+    encodeThumbnail(image, 'jpg', null),
+  ]);
 }
 
 async function main(): Promise<void> {

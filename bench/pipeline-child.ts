@@ -18,6 +18,7 @@ import { PixelBudget } from '../src/core/image/pixel-budget';
 import { inspectSource } from '../src/core/image/source-image';
 import { runEdit } from '../src/modules/tools/image-editing/edit-pipeline';
 import { EDIT_VARIANTS, type EditRequest } from '../src/modules/tools/image-editing/edit-request';
+import { DEFAULT_FILE_CHOICES } from '../src/modules/tools/tool-runner';
 import { bareEdit, bareEditInside } from './bare-sharp';
 
 /** (a), (b), and (b) without padding (a reference, see bench/bare-sharp.ts). */
@@ -96,6 +97,7 @@ export const BENCH_EDIT: EditRequest = {
   color: true,
   polish: true,
   format: 'webp',
+  file: DEFAULT_FILE_CHOICES,
   variant: EDIT_VARIANTS[0],
   unsupported: null,
 };

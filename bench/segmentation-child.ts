@@ -72,7 +72,11 @@ async function cutOut(session: IsnetSession, jpeg: Buffer): Promise<{ times: Ste
   const t4 = performance.now();
   const colour = decontaminate(photo, alpha);
   const t5 = performance.now();
-  await encode(composite({ colour, alpha, shadow: null }, null), 'png', null);
+  await encode(
+    composite({ colour, alpha, shadow: null }, null),
+    { format: 'png', quality: null, dpi: null, carried: null },
+    null,
+  );
   const t6 = performance.now();
   return {
     alpha: alpha.data,

@@ -2,6 +2,15 @@ import { CatalogController } from '../../src/modules/catalog/catalog.controller'
 import { ToolId } from '../../src/modules/catalog/tools';
 import { createTestApp, type TestApp } from '../support/test-app';
 
+/** The file options every tool's `output` takes, written out: a changed bound or default must fail here. */
+const OUTPUT_OPTIONS = {
+  formats: ['jpg', 'png', 'webp'],
+  default_format: 'png',
+  quality: { formats: ['jpg', 'webp'], minimum: 1, maximum: 100, defaults: { jpg: 88, webp: 85 } },
+  dpi: { minimum: 1, maximum: 2400, default: null },
+  metadata: { values: ['strip', 'keep'], default: 'strip' },
+};
+
 /** What runs with the test defaults (no segmenter, no image provider): the tools that need neither. */
 const LOCAL_TOOLS: string[] = [ToolId.ImageEditing, ToolId.AdCreative];
 
@@ -13,7 +22,7 @@ describe(CatalogController.name, () => {
   });
   afterAll(() => t.close());
 
-  it('lists the six tools publicly with every field of spec 2.6, and which live keys can use', async () => {
+  it('lists the six tools publicly: every field of spec 2.6, which live keys can use, the output options', async () => {
     const res = await t.http().get('/api/v1/tools').expect(200);
     expect(res.headers['x-request-id']).toBe(res.body.request_id);
     // The contract's six tool ids, written out: a tool dropped from the code's enum must fail here.
@@ -38,6 +47,7 @@ describe(CatalogController.name, () => {
         available: LOCAL_TOOLS.includes(tool.id),
         mode: LOCAL_TOOLS.includes(tool.id) ? expect.any(String) : null,
         unavailable_reason: LOCAL_TOOLS.includes(tool.id) ? null : expect.stringMatching(/^needs /),
+        output: OUTPUT_OPTIONS,
       });
     }
     const costs = Object.fromEntries(

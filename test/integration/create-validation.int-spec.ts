@@ -100,6 +100,21 @@ function sourceImageCases(
   ];
 }
 
+/** `output.quality`, `output.dpi` and `output.metadata`, which product photo jobs take too. */
+const fileChoiceCases = (): RefusalCase[] => [
+  ['output.quality 0 (min 1)', { output: { quality: 0 } }, ['output.quality']],
+  ['output.quality 101 (max 100)', { output: { quality: 101 } }, ['output.quality']],
+  ['output.quality fractional', { output: { quality: 80.5 } }, ['output.quality']],
+  ['output.quality a string', { output: { quality: '80' } }, ['output.quality']],
+  ['output.dpi 0 (min 1)', { output: { dpi: 0 } }, ['output.dpi']],
+  ['output.dpi 2401 (max 2400)', { output: { dpi: 2401 } }, ['output.dpi']],
+  ['output.dpi fractional', { output: { dpi: 72.5 } }, ['output.dpi']],
+  ['output.dpi a string', { output: { dpi: '300' } }, ['output.dpi']],
+  ['output.metadata not an allowed value', { output: { metadata: 'all' } }, ['output.metadata']],
+  ['output.metadata in upper case', { output: { metadata: 'KEEP' } }, ['output.metadata']],
+  ['output.metadata null (it has a default)', { output: { metadata: null } }, ['output.metadata']],
+];
+
 const outputCases = (): RefusalCase[] => [
   ['output.format not an allowed value', { output: { format: 'gif' } }, ['output.format']],
   ['output.format in upper case', { output: { format: 'PNG' } }, ['output.format']],
@@ -109,7 +124,10 @@ const outputCases = (): RefusalCase[] => [
   ['output.number_of_images a string', { output: { number_of_images: '2' } }, ['output.number_of_images']],
   ['output a string, not an object', { output: 'png' }, ['output']],
   ['output an array, not an object', { output: [] }, ['output']],
-  ['unknown member output.quality', { output: { quality: 90 } }, ['output.quality']],
+  ['unknown member output.compression', { output: { compression: 9 } }, ['output.compression']],
+  ...fileChoiceCases(),
+  ['output.quality with png', { output: { format: 'png', quality: 80 } }, ['output.quality']],
+  ['output.quality with the default format (png)', { output: { format: undefined, quality: 80 } }, ['output.quality']],
 ];
 
 /** N x M over 20 results (contract section 6): 6 images x 4 images each. */
@@ -174,7 +192,7 @@ const ENDPOINTS: EndpointTable[] = [
         resizing: { width: 1200, height: 1500, fit: 'contain' },
         restorations: { upscale: true, polish: false },
       },
-      output: { format: 'webp', number_of_images: 2 },
+      output: { format: 'webp', number_of_images: 2, quality: 80, dpi: 300, metadata: 'keep' },
       webhook_url: HOOK,
     },
     atLimits: {
@@ -184,7 +202,7 @@ const ENDPOINTS: EndpointTable[] = [
         ...imageInputs(3),
       ],
       operations: { resizing: { width: 8192, height: 1, fit: 'crop' } },
-      output: { number_of_images: 4 },
+      output: { number_of_images: 4, format: 'jpg', quality: 100, dpi: 2400 },
       webhook_url: urlOfLength('https://hooks.example.com', 2048),
     },
     refusals: [
@@ -279,13 +297,13 @@ const ENDPOINTS: EndpointTable[] = [
     valid: {
       input: imageInputs(2),
       options: { prompt: PROMPT, aspect_ratio: '4:5' },
-      output: { format: 'jpg', number_of_images: 2 },
+      output: { format: 'jpg', number_of_images: 2, quality: 90, dpi: 72, metadata: 'strip' },
       webhook_url: HOOK,
     },
     atLimits: {
       input: imageInputs(5),
       options: { prompt: 'p'.repeat(4000), aspect_ratio: '32:1' },
-      output: { number_of_images: 4 },
+      output: { number_of_images: 4, format: 'webp', quality: 1, dpi: 1 },
     },
     refusals: [
       ...sourceImageCases('input', 'image_url', { required: true, max: 20 }),
@@ -312,7 +330,7 @@ const ENDPOINTS: EndpointTable[] = [
         call_to_action: 'Shop now',
         brand_color: '#1A2B3C',
       },
-      output: { format: 'png', number_of_images: 2 },
+      output: { format: 'png', number_of_images: 2, dpi: 150, metadata: 'keep' },
       webhook_url: HOOK,
     },
     atLimits: {
@@ -412,7 +430,15 @@ const ENDPOINTS: EndpointTable[] = [
     valid: {
       input: imageInputs(2),
       background: { type: 'color', color: '#FFFFFF', shadow: 'natural' },
-      output: { format: 'jpg', number_of_images: 2, crop_to_subject: true, margin_percent: 10 },
+      output: {
+        format: 'jpg',
+        number_of_images: 2,
+        crop_to_subject: true,
+        margin_percent: 10,
+        quality: 75,
+        dpi: 300,
+        metadata: 'keep',
+      },
       webhook_url: HOOK,
     },
     atLimits: {
@@ -468,6 +494,7 @@ const ENDPOINTS: EndpointTable[] = [
       preset: 'amazon_main_image',
       preservation_level: 'balanced',
       instructions: 'Keep the label readable',
+      output: { quality: 92, dpi: 300, metadata: 'keep' },
       webhook_url: HOOK,
     },
     atLimits: {
@@ -496,7 +523,15 @@ const ENDPOINTS: EndpointTable[] = [
       ],
       ...webhookCases(),
       unknownTopLevel(),
-      ['unknown top-level output (product photo jobs take none)', { output: { format: 'png' } }, ['output']],
+      ...fileChoiceCases(),
+      ['output.format (the preset decides it)', { output: { format: 'png' } }, ['output.format']],
+      ['output.number_of_images (one per source)', { output: { number_of_images: 2 } }, ['output.number_of_images']],
+      [
+        'output.quality with a preset that writes png',
+        { operation: 'remove_background', preset: 'transparent_cutout' },
+        ['output.quality'],
+      ],
+      ['output a string, not an object', { output: 'png' }, ['output']],
       ['operation not an allowed value', { operation: 'upscale' }, ['operation']],
       ['preset not a listed id', { preset: 'zalando_main_image' }, ['preset']],
       ['preset for another operation', { operation: 'premium_ad' }, ['preset']],

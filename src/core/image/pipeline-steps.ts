@@ -2,6 +2,7 @@ import sharp from 'sharp';
 import type { GeometryPlan } from './geometry';
 import type { WindowPosition } from './interesting-region';
 import type { AlphaMask } from './mask/alpha-mask';
+import type { CarriedMetadata } from './metadata/carried-metadata';
 import { fromRaw, toRaw, type RawImage, type Size } from './raw-image';
 import { sourceDecodeOptions, type SourceImage } from './source-image';
 import { saturationMatrix } from './tone';
@@ -14,6 +15,30 @@ import { saturationMatrix } from './tone';
  */
 
 export type EncodedFormat = 'jpg' | 'png' | 'webp';
+
+/** Encoder quality where a request gives none: where the eye does not see the difference. */
+export const DEFAULT_QUALITY = { jpg: 88, webp: 85 } as const;
+
+/**
+ * The resolution written where a file must state one and nothing chose it: libvips writes a
+ * resolution into every EXIF block, and 72 is what readers assume of a file that states none.
+ */
+const FALLBACK_DPI = 72;
+
+/** What a result's file carries besides its pixels. */
+export interface FileMetadata {
+  /** Pixels per inch to write; null writes none (or the carried metadata's). */
+  dpi: number | null;
+  /** What the file keeps of its source; null keeps nothing. */
+  carried: CarriedMetadata | null;
+}
+
+/** How a result's file is written. */
+export interface FileOptions extends FileMetadata {
+  format: EncodedFormat;
+  /** 1 to 100 for jpg and webp; null for DEFAULT_QUALITY. png is lossless and has none. */
+  quality: number | null;
+}
 
 export interface Rgba {
   r: number;
@@ -112,35 +137,72 @@ function padded(pipeline: sharp.Sharp, inner: Size, canvas: Size | null, backgro
   });
 }
 
+/** The resolution a file states: the requested one, else the carried source's, else FALLBACK_DPI if it has EXIF. */
+function densityOf({ dpi, carried }: FileMetadata): number | null {
+  return dpi ?? carried?.density ?? (carried?.exif ? FALLBACK_DPI : null);
+}
+
 /**
- * Encoder settings per format: quality where the eye does not see the difference, effort where
- * the time is well spent. No metadata is written (no EXIF, no GPS): sharp strips it unless asked.
+ * The EXIF fields a file is written with: the carried ones, and the colour space, which libvips
+ * would otherwise leave `uncalibrated` (the pixels are sRGB, and the file says so).
  */
-function encoded(pipeline: sharp.Sharp, format: EncodedFormat): sharp.Sharp {
-  switch (format) {
+function exifFields(carried: CarriedMetadata | null): NonNullable<CarriedMetadata['exif']> {
+  return { IFD0: { ...carried?.exif?.IFD0 }, IFD2: { ...carried?.exif?.IFD2, ColorSpace: '1' } };
+}
+
+/**
+ * The file's sRGB profile (the pixels are sRGB already: the transform is an identity), its
+ * resolution and what it keeps of its source. sharp writes a resolution only with withMetadata, and
+ * libvips keeps it in EXIF for JPEG and WebP (PNG also gets its pHYs chunk): so a file with a
+ * resolution has an EXIF block, holding only the resolution, orientation 1, colour space and size
+ * when nothing of the source is kept.
+ */
+function tagged(pipeline: sharp.Sharp, file: FileMetadata): sharp.Sharp {
+  const density = densityOf(file);
+  const profiled =
+    density === null
+      ? pipeline.withIccProfile('srgb')
+      : pipeline.withMetadata({ density }).withExif(exifFields(file.carried));
+  return file.carried?.xmp ? profiled.withXmp(file.carried.xmp) : profiled;
+}
+
+/**
+ * Encoder settings per format: the quality asked for, or DEFAULT_QUALITY; effort where the time is well spent.
+ * No metadata is written beyond what `tagged` adds: sharp strips it unless asked.
+ */
+function encoded(pipeline: sharp.Sharp, file: FileOptions): sharp.Sharp {
+  const output = tagged(pipeline, file);
+  switch (file.format) {
     case 'jpg':
-      return pipeline.jpeg({ quality: 88, chromaSubsampling: '4:2:0', optimiseCoding: true });
+      return output.jpeg({
+        quality: file.quality ?? DEFAULT_QUALITY.jpg,
+        chromaSubsampling: '4:2:0',
+        optimiseCoding: true,
+      });
     case 'png':
-      return pipeline.png({ compressionLevel: 6, adaptiveFiltering: false });
+      return output.png({ compressionLevel: 6, adaptiveFiltering: false });
     case 'webp':
-      return pipeline.webp({ quality: 85, alphaQuality: 90, effort: 4 });
+      return output.webp({ quality: file.quality ?? DEFAULT_QUALITY.webp, alphaQuality: 90, effort: 4 });
   }
 }
 
 /** `padding` fills the canvas around the image: by default white for jpg, transparent otherwise. */
 export function encode(
   image: RawImage,
-  format: EncodedFormat,
+  file: FileOptions,
   canvas: Size | null,
-  padding = backgroundFor(format),
+  padding = backgroundFor(file.format),
 ): Promise<Buffer> {
-  return encoded(padded(fromRaw(image), image, canvas, padding), format).toBuffer();
+  return encoded(padded(fromRaw(image), image, canvas, padding), file).toBuffer();
 }
 
 /** What a thumbnail's sides are multiplied by: its longest side at most THUMBNAIL_SIDE, never enlarged. */
 const thumbnailFactor = (outer: Size) => Math.min(1, THUMBNAIL_SIDE / Math.max(outer.width, outer.height));
 
-/** The result as a WebP of at most 256 px a side, from the same pixels (no decode of the encoded result). */
+/**
+ * The result as a WebP of at most 256 px a side, from the same pixels (no decode of the encoded
+ * result): tagged sRGB like the result, and nothing else kept.
+ */
 export function encodeThumbnail(
   image: RawImage,
   format: EncodedFormat,
@@ -155,6 +217,7 @@ export function encodeThumbnail(
   const inner = scale(image);
   const pipeline = factor < 1 ? fromRaw(image).resize(inner.width, inner.height, { fit: 'fill' }) : fromRaw(image);
   return padded(pipeline, inner, canvas && scale(canvas), padding)
+    .withIccProfile('srgb')
     .webp({ quality: 80 })
     .toBuffer();
 }
@@ -168,10 +231,28 @@ function maskImage(mask: AlphaMask): sharp.Sharp {
 }
 
 /**
- * A mask as its own result: a one-channel (greyscale) PNG, lossless, so each pixel is the alpha a cut-out would carry.
+ * A mask with a resolution. sharp sets one only with withMetadata, which also converts to sRGB and
+ * would make the mask three channels: an uncompressed TIFF carries the resolution and the one
+ * channel into the encode instead, at the cost of one copy of the mask's bytes.
  */
-export function encodeMask(mask: AlphaMask): Promise<Buffer> {
-  return maskImage(mask).png({ compressionLevel: 6, adaptiveFiltering: false }).toBuffer();
+async function maskWithDensity(mask: AlphaMask, density: number): Promise<sharp.Sharp> {
+  const perMillimetre = density / 25.4;
+  const tiff = await maskImage(mask).tiff({ xres: perMillimetre, yres: perMillimetre, compression: 'none' }).toBuffer();
+  return sharp(tiff).toColourspace('b-w');
+}
+
+/**
+ * A mask as its own result: a one-channel (greyscale) PNG, lossless, so each pixel is the alpha a
+ * cut-out would carry. It has no colour profile (it holds opacities, not colours); its resolution
+ * and what it keeps of its source are written as for any result.
+ */
+export async function encodeMask(mask: AlphaMask, file: FileMetadata): Promise<Buffer> {
+  const density = densityOf(file);
+  let image = density === null ? maskImage(mask) : await maskWithDensity(mask, density);
+  // PNG keeps the resolution in its pHYs chunk: a mask has an EXIF block only for the fields it carries.
+  if (file.carried?.exif) image = image.withExif(file.carried.exif);
+  if (file.carried?.xmp) image = image.withXmp(file.carried.xmp);
+  return image.png({ compressionLevel: 6, adaptiveFiltering: false }).toBuffer();
 }
 
 /** A mask's thumbnail: the mask in grey, a WebP of at most 256 px a side like every thumbnail. */

@@ -10,6 +10,7 @@ import {
   type ToolCatalogEntryDto,
 } from './catalog.dto';
 import { CatalogService } from './catalog.service';
+import { OUTPUT_OPTIONS } from './output-options';
 
 @ApiTags('Catalog')
 @Access(AccessLevel.Public)
@@ -40,6 +41,7 @@ export class CatalogController {
           available: availability.available,
           mode: availability.available ? (availability.mode ?? null) : null,
           unavailable_reason: availability.available ? null : availability.reason,
+          output: OUTPUT_OPTIONS,
         };
       }),
     };

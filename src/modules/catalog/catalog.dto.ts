@@ -1,7 +1,73 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsEnum, IsOptional } from 'class-validator';
+import { DEFAULT_QUALITY } from '../../core/image/pipeline-steps';
+import {
+  DEFAULT_FORMAT,
+  DEFAULT_METADATA,
+  DPI_RANGE,
+  METADATA_CHOICES,
+  OUTPUT_FORMATS,
+  QUALITY_FORMATS,
+  QUALITY_RANGE,
+} from './output-options';
 import { ProductPhotoOperation } from './product-photo-presets';
 import { ToolId } from './tools';
+
+export class QualityOptionDto {
+  @ApiProperty({ enum: QUALITY_FORMATS, isArray: true, description: 'The formats a quality applies to.' })
+  formats!: readonly string[];
+
+  @ApiProperty({ type: 'integer', example: QUALITY_RANGE.minimum })
+  minimum!: number;
+
+  @ApiProperty({ type: 'integer', example: QUALITY_RANGE.maximum })
+  maximum!: number;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'integer' },
+    example: DEFAULT_QUALITY,
+    description: 'The quality of each format when a request gives none.',
+  })
+  defaults!: Record<string, number>;
+}
+
+export class DpiOptionDto {
+  @ApiProperty({ type: 'integer', example: DPI_RANGE.minimum })
+  minimum!: number;
+
+  @ApiProperty({ type: 'integer', example: DPI_RANGE.maximum })
+  maximum!: number;
+
+  @ApiProperty({ type: 'integer', nullable: true, example: null, description: 'Null: no resolution is written.' })
+  default!: number | null;
+}
+
+export class MetadataOptionDto {
+  @ApiProperty({ enum: METADATA_CHOICES, isArray: true })
+  values!: readonly string[];
+
+  @ApiProperty({ enum: METADATA_CHOICES, example: DEFAULT_METADATA })
+  default!: string;
+}
+
+/** What a tool's `output` accepts besides `number_of_images`. */
+export class OutputOptionsCatalogDto {
+  @ApiProperty({ enum: OUTPUT_FORMATS, isArray: true })
+  formats!: readonly string[];
+
+  @ApiProperty({ enum: OUTPUT_FORMATS, example: DEFAULT_FORMAT })
+  default_format!: string;
+
+  @ApiProperty({ type: QualityOptionDto })
+  quality!: QualityOptionDto;
+
+  @ApiProperty({ type: DpiOptionDto, description: 'Pixels per inch written into the file.' })
+  dpi!: DpiOptionDto;
+
+  @ApiProperty({ type: MetadataOptionDto, description: "Whether the source photo's EXIF and XMP are kept." })
+  metadata!: MetadataOptionDto;
+}
 
 export class ToolCatalogEntryDto {
   @ApiProperty({ enum: ToolId, enumName: 'ToolId' })
@@ -50,6 +116,12 @@ export class ToolCatalogEntryDto {
     description: 'Why live keys cannot use the tool here (what the deployment lacks); null when available.',
   })
   unavailable_reason!: string | null;
+
+  @ApiProperty({
+    type: OutputOptionsCatalogDto,
+    description: "The file options the tool's `output` accepts, their bounds and defaults (an extension).",
+  })
+  output!: OutputOptionsCatalogDto;
 }
 
 export class ToolCatalogResponseDto {

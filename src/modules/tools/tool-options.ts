@@ -8,8 +8,15 @@ import { ToolId } from '../catalog/tools';
  * existed lack it, so such members stay optional and are defaulted where they are read.
  */
 
-/** Every job stores how many variants each source has, so a worker knows which variant a result is. */
-export type StoredOutput = { number_of_images: number };
+/** Whether a result's file keeps what it may of its source's metadata, or nothing. */
+export type MetadataChoice = 'strip' | 'keep';
+
+/**
+ * Every job stores how many variants each source has, so a worker knows which variant a result
+ * is, and the client's choices for the file: `metadata` always, `quality` and `dpi` when given.
+ * Jobs stored before these choices existed have none of them.
+ */
+export type StoredOutput = { number_of_images: number; quality?: number; dpi?: number; metadata?: MetadataChoice };
 
 export type PreservationLevel = 'strict' | 'balanced' | 'creative';
 export type CutoutChannels = 'rgba' | 'alpha';

@@ -1,8 +1,23 @@
 import type { SubjectHints } from '../../core/image/mask/subject-hints';
 import type { ToolId } from '../catalog/tools';
-import type { StoredOutput, ToolOptions } from './tool-options';
+import type { MetadataChoice, StoredOutput, ToolOptions } from './tool-options';
 
 export type OutputFormat = 'jpg' | 'png' | 'webp';
+
+/** How a result's file is written beyond its format: `output.quality`, `output.dpi` and `output.metadata`. */
+export interface FileChoices {
+  /** 1 to 100 for jpg and webp; null for the encoder's default. */
+  quality: number | null;
+  /** Pixels per inch written into the file; null for none. */
+  dpi: number | null;
+  metadata: MetadataChoice;
+}
+
+/** A result's format and file choices. */
+export interface ResultOutput {
+  format: OutputFormat;
+  file: FileChoices;
+}
 
 /** One result's work as its job stored it: the tool's options as the jsonb column gives them back. */
 export interface ToolTask {
@@ -58,4 +73,22 @@ export interface ToolRunner {
 export function variantOf(task: { index: number; options: { output: StoredOutput } }): number {
   const perSource = task.options.output.number_of_images;
   return perSource > 1 ? task.index % perSource : 0;
+}
+
+/** A task's format and file choices. */
+export function resultOutputOf(task: Pick<ToolTask, 'format'> & { options: { output: StoredOutput } }): ResultOutput {
+  return { format: task.format, file: fileChoicesOf(task) };
+}
+
+/** The choices of a request that makes none: the encoder's quality, no dpi, metadata stripped. */
+export const DEFAULT_FILE_CHOICES: FileChoices = { quality: null, dpi: null, metadata: 'strip' };
+
+/** A task's file choices; jobs stored before they existed have none, so they get DEFAULT_FILE_CHOICES. */
+export function fileChoicesOf(task: { options: { output: StoredOutput } }): FileChoices {
+  const { quality, dpi, metadata } = task.options.output;
+  return {
+    quality: quality ?? DEFAULT_FILE_CHOICES.quality,
+    dpi: dpi ?? DEFAULT_FILE_CHOICES.dpi,
+    metadata: metadata ?? DEFAULT_FILE_CHOICES.metadata,
+  };
 }

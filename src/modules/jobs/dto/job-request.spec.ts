@@ -124,3 +124,45 @@ describe('mask output (output.channels alpha)', () => {
     ]);
   });
 });
+
+describe('file choices (output.quality, output.dpi, output.metadata)', () => {
+  const edit = (output: object) => () => imageEditJob(plainToInstance(ImageEditRequestDto, { input, output }));
+  const products = (body: object) => () =>
+    productPhotoJob(
+      plainToInstance(ProductPhotoJobRequestDto, {
+        images: [{ source_url: 'https://images.example.com/p/1.jpg', external_id: 'sku-1' }],
+        ...body,
+      }),
+    );
+
+  it('stores the choices with the output, metadata always and quality and dpi when given', () => {
+    expect(edit({ format: 'jpg', quality: 70, dpi: 300, metadata: 'keep' })().options.output).toEqual({
+      number_of_images: 1,
+      quality: 70,
+      dpi: 300,
+      metadata: 'keep',
+    });
+    expect(JSON.parse(JSON.stringify(edit({ quality: null })().options.output))).toEqual({
+      number_of_images: 1,
+      metadata: 'strip',
+    });
+    const cutout = removeBackgroundJob(
+      plainToInstance(RemoveBackgroundRequestDto, { input, output: { format: 'webp', quality: 60, dpi: 72 } }),
+    );
+    expect(cutout.options.output).toMatchObject({ quality: 60, dpi: 72, metadata: 'strip', channels: 'rgba' });
+  });
+
+  it('refuses a quality for png, asked for or by default, and for a preset that writes png', () => {
+    expect(refusedAt(edit({ format: 'png', quality: 80 }))).toEqual(['output.quality']);
+    expect(refusedAt(edit({ quality: 80 }))).toEqual(['output.quality']);
+    expect(refusedAt(edit({ format: 'webp', quality: 80 }))).toEqual([]);
+    expect(refusedAt(products({ preset: 'transparent_cutout', output: { quality: 80 } }))).toEqual(['output.quality']);
+    expect(refusedAt(products({ output: { quality: 80, dpi: 300, metadata: 'keep' } }))).toEqual([]);
+  });
+
+  it('stores a product photo job with its preset format and the choices', () => {
+    const job = products({ preset: 'transparent_cutout', output: { dpi: 300, metadata: 'keep' } })();
+    expect(job.format).toBe('png');
+    expect(job.options.output).toEqual({ number_of_images: 1, dpi: 300, metadata: 'keep' });
+  });
+});

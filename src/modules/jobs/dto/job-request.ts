@@ -1,4 +1,5 @@
 import { DomainError, type FieldError } from '../../../core/errors/domain-error';
+import { DEFAULT_FORMAT, DEFAULT_METADATA, QUALITY_FORMATS } from '../../catalog/output-options';
 import { findPreset, ProductPhotoOperation } from '../../catalog/product-photo-presets';
 import { defaultCostKey, ToolId } from '../../catalog/tools';
 import {
@@ -123,6 +124,40 @@ function maskProblems(
   ];
 }
 
+/** A result's format and where it comes from, for the messages that refuse what the format cannot do. */
+interface ResultFormat {
+  format: OutputFormatOption;
+  /** Why the result has this format: `output.format`, the default, or a preset. */
+  origin: string;
+}
+
+const requestedFormat = (output: OutputOptionsDto | undefined): ResultFormat =>
+  output?.format
+    ? { format: output.format, origin: 'output.format' }
+    : { format: DEFAULT_FORMAT, origin: 'the default format' };
+
+/** A quality means nothing to a lossless format: refused rather than ignored, so a client sees its mistake. */
+function qualityProblems(output: OutputOptionsDto | undefined, { format, origin }: ResultFormat): FieldError[] {
+  const lossy: readonly string[] = QUALITY_FORMATS;
+  if (output?.quality == null || lossy.includes(format)) return [];
+  return [
+    {
+      path: 'output.quality',
+      message: `quality applies to jpg and webp; this result is ${format} (${origin}), which is lossless`,
+    },
+  ];
+}
+
+/**
+ * The file choices a job stores: metadata always, quality and dpi when given (an explicit null is
+ * none; undefined members are dropped when the options are written).
+ */
+const storedFileChoices = (output: OutputOptionsDto | undefined) => ({
+  quality: output?.quality ?? undefined,
+  dpi: output?.dpi ?? undefined,
+  metadata: output?.metadata ?? DEFAULT_METADATA,
+});
+
 /** The request of one create endpoint: its tool and that tool's options. */
 type ToolJobRequest<T extends ToolId, O> = JobRequest<Extract<ToolOptions, { tool: T; options: O }>>;
 
@@ -138,11 +173,12 @@ function build<O extends ToolOptions>(
   output: OutputOptionsDto | undefined,
   webhookUrl: string | undefined,
   costKey = defaultCostKey(job.tool),
-  format: OutputFormatOption = output?.format ?? 'png',
+  resultFormat = requestedFormat(output),
 ): JobRequest<O> {
   const imagesPerSource = output?.number_of_images ?? 1;
   const results = sources.length * imagesPerSource;
   rejectIf([
+    ...qualityProblems(output, resultFormat),
     results > MAX_RESULTS_PER_JOB && {
       path: 'output.number_of_images',
       message:
@@ -152,7 +188,11 @@ function build<O extends ToolOptions>(
   ]);
   // The variant count travels with the options, so a worker knows which variant a result is.
   const stored = plain(job.options);
-  const numbered: StoredOutput = { ...stored.output, number_of_images: imagesPerSource };
+  const numbered: StoredOutput = {
+    ...stored.output,
+    number_of_images: imagesPerSource,
+    ...storedFileChoices(output),
+  };
   const options = { ...stored, output: numbered } as O['options'];
   // `O` pairs this tool with these options; TypeScript cannot follow the pairing through the generic spread above.
   const request = {
@@ -161,7 +201,7 @@ function build<O extends ToolOptions>(
     costKey,
     sources,
     imagesPerSource,
-    format,
+    format: resultFormat.format,
     webhookUrl: webhookUrl ?? null,
   } as JobRequest;
   return request as JobRequest<O>;
@@ -295,9 +335,11 @@ export function productPhotoJob(dto: ProductPhotoJobRequestDto): JobRequest {
   return build(
     { tool: PRODUCT_PHOTO_TOOL[operation], options },
     sources,
-    undefined,
+    dto.output,
     dto.webhook_url,
     `product_photo.${operation}`,
-    preset?.format ?? 'jpg',
+    preset
+      ? { format: preset.format, origin: `the format of preset ${preset.id}` }
+      : { format: 'jpg', origin: 'the format of product photos without a preset' },
   );
 }

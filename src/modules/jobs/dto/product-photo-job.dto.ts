@@ -12,7 +12,16 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { PRODUCT_PHOTO_PRESETS, ProductPhotoOperation } from '../../catalog/product-photo-presets';
-import { MAX_URL_LENGTH, SourceUrl, WebhookUrl } from './shared.dto';
+import {
+  MAX_URL_LENGTH,
+  NestedObject,
+  OutputDpi,
+  OutputMetadata,
+  OutputQuality,
+  SourceUrl,
+  WebhookUrl,
+  type MetadataOption,
+} from './shared.dto';
 import { SubjectHints, SubjectHintsDto } from './subject-hints.dto';
 
 export const PRESERVATION_LEVELS = ['strict', 'balanced', 'creative'] as const;
@@ -30,6 +39,21 @@ export class ProductImageDto {
 
   @SubjectHints()
   subject_hints?: SubjectHintsDto | null;
+}
+
+/**
+ * The file options of a product photo job. Its format is its preset's (jpg without one) and it
+ * makes one image per source, so `format` and `number_of_images` are not offered.
+ */
+export class ProductPhotoOutputDto {
+  @OutputQuality()
+  quality?: number;
+
+  @OutputDpi()
+  dpi?: number;
+
+  @OutputMetadata()
+  metadata?: MetadataOption;
 }
 
 export class ProductPhotoJobRequestDto {
@@ -65,6 +89,15 @@ export class ProductPhotoJobRequestDto {
   @IsString()
   @Length(1, 4000)
   instructions?: string;
+
+  @ApiPropertyOptional({
+    type: ProductPhotoOutputDto,
+    description:
+      "quality, dpi and metadata of the results; the format is the preset's (jpg without a preset), so a quality " +
+      'with a png preset is a 400.',
+  })
+  @NestedObject(() => ProductPhotoOutputDto)
+  output?: ProductPhotoOutputDto;
 
   @WebhookUrl()
   webhook_url?: string;

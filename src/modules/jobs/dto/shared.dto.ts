@@ -19,9 +19,17 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import {
+  DEFAULT_FORMAT,
+  DEFAULT_METADATA,
+  DPI_RANGE,
+  METADATA_CHOICES,
+  OUTPUT_FORMATS,
+  QUALITY_RANGE,
+} from '../../catalog/output-options';
 
-export const OUTPUT_FORMATS = ['jpg', 'png', 'webp'] as const;
 export type OutputFormatOption = (typeof OUTPUT_FORMATS)[number];
+export type MetadataOption = (typeof METADATA_CHOICES)[number];
 export const SHADOWS = ['none', 'soft', 'natural'] as const;
 export const MAX_URL_LENGTH = 2048;
 export const HEX_COLOR = /^#[0-9A-Fa-f]{6}$/;
@@ -70,11 +78,74 @@ export class InputImageDto {
 export const InputImages = (min = 1, max = 20, item: () => new () => InputImageDto = () => InputImageDto) =>
   applyDecorators(IsArray(), ArrayMinSize(min), ArrayMaxSize(max), ValidateNested({ each: true }), Type(item));
 
+/** `output.quality`: refused with png (lossless) where the job request knows the format (job-request.ts). */
+export const OutputQuality = () =>
+  applyDecorators(
+    ApiPropertyOptional({
+      type: 'integer',
+      ...QUALITY_RANGE,
+      example: 80,
+      description:
+        'Encoder quality for jpg and webp, from 1 (smallest file) to 100 (finest). Without it: 88 for jpg, 85 for ' +
+        'webp. png is lossless: a quality with png, the default format included, is a 400.',
+    }),
+    IsOptional(),
+    IsInt(),
+    Min(QUALITY_RANGE.minimum),
+    Max(QUALITY_RANGE.maximum),
+  );
+
+export const OutputDpi = () =>
+  applyDecorators(
+    ApiPropertyOptional({
+      type: 'integer',
+      ...DPI_RANGE,
+      example: 300,
+      description:
+        'Resolution written into the file, in pixels per inch (the pixels are not resampled): the EXIF resolution ' +
+        'in jpg and webp, the pHYs chunk and EXIF in png (a one-channel mask: pHYs only). Such a file has an EXIF ' +
+        'block even with metadata `strip`, holding only the resolution, orientation 1, colour space and size. ' +
+        "Without it: with metadata `keep` the source's own resolution; otherwise none in jpg and webp, and png's " +
+        'pHYs keeps the neutral 1 pixel per millimetre it has always had.',
+    }),
+    IsOptional(),
+    IsInt(),
+    Min(DPI_RANGE.minimum),
+    Max(DPI_RANGE.maximum),
+  );
+
+export const OutputMetadata = () =>
+  applyDecorators(
+    ApiPropertyOptional({
+      enum: METADATA_CHOICES,
+      default: DEFAULT_METADATA,
+      example: 'keep',
+      description:
+        "`strip`: nothing of the source is written (no EXIF, XMP or IPTC). `keep`: the source photo's EXIF " +
+        'copyright, artist, description, dates, camera, lens and exposure settings, and its XMP packet (dc:rights ' +
+        'and the rest), without orientation (the pixels are upright already), GPS position, serial numbers, owner ' +
+        'name or embedded thumbnail; EXIF text is written as ASCII. Results made without a source photo ' +
+        '(POST /image/generate) have nothing to keep. Every colour result is sRGB and carries an sRGB ICC profile ' +
+        'either way.',
+    }),
+    OptionalWithDefault(),
+    IsIn(METADATA_CHOICES),
+  );
+
 export class OutputOptionsDto {
-  @ApiPropertyOptional({ enum: OUTPUT_FORMATS, default: 'png' })
+  @ApiPropertyOptional({ enum: OUTPUT_FORMATS, default: DEFAULT_FORMAT })
   @IsOptional()
   @IsIn(OUTPUT_FORMATS)
   format?: OutputFormatOption;
+
+  @OutputQuality()
+  quality?: number;
+
+  @OutputDpi()
+  dpi?: number;
+
+  @OutputMetadata()
+  metadata?: MetadataOption;
 
   @ApiPropertyOptional({
     type: 'integer',

@@ -6,7 +6,7 @@ import { ToolId } from '../../catalog/tools';
 import { ResultErrorCode, ResultFailure } from '../result-failure';
 import { photoPlan } from '../shared/photo-decoding';
 import { ResultFrame, type FramedTool, type ResultContext } from '../shared/result-frame';
-import { variantOf, type ToolOutput, type ToolRunner, type TypedToolTask } from '../tool-runner';
+import { fileChoicesOf, variantOf, type ToolOutput, type ToolRunner, type TypedToolTask } from '../tool-runner';
 import { runAd } from './ad-pipeline';
 import { adRequestOf, type AdRequest } from './ad-request';
 
@@ -54,7 +54,7 @@ export class AdCreativeRunner implements ToolRunner, FramedTool<AdRequest> {
   }
 
   pipeline({ task, source, request, limits }: ResultContext<AdRequest>) {
-    const job = { variant: variantOf(task), hints: task.subjectHints, format: task.format };
+    const job = { variant: variantOf(task), hints: task.subjectHints, format: task.format, file: fileChoicesOf(task) };
     return runAd(
       source,
       photoPlan(source, PHOTO_LONG_SIDE),

@@ -11,16 +11,17 @@ import { encodeImage, type EncodedImage } from '../shared/encoding';
 import type { PipelineLimits } from '../shared/pipeline-limits';
 import { decodePhoto } from '../shared/photo-decoding';
 import { coverTo } from '../shared/provider-images';
-import type { OutputFormat } from '../tool-runner';
+import type { FileChoices, OutputFormat } from '../tool-runner';
 import { PLATFORM_FRAMES } from './ad-platforms';
 import { paintAdPixels, planAd, type AdInput, type RgbaPixels } from './ad-renderer';
 import type { AdRequest } from './ad-request';
 
-/** One ad result: which variant of its source, where the client says the product is, and its format. */
+/** One ad result: which variant of its source, where the client says the product is, and its format and file. */
 export interface AdJob {
   variant: number;
   hints: SubjectHints;
   format: OutputFormat;
+  file: FileChoices;
 }
 
 /**
@@ -61,7 +62,7 @@ export async function runAd(
       `The ad could not be laid out (${String(error).slice(0, 200)}).`,
     );
   });
-  return encodeImage(image, job.format);
+  return encodeImage(image, { format: job.format, file: job.file, source });
 }
 
 /** The provider's backdrop, fitted to the canvas, as RGBA. */

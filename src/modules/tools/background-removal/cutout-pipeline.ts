@@ -69,7 +69,7 @@ export async function runCutout(
   limits.signal.throwIfAborted();
 
   const encoded = mask
-    ? await encodeMaskImage(placed.alpha)
-    : await encodeImage(composite(placed, request.background), request.format);
+    ? await encodeMaskImage(placed.alpha, { file: request.file, source })
+    : await encodeImage(composite(placed, request.background), { format: request.format, file: request.file, source });
   return { ...encoded, uncertainty };
 }

@@ -62,6 +62,16 @@ describe('cutoutRequestOf (POST /remove-background)', () => {
     });
   });
 
+  it('carries the file choices, and the defaults for jobs stored before they existed', () => {
+    const chosen = stored({}, { quality: 70, dpi: 300, metadata: 'keep' });
+    expect(cutoutRequestOf(removeBackgroundTask(chosen))?.file).toEqual({ quality: 70, dpi: 300, metadata: 'keep' });
+    expect(cutoutRequestOf(removeBackgroundTask(stored({})))?.file).toEqual({
+      quality: null,
+      dpi: null,
+      metadata: 'strip',
+    });
+  });
+
   it("gives each variant of a source its own light, and never touches the product's pixels", () => {
     const first = cutoutRequestOf(removeBackgroundTask(stored({ shadow: 'natural' }, {}, 2), 0));
     const second = cutoutRequestOf(removeBackgroundTask(stored({ shadow: 'natural' }, {}, 2), 1));

@@ -13,7 +13,7 @@ import {
   type ProductPhotoOptions,
   type RemoveBackgroundOptions,
 } from '../tool-options';
-import { variantOf, type OutputFormat, type TypedToolTask } from '../tool-runner';
+import { fileChoicesOf, variantOf, type FileChoices, type OutputFormat, type TypedToolTask } from '../tool-runner';
 
 /** One cut-out result, whatever endpoint asked for it. */
 export interface CutoutRequest extends ProductCorrections {
@@ -21,6 +21,8 @@ export interface CutoutRequest extends ProductCorrections {
   shadow: ShadowStyle;
   placement: Placement;
   format: OutputFormat;
+  /** Quality, dpi and metadata of the file. */
+  file: FileChoices;
   /** `rgba` the cut-out, `alpha` its mask alone (a one-channel PNG; no background colour, no shadow). */
   channels: CutoutChannels;
   /** Where the client says the product is, in fractions of the source image. */
@@ -39,6 +41,7 @@ function fromRemoveBackground(
     color: false,
     polish: false,
     format: task.format,
+    file: fileChoicesOf(task),
     channels: output.channels ?? 'rgba',
     hints: task.subjectHints,
   };
@@ -73,7 +76,14 @@ export function productPhotoCutout(
     const size = preset?.width && preset.height ? { width: preset.width, height: preset.height } : fallback;
     return size ? { kind: 'canvas', ...size, fill } : { kind: 'source' };
   };
-  const base = { format, channels: 'rgba' as const, hints, shadow: shadowStyle('none', 0), ...corrections(level) };
+  const base = {
+    format,
+    file: fileChoicesOf({ options }),
+    channels: 'rgba' as const,
+    hints,
+    shadow: shadowStyle('none', 0),
+    ...corrections(level),
+  };
   switch (operation) {
     case ProductPhotoOperation.RemoveBackground:
       return {

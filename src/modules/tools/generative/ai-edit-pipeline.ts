@@ -12,7 +12,7 @@ import { encodeImage, type EncodedImage } from '../shared/encoding';
 import type { PipelineLimits } from '../shared/pipeline-limits';
 import { decodePhoto } from '../shared/photo-decoding';
 import { coverTo, keepMaskPng, providerPng } from '../shared/provider-images';
-import type { OutputFormat } from '../tool-runner';
+import type { ResultOutput } from '../tool-runner';
 import type { PreservationLevel } from '../tool-options';
 import type { AiEditRequest } from './generative-request';
 
@@ -121,7 +121,7 @@ export async function runAiEdit(
   request: AiEditRequest,
   { provider, segmenter }: AiEditPainters,
   limits: PipelineLimits & { signal: AbortSignal },
-  format: OutputFormat,
+  output: ResultOutput,
 ): Promise<EncodedImage> {
   const photo = await decodePhoto(source, plan, limits);
   const alpha = segmenter
@@ -135,5 +135,6 @@ export async function runAiEdit(
     { image: png, mask, prompt: request.prompt, shape: shapeFor(placement.canvas) },
     limits.signal,
   );
-  return encodeImage(await finishEdit(placed, await coverTo(painted, placement.canvas), request.preservation), format);
+  const edited = await finishEdit(placed, await coverTo(painted, placement.canvas), request.preservation);
+  return encodeImage(edited, { ...output, source });
 }

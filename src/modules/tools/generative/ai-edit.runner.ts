@@ -7,7 +7,7 @@ import { ResultErrorCode, ResultFailure } from '../result-failure';
 import { NO_PROVIDER, NO_SEGMENTER } from '../shared/failure-translation';
 import { photoPlan } from '../shared/photo-decoding';
 import { ResultFrame, type FramedTool, type ResultContext } from '../shared/result-frame';
-import type { ToolOutput, ToolRunner, TypedToolTask } from '../tool-runner';
+import { resultOutputOf, type ToolOutput, type ToolRunner, type TypedToolTask } from '../tool-runner';
 import { runAiEdit, type AiEditPainters } from './ai-edit-pipeline';
 import { aiEditRequestOf, type AiEditRequest } from './generative-request';
 
@@ -67,6 +67,7 @@ export class AiEditRunner implements ToolRunner, FramedTool<AiEditWork> {
   }
 
   pipeline({ task, source, request, limits }: ResultContext<AiEditWork>) {
-    return runAiEdit(source, photoPlan(source, PHOTO_LONG_SIDE), request, request, limits, task.format);
+    const plan = photoPlan(source, PHOTO_LONG_SIDE);
+    return runAiEdit(source, plan, request, request, limits, resultOutputOf(task));
   }
 }

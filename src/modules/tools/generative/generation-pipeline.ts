@@ -7,7 +7,7 @@ import { encodeImage, type EncodedImage } from '../shared/encoding';
 import type { PipelineLimits } from '../shared/pipeline-limits';
 import { decodePhoto, photoPlan } from '../shared/photo-decoding';
 import { coverTo, PROVIDER_LONG_SIDE, providerPng } from '../shared/provider-images';
-import type { OutputFormat } from '../tool-runner';
+import type { ResultOutput } from '../tool-runner';
 import type { GenerationRequest } from './generative-request';
 
 /** The result's reference image as the provider is sent it: PNG, no larger than the provider paints. */
@@ -29,18 +29,20 @@ async function paintedSize(painted: Buffer): Promise<Size> {
 /**
  * One generation, in order: the reference image (when the result has one) sent as PNG; the
  * provider paints from the prompt in the shape nearest the ratio; its image is cropped at the
- * centre to the exact ratio asked for, or kept at its own size; encode with the thumbnail.
+ * centre to the exact ratio asked for, or kept at its own size; encode with the thumbnail. A
+ * generated image is new, not the reference photo: it keeps none of the reference's metadata.
  */
 export async function runGeneration(
   reference: SourceImage | null,
   request: GenerationRequest,
   provider: ImageProvider,
   limits: PipelineLimits & { signal: AbortSignal },
-  format: OutputFormat,
+  output: ResultOutput,
 ): Promise<EncodedImage> {
   const references = reference ? [await referencePng(reference, limits)] : [];
   const shape = request.ratio ? shapeFor(request.ratio) : 'square';
   const painted = await provider.generate({ prompt: request.prompt, references, shape }, limits.signal);
   const size = await paintedSize(painted);
-  return encodeImage(await coverTo(painted, request.ratio ? canvasWithin(size, request.ratio) : size), format);
+  const image = await coverTo(painted, request.ratio ? canvasWithin(size, request.ratio) : size);
+  return encodeImage(image, { ...output, source: null });
 }

@@ -6,7 +6,7 @@ import { ResultErrorCode, ResultFailure } from '../result-failure';
 import { NO_PROVIDER } from '../shared/failure-translation';
 import { PROVIDER_LONG_SIDE } from '../shared/provider-images';
 import { ResultFrame, type FramedTool, type ResultContext } from '../shared/result-frame';
-import type { ToolOutput, ToolRunner, TypedToolTask } from '../tool-runner';
+import { resultOutputOf, type ToolOutput, type ToolRunner, type TypedToolTask } from '../tool-runner';
 import { runGeneration } from './generation-pipeline';
 import { generationRequestOf, type GenerationRequest } from './generative-request';
 
@@ -56,6 +56,6 @@ export class GenerationRunner implements ToolRunner, FramedTool<GenerationWork, 
   }
 
   pipeline({ task, source, request, limits }: ResultContext<GenerationWork, SourceImage | null>) {
-    return runGeneration(source, request, request.provider, limits, task.format);
+    return runGeneration(source, request, request.provider, limits, resultOutputOf(task));
   }
 }

@@ -1,7 +1,13 @@
+import sharp from 'sharp';
+import { fileStatement, photographersJpeg } from '../../../../test/support/photo-metadata';
+import type { ImageProvider } from '../../../core/image-provider/image-provider';
 import type { AlphaMask } from '../../../core/image/mask/alpha-mask';
 import type { RawImage } from '../../../core/image/raw-image';
 import { renderStudioBackdrop, STUDIO_BACKDROPS, studioBackdropFor } from '../../../core/image/compose/studio-backdrop';
+import { inspectSource } from '../../../core/image/source-image';
 import { finishEdit, photoArea, photoOnCanvas, placeOnCanvas, providerInputs } from './ai-edit-pipeline';
+import { DEFAULT_FILE_CHOICES } from '../tool-runner';
+import { runGeneration } from './generation-pipeline';
 import { composeScene, type BackdropPainter } from './scene-pipeline';
 
 const LIMITS = { maxPixels: 50_000_000, timeoutSeconds: 30 };
@@ -128,5 +134,31 @@ describe('scene pipeline', () => {
     }
     expect((await renderStudioBackdrop(studioBackdropFor(0), size)).data.equals(drawn[0].data)).toBe(true);
     expect(studioBackdropFor(STUDIO_BACKDROPS.length)).toBe(STUDIO_BACKDROPS[0]);
+  });
+});
+
+describe('generation pipeline', () => {
+  it("keeps none of a reference image's metadata: a generated image is new, not the reference photo", async () => {
+    const painted = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#3080c0' } })
+      .png()
+      .toBuffer();
+    const provider: ImageProvider = {
+      description: 'fake',
+      edit: () => Promise.reject(new Error('not used')),
+      generate: () => Promise.resolve(painted),
+    };
+    const reference = await inspectSource(
+      await photographersJpeg(sharp({ create: { width: 40, height: 30, channels: 3, background: '#808080' } })),
+      LIMITS.maxPixels,
+    );
+    const output = { format: 'jpg' as const, file: { ...DEFAULT_FILE_CHOICES, metadata: 'keep' as const } };
+    const { image } = await runGeneration(
+      reference,
+      { prompt: 'a mug', ratio: null },
+      provider,
+      { ...LIMITS, signal: new AbortController().signal },
+      output,
+    );
+    expect(await fileStatement(image)).toMatchObject({ exif: null, xmp: null });
   });
 });

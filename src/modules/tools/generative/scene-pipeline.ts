@@ -16,7 +16,7 @@ import { encodeImage, type EncodedImage } from '../shared/encoding';
 import type { PipelineLimits } from '../shared/pipeline-limits';
 import { decodePhoto } from '../shared/photo-decoding';
 import { coverTo, keepMaskPng, providerPng } from '../shared/provider-images';
-import type { OutputFormat } from '../tool-runner';
+import type { FileChoices, OutputFormat } from '../tool-runner';
 import type { SceneRequest } from './generative-request';
 
 /** The subject's bounding box fills this share of the canvas along its tighter side: room for the scene around it. */
@@ -100,6 +100,7 @@ export interface SceneJob {
   variant: number;
   hints: SubjectHints;
   format: OutputFormat;
+  file: FileChoices;
 }
 
 /** What a scene runs with: the segmenter, and the provider that paints its backdrop (the studio's without one). */
@@ -133,5 +134,9 @@ export async function runScene(
     floorLine,
     variant: job.variant,
   };
-  return encodeImage(await composeScene(photo, alpha, scene, painter, limits), job.format);
+  return encodeImage(await composeScene(photo, alpha, scene, painter, limits), {
+    format: job.format,
+    file: job.file,
+    source,
+  });
 }

@@ -11,7 +11,7 @@ import { ResultErrorCode, ResultFailure } from '../result-failure';
 import { NO_PROVIDER, NO_SEGMENTER } from '../shared/failure-translation';
 import { photoPlan } from '../shared/photo-decoding';
 import { ResultFrame, type FramedTool, type ResultContext } from '../shared/result-frame';
-import { variantOf, type ToolOutput, type ToolRunner, type TypedToolTask } from '../tool-runner';
+import { fileChoicesOf, variantOf, type ToolOutput, type ToolRunner, type TypedToolTask } from '../tool-runner';
 import { exactCanvas, sceneRequestOf, type SceneRequest } from './generative-request';
 import { runScene } from './scene-pipeline';
 
@@ -78,6 +78,7 @@ export class SceneRunner implements ToolRunner, FramedTool<SceneWork> {
       variant: variantOf(task),
       hints: task.subjectHints,
       format: task.format,
+      file: fileChoicesOf(task),
     };
     return runScene(source, plan, job, { segmenter: request.segmenter, provider: this.provider }, limits);
   }

@@ -8,6 +8,7 @@ import type { Segmenter } from '../../../core/segmentation/segmenter';
 import { hintsInPart, visiblePart } from './edit-hints';
 import { runEdit } from './edit-pipeline';
 import { EDIT_VARIANTS, type EditRequest } from './edit-request';
+import { DEFAULT_FILE_CHOICES } from '../tool-runner';
 
 const HINTS: SubjectHints = {
   region: { left: 0.1, top: 0.2, right: 0.6, bottom: 0.9 },
@@ -111,6 +112,7 @@ describe(`${runEdit.name} with subject hints`, () => {
     color: false,
     polish: false,
     format: 'png',
+    file: DEFAULT_FILE_CHOICES,
     variant: EDIT_VARIANTS[0],
     unsupported: null,
   });

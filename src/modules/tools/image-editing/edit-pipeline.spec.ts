@@ -13,6 +13,7 @@ import {
 import { inspectSource } from '../../../core/image/source-image';
 import { runEdit } from './edit-pipeline';
 import { EDIT_VARIANTS, type EditRequest } from './edit-request';
+import { DEFAULT_FILE_CHOICES } from '../tool-runner';
 
 const LIMITS = { maxPixels: 50_000_000, timeoutSeconds: 60 };
 
@@ -23,6 +24,7 @@ const request = (overrides: Partial<EditRequest> = {}): EditRequest => ({
   color: false,
   polish: false,
   format: 'png',
+  file: DEFAULT_FILE_CHOICES,
   variant: EDIT_VARIANTS[0],
   unsupported: null,
   ...overrides,

@@ -97,7 +97,12 @@ export async function runEdit(
   if (request.cutout && cutout) working = await replacedBackground(working, cutout.mask, request.cutout);
 
   limits.signal?.throwIfAborted();
-  const encoded = await encodeImage(working, request.format, plan.canvas, padding);
+  const encoded = await encodeImage(
+    working,
+    { format: request.format, file: request.file, source },
+    plan.canvas,
+    padding,
+  );
   return { ...encoded, uncertainty: cutout?.uncertainty };
 }
 

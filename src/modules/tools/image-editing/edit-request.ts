@@ -11,7 +11,14 @@ import {
   type ImageEditOptions,
   type ProductPhotoOptions,
 } from '../tool-options';
-import { variantOf, type OutputFormat, type TypedToolTask } from '../tool-runner';
+import {
+  resultOutputOf,
+  variantOf,
+  type FileChoices,
+  type OutputFormat,
+  type ResultOutput,
+  type TypedToolTask,
+} from '../tool-runner';
 
 /**
  * How the `number_of_images` variants of one source differ. Each row changes only what an
@@ -56,6 +63,8 @@ export interface EditRequest {
   color: boolean;
   polish: boolean;
   format: OutputFormat;
+  /** Quality, dpi and metadata of the file. */
+  file: FileChoices;
   variant: EditVariant;
   /** Why this request cannot be done on this deployment, or null. */
   unsupported: string | null;
@@ -73,7 +82,7 @@ function cutoutOf(background: EditOperations['background'], variant: number, hin
 
 function fromOperations(
   operations: EditOperations,
-  format: OutputFormat,
+  { format, file }: ResultOutput,
   variant: number,
   hints: SubjectHints,
 ): EditRequest {
@@ -89,6 +98,7 @@ function fromOperations(
     color: operations.adjustments?.color === true,
     polish: operations.restorations?.polish === true,
     format,
+    file,
     variant: EDIT_VARIANTS[variant] ?? EDIT_VARIANTS[0],
     unsupported: null,
   };
@@ -99,7 +109,7 @@ function fromOperations(
  * colour and polish, then the preset's size (fitted inside it) and format. The operations that
  * cut the product out are CutoutRequests (see productPhotoCutout).
  */
-function fromProductPhoto({ operation, preset }: ProductPhotoOptions, format: OutputFormat): EditRequest {
+function fromProductPhoto({ operation, preset }: ProductPhotoOptions, output: ResultOutput): EditRequest {
   const edit = fromOperations(
     {
       adjustments: { light: true, color: true },
@@ -107,7 +117,7 @@ function fromProductPhoto({ operation, preset }: ProductPhotoOptions, format: Ou
       resizing:
         preset?.width && preset.height ? { width: preset.width, height: preset.height, fit: 'contain' } : undefined,
     },
-    format,
+    output,
     0,
     // Nothing is cut out here, so there is nothing for hints to steer.
     NO_HINTS,
@@ -126,8 +136,9 @@ export function editRequestOf(
   task: Pick<TypedToolTask, 'format' | 'index' | 'subjectHints'> & { options: ImageEditOptions | ProductPhotoOptions },
 ): EditRequest {
   const { options } = task;
-  if (isProductPhoto(options)) return fromProductPhoto(options, task.format);
-  return fromOperations(options.operations, task.format, variantOf(task), task.subjectHints);
+  const output = resultOutputOf(task);
+  if (isProductPhoto(options)) return fromProductPhoto(options, output);
+  return fromOperations(options.operations, output, variantOf(task), task.subjectHints);
 }
 
 /** Sharpening after an enlargement, after denoising, or both (the stronger wins). */

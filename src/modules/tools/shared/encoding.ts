@@ -1,13 +1,16 @@
 import type { AlphaMask } from '../../../core/image/mask/alpha-mask';
+import { carriedMetadata } from '../../../core/image/metadata/carried-metadata';
 import {
   encode,
   encodeMask,
   encodeMaskThumbnail,
   encodeThumbnail,
+  type FileMetadata,
   type Rgba,
 } from '../../../core/image/pipeline-steps';
 import type { RawImage, Size } from '../../../core/image/raw-image';
-import type { OutputFormat } from '../tool-runner';
+import type { SourceImage } from '../../../core/image/source-image';
+import type { ResultOutput } from '../tool-runner';
 
 /** A result's encoded image and its thumbnail, made from the same pixels. */
 export interface EncodedImage {
@@ -18,22 +21,38 @@ export interface EncodedImage {
   uncertainty?: number;
 }
 
+/** How a result is written: its format and file choices, and the source whose metadata `keep` carries. */
+export interface ResultEncoding extends ResultOutput {
+  /** Null for a result not made from a source photo (a generation), which has nothing to keep. */
+  source: SourceImage | null;
+}
+
+/** The metadata a result's file is written with: its dpi, and what `keep` carries from its source's header. */
+async function fileMetadata({ file, source }: Omit<ResultEncoding, 'format'>): Promise<FileMetadata> {
+  const carried = file.metadata === 'keep' && source ? await carriedMetadata(source.bytes) : null;
+  return { dpi: file.dpi, carried };
+}
+
 /** The image in its format, on `canvas` (padded with `padding`) when given, with its thumbnail from the same pixels. */
 export async function encodeImage(
   image: RawImage,
-  format: OutputFormat,
+  output: ResultEncoding,
   canvas: Size | null = null,
   padding?: Rgba,
 ): Promise<EncodedImage> {
+  const file = { format: output.format, quality: output.file.quality, ...(await fileMetadata(output)) };
   const [encoded, thumbnail] = await Promise.all([
-    encode(image, format, canvas, padding),
-    encodeThumbnail(image, format, canvas, padding),
+    encode(image, file, canvas, padding),
+    encodeThumbnail(image, output.format, canvas, padding),
   ]);
   return { image: encoded, thumbnail };
 }
 
-/** A mask as its own result: a one-channel PNG and its grey thumbnail. */
-export async function encodeMaskImage(mask: AlphaMask): Promise<EncodedImage> {
-  const [image, thumbnail] = await Promise.all([encodeMask(mask), encodeMaskThumbnail(mask)]);
+/** A mask as its own result: a one-channel PNG (no quality to choose) and its grey thumbnail. */
+export async function encodeMaskImage(mask: AlphaMask, output: Omit<ResultEncoding, 'format'>): Promise<EncodedImage> {
+  const [image, thumbnail] = await Promise.all([
+    encodeMask(mask, await fileMetadata(output)),
+    encodeMaskThumbnail(mask),
+  ]);
   return { image, thumbnail };
 }

@@ -1,0 +1,28 @@
+import { DEFAULT_QUALITY } from '../../core/image/pipeline-steps';
+
+/** The formats a result can be written in; png (lossless, with transparency) unless the request says otherwise. */
+export const OUTPUT_FORMATS = ['jpg', 'png', 'webp'] as const;
+export const DEFAULT_FORMAT = 'png';
+
+/** The formats `output.quality` applies to: png is lossless, so a quality there would mean nothing. */
+export const QUALITY_FORMATS = ['jpg', 'webp'] as const;
+export const QUALITY_RANGE = { minimum: 1, maximum: 100 } as const;
+
+/**
+ * `output.dpi`, in pixels per inch: from 1 to 2400, which covers every print workflow (300 for
+ * print, up to 1200 to 2400 for fine art and scanning) without writing absurd values.
+ */
+export const DPI_RANGE = { minimum: 1, maximum: 2400 } as const;
+
+/** `output.metadata`: `strip` writes nothing of the source; `keep` carries its rights, EXIF and XMP (see README). */
+export const METADATA_CHOICES = ['strip', 'keep'] as const;
+export const DEFAULT_METADATA = 'strip';
+
+/** What every tool's `output` accepts besides `number_of_images`, as GET /api/v1/tools lists it. */
+export const OUTPUT_OPTIONS = {
+  formats: OUTPUT_FORMATS,
+  default_format: DEFAULT_FORMAT,
+  quality: { formats: QUALITY_FORMATS, ...QUALITY_RANGE, defaults: DEFAULT_QUALITY },
+  dpi: { ...DPI_RANGE, default: null },
+  metadata: { values: METADATA_CHOICES, default: DEFAULT_METADATA },
+} as const;
