@@ -42,8 +42,8 @@ const megapixels = (pixels: number) => `${Math.round(pixels / 1e5) / 10} megapix
  * - neither the planned image nor the model's output may hold more than `maxPixels`
  *   (SOURCE_MAX_MEGAPIXELS, the cap on any decoded image a worker holds).
  *
- * A request with both sides states its result's size, so create refuses it there (see
- * `upscaleSizeProblems` in the job request) and the worker never sees it.
+ * A request with both sides states its result's size: when that alone passes `maxPixels`, create
+ * refuses it with a 400 (see `upscaleSizeProblems` in the job request) and the worker never sees it.
  */
 export function planEdit(source: Size, request: EditRequest, maxPixels: number): EditPlan {
   const geometry = planGeometry(source, request.resize);
