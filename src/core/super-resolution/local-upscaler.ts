@@ -14,8 +14,8 @@ export interface LocalUpscalerSettings {
 /**
  * Context around each tile, in input pixels. A pixel of the models' output depends on the input
  * within 10 pixels of it: seven 3 x 3 and one 5 x 5 convolution at the input's resolution (9
- * pixels), and one 3 x 3 convolution after the nearest-neighbour upsampling (at most 1 more). Two
- * more make the seam-free assembly independent of how the upsampling rounds.
+ * pixels), and one 3 x 3 convolution after the nearest-neighbour upsampling (at most 1 more); 2
+ * more are a margin, should a model of the family reach a little further.
  */
 export const TILE_OVERLAP = 12;
 
