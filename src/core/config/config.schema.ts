@@ -193,7 +193,14 @@ export const configSchema = z
     SEGMENTATION_INPUT_SIZE: z.coerce.number().int().min(320).max(1024).multipleOf(32).default(768),
     /** Threads of the one inference session per worker; inferences in one process run one at a time. */
     SEGMENTATION_THREADS: positiveInt.max(64).default(2),
-    /** Where the prepared model is kept; unset, `<DATA_DIR>/models`. */
+    /**
+     * Who enlarges for `upscale`: `local` (the slim ESRGAN super-resolution models on this
+     * worker's CPU) or `none` (live upscale results fail without being charged).
+     */
+    UPSCALER: z.enum(['local', 'none']).default('local'),
+    /** Threads of the upscaler's inference sessions per worker; tiles in one process run one at a time. */
+    UPSCALER_THREADS: positiveInt.max(64).default(2),
+    /** Where the prepared models are kept; unset, `<DATA_DIR>/models`. */
     MODELS_DIR: z.string().min(1).optional(),
     /**
      * Who paints generated pixels (AI edits, generated scenes and images): `openai`, any server

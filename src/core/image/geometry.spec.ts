@@ -1,4 +1,4 @@
-import { MAX_OUTPUT_SIDE, planGeometry } from './geometry';
+import { MAX_OUTPUT_SIDE, planGeometry, uncappedSize } from './geometry';
 
 const SOURCE = { width: 4000, height: 3000 };
 
@@ -78,5 +78,17 @@ describe(planGeometry.name, () => {
       width: 1600,
       height: 1200,
     });
+  });
+});
+
+describe(uncappedSize.name, () => {
+  it('is the size a request without a box asks for, before the cap; null for a box', () => {
+    expect(uncappedSize({ width: 5000, height: 2500 }, { upscale: true })).toEqual({ width: 10_000, height: 5000 });
+    expect(uncappedSize({ width: 1000, height: 3000 }, { width: 3000, upscale: false })).toEqual({
+      width: 3000,
+      height: 9000,
+    });
+    expect(uncappedSize(SOURCE, { height: 600, upscale: true })).toEqual({ width: 800, height: 600 });
+    expect(uncappedSize(SOURCE, { width: 8192, height: 8192, fit: 'cover', upscale: true })).toBeNull();
   });
 });

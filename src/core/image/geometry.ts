@@ -41,6 +41,24 @@ function scaledBy(source: Size, factor: number): Size {
   return { width: side(source.width * capped), height: side(source.height * capped) };
 }
 
+/** What a request without a box (no size, or one side) scales the source by: that side's ratio, or the own scale. */
+function unboxedFactor(source: Size, { width, height, upscale }: ResizeRequest): number {
+  if (width !== undefined) return width / source.width;
+  if (height !== undefined) return height / source.height;
+  return upscale ? 2 : 1;
+}
+
+/**
+ * The size a request without a box asks for, before planGeometry caps it at MAX_OUTPUT_SIDE, so a
+ * caller can refuse what the cap would shrink; null when both sides are given (each is within the
+ * maximum by validation).
+ */
+export function uncappedSize(source: Size, request: ResizeRequest): Size | null {
+  if (request.width !== undefined && request.height !== undefined) return null;
+  const factor = unboxedFactor(source, request);
+  return { width: Math.round(source.width * factor), height: Math.round(source.height * factor) };
+}
+
 /**
  * Plans the resize of spec 4.2. Width or height alone keeps the aspect ratio; both use `fit`:
  * `contain` fits inside and pads to exactly width x height, `cover` fills and cuts the overflow
@@ -58,11 +76,7 @@ export function planGeometry(source: Size, request: ResizeRequest): GeometryPlan
     canvas: null,
     ...extra,
   });
-  if (width === undefined && height === undefined) return plan(scaledBy(source, ownScale));
-  if (width === undefined || height === undefined) {
-    const factor = width !== undefined ? width / source.width : (height as number) / source.height;
-    return plan(scaledBy(source, factor));
-  }
+  if (width === undefined || height === undefined) return plan(scaledBy(source, unboxedFactor(source, request)));
   const box = { width: side(width), height: side(height) };
   switch (request.fit ?? 'contain') {
     case 'contain': {

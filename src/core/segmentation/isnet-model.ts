@@ -1,7 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { installedPackage, preparedModelSha256, sha256Of, writePreparedModel } from '../models/model-files';
 import { convertForCpu, EXPORTED_INPUT_SIZE } from './isnet-conversion';
 
 /** The ISNet model converted for the CPU and one input size, written once under the models folder. */
@@ -46,27 +45,12 @@ export async function prepareIsnetModel(options: { modelsDir: string; inputSize:
     modelsDir,
     `isnet-general-${inputSize}-${SOURCE_MODEL_SHA256.slice(0, 12)}-v${CONVERSION_VERSION}.onnx`,
   );
-  const sidecarPath = `${modelPath}.sha256`;
 
-  const existing = await verifiedSha256(modelPath, sidecarPath);
+  const existing = await preparedModelSha256(modelPath);
   if (existing) return { path: modelPath, inputSize, sha256: existing };
 
-  await mkdir(modelsDir, { recursive: true });
-  await removeAbandonedTemporaries(modelsDir);
-  const prepared = convertForCpu(await assembleSourceModel(), inputSize);
-  const sha256 = sha256Of(prepared);
-  // The model goes first and the sidecar last: a sidecar on disk always describes a complete model.
-  await writeAtomically(modelPath, prepared);
-  await writeAtomically(sidecarPath, Buffer.from(`${sha256}\n`));
+  const sha256 = await writePreparedModel(modelPath, convertForCpu(await assembleSourceModel(), inputSize));
   return { path: modelPath, inputSize, sha256 };
-}
-
-/** The sha256 of a prepared model that matches its sidecar, or null when either is missing or they differ. */
-async function verifiedSha256(modelPath: string, sidecarPath: string): Promise<string | null> {
-  const recorded = await readFile(sidecarPath, 'utf8').catch(nullWhenMissing);
-  if (recorded === null) return null;
-  const actual = await sha256OfFile(modelPath).catch(nullWhenMissing);
-  return actual === recorded.trim() ? actual : null;
 }
 
 interface ChunkedResource {
@@ -76,15 +60,14 @@ interface ChunkedResource {
 
 /** The model's bytes, copied chunk by chunk into one buffer, each chunk and the whole checked against known hashes. */
 async function assembleSourceModel(): Promise<Buffer> {
-  const packageJson = require.resolve(`${DATA_PACKAGE}/package.json`);
-  const { version } = JSON.parse(await readFile(packageJson, 'utf8')) as { version: string };
+  const { dir, version } = await installedPackage(DATA_PACKAGE);
   const refuse = (problem: string) =>
     new Error(
       `${DATA_PACKAGE} ${version}: ${problem}; the ISNet model is read from the chunk layout of ` +
         `${DATA_PACKAGE} ${DATA_PACKAGE_VERSION} exactly, install that version`,
     );
 
-  const dist = path.join(path.dirname(packageJson), 'dist');
+  const dist = path.join(dir, 'dist');
   const resources = JSON.parse(await readFile(path.join(dist, 'resources.json'), 'utf8')) as Record<
     string,
     ChunkedResource | undefined
@@ -113,56 +96,4 @@ async function assembleSourceModel(): Promise<Buffer> {
     throw refuse(`the assembled ${MODEL_RESOURCE} model is not the one this code was written for`);
   }
   return model;
-}
-
-/**
- * Writes a temporary file beside `target`, flushes it to disk and renames it over `target`, so a
- * process that opens `target` (several workers may start at once) sees the old file or the whole
- * new one, never part of it.
- */
-async function writeAtomically(target: string, data: Uint8Array): Promise<void> {
-  const temporary = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    const file = await open(temporary, 'wx');
-    try {
-      await file.writeFile(data);
-      await file.sync();
-    } finally {
-      await file.close();
-    }
-    await rename(temporary, target);
-  } catch (error) {
-    await unlink(temporary).catch(() => undefined);
-    throw error;
-  }
-}
-
-/** A temporary file this old was left by a process that died while writing (several workers never take this long). */
-const ABANDONED_AFTER_MS = 15 * 60_000;
-
-/** Temporaries of processes killed mid-write (about 176 MB each) would otherwise stay forever. */
-async function removeAbandonedTemporaries(modelsDir: string): Promise<void> {
-  const now = Date.now();
-  for (const name of await readdir(modelsDir)) {
-    if (!name.endsWith('.tmp')) continue;
-    const file = path.join(modelsDir, name);
-    const info = await stat(file).catch(nullWhenMissing);
-    if (info && now - info.mtimeMs > ABANDONED_AFTER_MS) await unlink(file).catch(() => undefined);
-  }
-}
-
-function sha256Of(data: Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
-}
-
-/** Streams the file through the hash, so checking a prepared model does not load it whole. */
-async function sha256OfFile(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
-
-function nullWhenMissing(error: unknown): null {
-  if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-  throw error;
 }

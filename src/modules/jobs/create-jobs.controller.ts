@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBadRequestResponse,
@@ -15,6 +15,8 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
+import { APP_CONFIG } from '../../core/config/config.module';
+import type { AppConfig } from '../../core/config/config.schema';
 import { ErrorResponseDto } from '../../core/openapi/error-response.dto';
 import { Auth, type AuthContext } from '../auth/auth-context';
 import { hashRequestBody } from '../idempotency/idempotency.service';
@@ -82,10 +84,16 @@ function CreateEndpoint(
 @ApiBearerAuth('api_key')
 @Controller('api/v1')
 export class CreateJobsController {
+  /** The largest image an upscale may make: the most a worker holds at once. */
+  private readonly maxUpscaledPixels: number;
+
   constructor(
     private readonly creation: JobCreationService,
     private readonly presenter: JobPresenter,
-  ) {}
+    @Inject(APP_CONFIG) config: Pick<AppConfig, 'SOURCE_MAX_MEGAPIXELS'>,
+  ) {
+    this.maxUpscaledPixels = config.SOURCE_MAX_MEGAPIXELS * 1_000_000;
+  }
 
   @Post('remove-background')
   @HttpCode(202)
@@ -113,7 +121,7 @@ export class CreateJobsController {
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<{ job: JobSummaryDto; remaining_paid_credits: number }> {
-    return this.createStandard(caller, key, imageEditJob(body), req, res);
+    return this.createStandard(caller, key, imageEditJob(body, this.maxUpscaledPixels), req, res);
   }
 
   @Post('image/ai-edit')

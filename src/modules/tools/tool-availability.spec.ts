@@ -4,6 +4,7 @@ import { configuredAvailability } from './tool-availability';
 const configured = (settings: Partial<Parameters<typeof configuredAvailability>[0]> = {}) =>
   configuredAvailability({
     SEGMENTER: 'none',
+    UPSCALER: 'none',
     IMAGE_PROVIDER: 'none',
     IMAGE_PROVIDER_MODEL: 'gpt-image-1',
     STUDIO_BACKDROPS: false,
@@ -13,7 +14,14 @@ const configured = (settings: Partial<Parameters<typeof configuredAvailability>[
 describe(configuredAvailability.name, () => {
   it('offers what needs neither a segmenter nor a provider, and says why the rest is missing', () => {
     const tools = configured();
-    expect(tools.get(ToolId.ImageEditing)).toEqual({ available: true, mode: 'sharp pipelines on the worker' });
+    expect(tools.get(ToolId.ImageEditing)).toEqual({
+      available: true,
+      mode: 'sharp pipelines on the worker; upscale needs the super-resolution model (UPSCALER is none)',
+    });
+    expect(configured({ UPSCALER: 'local' }).get(ToolId.ImageEditing)).toEqual({
+      available: true,
+      mode: 'sharp pipelines on the worker; upscale by a super-resolution model (ESRGAN slim)',
+    });
     expect(tools.get(ToolId.RemoveBackground)).toEqual({
       available: false,
       reason: 'needs a segmenter (SEGMENTER is none)',

@@ -22,13 +22,13 @@ const NOT_OFFERED: ToolAvailability = { available: false, reason: 'not offered b
  * API process answers from this and never builds the worker's pipelines.
  */
 export function configuredAvailability(
-  config: Pick<AppConfig, 'SEGMENTER' | 'IMAGE_PROVIDER' | 'IMAGE_PROVIDER_MODEL' | 'STUDIO_BACKDROPS'>,
+  config: Pick<AppConfig, 'SEGMENTER' | 'UPSCALER' | 'IMAGE_PROVIDER' | 'IMAGE_PROVIDER_MODEL' | 'STUDIO_BACKDROPS'>,
 ): ToolAvailabilities {
   const segmenter = config.SEGMENTER !== 'none';
   const provider = configuredProviderDescription(config);
   const needsProvider: ToolAvailability = { available: false, reason: 'needs an image provider (IMAGE_PROVIDER)' };
   return new Map<ToolId, ToolAvailability>([
-    [ToolId.ImageEditing, { available: true, mode: 'sharp pipelines on the worker' }],
+    [ToolId.ImageEditing, { available: true, mode: editingMode(config.UPSCALER !== 'none') }],
     [
       ToolId.RemoveBackground,
       segmenter ? { available: true } : { available: false, reason: 'needs a segmenter (SEGMENTER is none)' },
@@ -48,6 +48,12 @@ export function configuredAvailability(
     [ToolId.ImageGeneration, provider ? { available: true, mode: provider } : needsProvider],
     [ToolId.AdCreative, { available: true, mode: adMode(segmenter, provider) }],
   ]);
+}
+
+function editingMode(upscaler: boolean): string {
+  return upscaler
+    ? 'sharp pipelines on the worker; upscale by a super-resolution model (ESRGAN slim)'
+    : 'sharp pipelines on the worker; upscale needs the super-resolution model (UPSCALER is none)';
 }
 
 function sceneAvailability(segmenter: boolean, provider: string | null, studioBackdrops: boolean): ToolAvailability {

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ImageModule } from '../../core/image/image.module';
 import { ImageProviderModule } from '../../core/image-provider/image-provider.module';
 import { SegmentationModule } from '../../core/segmentation/segmentation.module';
+import { SuperResolutionModule } from '../../core/super-resolution/super-resolution.module';
 import { ToolId } from '../catalog/tools';
 import { AdCreativeRunner } from './ad-creative/ad-creative.runner';
 import { CutoutRunner } from './background-removal/cutout.runner';
@@ -17,11 +18,11 @@ import type { ToolRunner } from './tool-runner';
 import { LIVE_TOOL_RUNNERS, SANDBOX_RUNNER, ToolRunners, type LiveToolRunners } from './tool-runners';
 
 /**
- * The worker's pipelines: only the worker role imports this, so an API process never creates a segmenter or a provider
- * client.
+ * The worker's pipelines: only the worker role imports this, so an API process never creates a segmenter, an upscaler
+ * or a provider client.
  */
 @Module({
-  imports: [ImageModule, SegmentationModule, ImageProviderModule, ToolAvailabilityModule],
+  imports: [ImageModule, SegmentationModule, SuperResolutionModule, ImageProviderModule, ToolAvailabilityModule],
   providers: [
     { provide: SANDBOX_RUNNER, useClass: SandboxSimulator },
     SourceLoader,

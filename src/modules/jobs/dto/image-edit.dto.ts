@@ -85,8 +85,14 @@ export class ResizingDto {
 export class RestorationsDto {
   @ApiPropertyOptional({
     description:
-      "Double the source's own size (Lanczos resampling, then sharpening), at most 8192 a side. With an explicit " +
-      'width and height the size is theirs, and upscale adds the sharpening of an enlargement.',
+      "Enlarge with a super-resolution model, which restores detail rather than interpolating it: the source's " +
+      'own size doubled, or, with `resizing`, the size it asks for. Up to twice the source the x2 model runs, ' +
+      'beyond it the x4 model (ESRGAN), then one Lanczos resample to the exact size; nothing is enlarged when ' +
+      'the size is not larger than the source. Transparency is kept. The result is never shrunk to fit the ' +
+      "limits: a width and height whose product passes the deployment's pixel limit (50 megapixels by " +
+      'default) are refused with 400; a result that only the source shows would pass 8192 a side, or whose ' +
+      "enlarged image (the model's included) would pass that limit, fails with `source_too_large` and is not " +
+      'charged.',
   })
   @IsOptional()
   @IsBoolean()

@@ -80,7 +80,7 @@ describe('subject hints', () => {
 
   it('refuses hints on an edit or a product photo job that cuts nothing out', () => {
     const edit = (operations: object) => () =>
-      imageEditJob(plainToInstance(ImageEditRequestDto, { input: hinted({ region }), operations }));
+      imageEditJob(plainToInstance(ImageEditRequestDto, { input: hinted({ region }), operations }), 50e6);
     expect(refusedAt(edit({}))).toEqual(['input[0].subject_hints']);
     expect(refusedAt(edit({ background: { type: 'original' } }))).toEqual(['input[0].subject_hints']);
     expect(refusedAt(edit({ background: { type: 'original', shadow: 'soft' } }))).toEqual([]);
@@ -97,6 +97,29 @@ describe('subject hints', () => {
     expect(refusedAt(product({}))).toEqual(['images[0].subject_hints']);
     expect(refusedAt(product({ preset: 'shop_square_image' }))).toEqual([]);
     expect(refusedAt(product({ operation: 'natural_lifestyle' }))).toEqual([]);
+  });
+});
+
+describe('an upscale that states its size', () => {
+  const MAX_PIXELS = 50e6;
+  const edit =
+    (resizing: object, upscale = true) =>
+    () =>
+      imageEditJob(
+        plainToInstance(ImageEditRequestDto, { input, operations: { resizing, restorations: { upscale } } }),
+        MAX_PIXELS,
+      );
+
+  it('is refused at operations.resizing when its box holds more than a worker holds at once', () => {
+    expect(refusedAt(edit({ width: 8192, height: 8192, fit: 'cover' }))).toEqual(['operations.resizing']);
+    expect(refusedAt(edit({ width: 7072, height: 7072, fit: 'contain' }))).toEqual(['operations.resizing']);
+    expect(refusedAt(edit({ width: 8000, height: 6000, fit: 'crop' }))).toEqual([]);
+  });
+
+  it('is left to the worker when only the source can tell, and never refused without upscale', () => {
+    expect(refusedAt(edit({ width: 8192 }))).toEqual([]);
+    expect(refusedAt(edit({ height: 8192 }))).toEqual([]);
+    expect(refusedAt(edit({ width: 8192, height: 8192 }, false))).toEqual([]);
   });
 });
 
@@ -126,7 +149,7 @@ describe('mask output (output.channels alpha)', () => {
 });
 
 describe('file choices (output.quality, output.dpi, output.metadata)', () => {
-  const edit = (output: object) => () => imageEditJob(plainToInstance(ImageEditRequestDto, { input, output }));
+  const edit = (output: object) => () => imageEditJob(plainToInstance(ImageEditRequestDto, { input, output }), 50e6);
   const products = (body: object) => () =>
     productPhotoJob(
       plainToInstance(ProductPhotoJobRequestDto, {

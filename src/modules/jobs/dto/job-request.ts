@@ -5,6 +5,7 @@ import { defaultCostKey, ToolId } from '../../catalog/tools';
 import {
   cutsSubjectOut,
   PRODUCT_PHOTO_TOOL,
+  type EditOperations,
   type AdCreativeOptions,
   type ImageAiEditOptions,
   type ImageEditOptions,
@@ -232,9 +233,34 @@ export function removeBackgroundJob(
   );
 }
 
-export function imageEditJob(dto: ImageEditRequestDto): ToolJobRequest<ToolId.ImageEditing, ImageEditOptions> {
+/**
+ * An upscale that states its result's size (both sides: `contain` pads to the box, `cover` and
+ * `crop` fill it) is refused when that size holds more than `maxPixels`, the most a worker holds
+ * at once (SOURCE_MAX_MEGAPIXELS); any other upscale whose result would pass the limits fails at
+ * the worker, once the source's size shows it.
+ */
+function upscaleSizeProblems(operations: EditOperations | undefined, maxPixels: number): Array<FieldError | false> {
+  const { width, height } = operations?.resizing ?? {};
+  if (operations?.restorations?.upscale !== true || width === undefined || height === undefined) return [];
+  const megapixels = (pixels: number) => `${Math.round(pixels / 1e5) / 10} megapixels`;
+  return [
+    width * height > maxPixels && {
+      path: 'operations.resizing',
+      message:
+        `an upscaled result is at most ${megapixels(maxPixels)}; ${width} x ${height} is ` +
+        `${megapixels(width * height)}`,
+    },
+  ];
+}
+
+/** `maxUpscaledPixels`: the largest image an upscale may make (SOURCE_MAX_MEGAPIXELS). */
+export function imageEditJob(
+  dto: ImageEditRequestDto,
+  maxUpscaledPixels: number,
+): ToolJobRequest<ToolId.ImageEditing, ImageEditOptions> {
   rejectIf([
     ...colourProblems('operations.background', dto.operations?.background),
+    ...upscaleSizeProblems(dto.operations, maxUpscaledPixels),
     dto.output?.format === 'jpg' &&
       dto.operations?.background?.type === 'transparent' && {
         path: 'output.format',

@@ -10,6 +10,7 @@ import {
   random,
   type Rgb,
 } from '../../../../test/support/image-fixtures';
+import { NearestUpscaler, nearestEnlargement } from '../../../../test/support/nearest-upscaler';
 import { inspectSource } from '../../../core/image/source-image';
 import { runEdit } from './edit-pipeline';
 import { EDIT_VARIANTS, type EditRequest } from './edit-request';
@@ -223,10 +224,21 @@ describe(runEdit.name, () => {
       expect(edgeStep(decoded)).toBeGreaterThanOrEqual(edgeStep(before) * 0.9);
     });
 
-    it('upscale: doubles the size with a sharp result', async () => {
-      const source = await fromFixture(productPhoto(300, 200)).png().toBuffer();
-      const { metadata } = await edit(source, { resize: { upscale: true } });
-      expect([metadata.width, metadata.height]).toEqual([600, 400]);
+    it("upscale: doubles the size with the model, and does not sharpen the model's output", async () => {
+      const photo = productPhoto(300, 200);
+      const upscaler = new NearestUpscaler();
+      const edited = await runEdit(
+        await inspectSource(await fromFixture(photo).png().toBuffer(), LIMITS.maxPixels),
+        request({ resize: { upscale: true } }),
+        { ...LIMITS, signal: new AbortController().signal },
+        null,
+        upscaler,
+      );
+      expect(upscaler.calls).toEqual([{ scale: 2, width: 300, height: 200, channels: 3 }]);
+      const decoded = await sharp(edited.image).raw().toBuffer({ resolveWithObject: true });
+      expect([decoded.info.width, decoded.info.height]).toEqual([600, 400]);
+      // Exactly the (stand-in) model's pixels: the sharpening of a resampled enlargement is not added on top.
+      expect(decoded.data.equals(nearestEnlargement(photo, 2).data)).toBe(true);
     });
   });
 

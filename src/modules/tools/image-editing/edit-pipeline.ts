@@ -1,6 +1,6 @@
 import { composite, shaded } from '../../../core/image/compose/composite';
 import { drawShadow } from '../../../core/image/compose/shadow';
-import { planGeometry } from '../../../core/image/geometry';
+import type { GeometryPlan } from '../../../core/image/geometry';
 import { interestingWindows, type WindowPosition } from '../../../core/image/interesting-region';
 import type { AlphaMask } from '../../../core/image/mask/alpha-mask';
 import { decontaminate } from '../../../core/image/mask/decontaminate';
@@ -15,12 +15,15 @@ import {
 } from '../../../core/image/pipeline-steps';
 import type { RawImage } from '../../../core/image/raw-image';
 import type { Segmenter } from '../../../core/segmentation/segmenter';
+import type { ModelScale, Upscaler } from '../../../core/super-resolution/upscaler';
 import { SourceImageError, SourceImageProblem, type SourceImage } from '../../../core/image/source-image';
 import { analyseTone, applyCurves } from '../../../core/image/tone';
 import { encodeImage, type EncodedImage } from '../shared/encoding';
 import type { PipelineLimits } from '../shared/pipeline-limits';
 import { hintsInPart, visiblePart } from './edit-hints';
+import { planEdit } from './edit-plan';
 import { sharpeningOf, type EditCutout, type EditRequest } from './edit-request';
+import { superResolved } from './super-resolved';
 
 /** libvips' reason, without the file paths or internals some of its messages carry. */
 const describe = (error: unknown) =>
@@ -30,11 +33,16 @@ const describe = (error: unknown) =>
  * The structured edit of one result, in one fixed order of small steps:
  *
  * 1. decode, orient, sRGB, and one resample to the planned size (shrink-on-load where smaller);
+ *    when `upscale` enlarges, the source is decoded at its own size, enlarged x2 or x4 by the
+ *    super-resolution model (tile by tile, stopping between tiles when the result is cancelled or
+ *    out of time), then resampled once to the planned size: the model runs before the crop, on
+ *    the whole source, and its output counts in the result's pixel budget (see planEdit);
  * 2. `crop`: cut the window at the most interesting place (the variant picks which one);
  * 3. `background`: the subject's mask, from the pixels as photographed (the client's hints moved
  *    onto the part of the source they show);
  * 4. `light` and `color`: curves measured on the pixels about to be written;
- * 5. `polish` (denoise), colour saturation, sharpening after `polish` or `upscale`;
+ * 5. `polish` (denoise), colour saturation, sharpening after `polish` or after an enlargement
+ *    by resampling alone (the model's output is not sharpened again);
  * 6. `background` and `shadow`: the subject over its new background and shadow;
  * 7. `contain`: pad to the box with the chosen background; encode; the thumbnail from the same pixels.
  *
@@ -46,9 +54,11 @@ export async function runEdit(
   limits: PipelineLimits,
   /** Cuts the subject out for the `background` operation; only a request with a cut-out needs one. */
   segmenter: Segmenter | null = null,
+  /** Enlarges for `upscale`; only a request that enlarges with `upscale` needs one. */
+  upscaler: Upscaler | null = null,
 ): Promise<EncodedImage> {
-  const plan = planGeometry(source, request.resize);
-  let working = await decodeScaled(source, plan, {
+  const { geometry: plan, modelScale } = planEdit(source, request, limits.maxPixels);
+  let working = await decodeScaled(source, modelScale ? atOwnSize(source) : plan, {
     maxPixels: limits.maxPixels,
     // A cut-out starts from opaque pixels, as the segmentation model was trained on.
     flattenOnto: request.format === 'jpg' || request.cutout ? backgroundFor('jpg') : null,
@@ -62,6 +72,7 @@ export async function runEdit(
     );
   });
   limits.signal?.throwIfAborted();
+  if (modelScale) working = await enlarged(working, plan, modelScale, upscaler, limits);
 
   let window: WindowPosition | null = null;
   if (plan.window) {
@@ -85,7 +96,7 @@ export async function runEdit(
   const filters = {
     denoise: request.polish,
     saturation: tone.saturation,
-    sharpen: sharpeningOf(request, plan.scaled.width / source.width),
+    sharpen: sharpeningOf(request, modelScale ? 1 : plan.scaled.width / source.width),
   };
   if (hasFilters(filters)) {
     limits.signal?.throwIfAborted();
@@ -104,6 +115,22 @@ export async function runEdit(
     padding,
   );
   return { ...encoded, uncertainty: cutout?.uncertainty };
+}
+
+/** The source decoded as it is: the super-resolution model enlarges it before any resample. */
+function atOwnSize(source: SourceImage): GeometryPlan {
+  return { scaled: { width: source.width, height: source.height }, mode: 'scale', window: null, canvas: null };
+}
+
+async function enlarged(
+  image: RawImage,
+  plan: GeometryPlan,
+  scale: ModelScale,
+  upscaler: Upscaler | null,
+  limits: PipelineLimits,
+): Promise<RawImage> {
+  if (!upscaler || !limits.signal) throw new Error('An upscale needs an upscaler and a signal');
+  return superResolved(image, plan, scale, upscaler, { signal: limits.signal, timeoutSeconds: limits.timeoutSeconds });
 }
 
 async function segmented(

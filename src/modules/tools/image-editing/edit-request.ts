@@ -30,7 +30,7 @@ export interface EditVariant {
   brightnessOffset: number;
   /** Added to the saturation factor of `color`. */
   saturationOffset: number;
-  /** Multiplies the sharpening of `polish` and `upscale`. */
+  /** Multiplies the sharpening of `polish` and of an enlargement by resampling. */
   sharpening: number;
   /** Which of the distinct most interesting windows `crop` cuts (0 is the most interesting). */
   cropRank: number;
@@ -141,7 +141,11 @@ export function editRequestOf(
   return fromOperations(options.operations, output, variantOf(task), task.subjectHints);
 }
 
-/** Sharpening after an enlargement, after denoising, or both (the stronger wins). */
+/**
+ * Sharpening after an enlargement, after denoising, or both (the stronger wins). `enlargement` is
+ * what resampling alone enlarged by: 1 when the super-resolution model enlarged, whose output has
+ * its detail restored and would only gain halos from more.
+ */
 export function sharpeningOf(request: EditRequest, enlargement: number): SharpenStrength | null {
   const strengths: number[] = [];
   if (request.polish) strengths.push(1.5);

@@ -1,31 +1,43 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { planGeometry } from '../../../core/image/geometry';
+import { APP_CONFIG } from '../../../core/config/config.module';
+import type { AppConfig } from '../../../core/config/config.schema';
 import type { SourceImage } from '../../../core/image/source-image';
 import { SEGMENTER, type Segmenter } from '../../../core/segmentation/segmenter';
+import { UPSCALER, type Upscaler } from '../../../core/super-resolution/upscaler';
 import { ToolId } from '../../catalog/tools';
 import { ResultErrorCode, ResultFailure } from '../result-failure';
 import { CUTOUT_LAYERS } from '../shared/cut-out';
-import { NO_SEGMENTER } from '../shared/failure-translation';
+import { NO_SEGMENTER, NO_UPSCALER } from '../shared/failure-translation';
 import { ResultFrame, type FramedTool, type ResultContext } from '../shared/result-frame';
 import type { ToolOutput, ToolRunner, TypedToolTask } from '../tool-runner';
 import { runEdit } from './edit-pipeline';
+import { planEdit } from './edit-plan';
 import { editRequestOf, type EditRequest } from './edit-request';
 
 /**
  * Live `image_editing` (and `product_photo_enhance` on a preset that keeps the photo's
  * background), in the result frame:
  *
- * 1. the request, refused before the download when it needs a segmenter this deployment lacks;
- * 2. the source; its share of the budget: the larger of the source and the planned size (times
- *    CUTOUT_LAYERS when the subject is cut out);
+ * 1. the request, refused before the download when it needs a segmenter or an upscaler this
+ *    deployment lacks;
+ * 2. the source; an `upscale` whose result would pass the result limits fails here, from the
+ *    source's size (see planEdit); its share of the budget: the larger of the source and the
+ *    planned size (times CUTOUT_LAYERS when the subject is cut out), or, when the model enlarges,
+ *    the source, the model's output and the planned size together, which are held at once;
  * 3. runEdit's steps (see edit-pipeline.ts), ending with the image and thumbnail encoded.
  */
 @Injectable()
 export class ImageEditingRunner implements ToolRunner, FramedTool<EditRequest> {
+  private readonly maxPixels: number;
+
   constructor(
     @Inject(SEGMENTER) private readonly segmenter: Segmenter | null,
+    @Inject(UPSCALER) private readonly upscaler: Upscaler | null,
+    @Inject(APP_CONFIG) config: Pick<AppConfig, 'SOURCE_MAX_MEGAPIXELS'>,
     private readonly frame: ResultFrame,
-  ) {}
+  ) {
+    this.maxPixels = config.SOURCE_MAX_MEGAPIXELS * 1_000_000;
+  }
 
   run(task: TypedToolTask, signal: AbortSignal): Promise<ToolOutput> {
     return this.frame.run(task, signal, this);
@@ -46,17 +58,22 @@ export class ImageEditingRunner implements ToolRunner, FramedTool<EditRequest> {
         `The ${describeCutout(request.cutout)} ${NO_SEGMENTER}.`,
       );
     }
+    if (request.resize.upscale && !this.upscaler) {
+      throw new ResultFailure(ResultErrorCode.ProcessingFailed, `The upscale ${NO_UPSCALER}.`);
+    }
     return request;
   }
 
   pixels(source: SourceImage, request: EditRequest): number {
-    const { scaled } = planGeometry(source, request.resize);
-    const pixels = scaled.width * scaled.height;
-    return Math.max(source.width * source.height, request.cutout ? pixels * CUTOUT_LAYERS : pixels);
+    const { geometry, modelScale } = planEdit(source, request, this.maxPixels);
+    const sourcePixels = source.width * source.height;
+    const pixels = geometry.scaled.width * geometry.scaled.height;
+    const enlarging = modelScale ? sourcePixels * (1 + modelScale * modelScale) + pixels : 0;
+    return Math.max(sourcePixels, request.cutout ? pixels * CUTOUT_LAYERS : pixels, enlarging);
   }
 
   pipeline({ source, request, limits }: ResultContext<EditRequest>) {
-    return runEdit(source, request, limits, this.segmenter);
+    return runEdit(source, request, limits, this.segmenter, this.upscaler);
   }
 }
 

@@ -2,6 +2,7 @@ import { ImageProviderError } from '../../../core/image-provider/image-provider'
 import { SourceImageError, SourceImageProblem } from '../../../core/image/source-image';
 import { SourceFetchError, SourceFetchFailure } from '../../../core/outbound/source-fetcher';
 import { SegmentationError } from '../../../core/segmentation/segmenter';
+import { UpscalingError } from '../../../core/super-resolution/upscaler';
 import { ResultErrorCode, ResultFailure, TransientResultFailure } from '../result-failure';
 
 const FETCH_FAILURE_CODES: Record<SourceFetchFailure, ResultErrorCode> = {
@@ -35,6 +36,12 @@ export function asSegmentationFailure(error: unknown): unknown {
   return error.retryable ? new TransientResultFailure(code, error.message) : new ResultFailure(code, error.message);
 }
 
+/** The upscaler's model could not load: `processing_failed`, retried by BullMQ, since a later attempt may load it. */
+export function asUpscalingFailure(error: unknown): unknown {
+  if (!(error instanceof UpscalingError)) return error;
+  return new TransientResultFailure(ResultErrorCode.ProcessingFailed, error.message);
+}
+
 /**
  * A provider's failure as the result's. The provider has already retried what was worth
  * retrying (429 and 5xx, within its deadline), so the result fails at once and its credits go back.
@@ -48,17 +55,22 @@ export function asProviderFailure(error: unknown): unknown {
 }
 
 /**
- * Any failure of a result's pipeline as the result's: the source's, the segmenter's or the
- * provider's with their codes; anything else as it is (BullMQ retries it, and the result fails
+ * Any failure of a result's pipeline as the result's: the source's, the segmenter's, the
+ * upscaler's or the provider's with their codes; anything else as it is (BullMQ retries it, and the result fails
  * `processing_failed` after the last attempt).
  */
 export function asResultFailure(error: unknown): unknown {
-  return asProviderFailure(asSegmentationFailure(asSourceFailure(error)));
+  return asProviderFailure(asUpscalingFailure(asSegmentationFailure(asSourceFailure(error))));
 }
 
 /** What a live result that needs a cut-out says on a deployment without a segmenter. */
 export const NO_SEGMENTER =
   'needs background removal, which this deployment does not offer (SEGMENTER is none); the result was not charged';
+
+/** What a live result that asks for `upscale` says on a deployment without a super-resolution model. */
+export const NO_UPSCALER =
+  'needs the super-resolution model, which this deployment does not offer (UPSCALER is none); ' +
+  'the result was not charged';
 
 /** What a live result that needs generated pixels says on a deployment without a provider. */
 export const NO_PROVIDER = 'needs an image provider, which this deployment does not offer (IMAGE_PROVIDER is none)';
