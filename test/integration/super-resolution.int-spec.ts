@@ -333,7 +333,7 @@ describe('upscale on a deployment without the model, and over the time limit', (
         contentType: 'image/png',
       },
     );
-  });
+  }, SLOW);
   afterAll(() => server.stop());
 
   async function upscaleOnce(settings: Record<string, string>) {
