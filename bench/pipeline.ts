@@ -38,12 +38,13 @@ import { ImageSourceServer } from '../test/support/image-source-server';
 import type { ChildReport, ChildTask, GroupResult, SizeGroup, Variant } from './pipeline-child';
 import type { GenerativeReport, GenerativeTask } from './generative-child';
 import type { SegmentationReport, SegmentationTask, StepTimes } from './segmentation-child';
+import type { UpscaleReport, UpscaleTask } from './upscale-child';
 import { deleteRedisKeys, freePort, UNLIMITED_LIMITS, waitFor } from './support';
 
 const ROOT = resolve(__dirname, '..');
 const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const PARTS = new Set((process.env.BENCH_PARTS ?? 'throughput,memory,e2e,segmentation,generative').split(','));
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'throughput,memory,e2e,segmentation,generative,upscale').split(','));
 /** Rounds of throughput children (a, b, b2); the ratio reported is the median over them. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONCURRENCY = 2;
@@ -262,6 +263,57 @@ function generative(): Promise<GenerativeReport> {
       report && code === 0 ? done(report) : fail(new Error(`generative child exited with ${code ?? signal}`)),
     );
   });
+}
+
+/** UPSCALER_THREADS at its default, as the worker runs. */
+const UPSCALE_TASK: UpscaleTask = {
+  threads: 2,
+  runs: 2,
+  tfjsRuns: 2,
+  cases: [
+    { label: 'x2 of 1 MP', width: 1200, height: 833, scale: 2 },
+    { label: 'x4 of 0.25 MP', width: 600, height: 417, scale: 4 },
+  ],
+};
+
+function upscale(): Promise<UpscaleReport> {
+  log('upscale: preparing the models');
+  return new Promise((done, fail) => {
+    const child = fork(join(__dirname, 'upscale-child.ts'), [], {
+      cwd: ROOT,
+      execArgv: ['-r', 'ts-node/register/transpile-only'],
+      env: childEnv({ BENCH_UPSCALE_TASK: JSON.stringify(UPSCALE_TASK) }),
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    let report: UpscaleReport | undefined;
+    child.on('message', (message) => (report = message as UpscaleReport));
+    child.on('error', fail);
+    child.on('exit', (code, signal) =>
+      report && code === 0 ? done(report) : fail(new Error(`upscale child exited with ${code ?? signal}`)),
+    );
+  });
+}
+
+function upscaleReport(r: UpscaleReport): string[] {
+  const seconds = (ms: number) => fixed(ms / 1000, 1);
+  return [
+    '',
+    `Upscale: \`restorations.upscale\` to the scale's size, JPEG out, one result at a time through the ` +
+      `worker's path (UPSCALER_THREADS ${r.threads}); the first run loads the model`,
+    '',
+    '| case | source | result | first run s | runs s | bare tile (ONNX) ms | whole image tiled (ONNX) s ' +
+      '| same tile, TensorFlow.js wasm ms |',
+    '|---|---|---|---|---|---|---|---|',
+    ...r.cases.map(
+      (c) =>
+        `| ${c.label} | ${c.source.width} x ${c.source.height} | ${c.output.width} x ${c.output.height} ` +
+        `| ${seconds(c.firstRunMs)} | ${c.runsMs.map(seconds).join(', ')} ` +
+        `| ${Math.round(c.onnx.tileMs)} (${c.onnx.tile.width} px) | ${seconds(c.onnx.imageMs)} ` +
+        `| ${c.tfjsWasmTileMs.map((ms) => Math.round(ms)).join(', ')} |`,
+    ),
+    '',
+    `Peak RSS of the worker's path ${Math.round(r.peakRssMb)} MB (${Math.round(r.baselineRssMb)} MB at the start).`,
+  ];
 }
 
 function generativeReport(r: GenerativeReport): string[] {
@@ -550,6 +602,7 @@ function report(
   e2e: EndToEnd | undefined,
   cutouts: SegmentationReport | undefined,
   scenes: GenerativeReport | undefined,
+  upscaled: UpscaleReport | undefined,
 ): string {
   const lines: string[] = [];
   const settings = runs[0]?.report.settings ?? mem?.budget.settings;
@@ -652,6 +705,7 @@ function report(
   }
   if (cutouts) lines.push(...segmentationReport(cutouts));
   if (scenes) lines.push(...generativeReport(scenes));
+  if (upscaled) lines.push(...upscaleReport(upscaled));
   return lines.join('\n');
 }
 
@@ -664,7 +718,8 @@ async function main(): Promise<void> {
     const e2e = PARTS.has('e2e') ? await endToEnd(fixtures) : undefined;
     const cutouts = PARTS.has('segmentation') ? await segmentation() : undefined;
     const scenes = PARTS.has('generative') ? await generative() : undefined;
-    process.stdout.write(`\n${report(runs, mem, e2e, cutouts, scenes)}\n`);
+    const upscaled = PARTS.has('upscale') ? await upscale() : undefined;
+    process.stdout.write(`\n${report(runs, mem, e2e, cutouts, scenes, upscaled)}\n`);
     if (e2e && e2e.completed !== E2E_RESULTS) {
       process.stderr.write(`end to end: only ${e2e.completed} of ${E2E_RESULTS} results completed\n`);
       process.exitCode = 1;
