@@ -1,5 +1,6 @@
+import exifReader from 'exif-reader';
 import sharp from 'sharp';
-import { readExifDirectories, type ExifEntry } from '../../src/core/image/metadata/exif-directories';
+import { exifFieldText } from '../../src/core/image/metadata/carried-metadata';
 
 /**
  * Metadata written into test sources and read back from results: a photographer's JPEG with
@@ -10,18 +11,17 @@ export const SOURCE_COPYRIGHT = 'Acme Photo (2024)';
 export const SOURCE_ARTIST = 'Ann Example';
 export const XMP_RIGHTS = '© Acme Photo 2024, all rights reserved';
 
-/** EXIF tag numbers the tests look for. */
+/** EXIF field names the tests look for (the standard's, as exif-reader and libvips name them). */
 export const TAG = {
-  orientation: 0x0112,
-  xResolution: 0x011a,
-  artist: 0x013b,
-  copyright: 0x8298,
-  make: 0x010f,
-  gpsPointer: 0x8825,
-  exposureTime: 0x829a,
-  fNumber: 0x829d,
-  bodySerialNumber: 0xa431,
-  colourSpace: 0xa001,
+  orientation: 'Orientation',
+  artist: 'Artist',
+  copyright: 'Copyright',
+  make: 'Make',
+  gpsPointer: 'GPSTag',
+  exposureTime: 'ExposureTime',
+  fNumber: 'FNumber',
+  bodySerialNumber: 'BodySerialNumber',
+  colourSpace: 'ColorSpace',
 } as const;
 
 /** An XMP packet with rights, a creator tool, a GPS position and an orientation. */
@@ -54,6 +54,26 @@ export function photographersJpeg(pipeline: sharp.Sharp): Promise<Buffer> {
     .toBuffer();
 }
 
+/** An EXIF value in the string form sharp's withExif takes: numbers, fractions (`n/d`), dates as EXIF writes them. */
+export interface StatedExifValue {
+  value: string;
+}
+
+/** The values of one directory exif-reader decoded; numbers with a fraction part were RATIONALs. */
+function statedDirectory(
+  directory: Readonly<Record<string, unknown>> | null | undefined,
+): Map<string, StatedExifValue> {
+  const stated = new Map<string, StatedExifValue>();
+  for (const [name, decoded] of Object.entries(directory ?? {})) {
+    const numbers: unknown[] = [decoded].flat();
+    const numeric = numbers.every((item) => typeof item === 'number');
+    const kind = !numeric ? 'text' : numbers.every(Number.isInteger) ? 'whole' : 'fraction';
+    const value = exifFieldText(decoded, kind);
+    if (value !== null) stated.set(name, { value });
+  }
+  return stated;
+}
+
 /** What a file states about itself, as a reader finds it. */
 export interface FileStatement {
   format: string;
@@ -62,7 +82,8 @@ export interface FileStatement {
   density: number | null;
   /** The embedded ICC profile's colour space and description, or null without one. */
   icc: { space: string; description: string } | null;
-  exif: { image: Map<number, ExifEntry>; capture: Map<number, ExifEntry> } | null;
+  /** IFD0 and the EXIF sub-directory, by field name. */
+  exif: { image: Map<string, StatedExifValue>; capture: Map<string, StatedExifValue> } | null;
   xmp: string | null;
 }
 
@@ -91,15 +112,14 @@ function iccDescription(icc: Buffer): string {
 
 export async function fileStatement(file: Buffer): Promise<FileStatement> {
   const meta = await sharp(file).metadata();
-  const exif = meta.exif ? readExifDirectories(meta.exif) : null;
-  const exifDensity = exif?.image.get(TAG.xResolution)?.value;
-  const [numerator, denominator] = (exifDensity ?? '').split('/').map(Number);
+  const read = meta.exif ? exifReader(meta.exif) : null;
+  const exifDensity = read?.Image?.XResolution;
   return {
     format: meta.format ?? '',
     channels: meta.channels ?? 0,
-    density: meta.density ?? (denominator ? numerator / denominator : null),
+    density: meta.density ?? exifDensity ?? null,
     icc: meta.icc ? { space: meta.icc.toString('latin1', 16, 20).trim(), description: iccDescription(meta.icc) } : null,
-    exif,
+    exif: read ? { image: statedDirectory(read.Image), capture: statedDirectory(read.Photo) } : null,
     xmp: meta.xmp ? meta.xmp.toString('utf8') : null,
   };
 }

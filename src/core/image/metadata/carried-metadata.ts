@@ -1,5 +1,5 @@
+import exifReader from 'exif-reader';
 import sharp from 'sharp';
-import { readExifDirectories, type ExifEntry } from './exif-directories';
 import { scrubbedXmp } from './xmp-packet';
 
 /** EXIF fields as sharp's withExif takes them: by directory (`IFD0`, and `IFD2` for the EXIF sub-directory). */
@@ -16,76 +16,165 @@ export interface CarriedMetadata {
 }
 
 /**
- * The EXIF fields a result keeps, by tag number and libvips' name for them: who made the photo and
- * holds its rights, what it shows, and the camera and settings it was taken with. Left behind:
- * Orientation (the pixels are already turned upright, and libvips writes 1), the resolution and
- * size (the result's own are written), the GPS directory (a photo's location is private and no
- * product image needs it), serial numbers and the camera owner's name (they identify a person),
- * maker notes (opaque, and full of offsets into the source's block) and the thumbnail directory (a
- * picture of the unedited photo).
+ * How a carried field's value is written for libvips: text (ASCII, and the dates exif-reader turns
+ * into Date objects), whole numbers (SHORT), or fractions (RATIONAL and SRATIONAL, which exif-reader
+ * turns into quotients and libvips reads back as `n/d`).
  */
-const CARRIED_IMAGE_TAGS: ReadonlyMap<number, string> = new Map([
-  [0x010e, 'ImageDescription'],
-  [0x010f, 'Make'],
-  [0x0110, 'Model'],
-  [0x0131, 'Software'],
-  [0x0132, 'DateTime'],
-  [0x013b, 'Artist'],
-  [0x8298, 'Copyright'],
+export type ExifFieldKind = 'text' | 'whole' | 'fraction';
+
+/**
+ * The EXIF fields a result keeps, by name (exif-reader and libvips both use the EXIF standard's
+ * names): who made the photo and holds its rights, what it shows, and the camera and settings it
+ * was taken with. Left behind: Orientation (the pixels are already turned upright, and libvips
+ * writes 1), the resolution and size (the result's own are written), the GPS directory (a photo's
+ * location is private and no product image needs it), serial numbers and the camera owner's name
+ * (they identify a person), maker notes (opaque, and full of offsets into the source's block) and
+ * the thumbnail directory (a picture of the unedited photo).
+ */
+const CARRIED_IMAGE_FIELDS: ReadonlyMap<string, ExifFieldKind> = new Map([
+  ['ImageDescription', 'text'],
+  ['Make', 'text'],
+  ['Model', 'text'],
+  ['Software', 'text'],
+  ['DateTime', 'text'],
+  ['Artist', 'text'],
+  ['Copyright', 'text'],
 ]);
-const CARRIED_CAPTURE_TAGS: ReadonlyMap<number, string> = new Map([
-  [0x829a, 'ExposureTime'],
-  [0x829d, 'FNumber'],
-  [0x8822, 'ExposureProgram'],
-  [0x8827, 'ISOSpeedRatings'],
-  [0x9003, 'DateTimeOriginal'],
-  [0x9004, 'DateTimeDigitized'],
-  [0x9010, 'OffsetTime'],
-  [0x9011, 'OffsetTimeOriginal'],
-  [0x9012, 'OffsetTimeDigitized'],
-  [0x9201, 'ShutterSpeedValue'],
-  [0x9202, 'ApertureValue'],
-  [0x9203, 'BrightnessValue'],
-  [0x9204, 'ExposureBiasValue'],
-  [0x9205, 'MaxApertureValue'],
-  [0x9207, 'MeteringMode'],
-  [0x9208, 'LightSource'],
-  [0x9209, 'Flash'],
-  [0x920a, 'FocalLength'],
-  [0x9290, 'SubSecTime'],
-  [0x9291, 'SubSecTimeOriginal'],
-  [0x9292, 'SubSecTimeDigitized'],
-  [0xa402, 'ExposureMode'],
-  [0xa403, 'WhiteBalance'],
-  [0xa404, 'DigitalZoomRatio'],
-  [0xa405, 'FocalLengthIn35mmFilm'],
-  [0xa406, 'SceneCaptureType'],
-  [0xa408, 'Contrast'],
-  [0xa409, 'Saturation'],
-  [0xa40a, 'Sharpness'],
-  [0xa432, 'LensSpecification'],
-  [0xa433, 'LensMake'],
-  [0xa434, 'LensModel'],
+const CARRIED_CAPTURE_FIELDS: ReadonlyMap<string, ExifFieldKind> = new Map([
+  ['ExposureTime', 'fraction'],
+  ['FNumber', 'fraction'],
+  ['ExposureProgram', 'whole'],
+  ['ISOSpeedRatings', 'whole'],
+  ['DateTimeOriginal', 'text'],
+  ['DateTimeDigitized', 'text'],
+  ['OffsetTime', 'text'],
+  ['OffsetTimeOriginal', 'text'],
+  ['OffsetTimeDigitized', 'text'],
+  ['ShutterSpeedValue', 'fraction'],
+  ['ApertureValue', 'fraction'],
+  ['BrightnessValue', 'fraction'],
+  ['ExposureBiasValue', 'fraction'],
+  ['MaxApertureValue', 'fraction'],
+  ['MeteringMode', 'whole'],
+  ['LightSource', 'whole'],
+  ['Flash', 'whole'],
+  ['FocalLength', 'fraction'],
+  ['SubSecTime', 'text'],
+  ['SubSecTimeOriginal', 'text'],
+  ['SubSecTimeDigitized', 'text'],
+  ['ExposureMode', 'whole'],
+  ['WhiteBalance', 'whole'],
+  ['DigitalZoomRatio', 'fraction'],
+  ['FocalLengthIn35mmFilm', 'whole'],
+  ['SceneCaptureType', 'whole'],
+  ['Contrast', 'whole'],
+  ['Saturation', 'whole'],
+  ['Sharpness', 'whole'],
+  ['LensSpecification', 'fraction'],
+  ['LensMake', 'text'],
+  ['LensModel', 'text'],
 ]);
 
-function carriedFields(entries: Map<number, ExifEntry>, names: ReadonlyMap<number, string>): Record<string, string> {
+/** The largest numerator or denominator an EXIF RATIONAL holds (32 bits). */
+const RATIONAL_PART_MAX = 0xffffffff;
+
+/**
+ * The fraction whose quotient is `value`, in lowest terms. exif-reader divides a RATIONAL's two
+ * integers in doubles; the convergents of the quotient's continued fraction reach the source's
+ * fraction, reduced, before any other fraction gives the same double (for the denominators
+ * cameras write, up to millions), so 1/250 comes back as 1/250 and 28/10 as 14/5, the same value;
+ * past 32-bit parts, the last convergent that fits. A zero denominator gives NaN (0/0, which lenses
+ * write for an unknown aperture) or an infinity.
+ */
+function fraction(value: number): string {
+  if (Number.isNaN(value)) return '0/0';
+  const sign = value < 0 ? '-' : '';
+  const magnitude = Math.abs(value);
+  if (magnitude === Infinity) return `${sign}1/0`;
+  // The last two convergents, h/k, starting from the continued fraction's seeds 0/1 and 1/0.
+  let [h0, k0, h1, k1] = [0, 1, 1, 0];
+  let rest = magnitude;
+  while (h1 / k1 !== magnitude) {
+    const term = Math.floor(rest);
+    const [h, k] = [term * h1 + h0, term * k1 + k0];
+    if (h > RATIONAL_PART_MAX || k > RATIONAL_PART_MAX) break;
+    [h0, k0, h1, k1] = [h1, k1, h, k];
+    rest = 1 / (rest - term);
+  }
+  return `${sign}${h1}/${k1}`;
+}
+
+/**
+ * A date in EXIF's `YYYY:MM:DD HH:MM:SS`, as the source wrote it. exif-reader builds the Date with
+ * Date.UTC from the source's digits, so its UTC fields give those digits back whatever the
+ * server's time zone. Date.UTC takes year 0 as 1900 and rolls a zero month and day back, so the
+ * `0000:00:00 00:00:00` of a camera whose clock was never set comes back in 1899: it is written
+ * back as the camera wrote it.
+ */
+function exifDate(date: Date): string {
+  if (date.getTime() === Date.UTC(0, -1, 0)) return '0000:00:00 00:00:00';
+  const two = (part: number) => String(part).padStart(2, '0');
+  const year = String(date.getUTCFullYear()).padStart(4, '0');
+  const day = `${year}:${two(date.getUTCMonth() + 1)}:${two(date.getUTCDate())}`;
+  return `${day} ${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())}`;
+}
+
+function exifText(value: unknown): string | null {
+  if (value instanceof Date) return exifDate(value);
+  // exif-reader hands an ASCII field holding bytes above 127 (the UTF-8 some phones write) over as bytes.
+  const text = Buffer.isBuffer(value) ? value.toString('utf8') : typeof value === 'string' ? value : '';
+  // A Copyright may hold two texts split by a NUL (photographer, then editor): libvips takes C strings, so the first
+  // is kept. Cameras pad Make and Model with spaces.
+  return text.split('\0')[0].trim() || null;
+}
+
+/**
+ * A value exif-reader decoded, in the string form libvips writes EXIF from (sharp's withExif):
+ * text as it is, dates as EXIF writes them, whole numbers and fractions (`n/d`) separated by
+ * spaces; null when the value is missing, empty, damaged or not of the field's kind.
+ */
+export function exifFieldText(value: unknown, kind: ExifFieldKind): string | null {
+  if (kind === 'text') return exifText(value);
+  const values: unknown[] = Array.isArray(value) ? value : [value];
+  const numbers = values.filter((item): item is number => typeof item === 'number');
+  if (numbers.length === 0 || numbers.length < values.length) return null;
+  if (kind === 'fraction') return numbers.map(fraction).join(' ');
+  return numbers.every(Number.isInteger) ? numbers.join(' ') : null;
+}
+
+function carriedFields(
+  directory: Readonly<Record<string, unknown>> | null | undefined,
+  carried: ReadonlyMap<string, ExifFieldKind>,
+): Record<string, string> {
   const fields: Record<string, string> = {};
-  for (const [tag, { value, text }] of entries) {
-    const name = names.get(tag);
-    if (!name || value === '') continue;
+  for (const [name, kind] of carried) {
+    const value = exifFieldText(directory?.[name], kind);
+    if (value === null) continue;
     // libvips drops a trailing ` (...)` from text it is given (its notation for a value's type): an empty pair for it
     // to drop keeps a value that itself ends in parentheses ("Acme (2024)") whole.
-    fields[name] = text ? `${value} ()` : value;
+    fields[name] = kind === 'text' ? `${value} ()` : value;
   }
   return fields;
 }
 
-/** The fields of `exif` a result keeps (CARRIED_IMAGE_TAGS, CARRIED_CAPTURE_TAGS), or null when it has none. */
+/** exif-reader's reading of a client's EXIF block, or null when the block is too damaged to read (it throws). */
+function readExif(exif: Buffer): exifReader.Exif | null {
+  try {
+    return exifReader(exif);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The fields of `exif` (an EXIF block as sharp's metadata() returns it) a result keeps
+ * (CARRIED_IMAGE_FIELDS, CARRIED_CAPTURE_FIELDS), or null when it has none or cannot be read.
+ */
 export function carriedExifFields(exif: Buffer): ExifFields | null {
-  const { image, capture } = readExifDirectories(exif);
+  const read = readExif(exif);
   const fields: ExifFields = {
-    IFD0: carriedFields(image, CARRIED_IMAGE_TAGS),
-    IFD2: carriedFields(capture, CARRIED_CAPTURE_TAGS),
+    IFD0: carriedFields(read?.Image, CARRIED_IMAGE_FIELDS),
+    IFD2: carriedFields(read?.Photo, CARRIED_CAPTURE_FIELDS),
   };
   return Object.keys(fields.IFD0).length + Object.keys(fields.IFD2).length > 0 ? fields : null;
 }
