@@ -16,7 +16,7 @@ import {
 import type { RawImage } from '../../../core/image/raw-image';
 import type { Segmenter } from '../../../core/segmentation/segmenter';
 import { SourceImageError, SourceImageProblem, type SourceImage } from '../../../core/image/source-image';
-import { analyseTone, applyCurves } from '../../../core/image/tone';
+import { analyseTone, applyTone } from '../../../core/image/tone';
 import { encodeImage, type EncodedImage } from '../shared/encoding';
 import type { PipelineLimits } from '../shared/pipeline-limits';
 import { hintsInPart, visiblePart } from './edit-hints';
@@ -33,7 +33,8 @@ const describe = (error: unknown) =>
  * 2. `crop`: cut the window at the most interesting place (the variant picks which one);
  * 3. `background`: the subject's mask, from the pixels as photographed (the client's hints moved
  *    onto the part of the source they show);
- * 4. `light` and `color`: curves measured on the pixels about to be written;
+ * 4. `light` and `color`: white balance and exposure measured on the pixels about to be written,
+ *    applied in one pass in linear light;
  * 5. `polish` (denoise), colour saturation, sharpening after `polish` or `upscale`;
  * 6. `background` and `shadow`: the subject over its new background and shadow;
  * 7. `contain`: pad to the box with the chosen background; encode; the thumbnail from the same pixels.
@@ -80,7 +81,7 @@ export async function runEdit(
     brightnessOffset: request.variant.brightnessOffset,
     saturationOffset: request.variant.saturationOffset,
   });
-  if (tone.curves) applyCurves(working, tone.curves);
+  if (tone.map) applyTone(working, tone.map);
 
   const filters = {
     denoise: request.polish,
