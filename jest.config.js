@@ -11,7 +11,13 @@ module.exports = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   projects: [
-    { ...common, displayName: 'unit', rootDir: '.', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'unit',
+      rootDir: '.',
+      // Test support has specs of its own where it measures (colour difference).
+      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/support/**/*.spec.ts'],
+    },
     {
       ...common,
       displayName: 'integration',

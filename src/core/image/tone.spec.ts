@@ -1,8 +1,9 @@
+import { LINEAR_OF_LEVEL, toEncoded } from './linear-light';
 import type { RawImage } from './raw-image';
-import { analyseTone, applyCurves, saturationMatrix, toneCurve, whiteBalanceGains } from './tone';
+import { analyseTone, applyTone, saturationMatrix, type ToneRequest } from './tone';
 
 /** A `width` x `height` RGB image whose pixel at (x, y) is `colour(x, y)`. */
-function image(width: number, height: number, colour: (x: number, y: number) => [number, number, number]): RawImage {
+function image(width: number, height: number, colour: (x: number, y: number) => number[]): RawImage {
   const data = Buffer.alloc(width * height * 3);
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) data.set(colour(x, y), (y * width + x) * 3);
@@ -10,96 +11,109 @@ function image(width: number, height: number, colour: (x: number, y: number) => 
   return { data, width, height, channels: 3 };
 }
 
-const samplesOf = (raw: RawImage) => ({ rgb: Float32Array.from(raw.data), count: raw.width * raw.height });
+const request = (overrides: Partial<ToneRequest>): ToneRequest => ({
+  light: false,
+  color: false,
+  brightnessOffset: 0,
+  saturationOffset: 0,
+  ...overrides,
+});
 
-function histogramOf(values: number[]): Uint32Array {
-  const histogram = new Uint32Array(256);
-  for (const value of values) histogram[value]++;
-  return histogram;
+/** The 8-bit colour of linear RGB. */
+const encoded = (linear: number[]) => linear.map((value) => Math.round(255 * toEncoded(value)));
+/** An 18 % grey card under CIE illuminant A (tungsten), as a camera balanced for daylight records it. */
+const TUNGSTEN = [1, 0.4477, 0.1264];
+const underTungsten = (grey: number) => encoded(TUNGSTEN.map((gain) => grey * gain));
+
+function corrected(photo: RawImage, overrides: Partial<ToneRequest>): RawImage {
+  const tone = analyseTone(photo, request(overrides));
+  if (tone.map) applyTone(photo, tone.map);
+  return photo;
 }
 
-const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+const pixel = (photo: RawImage, x: number, y: number) =>
+  Array.from(photo.data.subarray((y * photo.width + x) * photo.channels, (y * photo.width + x + 1) * photo.channels));
 
-describe('tone', () => {
-  describe(whiteBalanceGains.name, () => {
-    it('makes a grey under a warm cast neutral', () => {
-      const gains = whiteBalanceGains(samplesOf(image(8, 8, () => [150, 128, 100])));
-      const corrected = [150 * gains[0], 128 * gains[1], 100 * gains[2]];
-      expect(Math.max(...corrected) - Math.min(...corrected)).toBeLessThan(2);
-      // Brightness is kept: the luma of the grey hardly moves.
-      expect(0.2126 * corrected[0] + 0.7152 * corrected[1] + 0.0722 * corrected[2]).toBeCloseTo(
-        0.2126 * 150 + 0.7152 * 128 + 0.0722 * 100,
-        0,
-      );
-    });
-
-    it('leaves a photo with nothing grey in it alone', () => {
-      const gains = whiteBalanceGains(samplesOf(image(8, 8, (x) => (x < 4 ? [200, 30, 40] : [180, 20, 60]))));
-      for (const gain of gains) expect(gain).toBeCloseTo(1, 5);
-    });
+describe(analyseTone.name, () => {
+  it('changes nothing when neither light nor color is asked for', () => {
+    expect(
+      analyseTone(
+        image(4, 4, () => [10, 20, 30]),
+        request({}),
+      ),
+    ).toEqual({ map: null, saturation: 1 });
   });
 
-  describe(toneCurve.name, () => {
-    it('leaves a well-exposed histogram as it is', () => {
-      const curve = toneCurve(histogramOf([...range(0, 255), ...range(0, 255)]), 512, 0);
-      for (const value of range(0, 255)) expect(Math.abs(curve(value) - value)).toBeLessThan(1);
-    });
-
-    it('stretches a flat histogram to nearly the full range', () => {
-      const values = range(60, 190);
-      const curve = toneCurve(histogramOf(values), values.length, 0);
-      expect(curve(60)).toBeLessThanOrEqual(4);
-      expect(curve(190)).toBeGreaterThanOrEqual(250);
-      expect(curve(125)).toBeGreaterThan(curve(100));
-    });
-
-    it('lifts the midtones of an underexposed histogram without clipping its highlights', () => {
-      const values = [...range(0, 80), ...range(0, 80), ...range(0, 255)];
-      const curve = toneCurve(histogramOf(values), values.length, 0);
-      expect(curve(40)).toBeGreaterThan(60);
-      expect(curve(255)).toBeLessThanOrEqual(255);
-      expect(curve(254)).toBeLessThan(255);
-    });
+  it('changes nothing on a well-exposed neutral photo', () => {
+    const ramp = image(256, 4, (x) => [x, x, x]);
+    expect(analyseTone(ramp, request({ light: true, color: true })).map).toBeNull();
   });
 
-  describe(analyseTone.name, () => {
-    it('changes nothing when neither light nor color is asked for', () => {
-      expect(
-        analyseTone(
-          image(4, 4, () => [10, 20, 30]),
-          { light: false, color: false, brightnessOffset: 0, saturationOffset: 0 },
-        ),
-      ).toEqual({
-        curves: null,
-        saturation: 1,
-      });
-    });
-
-    it('corrects a cast without moving neutral pixels off neutral, and boosts a dull photo a little', () => {
-      // Two greys under the same warm cast (the second is the first, 1.5 times as bright).
-      const cast = image(16, 16, (x) => (x < 8 ? [150, 128, 100] : [225, 192, 150]));
-      const { curves, saturation } = analyseTone(cast, {
-        light: false,
-        color: true,
-        brightnessOffset: 0,
-        saturationOffset: 0,
-      });
-      expect(curves).not.toBeNull();
-      applyCurves(cast, curves as [Uint8Array, Uint8Array, Uint8Array]);
-      const [r, g, b] = cast.data.subarray(0, 3);
-      expect(Math.max(r, g, b) - Math.min(r, g, b)).toBeLessThanOrEqual(3);
-      expect(saturation).toBeGreaterThan(1);
-      expect(saturation).toBeLessThanOrEqual(1.15);
-    });
+  it('color: makes a grey card under tungsten neutral and leaves a clipped white background white', () => {
+    // Left: the card, 18 % and 50 % grey under tungsten. Right quarter: a white background, clipped.
+    const photo = image(16, 16, (x, y) => (x >= 12 ? [255, 255, 255] : underTungsten(y < 8 ? 0.18 : 0.5)));
+    corrected(photo, { color: true });
+    for (const [x, y] of [
+      [2, 2],
+      [2, 12],
+    ]) {
+      const [r, g, b] = pixel(photo, x, y);
+      expect(Math.max(r, g, b) - Math.min(r, g, b)).toBeLessThanOrEqual(2);
+    }
+    expect(pixel(photo, 14, 8)).toEqual([255, 255, 255]);
   });
 
-  it('applies curves per channel and leaves alpha alone', () => {
-    const rgba: RawImage = { data: Buffer.from([10, 20, 30, 77]), width: 1, height: 1, channels: 4 };
-    const plus = (n: number) => Uint8Array.from(range(0, 255), (value) => Math.min(255, value + n));
-    applyCurves(rgba, [plus(1), plus(2), plus(3)]);
-    expect([...rgba.data]).toEqual([11, 22, 33, 77]);
+  it('light: lifts an underexposed grey ramp to the exposure curve, keeping its darkest level', () => {
+    // Greys 12..58: black 12, white 58 (0.5 % tails of 47 levels fall inside the end levels).
+    const photo = image(47, 4, (x) => [12 + x, 12 + x, 12 + x]);
+    corrected(photo, { light: true });
+    expect(pixel(photo, 0, 0)).toEqual([12, 12, 12]);
+    expect(pixel(photo, 46, 0)).toEqual([196, 196, 196]);
+    expect(pixel(photo, 23, 0)).toEqual([104, 104, 104]);
   });
 
+  it('light: lifts a colour by one gain on its three channels, so its hue and saturation stay', () => {
+    // A dark red beside a dark grey ramp: the red's linear R/G and B/G ratios are kept.
+    const photo = image(48, 4, (x) => (x === 47 ? [60, 14, 16] : [12 + x, 12 + x, 12 + x]));
+    corrected(photo, { light: true });
+    const [r, g, b] = pixel(photo, 47, 0).map((level) => LINEAR_OF_LEVEL[level]);
+    const [r0, g0, b0] = [60, 14, 16].map((level) => LINEAR_OF_LEVEL[level]);
+    expect(r).toBeGreaterThan(3 * r0);
+    expect(r / g).toBeCloseTo(r0 / g0, 0);
+    expect(b / g).toBeCloseTo(b0 / g0, 1);
+  });
+
+  it('leaves alpha alone', () => {
+    const photo: RawImage = {
+      data: Buffer.from(Array.from({ length: 64 }, (_, i) => underTungsten(0.18).concat(i % 2 ? 77 : 200)).flat()),
+      width: 8,
+      height: 8,
+      channels: 4,
+    };
+    corrected(photo, { color: true });
+    for (let i = 0; i < 64; i++) expect(photo.data[i * 4 + 3]).toBe(i % 2 ? 77 : 200);
+  });
+
+  it('boosts the saturation of a dull photo a little, and by the variant offset more', () => {
+    const dull = image(8, 8, () => [140, 128, 120]);
+    expect(analyseTone(dull, request({ color: true })).saturation).toBeGreaterThan(1.05);
+    expect(analyseTone(dull, request({ color: true, saturationOffset: 0.05 })).saturation).toBeCloseTo(
+      analyseTone(dull, request({ color: true })).saturation + 0.05,
+      6,
+    );
+  });
+});
+
+describe(applyTone.name, () => {
+  it('leaves every level as it is when it has nothing to do', () => {
+    const photo = image(256, 1, (x) => [x, 255 - x, (x * 7) % 256]);
+    const before = Buffer.from(photo.data);
+    applyTone(photo, { gains: new Float32Array(768).fill(1), exposure: null });
+    expect(photo.data.equals(before)).toBe(true);
+  });
+});
+
+describe(saturationMatrix.name, () => {
   it('saturates around luma, so a grey stays grey', () => {
     const matrix = saturationMatrix(1.3);
     const apply = (rgb: number[]) => matrix.map((row) => row.reduce((sum, weight, i) => sum + weight * rgb[i], 0));

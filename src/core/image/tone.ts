@@ -1,168 +1,110 @@
+import { exposureCurve, measureExposure, NEAR_WHITE } from './exposure';
+import { LEVEL_OF_LINEAR, LINEAR_OF_LEVEL, LINEAR_STEPS, toEncoded, toLinear } from './linear-light';
 import type { RawImage } from './raw-image';
+import { whiteBalanceGains } from './white-balance';
 
 /**
- * Automatic exposure, contrast and colour correction, measured on the image itself. sharp has
- * linear and gamma operations but no percentile measurements and no arbitrary tone curve, so
- * the measuring and the curve (one lookup table per channel) are done here on typed arrays.
+ * `light` and `color`, measured on the image itself and applied in one pass over its pixels, in
+ * linear light: white balance (a gain per channel, white-balance.ts), then exposure (one gain on
+ * all three channels from a tone curve on brightness, exposure.ts). sharp has no percentile
+ * measurements and no arbitrary curves, so this is typed-array code; the saturation change of
+ * `color` is a colour matrix, which sharp applies with the other filters.
  */
 
 export interface ToneRequest {
-  /** Exposure and contrast: stretch a flat histogram, lift dark midtones. */
+  /** Exposure: underexposed photos lifted, washed-out ones pulled down, well-exposed ones left alone. */
   light: boolean;
   /** White balance and a mild saturation correction. */
   color: boolean;
-  /** Added to the midtone target (0..1) when `light` is on: variants differ by it. */
+  /** Moves the key of `light` by this fraction of the range: variants differ by it. */
   brightnessOffset: number;
   /** Added to the saturation factor when `color` is on: variants differ by it. */
   saturationOffset: number;
 }
 
+/** What applyTone does to each pixel, as tables for its loop. */
+export interface ToneMap {
+  /**
+   * Linear gains (R, G, B) by the pixel's smallest channel, 3 per level: the white balance, fading
+   * out for near-white pixels. A white background is clipped, so its colour under the cast is
+   * unknown: it stays white rather than turning the complement of the cast.
+   */
+  gains: Float32Array;
+  /** One gain on all three channels by the largest linear channel after white balance, in LINEAR_STEPS; or null. */
+  exposure: Float32Array | null;
+}
+
 export interface ToneCorrection {
-  /** One lookup table per channel (R, G, B), or null when nothing changes. */
-  curves: [Uint8Array, Uint8Array, Uint8Array] | null;
+  /** Null when neither white balance nor exposure changes anything. */
+  map: ToneMap | null;
   /** Saturation factor around the pixel's own luma (1 keeps it): neutral greys stay neutral. */
   saturation: number;
 }
 
 /** Measured on about this many pixels: enough for percentiles, cheap at any image size. */
 const SAMPLE_TARGET = 65_536;
-/** Where the darkest and brightest tones are put when the histogram does not reach them. */
-const BLACK_TARGET = 3;
-const WHITE_TARGET = 252;
-/** Tails ignored when measuring the range, so a few specular or dead pixels do not decide it. */
-const TAIL = 0.005;
-/** Contrast is never multiplied by more than this: a near-uniform image would turn to noise. */
-const MAX_STRETCH = 2.5;
-/** The median luma that `light` aims at, and the strongest lift it may apply. */
-const MIDTONE_TARGET = 0.46;
-const MIN_GAMMA_EXPONENT = 0.55;
-/** Pixels this chromatic (chroma / luma) or more are colours, not a cast on something grey. */
-const FULL_CAST_RATIO = 0.3;
-const NO_CAST_RATIO = 0.6;
-const WHITE_BALANCE_ROUNDS = 3;
-/** A white balance gain outside this range means the estimate is wrong, not the photo. */
-const MIN_GAIN = 0.6;
-const MAX_GAIN = 1.6;
+/** Gains this close to 1 change no 8-bit level: the photo is already neutral. */
+const NEUTRAL = 0.002;
+/** Dull photos (mean saturation under 0.4) get up to this much more saturation. */
 const SATURATION_BOOST = 0.15;
-/** Rec. 709 luma weights, also used by the saturation matrix. */
+/** Rec. 709 luma weights, used by the saturation matrix on encoded values. */
 export const LUMA: readonly [number, number, number] = [0.2126, 0.7152, 0.0722];
 
-interface Samples {
-  rgb: Float32Array;
-  count: number;
-}
-
-/** Every n-th pixel in both directions; transparent and clipped-dark pixels say nothing. */
-function sample(image: RawImage): Samples {
+/** Every n-th pixel in both directions, as an RGB image one pixel high; transparent pixels say nothing. */
+function sample(image: RawImage): RawImage {
   const step = Math.max(1, Math.floor(Math.sqrt((image.width * image.height) / SAMPLE_TARGET)));
-  const rgb = new Float32Array(Math.ceil(image.width / step) * Math.ceil(image.height / step) * 3);
+  const data = Buffer.alloc(Math.ceil(image.width / step) * Math.ceil(image.height / step) * 3);
   let count = 0;
-  const { data, channels, width } = image;
+  const { channels, width } = image;
   for (let y = 0; y < image.height; y += step) {
     for (let x = 0; x < width; x += step) {
       const i = (y * width + x) * channels;
-      if (channels === 4 && data[i + 3] < 128) continue;
-      rgb[count * 3] = data[i];
-      rgb[count * 3 + 1] = data[i + 1];
-      rgb[count * 3 + 2] = data[i + 2];
+      if (channels === 4 && image.data[i + 3] < 128) continue;
+      data[count * 3] = image.data[i];
+      data[count * 3 + 1] = image.data[i + 1];
+      data[count * 3 + 2] = image.data[i + 2];
       count++;
     }
   }
-  return { rgb, count };
+  return { data: data.subarray(0, count * 3), width: count, height: 1, channels: 3 };
 }
 
-const luma = (r: number, g: number, b: number) => LUMA[0] * r + LUMA[1] * g + LUMA[2] * b;
+/** 8-bit levels in linear light. */
+function linearOf(levels: Uint8Array): Float32Array {
+  const linear = new Float32Array(levels.length);
+  for (let i = 0; i < levels.length; i++) linear[i] = LINEAR_OF_LEVEL[levels[i]];
+  return linear;
+}
 
-/**
- * Grey-pixel white balance: the least chromatic quarter of the pixels is taken to be grey under
- * the cast, and gains make it neutral. A photo with nothing grey (a red product filling the
- * frame) has no such pixels, and is left alone rather than turned cyan. Several rounds, because
- * a strong cast makes grey pixels look chromatic until it is partly removed.
- */
-export function whiteBalanceGains(samples: Samples): [number, number, number] {
-  const gains: [number, number, number] = [1, 1, 1];
-  let grey = [1, 1, 1];
-  const ratios = new Float32Array(samples.count);
-  for (let round = 0; round < WHITE_BALANCE_ROUNDS; round++) {
-    let usable = 0;
-    for (let i = 0; i < samples.count; i++) {
-      const r = samples.rgb[i * 3] * gains[0];
-      const g = samples.rgb[i * 3 + 1] * gains[1];
-      const b = samples.rgb[i * 3 + 2] * gains[2];
-      const max = Math.max(r, g, b);
-      const y = luma(r, g, b);
-      // Near black or clipped pixels carry no reliable colour.
-      ratios[i] = y < 20 || max > 250 ? Number.POSITIVE_INFINITY : (max - Math.min(r, g, b)) / y;
-      if (Number.isFinite(ratios[i])) usable++;
-    }
-    if (usable < 16) break;
-    const threshold = [...ratios].filter(Number.isFinite).sort((a, b) => a - b)[Math.floor(usable / 4)];
-    const sums = [0, 0, 0];
-    let selected = 0;
-    for (let i = 0; i < samples.count; i++) {
-      if (ratios[i] > threshold) continue;
-      for (let c = 0; c < 3; c++) sums[c] += samples.rgb[i * 3 + c] * gains[c];
-      selected++;
-    }
-    const means = sums.map((sum) => sum / selected);
-    grey = means.map((mean, c) => mean / gains[c]);
-    const brightness = luma(means[0], means[1], means[2]);
-    const cast = (Math.max(...means) - Math.min(...means)) / brightness;
-    const weight = Math.min(1, Math.max(0, (NO_CAST_RATIO - cast) / (NO_CAST_RATIO - FULL_CAST_RATIO)));
-    if (weight === 0 || cast < 0.005) break;
-    for (let c = 0; c < 3; c++) gains[c] *= 1 + weight * (brightness / means[c] - 1);
+/** The gains by smallest channel: full up to NEAR_WHITE, none at 255. */
+function fadingGains(gains: readonly number[]): Float32Array {
+  const table = new Float32Array(256 * 3);
+  for (let level = 0; level < 256; level++) {
+    const fade = Math.min(1, Math.max(0, (level - NEAR_WHITE) / (255 - NEAR_WHITE)));
+    for (let c = 0; c < 3; c++) table[level * 3 + c] = gains[c] + fade * (1 - gains[c]);
   }
-  const clamped = gains.map((gain) => Math.min(MAX_GAIN, Math.max(MIN_GAIN, gain)));
-  // Keep the brightness of the grey: the gains move colour, not exposure.
-  const norm = luma(clamped[0] * grey[0], clamped[1] * grey[1], clamped[2] * grey[2]) / luma(grey[0], grey[1], grey[2]);
-  return [clamped[0] / norm, clamped[1] / norm, clamped[2] / norm];
+  return table;
 }
 
-/** Value below which `fraction` of the histogram's mass lies. */
-function percentile(histogram: Uint32Array, total: number, fraction: number): number {
-  const wanted = fraction * total;
-  let seen = 0;
-  for (let value = 0; value < histogram.length; value++) {
-    seen += histogram[value];
-    if (seen > wanted) return value;
+/** The exposure curve as a gain on linear light, by linear brightness. */
+function exposureGains(curve: (brightness: number) => number): Float32Array {
+  const table = new Float32Array(LINEAR_STEPS + 1);
+  table[0] = 1;
+  for (let step = 1; step <= LINEAR_STEPS; step++) {
+    const linear = step / LINEAR_STEPS;
+    table[step] = toLinear(curve(255 * toEncoded(linear)) / 255) / linear;
   }
-  return histogram.length - 1;
+  return table;
 }
 
-/** A tone curve on 0..255: levels (black and white points), then a midtone gamma. */
-export function toneCurve(histogram: Uint32Array, total: number, brightnessOffset: number): (value: number) => number {
-  const low = percentile(histogram, total, TAIL);
-  const high = Math.max(low + 1, percentile(histogram, total, 1 - TAIL));
-  let blackPoint = Math.min(low, BLACK_TARGET);
-  let whitePoint = Math.max(high, WHITE_TARGET);
-  let stretch = (whitePoint - blackPoint) / (high - low);
-  if (stretch > MAX_STRETCH) {
-    // Stretch as far as allowed, around the middle of the measured range.
-    stretch = MAX_STRETCH;
-    const middle = (low + high) / 2;
-    blackPoint = middle - (middle - low) * stretch;
-    whitePoint = middle + (high - middle) * stretch;
-  }
-  const levels = (value: number) => Math.min(255, Math.max(0, blackPoint + (value - low) * stretch));
-  const median = levels(percentile(histogram, total, 0.5)) / 255;
-  const target = Math.min(0.8, Math.max(0.2, MIDTONE_TARGET + brightnessOffset));
-  // Only lifts: a bright photo is left as bright as it is.
-  const exponent =
-    median > 0 && median < target - 0.02 ? Math.max(MIN_GAMMA_EXPONENT, Math.log(target) / Math.log(median)) : 1;
-  return (value) => 255 * (levels(value) / 255) ** exponent;
-}
-
-/** Mean HSV saturation: how colourful the photo already is. */
-function meanSaturation(samples: Samples, gains: readonly number[]): number {
+/** Mean HSV saturation of encoded samples: how colourful the photo already is. */
+function meanSaturation(rgb: Uint8Array, count: number): number {
   let sum = 0;
   let counted = 0;
-  for (let i = 0; i < samples.count; i++) {
-    const r = samples.rgb[i * 3] * gains[0];
-    const g = samples.rgb[i * 3 + 1] * gains[1];
-    const b = samples.rgb[i * 3 + 2] * gains[2];
-    const max = Math.max(r, g, b);
+  for (let i = 0; i < count; i++) {
+    const max = Math.max(rgb[i * 3], rgb[i * 3 + 1], rgb[i * 3 + 2]);
     if (max < 20) continue;
-    sum += (max - Math.min(r, g, b)) / max;
+    sum += (max - Math.min(rgb[i * 3], rgb[i * 3 + 1], rgb[i * 3 + 2])) / max;
     counted++;
   }
   return counted > 0 ? sum / counted : 0;
@@ -170,44 +112,52 @@ function meanSaturation(samples: Samples, gains: readonly number[]): number {
 
 /** Measures the image and returns the correction; the image is not changed. */
 export function analyseTone(image: RawImage, request: ToneRequest): ToneCorrection {
-  if (!request.light && !request.color) return { curves: null, saturation: 1 };
+  if (!request.light && !request.color) return { map: null, saturation: 1 };
   const samples = sample(image);
-  const gains = request.color && samples.count > 0 ? whiteBalanceGains(samples) : [1, 1, 1];
-  let curve = (value: number) => value;
-  if (request.light && samples.count > 0) {
-    const histogram = new Uint32Array(256);
-    for (let i = 0; i < samples.count; i++) {
-      const y = luma(
-        samples.rgb[i * 3] * gains[0],
-        samples.rgb[i * 3 + 1] * gains[1],
-        samples.rgb[i * 3 + 2] * gains[2],
-      );
-      histogram[Math.min(255, Math.round(y))]++;
-    }
-    curve = toneCurve(histogram, samples.count, request.brightnessOffset);
-  }
-  const curves = gains.map((gain) => {
-    const table = new Uint8Array(256);
-    for (let value = 0; value < 256; value++) table[value] = Math.round(curve(Math.min(255, value * gain)));
-    return table;
-  }) as [Uint8Array, Uint8Array, Uint8Array];
-  const identity = curves.every((table) => table.every((value, index) => value === index));
+  const count = samples.width;
+  const gains = request.color && count > 0 ? whiteBalanceGains(linearOf(samples.data), count) : [1, 1, 1];
+  const balancing: ToneMap = { gains: fadingGains(gains), exposure: null };
+  // Measured as white balance leaves the photo, so exposure and saturation see the corrected colours.
+  applyTone(samples, balancing);
+
+  const levels = request.light ? measureExposure(samples.data, count) : null;
+  const curve = levels && exposureCurve(levels, request.brightnessOffset);
+  const neutral = gains.every((gain) => Math.abs(gain - 1) < NEUTRAL);
+  const map = neutral && !curve ? null : { ...balancing, exposure: curve && exposureGains(curve) };
+
   const saturation = request.color
     ? 1 +
-      SATURATION_BOOST * Math.min(1, Math.max(0, (0.4 - meanSaturation(samples, gains)) / 0.4)) +
+      SATURATION_BOOST * Math.min(1, Math.max(0, (0.4 - meanSaturation(samples.data, count)) / 0.4)) +
       request.saturationOffset
     : 1;
-  return { curves: identity ? null : curves, saturation };
+  return { map, saturation };
 }
 
-/** Applies per-channel curves in place; alpha is left alone. */
-export function applyCurves(image: RawImage, curves: readonly [Uint8Array, Uint8Array, Uint8Array]): void {
+/**
+ * Applies white balance and exposure in place; alpha is left alone. Where white balance or the
+ * exposure gain would push the largest channel past white, the gain is cut to just reach it, so
+ * the colour keeps its hue rather than clip towards another.
+ */
+export function applyTone(image: RawImage, map: ToneMap): void {
   const { data, channels } = image;
-  const [red, green, blue] = curves;
+  const { gains, exposure } = map;
   for (let i = 0; i < data.length; i += channels) {
-    data[i] = red[data[i]];
-    data[i + 1] = green[data[i + 1]];
-    data[i + 2] = blue[data[i + 2]];
+    const red = data[i];
+    const green = data[i + 1];
+    const blue = data[i + 2];
+    // The gains' row: that of the pixel's smallest channel.
+    const row = (red < green ? (red < blue ? red : blue) : green < blue ? green : blue) * 3;
+    const r = LINEAR_OF_LEVEL[red] * gains[row];
+    const g = LINEAR_OF_LEVEL[green] * gains[row + 1];
+    const b = LINEAR_OF_LEVEL[blue] * gains[row + 2];
+    const largest = r > g ? (r > b ? r : b) : g > b ? g : b;
+    let gain = exposure === null ? 1 : exposure[((largest < 1 ? largest : 1) * LINEAR_STEPS + 0.5) | 0];
+    if (largest * gain > 1) gain = 1 / largest;
+    // Rounded to the nearest step (all values are positive, so | 0 truncates like Math.floor).
+    const scale = gain * LINEAR_STEPS;
+    data[i] = LEVEL_OF_LINEAR[(r * scale + 0.5) | 0];
+    data[i + 1] = LEVEL_OF_LINEAR[(g * scale + 0.5) | 0];
+    data[i + 2] = LEVEL_OF_LINEAR[(b * scale + 0.5) | 0];
   }
 }
 

@@ -9,8 +9,10 @@ export const RESIZE_FITS = ['contain', 'cover', 'crop'] as const;
 export class AdjustmentsDto {
   @ApiPropertyOptional({
     description:
-      'Exposure and contrast, measured on the photo: a flat histogram is stretched to the full range and dark ' +
-      'midtones are lifted; a well-exposed photo is left as it is (nothing is clipped).',
+      'Exposure, measured on the photo and applied as one smooth curve in linear light (hue kept, nothing ' +
+      'clipped): an underexposed photo is lifted until its brightest detail is a light grey (at most 4 output ' +
+      'levels per source level, so noise stays moderate); a washed-out one (no shadows, midtones crowded at the ' +
+      'top, no white studio background) is pulled down; a photo within the normal ranges is left exactly as it is.',
   })
   @IsOptional()
   @IsBoolean()
@@ -18,8 +20,10 @@ export class AdjustmentsDto {
 
   @ApiPropertyOptional({
     description:
-      "White balance from the photo's near-grey pixels (a grey under a colour cast comes out neutral; a photo with " +
-      'nothing grey is left alone) and a mild saturation boost for dull photos.',
+      "White balance from the photo's greys (a grey card, a white backdrop or print), among the colours real " +
+      'light has (tungsten to blue shade): a cast is undone in linear light, so a grey under it comes out neutral; ' +
+      'a photo with nothing grey in it (a red product) is left alone, and a clipped white stays white. Then a mild ' +
+      'saturation boost for dull photos.',
   })
   @IsOptional()
   @IsBoolean()

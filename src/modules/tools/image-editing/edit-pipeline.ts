@@ -17,7 +17,7 @@ import type { RawImage } from '../../../core/image/raw-image';
 import type { Segmenter } from '../../../core/segmentation/segmenter';
 import type { ModelScale, Upscaler } from '../../../core/super-resolution/upscaler';
 import { SourceImageError, SourceImageProblem, type SourceImage } from '../../../core/image/source-image';
-import { analyseTone, applyCurves } from '../../../core/image/tone';
+import { analyseTone, applyTone } from '../../../core/image/tone';
 import { encodeImage, type EncodedImage } from '../shared/encoding';
 import type { PipelineLimits } from '../shared/pipeline-limits';
 import { hintsInPart, visiblePart } from './edit-hints';
@@ -40,7 +40,8 @@ const describe = (error: unknown) =>
  * 2. `crop`: cut the window at the most interesting place (the variant picks which one);
  * 3. `background`: the subject's mask, from the pixels as photographed (the client's hints moved
  *    onto the part of the source they show);
- * 4. `light` and `color`: curves measured on the pixels about to be written;
+ * 4. `light` and `color`: white balance and exposure measured on the pixels about to be written,
+ *    applied in one pass in linear light;
  * 5. `polish` (denoise), colour saturation, sharpening after `polish` or after an enlargement
  *    by resampling alone (the model's output is not sharpened again);
  * 6. `background` and `shadow`: the subject over its new background and shadow;
@@ -91,7 +92,7 @@ export async function runEdit(
     brightnessOffset: request.variant.brightnessOffset,
     saturationOffset: request.variant.saturationOffset,
   });
-  if (tone.curves) applyCurves(working, tone.curves);
+  if (tone.map) applyTone(working, tone.map);
 
   const filters = {
     denoise: request.polish,

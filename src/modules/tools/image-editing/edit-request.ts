@@ -26,7 +26,7 @@ import {
  * resize, say) gives identical variants.
  */
 export interface EditVariant {
-  /** Added to the midtone target of `light`. */
+  /** Moves the key (median brightness) of `light` by this fraction of the range. */
   brightnessOffset: number;
   /** Added to the saturation factor of `color`. */
   saturationOffset: number;

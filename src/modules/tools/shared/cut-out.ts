@@ -4,7 +4,7 @@ import type { AlphaMask } from '../../../core/image/mask/alpha-mask';
 import { decontaminate } from '../../../core/image/mask/decontaminate';
 import { applyFilters, hasFilters } from '../../../core/image/pipeline-steps';
 import type { RawImage } from '../../../core/image/raw-image';
-import { analyseTone, applyCurves } from '../../../core/image/tone';
+import { analyseTone, applyTone } from '../../../core/image/tone';
 import type { PipelineLimits } from './pipeline-limits';
 
 /**
@@ -31,7 +31,7 @@ async function corrected(image: RawImage, corrections: ProductCorrections, limit
     brightnessOffset: 0,
     saturationOffset: 0,
   });
-  if (tone.curves) applyCurves(image, tone.curves);
+  if (tone.map) applyTone(image, tone.map);
   const filters = {
     denoise: corrections.polish,
     saturation: tone.saturation,

@@ -1,0 +1,96 @@
+import { exposureCurve, measureExposure, type ExposureLevels } from './exposure';
+
+/** Samples of one grey per level, `from` to `to`. */
+function greys(from: number, to: number): { rgb: Uint8Array; count: number } {
+  const rgb = new Uint8Array((to - from + 1) * 3);
+  for (let level = from; level <= to; level++) rgb.fill(level, (level - from) * 3, (level - from + 1) * 3);
+  return { rgb, count: to - from + 1 };
+}
+
+const levels = (black: number, key: number, white: number, whiteBackground = 0): ExposureLevels => ({
+  black,
+  key,
+  white,
+  whiteBackground,
+});
+
+/** The largest slope of a curve over 0..255, measured in tenths of a level. */
+function steepest(curve: (brightness: number) => number): number {
+  let slope = 0;
+  for (let x = 0; x < 255; x += 0.1) slope = Math.max(slope, (curve(x + 0.1) - curve(x)) / 0.1);
+  return slope;
+}
+
+describe(measureExposure.name, () => {
+  it('measures black, key and white on the content, leaving clipped levels out', () => {
+    // Levels 2..253 are content (252 samples): 0.5 % is 1.26 samples, so black is the second, 3.
+    const { rgb, count } = greys(0, 255);
+    expect(measureExposure(rgb, count)).toEqual({ black: 3, key: 128, white: 252, whiteBackground: 41 / 256 });
+  });
+
+  it('measures brightness as the largest channel, so a saturated colour counts as bright', () => {
+    const rgb = new Uint8Array(300).fill(0);
+    for (let i = 0; i < 100; i++) rgb.set([230, 20, 20], i * 3);
+    expect(measureExposure(rgb, 100)).toMatchObject({ black: 230, key: 230, white: 230 });
+  });
+
+  it('measures nothing on a photo that is all clipped white', () => {
+    expect(measureExposure(new Uint8Array(300).fill(255), 100)).toBeNull();
+  });
+});
+
+describe(exposureCurve.name, () => {
+  it('leaves a well-exposed photo exactly as it is', () => {
+    expect(exposureCurve(levels(3, 128, 252))).toBeNull();
+    // Soft and flat, but with a white above L* 80 and shadows below L* 36: still in range.
+    expect(exposureCurve(levels(60, 150, 210))).toBeNull();
+  });
+
+  it('lifts an underexposed photo by four times its span, pivoting on black, without clipping', () => {
+    const curve = exposureCurve(levels(12, 25, 58)) as (brightness: number) => number;
+    // 46 levels between black and white, times four: white lands on 196, short of 200.
+    expect(curve(12)).toBeCloseTo(12, 6);
+    expect(curve(58)).toBeCloseTo(196, 6);
+    expect(curve(35)).toBeCloseTo(104, 6);
+    expect(curve(0)).toBe(0);
+    expect(curve(255)).toBeCloseTo(255, 6);
+    expect(steepest(curve)).toBeLessThanOrEqual(4.001);
+    // The shoulder above white keeps every level distinct up to 255.
+    for (let level = 58; level < 255; level++) expect(curve(level + 1)).toBeGreaterThan(curve(level));
+  });
+
+  it('lifts a dim photo only until its white reaches 200', () => {
+    const curve = exposureCurve(levels(10, 60, 110)) as (brightness: number) => number;
+    expect(curve(110)).toBeCloseTo(200, 6);
+    expect(curve(10)).toBeCloseTo(10, 6);
+    expect(curve(60)).toBeCloseTo(105, 6);
+  });
+
+  it('pulls a washed-out photo down: black to 85, key to 200, white and 255 kept', () => {
+    const curve = exposureCurve(levels(130, 230, 250)) as (brightness: number) => number;
+    expect(curve(130)).toBeCloseTo(85, 6);
+    expect(curve(230)).toBeCloseTo(200, 6);
+    expect(curve(250)).toBeCloseTo(250, 6);
+    expect(curve(255)).toBeCloseTo(255, 6);
+    // The crowded top is spread: more than one output level per input level there.
+    expect(curve(250) - curve(240)).toBeGreaterThan(15);
+    expect(steepest(curve)).toBeLessThanOrEqual(4.001);
+  });
+
+  it('leaves a photo with a white studio background alone, however bright its content', () => {
+    expect(exposureCurve(levels(130, 230, 250, 0.5))).toBeNull();
+  });
+
+  it('corrects half as much where the photo is only half washed out', () => {
+    // Key 214 is halfway up the crowded-key ramp (200..228).
+    const curve = exposureCurve(levels(130, 214, 250)) as (brightness: number) => number;
+    expect(curve(130)).toBeCloseTo(130 - 0.5 * 45, 6);
+  });
+
+  it('moves the key by a variant offset, even on a well-exposed photo', () => {
+    const brighter = exposureCurve(levels(3, 128, 252), 0.06) as (brightness: number) => number;
+    expect(brighter(128)).toBeCloseTo(128 + 0.06 * 255, 6);
+    expect(brighter(3)).toBeCloseTo(3, 6);
+    expect(brighter(252)).toBeCloseTo(252, 6);
+  });
+});
