@@ -46,12 +46,14 @@ describe(exposureCurve.name, () => {
     expect(exposureCurve(levels(60, 150, 210))).toBeNull();
   });
 
-  it('lifts an underexposed photo by four times its span, pivoting on black, without clipping', () => {
+  it('lifts an underexposed photo by up to four times its span, and its black as an exposure would', () => {
     const curve = exposureCurve(levels(12, 25, 58)) as (brightness: number) => number;
-    // 46 levels between black and white, times four: white lands on 196, short of 200.
-    expect(curve(12)).toBeCloseTo(12, 6);
+    // 46 levels between black and white, times four: white lands on 196, short of 235.
     expect(curve(58)).toBeCloseTo(196, 6);
-    expect(curve(35)).toBeCloseTo(104, 6);
+    // The key sits 28 % of the way up: black rises by half of (1 - 0.28)^2 of what a gain of 196/58 would give it.
+    const lift = 0.5 * (1 - 13 / 46) ** 2 * 12 * (196 / 58 - 1);
+    expect(curve(12)).toBeCloseTo(12 + lift, 6);
+    expect(curve(35)).toBeCloseTo(12 + lift + ((196 - 12 - lift) * 23) / 46, 6);
     expect(curve(0)).toBe(0);
     expect(curve(255)).toBeCloseTo(255, 6);
     expect(steepest(curve)).toBeLessThanOrEqual(4.001);
@@ -59,11 +61,14 @@ describe(exposureCurve.name, () => {
     for (let level = 58; level < 255; level++) expect(curve(level + 1)).toBeGreaterThan(curve(level));
   });
 
-  it('lifts a dim photo only until its white reaches 200', () => {
-    const curve = exposureCurve(levels(10, 60, 110)) as (brightness: number) => number;
-    expect(curve(110)).toBeCloseTo(200, 6);
-    expect(curve(10)).toBeCloseTo(10, 6);
-    expect(curve(60)).toBeCloseTo(105, 6);
+  it('lifts a dim white to 235 when it is far below 200, and by less the closer it is', () => {
+    const dim = exposureCurve(levels(10, 60, 110)) as (brightness: number) => number;
+    expect(dim(110)).toBeCloseTo(235, 6);
+    const lift = 0.5 * 0.25 * 10 * (235 / 110 - 1);
+    expect(dim(10)).toBeCloseTo(10 + lift, 6);
+    expect(dim(60)).toBeCloseTo(10 + lift + (235 - 10 - lift) / 2, 6);
+    // A white of 180 is a quarter of the way from 200 to 120: a quarter of the way from 200 to 235.
+    expect((exposureCurve(levels(10, 95, 180)) as (brightness: number) => number)(180)).toBeCloseTo(208.75, 6);
   });
 
   it('pulls a washed-out photo down: black to 85, key to 200, white and 255 kept', () => {

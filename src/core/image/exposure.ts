@@ -47,6 +47,22 @@ const MAX_GAIN = 4;
  */
 const WHITE_LEVEL = 200;
 /**
+ * Where a photo that is clearly underexposed has its white put: L* 92, the brightest detail of a
+ * correctly exposed product shot below a white backdrop, with the shoulder above it left for the
+ * highlights. A white just under WHITE_LEVEL goes to WHITE_LEVEL, one at DARK_WHITE's end or
+ * darker to LIFTED_WHITE, and one between in proportion, so the correction has no jump.
+ */
+const LIFTED_WHITE = 235;
+const DARK_WHITE: Ramp = [WHITE_LEVEL, 120];
+/**
+ * How much of an exposure's rise black takes on an underexposed photo: half. All of it would lift
+ * the mean most but spread the tones least (the stretch from a raised black to white is smaller);
+ * none would keep black and leave a dark photo's content crowded just above it. Half keeps most of
+ * both: a photo with every tone between 10 and 60 rises by over 30 levels in mean luma and keeps a
+ * tonal range over three times its own.
+ */
+const EXPOSURE_LIFT_SHARE = 0.5;
+/**
  * A washed-out photo has lost its shadows and crowds its midtones at the top. A shadow or a dark
  * print sits at L* 20 or below in a correctly exposed photo, and two stops of overexposure lift it
  * to about L* 41: black lighter than L* 36 (85) starts to count as lifted, at L* 50 (119, middle
@@ -130,15 +146,23 @@ export function exposureCurve(levels: ExposureLevels, brightnessOffset = 0): ((b
 
   const washedOut =
     ramp(black, LIFTED_BLACK) * ramp(key, CROWDED_KEY) * (1 - ramp(levels.whiteBackground, WHITE_BACKGROUND));
-  // Underexposed: white lifted to its range, black kept, so the stretch pivots on black.
-  const whiteTarget = white >= WHITE_LEVEL ? white : Math.min(WHITE_LEVEL, black + MAX_GAIN * span);
-  // Washed out: black pulled down towards its range, white kept.
-  const blackTarget = Math.max(whiteTarget - MAX_GAIN * span, black - washedOut * Math.max(0, black - LIFTED_BLACK[0]));
+  // Underexposed: white lifted to its range.
+  const whiteGoal = WHITE_LEVEL + (LIFTED_WHITE - WHITE_LEVEL) * ramp(white, DARK_WHITE);
+  const whiteTarget = white >= WHITE_LEVEL ? white : Math.min(whiteGoal, black + MAX_GAIN * span);
+  const t = (key - black) / span;
+  // Washed out: black pulled down towards its range, white kept. Underexposed: black lifted as far
+  // as a gain from 0 (a change of exposure) would lift it, weighted by how close the key sits to
+  // black: the content of a dark photo crowds just above its black, and a stretch pivoting on black
+  // alone would leave it there however far white is lifted.
+  const exposureLift = white < whiteTarget ? EXPOSURE_LIFT_SHARE * (1 - t) ** 2 * black * (whiteTarget / white - 1) : 0;
+  const blackTarget = Math.max(
+    whiteTarget - MAX_GAIN * span,
+    black + exposureLift - washedOut * Math.max(0, black - LIFTED_BLACK[0]),
+  );
   const stretch = (whiteTarget - blackTarget) / span;
   const range = whiteTarget - blackTarget;
 
   // Washed out: the key pulled down towards its range too, which steepens the crowded top.
-  const t = (key - black) / span;
   const levelledKey = blackTarget + t * range;
   const keyTarget = levelledKey - washedOut * Math.max(0, levelledKey - CROWDED_KEY[0]);
   const keyInside = t > 0.02 && t < 0.98;

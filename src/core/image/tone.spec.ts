@@ -63,13 +63,15 @@ describe(analyseTone.name, () => {
     expect(pixel(photo, 14, 8)).toEqual([255, 255, 255]);
   });
 
-  it('light: lifts an underexposed grey ramp to the exposure curve, keeping its darkest level', () => {
-    // Greys 12..58: black 12, white 58 (0.5 % tails of 47 levels fall inside the end levels).
+  it('light: lifts an underexposed grey ramp to the exposure curve, its darkest level as an exposure would', () => {
+    // Greys 12..58: black 12, key 35, white 58 (0.5 % tails of 47 levels fall inside the end levels).
+    // The key halfway up: black rises by half of a quarter of what a gain of 196/58 gives it, 12 + 3.6.
     const photo = image(47, 4, (x) => [12 + x, 12 + x, 12 + x]);
     corrected(photo, { light: true });
-    expect(pixel(photo, 0, 0)).toEqual([12, 12, 12]);
+    expect(pixel(photo, 0, 0)).toEqual([15, 15, 15]);
     expect(pixel(photo, 46, 0)).toEqual([196, 196, 196]);
-    expect(pixel(photo, 23, 0)).toEqual([104, 104, 104]);
+    // Halfway between the lifted black (15.6) and white (196).
+    expect(pixel(photo, 23, 0)).toEqual([106, 106, 106]);
   });
 
   it('light: lifts a colour by one gain on its three channels, so its hue and saturation stay', () => {
