@@ -101,20 +101,17 @@ export interface SharpenStrength {
   edgeGain: number;
 }
 
+/** What follows the denoising of `polish` (polish/polish.ts), which runs before the tone curves. */
 export interface FilterOptions {
-  /** A 3 x 3 median: removes noise and keeps step edges. */
-  denoise: boolean;
   saturation: number;
   sharpen: SharpenStrength | null;
 }
 
-export const hasFilters = (options: FilterOptions) =>
-  options.denoise || options.saturation !== 1 || options.sharpen !== null;
+export const hasFilters = (options: FilterOptions) => options.saturation !== 1 || options.sharpen !== null;
 
-/** Denoise, saturation and sharpening, in that order (sharp's own), in one pipeline. */
+/** Saturation and sharpening, in that order (sharp's own), in one pipeline. */
 export async function applyFilters(image: RawImage, options: FilterOptions, timeoutSeconds: number): Promise<RawImage> {
   let pipeline = fromRaw(image).timeout({ seconds: timeoutSeconds });
-  if (options.denoise) pipeline = pipeline.median(3);
   if (options.saturation !== 1) pipeline = pipeline.recomb(saturationMatrix(options.saturation) as sharp.Matrix3x3);
   if (options.sharpen) {
     // m1 = 0: flat areas (below x1 of local contrast) are left as they are.

@@ -17,6 +17,7 @@ import type { RawImage } from '../../../core/image/raw-image';
 import type { Segmenter } from '../../../core/segmentation/segmenter';
 import type { ModelScale, Upscaler } from '../../../core/super-resolution/upscaler';
 import { SourceImageError, SourceImageProblem, type SourceImage } from '../../../core/image/source-image';
+import { polish } from '../../../core/image/polish/polish';
 import { analyseTone, applyTone } from '../../../core/image/tone';
 import { encodeImage, type EncodedImage } from '../shared/encoding';
 import type { PipelineLimits } from '../shared/pipeline-limits';
@@ -40,12 +41,15 @@ const describe = (error: unknown) =>
  * 2. `crop`: cut the window at the most interesting place (the variant picks which one);
  * 3. `background`: the subject's mask, from the pixels as photographed (the client's hints moved
  *    onto the part of the source they show);
- * 4. `light` and `color`: white balance and exposure measured on the pixels about to be written,
+ * 4. `polish`: noise and JPEG blocking taken out, at the strength measured on these pixels,
+ *    before any curve stretches the noise unevenly (a lift of dark tones would amplify it there
+ *    alone) or moves the block means off the JPEG's lattice;
+ * 5. `light` and `color`: white balance and exposure measured on the pixels about to be written,
  *    applied in one pass in linear light;
- * 5. `polish` (denoise), colour saturation, sharpening after `polish` or after an enlargement
- *    by resampling alone (the model's output is not sharpened again);
- * 6. `background` and `shadow`: the subject over its new background and shadow;
- * 7. `contain`: pad to the box with the chosen background; encode; the thumbnail from the same pixels.
+ * 6. colour saturation, sharpening after `polish` or after an enlargement by resampling alone
+ *    (the model's output is not sharpened again);
+ * 7. `background` and `shadow`: the subject over its new background and shadow;
+ * 8. `contain`: pad to the box with the chosen background; encode; the thumbnail from the same pixels.
  *
  * Every geometric decision is made from the source's header, before decoding.
  */
@@ -86,6 +90,11 @@ export async function runEdit(
     ? await segmented(working, hintsInPart(request.cutout.hints, visiblePart(source, plan, window)), segmenter, limits)
     : null;
 
+  if (request.polish) {
+    limits.signal?.throwIfAborted();
+    working = polish(working);
+  }
+
   const tone = analyseTone(working, {
     light: request.light,
     color: request.color,
@@ -95,7 +104,6 @@ export async function runEdit(
   if (tone.map) applyTone(working, tone.map);
 
   const filters = {
-    denoise: request.polish,
     saturation: tone.saturation,
     sharpen: sharpeningOf(request, modelScale ? 1 : plan.scaled.width / source.width),
   };

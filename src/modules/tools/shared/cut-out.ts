@@ -3,6 +3,7 @@ import { drawShadow, type ShadowStyle } from '../../../core/image/compose/shadow
 import type { AlphaMask } from '../../../core/image/mask/alpha-mask';
 import { decontaminate } from '../../../core/image/mask/decontaminate';
 import { applyFilters, hasFilters } from '../../../core/image/pipeline-steps';
+import { polish } from '../../../core/image/polish/polish';
 import type { RawImage } from '../../../core/image/raw-image';
 import { analyseTone, applyTone } from '../../../core/image/tone';
 import type { PipelineLimits } from './pipeline-limits';
@@ -21,10 +22,12 @@ export interface ProductCorrections {
 }
 
 /**
- * The product's own pixels corrected as asked: the same light, colour and polish steps as
- * `image_editing`, before the cut-out is composed, so the background is never corrected with it.
+ * The product's own pixels corrected as asked: the same polish, light and colour steps as
+ * `image_editing`, in its order, before the cut-out is composed, so the background is never
+ * corrected with it.
  */
-async function corrected(image: RawImage, corrections: ProductCorrections, limits: PipelineLimits): Promise<RawImage> {
+async function corrected(photo: RawImage, corrections: ProductCorrections, limits: PipelineLimits): Promise<RawImage> {
+  const image = corrections.polish ? polish(photo) : photo;
   const tone = analyseTone(image, {
     light: corrections.light,
     color: corrections.color,
@@ -33,7 +36,6 @@ async function corrected(image: RawImage, corrections: ProductCorrections, limit
   });
   if (tone.map) applyTone(image, tone.map);
   const filters = {
-    denoise: corrections.polish,
     saturation: tone.saturation,
     sharpen: corrections.polish ? { sigma: 0.8, edgeGain: 1.5 } : null,
   };
