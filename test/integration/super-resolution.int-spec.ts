@@ -61,7 +61,7 @@ async function baseline(small: Buffer, factor: number): Promise<RawImage> {
     unsupported: null,
     file: DEFAULT_FILE_CHOICES,
   };
-  return applyFilters(enlarged, { denoise: false, saturation: 1, sharpen: sharpeningOf(request, factor) }, 60);
+  return applyFilters(enlarged, { saturation: 1, sharpen: sharpeningOf(request, factor) }, 60);
 }
 
 describe('upscale by super-resolution, through the API and a worker', () => {
