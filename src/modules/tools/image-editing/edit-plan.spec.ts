@@ -1,21 +1,11 @@
-import { DEFAULT_FILE_CHOICES } from '../tool-runner';
+import { resizeOnly } from '../../../../test/support/edit-requests';
 import { ResultErrorCode, ResultFailure } from '../result-failure';
 import { modelScaleFor, planEdit } from './edit-plan';
-import { EDIT_VARIANTS, type EditRequest } from './edit-request';
+import type { EditRequest } from './edit-request';
 
 const MAX_PIXELS = 50_000_000;
 
-const request = (resize: Partial<EditRequest['resize']>): EditRequest => ({
-  resize: { upscale: true, ...resize },
-  cutout: null,
-  light: false,
-  color: false,
-  polish: false,
-  format: 'png',
-  variant: EDIT_VARIANTS[0],
-  unsupported: null,
-  file: DEFAULT_FILE_CHOICES,
-});
+const request = (resize: Partial<EditRequest['resize']>) => resizeOnly({ upscale: true, ...resize });
 
 /** The failure planEdit throws, as the client would see it. */
 function failureOf(plan: () => unknown): { code: ResultErrorCode; message: string } {

@@ -1,8 +1,7 @@
-import { DEFAULT_FILE_CHOICES } from '../tool-runner';
+import { resizeOnly } from '../../../../test/support/edit-requests';
 import { NearestUpscaler } from '../../../../test/support/nearest-upscaler';
 import type { SourceImage } from '../../../core/image/source-image';
 import type { ResultFrame } from '../shared/result-frame';
-import { EDIT_VARIANTS, type EditRequest } from './edit-request';
 import { ImageEditingRunner } from './image-editing.runner';
 
 const source = (width: number, height: number): SourceImage => ({
@@ -13,17 +12,7 @@ const source = (width: number, height: number): SourceImage => ({
   hasAlpha: false,
 });
 
-const edit = (resize: EditRequest['resize']): EditRequest => ({
-  resize,
-  cutout: null,
-  light: false,
-  color: false,
-  polish: false,
-  format: 'png',
-  variant: EDIT_VARIANTS[0],
-  unsupported: null,
-  file: DEFAULT_FILE_CHOICES,
-});
+const edit = resizeOnly;
 
 describe('ImageEditingRunner.pixels', () => {
   // The frame is not used by pixels().

@@ -1,21 +1,10 @@
-import { DEFAULT_FILE_CHOICES } from '../tool-runner';
+import { resizeOnly } from '../../../../test/support/edit-requests';
 import { NearestUpscaler } from '../../../../test/support/nearest-upscaler';
 import type { RawImage } from '../../../core/image/raw-image';
 import { planEdit } from './edit-plan';
-import { EDIT_VARIANTS, type EditRequest } from './edit-request';
 import { superResolved } from './super-resolved';
 
-const upscaled = (size: { width?: number; height?: number }): EditRequest => ({
-  resize: { ...size, upscale: true },
-  cutout: null,
-  light: false,
-  color: false,
-  polish: false,
-  format: 'png',
-  variant: EDIT_VARIANTS[0],
-  unsupported: null,
-  file: DEFAULT_FILE_CHOICES,
-});
+const upscaled = (size: { width?: number; height?: number }) => resizeOnly({ ...size, upscale: true });
 
 const OPTIONS = { signal: new AbortController().signal, timeoutSeconds: 30 };
 
