@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Smoke check of the README's first command, `npm ci && npm start`, on a fresh clone of this
-# repository's committed work with the embedded defaults (embedded PostgreSQL from npm, the
-# machine's Redis or a private one): waits for /health/ready, takes the printed sandbox key,
+# repository's committed work, in a folder only its owner can enter, with the embedded defaults
+# (embedded PostgreSQL from npm, the machine's Redis or a private one): waits for /health/ready, takes the printed sandbox key,
 # runs one sandbox job to `completed` and downloads its PNG result. Prints one line
 # "smoke: ..." with the outcome (and on failure the last 50 lines of the service's output);
 # exits non-zero on failure. Nothing is left running and the temporary folder is removed.
@@ -17,9 +17,9 @@ STOP_GRACE="${SMOKE_STOP_GRACE:-40}"
 repo="$(git -C "$(dirname "$0")" rev-parse --show-toplevel)" || { echo "smoke: not inside a git checkout"; exit 1; }
 started=$SECONDS
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/imgjobs-smoke.XXXXXX")" || { echo "smoke: mktemp failed"; exit 1; }
-# Run as root, the embedded PostgreSQL runs as the `postgres` system user: it must reach its
-# binaries (node_modules) and data folder under the clone, and mktemp -d makes the folder 700.
-chmod 755 "$tmp"
+# mktemp -d makes the folder mode 700, like a clone under /root: run as root, the embedded
+# PostgreSQL's own system user cannot enter it, and `npm start` must cope (it keeps PostgreSQL's
+# programs and data under /var/lib/image-jobs then; the data folder is removed at the end).
 clone="$tmp/repo"
 out="$tmp/service.log"
 prefix="smoke-$$-$(date +%s)"
@@ -52,7 +52,9 @@ cleanup() {
     redis-cli -h 127.0.0.1 -p 6379 --scan --pattern "${prefix}:*" 2>/dev/null \
       | xargs -r -n 500 redis-cli -h 127.0.0.1 -p 6379 del >/dev/null 2>&1
   fi
-  if [ "${SMOKE_KEEP:-0}" = 1 ]; then say "kept $tmp"; else rm -rf "$tmp"; fi
+  local relocated
+  relocated="$(grep -o '"databaseDir":"/var/lib/image-jobs/data/[0-9a-f]*"' "$out" 2>/dev/null | head -1 | cut -d'"' -f4)"
+  if [ "${SMOKE_KEEP:-0}" = 1 ]; then say "kept $tmp"; else rm -rf "$tmp" ${relocated:+"$relocated"}; fi
 }
 trap cleanup EXIT
 trap 'say "interrupted (SIGINT)"; exit 130' INT

@@ -8,7 +8,8 @@ import pino from 'pino';
 import { AppModule } from './app.module';
 import { superviseApiProcesses, type ApiSupervisor } from './core/bootstrap/api-cluster';
 import { developmentAdminToken, printDevelopmentCredentials } from './core/bootstrap/development-credentials';
-import { ensureLocalRedis, startEmbeddedPostgres, type StartedService } from './core/bootstrap/development-services';
+import { ensureLocalRedis, type StartedService } from './core/bootstrap/development-services';
+import { EmbeddedDatabaseError, startEmbeddedPostgres } from './core/bootstrap/embedded-postgres/embedded-postgres';
 import { configureHttpApp } from './core/bootstrap/http-app';
 import { parseRole, ProcessRole, servesHttp } from './core/bootstrap/role';
 import { startWorkerHealthServer } from './core/bootstrap/worker-health-server';
@@ -125,7 +126,15 @@ async function main(): Promise<void> {
       printDevelopmentCredentials(config.PUBLIC_BASE_URL, devAdmin, demo);
     }
   } catch (error) {
-    logger.fatal({ err: error }, 'start-up failed');
+    if (error instanceof EmbeddedDatabaseError) {
+      // A reason and a way out, not a stack trace: the embedded database is a convenience.
+      process.stderr.write(
+        `The embedded PostgreSQL could not start (${error.message}); set DATABASE_URL to a PostgreSQL ` +
+          'you run (postgres://user:password@host:5432/database) and start again.\n',
+      );
+    } else {
+      logger.fatal({ err: error }, 'start-up failed');
+    }
     await stop('start-up failed', 1);
   }
 }

