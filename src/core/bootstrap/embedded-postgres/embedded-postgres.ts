@@ -1,8 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Client } from 'pg';
 import type { Logger } from 'pino';
 import type { StartedService } from '../development-services';
@@ -54,7 +53,8 @@ async function initialise(
 ): Promise<void> {
   logger.info({ databaseDir }, 'initialising embedded PostgreSQL');
   await mkdir(databaseDir, { recursive: true, mode: 0o700 });
-  const secrets = await mkdtemp(join(tmpdir(), 'imgjobs-pg-'));
+  // Beside the data folder, which PostgreSQL's user can reach, rather than in TMPDIR, which it may not.
+  const secrets = await mkdtemp(join(dirname(databaseDir), '.initdb-'));
   const passwordFile = join(secrets, 'password');
   try {
     await writeFile(passwordFile, `${PASSWORD}\n`, { mode: 0o600 });
