@@ -8,6 +8,7 @@ import { ProcessRole } from '../../src/core/bootstrap/role';
 import { QueueJobName } from '../../src/core/queue/queue-jobs';
 import { QueueName } from '../../src/core/queue/queue-name';
 import { ResultStorage } from '../../src/core/storage/result-storage';
+import { UploadRetentionSweeperService } from '../../src/modules/uploads/upload-retention-sweeper.service';
 import { expectError } from '../support/http-errors';
 import { decodeRgba, fromFixture, paint, random } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
@@ -202,7 +203,7 @@ describe.each([
     expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
   });
 
-  it('makes a job from the image_url, read from storage, and the result holds the uploaded pixels, edited', async () => {
+  it('makes a job from the image_url, read from storage: the result holds the uploaded pixels, edited', async () => {
     const image = await uploaded(owner.liveKey, 'image/png', await halves(200, 100).png().toBuffer());
     const before = await creditTotals(t, owner.accountId);
     const created = await createEdit(owner.liveKey, [{ image_url: image.image_url, external_id: 'uploaded' }], {
@@ -241,7 +242,7 @@ describe.each([
     expect(results[0]).toMatchObject({ status: 'completed', source_image_url: image.image_url });
   });
 
-  it('works with a sandbox key: the upload is stored and a sandbox job given it finishes as sandbox jobs do', async () => {
+  it('works with a sandbox key: stored, and a sandbox job given it finishes as sandbox jobs do', async () => {
     const image = await uploaded(owner.sandboxKey, 'image/png', await halves(64, 64).png().toBuffer());
     const created = await createEdit(owner.sandboxKey, [{ image_url: image.image_url, external_id: 'sandboxed' }]);
     expect(created.body.job).toMatchObject({ sandbox: true, credits_reserved: 0 });
@@ -283,7 +284,7 @@ describe.each([
     expect(await creditTotals(t, stranger.accountId)).toEqual(before);
   });
 
-  it('expires an upload: a job made from it fails as a missing source, and the retention sweep deletes file and row', async () => {
+  it('expires: a job made from it fails as a missing source; the retention sweep deletes file and row', async () => {
     const expired = await uploaded(owner.liveKey, 'image/png', await halves(64, 32).png().toBuffer());
     const kept = await uploaded(owner.liveKey, 'image/png', await halves(32, 64).png().toBuffer());
     await t.dataSource.query(
@@ -314,6 +315,24 @@ describe.each([
     expect(keys).not.toContain(expiredKey);
     expect(keys).toContain(keptKey);
     expect(valueOf(await metricSamples(), 'imgjobs_uploads_expired_total')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('shares the expired uploads between sweeps running at once: each deleted once, every one deleted', async () => {
+    const png = await halves(16, 16).png().toBuffer();
+    const ids = await Promise.all(
+      Array.from({ length: 6 }, async () => (await uploaded(owner.liveKey, 'image/png', png)).id),
+    );
+    await t.dataSource.query(
+      `UPDATE uploads SET created_at = now() - interval '2 days', expires_at = now() - interval '1 day'
+        WHERE id = ANY($1::text[])`,
+      [ids],
+    );
+    const sweeper = t.app.get(UploadRetentionSweeperService);
+    const sweeps = await Promise.all([sweeper.sweep(), sweeper.sweep(), sweeper.sweep()]);
+    expect(sweeps.reduce((sum, sweep) => sum + sweep.deleted, 0)).toBe(ids.length);
+    expect(await t.dataSource.query(`SELECT id FROM uploads WHERE id = ANY($1::text[])`, [ids])).toEqual([]);
+    const keys = await store.uploadKeys(t);
+    expect(ids.filter((id) => keys.some((key) => key.includes(id)))).toEqual([]);
   });
 
   describe('bad bodies', () => {
@@ -409,7 +428,7 @@ describe.each([
     });
   });
 
-  it('limits uploads per key with 429 and Retry-After, counting refused ones, and counts outcomes in metrics', async () => {
+  it('limits uploads per key (429, Retry-After), refused ones counted, and counts outcomes in metrics', async () => {
     const limited = await seedAccount(t, { name: 'Limited' });
     const png = await halves(16, 16).png().toBuffer();
     for (let i = 0; i < UPLOADS_PER_KEY - 1; i++) {
