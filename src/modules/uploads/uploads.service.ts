@@ -122,10 +122,11 @@ export class UploadsService {
     const bytes = await this.readWithinLimit(readBody);
     if (bytes.length === 0) throw invalidBody('empty', "The body is empty: send the image's bytes as the body.");
     const image = await this.inspect(bytes);
-    if (!matchesDeclaredType(declared, image.mediaType)) {
-      throw invalidBody('type_mismatch', `The body is ${image.mediaType}, but Content-Type says ${declared}.`);
+    const actual = image.mediaType;
+    if (!matchesDeclaredType(declared, actual)) {
+      throw invalidBody('type_mismatch', `The body is ${actual}, but Content-Type says ${declared}.`);
     }
-    return this.store(caller, { ...image, mediaType: image.mediaType });
+    return this.store(caller, image, actual);
   }
 
   /**
@@ -133,7 +134,7 @@ export class UploadsService {
    * reads as a missing source and which the retention sweep deletes at expiry, never a file
    * that no row names (which nothing would ever delete).
    */
-  private async store(caller: AuthContext, image: TypedSourceImage & { mediaType: UploadMediaType }): Promise<Upload> {
+  private async store(caller: AuthContext, image: TypedSourceImage, mediaType: UploadMediaType): Promise<Upload> {
     const id = newUploadId();
     const createdAt = new Date();
     const upload = Object.assign(new Upload(), {
@@ -141,8 +142,8 @@ export class UploadsService {
       accountId: caller.accountId,
       apiKeyId: caller.keyId,
       sandbox: caller.environment === KeyEnvironment.Sandbox,
-      storageKey: uploadStorageKey(caller.accountId, id, image.mediaType),
-      contentType: image.mediaType,
+      storageKey: uploadStorageKey(caller.accountId, id, mediaType),
+      contentType: mediaType,
       width: image.width,
       height: image.height,
       sizeBytes: image.bytes.length,
