@@ -13,5 +13,7 @@ const HEADER =
  * bytes, so the drift test can compare it with the file.
  */
 export async function openApiTypesSource(document: object): Promise<string> {
-  return HEADER + astToString(await openapiTS(document as OpenAPI3));
+  // A field with a default is one the caller may leave out: openapi-typescript's default (defaultNonNullable) would
+  // make it required in request bodies, where the service fills it in.
+  return HEADER + astToString(await openapiTS(document as OpenAPI3, { defaultNonNullable: false }));
 }
