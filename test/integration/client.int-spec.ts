@@ -65,7 +65,7 @@ describe(ImageJobsClient.name, () => {
         const headers = new Headers(init?.headers);
         exchanges.push({
           method: init?.method ?? 'GET',
-          path: new URL(String(input)).pathname,
+          path: new URL(input instanceof Request ? input.url : input).pathname,
           status: response.status,
           retryAfter: response.headers.get('retry-after'),
           idempotencyKey: headers.get('idempotency-key'),
@@ -99,7 +99,7 @@ describe(ImageJobsClient.name, () => {
     await sources.stop();
   });
 
-  it('creates a live job, waits for it within the polling limit and downloads a result with the right pixels', async () => {
+  it('creates a live job, waits for it within the polling limit and downloads its result, pixels checked', async () => {
     const client = clientFor(account.liveKey);
     const body = {
       input: [{ image_url: sources.url('/halves.png'), external_id: 'halves' }],
