@@ -15,8 +15,9 @@ export interface RetryDelayInput {
 }
 
 /**
- * The wait before a retry: the server's Retry-After when it gave one, else exponential backoff with full jitter
- * (so many clients that failed together do not come back together), 0.5 s, 1 s, 2 s, ... up to `maxBackoffMs`.
+ * The wait before a retry: the server's Retry-After when it gave one, else exponential backoff with jitter
+ * (each wait between half and all of 0.5 s, 1 s, 2 s, ... up to `maxBackoffMs`), so clients that failed together do
+ * not come back together.
  */
 export function retryDelayMs(
   { retry, retryAfterSeconds, baseDelayMs = 500, maxBackoffMs = 8000 }: RetryDelayInput,
