@@ -19,8 +19,9 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 # Migrations are imported classes (src/core/database/migration-list.ts), so they are compiled into
-# dist/ with the rest: the runtime needs no other file.
-RUN npm run build
+# dist/ with the rest: the runtime needs no other file. The service alone: the client package
+# (packages/client, which `npm run build` builds too) is not part of the image.
+RUN npm run build:service
 
 # ---- runtime: production dependencies and dist/ only ----------------------------------------
 FROM ${NODE_IMAGE} AS runtime

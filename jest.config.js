@@ -16,7 +16,11 @@ module.exports = {
       displayName: 'unit',
       rootDir: '.',
       // Test support has specs of its own where it measures (colour difference).
-      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/support/**/*.spec.ts'],
+      testMatch: [
+        '<rootDir>/src/**/*.spec.ts',
+        '<rootDir>/test/support/**/*.spec.ts',
+        '<rootDir>/packages/client/src/**/*.spec.ts',
+      ],
     },
     {
       ...common,

@@ -1,0 +1,65 @@
+export {
+  DEFAULT_BASE_URL,
+  ImageJobsClient,
+  type CreateOptions,
+  type ImageJobsClientOptions,
+  type RequestOptions,
+  type UploadOptions,
+  type WaitForJobOptions,
+} from './client';
+export {
+  ImageJobsApiError,
+  ImageJobsNetworkError,
+  JobWaitTimeoutError,
+  apiErrorFromResponse,
+  type ApiErrorCode,
+  type ApiErrorDetails,
+} from './errors';
+export type { components, operations, paths } from './generated/openapi';
+export { newIdempotencyKey } from './idempotency';
+export { nextPollDelayMs, type RateLimitInfo } from './rate-limit';
+export {
+  TERMINAL_JOB_STATUSES,
+  isTerminalJobStatus,
+  type AccountInfo,
+  type AdCreateRequest,
+  type ApiPath,
+  type CreateEndpoint,
+  type CreateRequest,
+  type CreateResponse,
+  type CreatedJob,
+  type CreatedProductPhotoJob,
+  type Enhancement,
+  type ErrorCode,
+  type ErrorResponse,
+  type ImageAiEditRequest,
+  type ImageEditRequest,
+  type ImageGenerateRequest,
+  type Job,
+  type JobDetail,
+  type JobList,
+  type JobResult,
+  type JobStatus,
+  type ListJobsQuery,
+  type ProductPhotoJobRequest,
+  type ProductPhotoPresets,
+  type ProductPhotoPresetsQuery,
+  type RemoveBackgroundRequest,
+  type ResultErrorCode,
+  type ResultStatus,
+  type SceneCreateRequest,
+  type Schemas,
+  type ToolCatalog,
+  type ToolCatalogEntry,
+  type ToolId,
+} from './types';
+export type { HandWrittenUploadResponse, Upload, UploadResponse } from './upload-types';
+export {
+  WebhookVerificationError,
+  verifyWebhook,
+  type VerifyWebhookInput,
+  type WebhookEvent,
+  type WebhookEventType,
+  type WebhookHeaders,
+  type WebhookVerificationFailure,
+} from './webhooks';
