@@ -21,6 +21,7 @@ import { AuthModule } from './modules/auth/auth.module';
 import { CatalogModule } from './modules/catalog/catalog.module';
 import { JobsModule } from './modules/jobs/jobs.module';
 import { JobsWorkerModule } from './modules/jobs/worker/jobs-worker.module';
+import { UploadsModule } from './modules/uploads/uploads.module';
 
 /** Plumbing every role needs. */
 function coreImports(config: AppConfig, connections: Connections) {
@@ -38,7 +39,7 @@ function coreImports(config: AppConfig, connections: Connections) {
 
 /** The HTTP surface: controllers, and the guard, pipe and filter every route shares. */
 @Module({
-  imports: [AuthModule, AccountsModule, CatalogModule, JobsModule, AdminModule, HealthModule],
+  imports: [AuthModule, AccountsModule, CatalogModule, JobsModule, UploadsModule, AdminModule, HealthModule],
   controllers: [HealthController, MetricsController],
   providers: [
     { provide: APP_GUARD, useClass: AccessGuard },

@@ -113,6 +113,8 @@ export const configSchema = z
     RESULT_URLS: z.enum(['api', 'presigned']).default('api'),
     /** Result files and thumbnails are deleted this many days after their result finished. */
     RESULT_RETENTION_DAYS: positiveInt.max(3650).default(30),
+    /** An uploaded source can be used this long after its upload; the retention sweep then deletes it. */
+    UPLOAD_RETENTION_HOURS: positiveInt.max(24 * 365).default(24),
     /** How long a signed result or thumbnail URL works (contract section 13: 7 days). */
     RESULT_URL_TTL_SECONDS: positiveInt.max(365 * 24 * 3600).default(7 * 24 * 3600),
     /** HMAC key for result URLs; unset, a secret generated once and kept in PostgreSQL is shared by every instance. */
@@ -143,6 +145,13 @@ export const configSchema = z
     LIMIT_POLLS_PER_HOUR_KEY: positiveInt.default(120),
     LIMIT_POLLS_PER_HOUR_ACCOUNT: positiveInt.default(240),
     LIMIT_POLLS_PER_HOUR_IP: positiveInt.default(1200),
+    /**
+     * `POST /uploads` per window. A key's default covers its creates' worth of sources (5 creates
+     * of 20 images an hour); account 2x and IP 10x, as for the other limits.
+     */
+    LIMIT_UPLOADS_PER_HOUR_KEY: positiveInt.default(100),
+    LIMIT_UPLOADS_PER_HOUR_ACCOUNT: positiveInt.default(200),
+    LIMIT_UPLOADS_PER_HOUR_IP: positiveInt.default(1000),
     /** Failed API-key authentications per client IP per window, so keys cannot be guessed at database cost. */
     LIMIT_FAILED_AUTH_PER_HOUR_IP: positiveInt.default(100),
     /** Length of the sliding window of the create and poll limits (the limits are per hour by default). */

@@ -6,6 +6,7 @@ import { OperatorIdempotency1764000000004 } from './migrations/1764000000004-ope
 import { CapacityGroups1764000000005 } from './migrations/1764000000005-capacity-groups';
 import { ResultFileRetention1764000000006 } from './migrations/1764000000006-result-file-retention';
 import { ResultHintsAndUncertainty1764000000007 } from './migrations/1764000000007-result-hints-and-uncertainty';
+import { Uploads1764000000008 } from './migrations/1764000000008-uploads';
 
 /** Listed, not globbed, so the same list works from `src/` under jest and from `dist/`. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   CapacityGroups1764000000005,
   ResultFileRetention1764000000006,
   ResultHintsAndUncertainty1764000000007,
+  Uploads1764000000008,
 ];

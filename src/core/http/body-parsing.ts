@@ -1,4 +1,4 @@
-import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import { DomainError } from '../errors/domain-error';
 import { ErrorCode } from '../errors/error-code';
 import { sendError } from './error-response';
@@ -13,9 +13,18 @@ function hasBody(headers: Record<string, string | string[] | undefined>): boolea
   return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
-/** A body in anything but JSON is refused with 415 before it is read. */
+/**
+ * Routes whose body is raw bytes rather than JSON (`POST /api/v1/uploads`, an image). Their
+ * handler reads the body itself, after authentication and rate limiting, so an anonymous or
+ * limited caller never makes the API buffer a large body.
+ */
+const RAW_BODY_ROUTES: ReadonlySet<string> = new Set(['POST /api/v1/uploads']);
+
+const takesRawBody = (req: Request) => RAW_BODY_ROUTES.has(`${req.method} ${req.path.replace(/\/+$/, '')}`);
+
+/** A body in anything but JSON is refused with 415 before it is read, except on a raw-body route. */
 export const requireJsonContentType: RequestHandler = (req, res, next) => {
-  if (METHODS_WITH_BODY.has(req.method) && hasBody(req.headers) && !req.is('application/json')) {
+  if (METHODS_WITH_BODY.has(req.method) && hasBody(req.headers) && !req.is('application/json') && !takesRawBody(req)) {
     sendError(
       res,
       requestIdOf(req),
@@ -31,6 +40,29 @@ export const parseJsonBody: RequestHandler = express.json({ limit: MAX_BODY_BYTE
 interface BodyParserError {
   type?: string;
   status?: number;
+  /** The byte limit a too-large body passed. */
+  limit?: number;
+}
+
+/** body-parser's error as the envelope's, or null for one that is not about the request body. */
+function bodyError(err: BodyParserError): DomainError | null {
+  switch (err.type) {
+    case 'entity.too.large':
+      return new DomainError(
+        ErrorCode.PayloadTooLarge,
+        `Request bodies are limited to ${err.limit ?? MAX_BODY_BYTES} bytes.`,
+        { max_bytes: err.limit ?? MAX_BODY_BYTES },
+      );
+    case 'entity.parse.failed':
+      return new DomainError(ErrorCode.InvalidRequest, 'The request body is not valid JSON.');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new DomainError(ErrorCode.UnsupportedMediaType, 'Request bodies must be UTF-8 JSON.');
+    default:
+      return err.status === 400
+        ? new DomainError(ErrorCode.InvalidRequest, 'The request body could not be read.')
+        : null;
+  }
 }
 
 /**
@@ -38,35 +70,32 @@ interface BodyParserError {
  * exception filter, so its errors are translated to the envelope here.
  */
 export const translateBodyParserErrors: ErrorRequestHandler = (err: BodyParserError, req, res, next) => {
-  const requestId = requestIdOf(req);
-  switch (err.type) {
-    case 'entity.too.large':
-      return sendError(
-        res,
-        requestId,
-        new DomainError(ErrorCode.PayloadTooLarge, `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`),
-      );
-    case 'entity.parse.failed':
-      return sendError(
-        res,
-        requestId,
-        new DomainError(ErrorCode.InvalidRequest, 'The request body is not valid JSON.'),
-      );
-    case 'encoding.unsupported':
-    case 'charset.unsupported':
-      return sendError(
-        res,
-        requestId,
-        new DomainError(ErrorCode.UnsupportedMediaType, 'Request bodies must be UTF-8 JSON.'),
-      );
-    default:
-      if (err.status === 400) {
-        return sendError(
-          res,
-          requestId,
-          new DomainError(ErrorCode.InvalidRequest, 'The request body could not be read.'),
-        );
-      }
-      return next(err);
-  }
+  const error = bodyError(err);
+  if (!error) return next(err);
+  sendError(res, requestIdOf(req), error);
 };
+
+/**
+ * The raw bytes of a raw-body route's request (see RAW_BODY_ROUTES), at most `maxBytes`; an
+ * empty buffer when there is no body. Past `maxBytes` it rejects with a 413 `payload_too_large`
+ * DomainError (the rest of the body is read and discarded, never kept), and with 400 or 415
+ * DomainErrors for a body that cannot be read or is compressed.
+ */
+export function readRawBody(req: Request, res: Response, maxBytes: number): Promise<Buffer> {
+  // Not inflated: a compressed body would make the byte limit count the wrong bytes' worth.
+  const parse = express.raw({ type: () => true, limit: maxBytes, inflate: false });
+  return new Promise<Buffer>((resolve, reject) => {
+    void parse(req, res, (err?: unknown) => {
+      if (err === undefined || err === null) {
+        resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+        return;
+      }
+      const parserError = err as BodyParserError;
+      if (parserError.type === 'encoding.unsupported') {
+        reject(new DomainError(ErrorCode.UnsupportedMediaType, 'The body must not be compressed (Content-Encoding).'));
+        return;
+      }
+      reject(bodyError(parserError) ?? (err instanceof Error ? err : new Error('The request body could not be read.')));
+    });
+  });
+}

@@ -40,12 +40,24 @@ export function sourceDecodeOptions(maxPixels: number): sharp.SharpOptions {
   return { limitInputPixels: maxPixels, failOn: 'error' };
 }
 
+/** A source read from its header, with the IANA media type of what its bytes are. */
+export interface TypedSourceImage extends SourceImage {
+  /** `image/jpeg`, `image/png`, `image/webp`, `image/gif`, `image/tiff`, `image/avif`, `image/heic` or `image/heif`. */
+  mediaType: string;
+}
+
 /**
  * Reads `bytes` as an image by their content (never a Content-Type), refusing what is not one
  * of the accepted formats and what would decode to more than `maxPixels`. Only the header is
  * parsed, so a small file that would decode to a huge image costs nothing.
  */
 export async function inspectSource(bytes: Buffer, maxPixels: number): Promise<SourceImage> {
+  const { mediaType: _mediaType, ...source } = await inspectTypedSource(bytes, maxPixels);
+  return source;
+}
+
+/** As `inspectSource`, also naming the media type the bytes are in (an upload is checked against its declared type). */
+export async function inspectTypedSource(bytes: Buffer, maxPixels: number): Promise<TypedSourceImage> {
   let metadata: sharp.Metadata;
   try {
     metadata = await sharp(bytes, sourceDecodeOptions(Number.MAX_SAFE_INTEGER)).metadata();
@@ -67,5 +79,19 @@ export async function inspectSource(bytes: Buffer, maxPixels: number): Promise<S
     );
   }
   const oriented = metadata.autoOrient ?? { width, height };
-  return { bytes, width: oriented.width, height: oriented.height, format, hasAlpha: metadata.hasAlpha ?? false };
+  return {
+    bytes,
+    width: oriented.width,
+    height: oriented.height,
+    format,
+    hasAlpha: metadata.hasAlpha ?? false,
+    mediaType: mediaTypeOf(format, metadata.compression),
+  };
+}
+
+/** libvips names AVIF and HEIC both `heif`; the compression inside the container tells them apart. */
+function mediaTypeOf(format: string, compression: sharp.Metadata['compression']): string {
+  if (format !== 'heif') return `image/${format}`;
+  if (compression === 'av1') return 'image/avif';
+  return compression === 'hevc' ? 'image/heic' : 'image/heif';
 }

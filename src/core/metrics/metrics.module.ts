@@ -5,6 +5,7 @@ import { HttpMetrics } from './http.metrics';
 import { JobMetrics } from './job.metrics';
 import { MetricsScraper } from './metrics-scraper';
 import { SegmentationMetrics } from './segmentation.metrics';
+import { UploadMetrics } from './upload.metrics';
 import { WebhookMetrics } from './webhook.metrics';
 
 /**
@@ -18,7 +19,15 @@ function createRegistry(): Registry {
   return registry;
 }
 
-const METRICS = [HttpMetrics, JobMetrics, CreditMetrics, WebhookMetrics, SegmentationMetrics, MetricsScraper];
+const METRICS = [
+  HttpMetrics,
+  JobMetrics,
+  CreditMetrics,
+  WebhookMetrics,
+  SegmentationMetrics,
+  UploadMetrics,
+  MetricsScraper,
+];
 
 /** The service's Prometheus metrics; global, so any module records without importing it. */
 @Global()

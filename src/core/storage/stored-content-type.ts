@@ -11,6 +11,12 @@ const CONTENT_TYPES: Record<string, string> = {
   '.jpg': 'image/jpeg',
   '.jpeg': 'image/jpeg',
   '.webp': 'image/webp',
+  // Uploaded sources (`uploads/...`) keep the format they came in.
+  '.gif': 'image/gif',
+  '.tiff': 'image/tiff',
+  '.avif': 'image/avif',
+  '.heic': 'image/heic',
+  '.heif': 'image/heif',
 };
 
 /** `image/png; charset=binary` and `IMAGE/PNG` name the same type as `image/png`. */

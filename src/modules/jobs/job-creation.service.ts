@@ -7,6 +7,7 @@ import { DomainError } from '../../core/errors/domain-error';
 import { ErrorCode } from '../../core/errors/error-code';
 import { JobMetrics } from '../../core/metrics/job.metrics';
 import { OutboundHttps } from '../../core/outbound/outbound.module';
+import { isUploadScheme } from '../../core/uploads/upload-url';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { KeyEnvironment } from '../auth/api-key.entity';
 import type { AuthContext } from '../auth/auth-context';
@@ -201,7 +202,8 @@ export class JobCreationService {
       { path: 'webhook_url', url: request.webhookUrl },
     ];
     const errors = urls.flatMap(({ path, url }) => {
-      const parsed = url ? URL.parse(url) : null;
+      // An upload:// source is read from storage, never fetched, so it names no destination.
+      const parsed = url && !isUploadScheme(url) ? URL.parse(url) : null;
       const violation = parsed ? this.outbound.policy.urlViolation(parsed) : null;
       return violation ? [{ path, message: violation }] : [];
     });

@@ -76,6 +76,7 @@ class FakeJobStates implements JobStateRepository {
     if (!this.move(resultId, ACTIVE, ResultStatus.Processing)) return null;
     return {
       jobId: 'job-1',
+      accountId: 'account-1',
       index: 0,
       sandbox: this.job.sandbox,
       externalId: null,

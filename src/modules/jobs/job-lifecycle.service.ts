@@ -88,6 +88,7 @@ export class JobLifecycleService {
       return {
         jobId: result.jobId,
         resultId,
+        accountId: result.accountId,
         tool: job.api,
         sandbox: result.sandbox,
         index: result.index,

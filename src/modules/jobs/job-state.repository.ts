@@ -11,7 +11,7 @@ export type CapacitySlot = Pick<JobResult, 'capacityGroup' | 'sandbox'>;
 /** A result an attempt has just taken. */
 export type StartedResult = Pick<
   JobResult,
-  'jobId' | 'index' | 'sandbox' | 'externalId' | 'sourceImageUrl' | 'subjectHints'
+  'jobId' | 'accountId' | 'index' | 'sandbox' | 'externalId' | 'sourceImageUrl' | 'subjectHints'
 >;
 
 /** What an attempt needs of its job. */
@@ -96,6 +96,7 @@ export class JobStateRepository {
   async startResult(manager: EntityManager, resultId: string): Promise<StartedResult | null> {
     const [row]: Array<{
       job_id: string;
+      account_id: string;
       index: number;
       sandbox: boolean;
       external_id: string | null;
@@ -105,13 +106,14 @@ export class JobStateRepository {
       `WITH started AS (
          UPDATE job_results SET status = 'processing', attempts = attempts + 1, started_at = coalesce(started_at, now())
           WHERE id = $1 AND status IN ${ACTIVE}
-          RETURNING job_id, index, sandbox, external_id, source_image_url, subject_hints)
+          RETURNING job_id, account_id, index, sandbox, external_id, source_image_url, subject_hints)
        SELECT * FROM started`,
       [resultId],
     );
     if (!row) return null;
     return {
       jobId: row.job_id,
+      accountId: row.account_id,
       index: row.index,
       sandbox: row.sandbox,
       externalId: row.external_id,

@@ -44,6 +44,7 @@ export function rewriteRateLimitHeadersAfterRefund(token: string, after: RateLim
 const WHAT_IS_LIMITED: Record<RateLimitKind, string> = {
   [RateLimitKind.Create]: 'create and cancel requests',
   [RateLimitKind.Poll]: 'job status requests',
+  [RateLimitKind.Upload]: 'uploads',
 };
 
 export function rateLimitExceeded(

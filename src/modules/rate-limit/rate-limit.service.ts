@@ -29,17 +29,26 @@ export class RateLimitService {
   }
 
   limitsOf(kind: RateLimitKind): Record<RateLimitScope, number> {
-    return kind === RateLimitKind.Create
-      ? {
+    switch (kind) {
+      case RateLimitKind.Create:
+        return {
           key: this.config.LIMIT_CREATES_PER_HOUR_KEY,
           account: this.config.LIMIT_CREATES_PER_HOUR_ACCOUNT,
           ip: this.config.LIMIT_CREATES_PER_HOUR_IP,
-        }
-      : {
+        };
+      case RateLimitKind.Poll:
+        return {
           key: this.config.LIMIT_POLLS_PER_HOUR_KEY,
           account: this.config.LIMIT_POLLS_PER_HOUR_ACCOUNT,
           ip: this.config.LIMIT_POLLS_PER_HOUR_IP,
         };
+      case RateLimitKind.Upload:
+        return {
+          key: this.config.LIMIT_UPLOADS_PER_HOUR_KEY,
+          account: this.config.LIMIT_UPLOADS_PER_HOUR_ACCOUNT,
+          ip: this.config.LIMIT_UPLOADS_PER_HOUR_IP,
+        };
+    }
   }
 
   async consume(kind: RateLimitKind, subject: RateLimitSubject): Promise<RateLimitDecision> {

@@ -1,6 +1,7 @@
 export enum RateLimitKind {
   Create = 'create',
   Poll = 'poll',
+  Upload = 'upload',
 }
 
 export type RateLimitScope = 'key' | 'account' | 'ip';

@@ -23,6 +23,8 @@ export interface ResultOutput {
 export interface ToolTask {
   jobId: string;
   resultId: string;
+  /** Whose job it is: an uploaded source (`upload://`) is read only for its own account. */
+  accountId: string;
   tool: ToolId;
   sandbox: boolean;
   index: number;

@@ -18,6 +18,7 @@ import {
   OutputDpi,
   OutputMetadata,
   OutputQuality,
+  SOURCE_URL_DESCRIPTION,
   SourceUrl,
   WebhookUrl,
   type MetadataOption,
@@ -28,7 +29,7 @@ export const PRESERVATION_LEVELS = ['strict', 'balanced', 'creative'] as const;
 const PRESET_IDS = PRODUCT_PHOTO_PRESETS.map((preset) => preset.id);
 
 export class ProductImageDto {
-  @ApiProperty({ format: 'uri', maxLength: MAX_URL_LENGTH })
+  @ApiProperty({ format: 'uri', maxLength: MAX_URL_LENGTH, description: SOURCE_URL_DESCRIPTION })
   @SourceUrl()
   source_url!: string;
 

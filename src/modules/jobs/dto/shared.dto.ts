@@ -10,15 +10,19 @@ import {
   IsObject,
   IsOptional,
   IsString,
+  isURL,
   IsUrl,
   Length,
   Matches,
   Max,
   MaxLength,
   Min,
+  ValidateBy,
   ValidateIf,
   ValidateNested,
+  type ValidationArguments,
 } from 'class-validator';
+import { isUploadScheme, uploadIdOf } from '../../../core/uploads/upload-url';
 import {
   DEFAULT_FORMAT,
   DEFAULT_METADATA,
@@ -36,15 +40,31 @@ export const HEX_COLOR = /^#[0-9A-Fa-f]{6}$/;
 /** `W:H` with W and H whole numbers from 1 to 32. */
 export const ASPECT_RATIO = /^([1-9]|[12][0-9]|3[0-2]):([1-9]|[12][0-9]|3[0-2])$/;
 
-/** A source image URL: http or https (sources are fetched, and refused at fetch time if private). */
+const HTTP_URL = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };
+
+/** How every source image URL field is described in the OpenAPI document. */
+export const SOURCE_URL_DESCRIPTION =
+  'The source image: an http or https URL the worker downloads, or the `image_url` of one of your ' +
+  'uploads (`upload://upl_…`, from POST /api/v1/uploads), which the worker reads from storage.';
+
+const isSourceUrl = (value: unknown): boolean =>
+  typeof value === 'string' && (isUploadScheme(value) ? uploadIdOf(value) !== null : isURL(value, HTTP_URL));
+
+const sourceUrlProblem = ({ property, value }: ValidationArguments): string =>
+  typeof value === 'string' && isUploadScheme(value)
+    ? `${property} must be upload://upl_ followed by 24 letters or digits, as POST /uploads returns it`
+    : `${property} must be an http or https URL, or an upload:// URL from POST /uploads`;
+
+/**
+ * A source image URL: http or https (fetched, and refused at fetch time if private), or an
+ * upload's `upload://upl_…` (read from storage by the worker; whose upload it is, and whether it
+ * has expired, is the worker's check, so a wrong one fails the result as a missing source does).
+ */
 export const SourceUrl = () =>
   applyDecorators(
     IsString(),
     MaxLength(MAX_URL_LENGTH),
-    IsUrl(
-      { protocols: ['http', 'https'], require_protocol: true, require_tld: false },
-      { message: '$property must be an http or https URL' },
-    ),
+    ValidateBy({ name: 'isSourceUrl', validator: { validate: isSourceUrl, defaultMessage: sourceUrlProblem } }),
   );
 
 /** An optional nested object: a non-object value is an error at its own path, not ignored. */
@@ -63,7 +83,12 @@ export const OptionalWithDefault = () => ValidateIf((_object, value: unknown) =>
 export const Prompt = () => applyDecorators(IsString(), Length(1, 4000));
 
 export class InputImageDto {
-  @ApiProperty({ format: 'uri', maxLength: MAX_URL_LENGTH, example: 'https://cdn.example.com/products/123.jpg' })
+  @ApiProperty({
+    format: 'uri',
+    maxLength: MAX_URL_LENGTH,
+    example: 'https://cdn.example.com/products/123.jpg',
+    description: SOURCE_URL_DESCRIPTION,
+  })
   @SourceUrl()
   image_url!: string;
 

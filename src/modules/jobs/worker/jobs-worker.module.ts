@@ -5,6 +5,7 @@ import { StorageModule } from '../../../core/storage/storage.module';
 import { CapacityModule } from '../../capacity/capacity.module';
 import { IdempotencyModule } from '../../idempotency/idempotency.module';
 import { ToolsModule } from '../../tools/tools.module';
+import { UploadsWorkerModule } from '../../uploads/uploads-worker.module';
 import { WebhooksWorkerModule } from '../../webhooks/worker/webhooks-worker.module';
 import { JobsModule } from '../jobs.module';
 import { QueueWorkersService } from './queue-workers.service';
@@ -19,6 +20,7 @@ import { ResultWorkService } from './result-work.service';
     JobsModule,
     CapacityModule,
     ToolsModule,
+    UploadsWorkerModule,
     ImageModule,
     SegmentationWorkerModule,
     StorageModule,

@@ -13,6 +13,7 @@ import { JOB_QUEUES, QueueJobName, type QueuePayloads } from '../../../core/queu
 import { QueueName } from '../../../core/queue/queue-name';
 import { QUEUE_CONNECTION, type QueueConnection } from '../../../core/queue/queue.module';
 import { WebhookDeliveryService } from '../../webhooks/worker/webhook-delivery.service';
+import { UploadRetentionSweeperService } from '../../uploads/upload-retention-sweeper.service';
 import { WebhookSweeperService } from '../../webhooks/worker/webhook-sweeper.service';
 import { ResultRetentionSweeperService } from './result-retention-sweeper.service';
 import { ResultSweeperService } from './result-sweeper.service';
@@ -59,7 +60,7 @@ export class QueueWorkersService implements OnApplicationBootstrap, BeforeApplic
     [QueueJobName.SweepUnsettledResults]: () => this.sweeper.sweep(),
     [QueueJobName.DeliverWebhook]: (job, token) => this.webhooks.perform(job, token),
     [QueueJobName.SweepWebhookDeliveries]: () => this.webhookSweeper.sweep(),
-    [QueueJobName.SweepExpiredResultFiles]: () => this.retentionSweeper.sweep(),
+    [QueueJobName.SweepExpiredResultFiles]: () => this.sweepExpiredFiles(),
   };
 
   constructor(
@@ -71,6 +72,7 @@ export class QueueWorkersService implements OnApplicationBootstrap, BeforeApplic
     private readonly webhooks: WebhookDeliveryService,
     private readonly webhookSweeper: WebhookSweeperService,
     private readonly retentionSweeper: ResultRetentionSweeperService,
+    private readonly uploadRetention: UploadRetentionSweeperService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -158,6 +160,13 @@ export class QueueWorkersService implements OnApplicationBootstrap, BeforeApplic
    * One attempt of a result. A failed attempt's code is kept on its queue entry before BullMQ
    * records the failure, so a later settlement from the entry (the sweeper's) keeps that code.
    */
+  /** The retention sweep: result files past RESULT_RETENTION_DAYS, then uploads past their expiry. */
+  private async sweepExpiredFiles(): Promise<{ results: { expired: number; failed: number }; uploads: number }> {
+    const results = await this.retentionSweeper.sweep();
+    const { deleted } = await this.uploadRetention.sweep();
+    return { results, uploads: deleted };
+  }
+
   private async performResult(job: Job<ResultEntryData>): Promise<void> {
     try {
       await this.results.perform(job.data.resultId, { queue: job.queueName, waitedSeconds: firstAttemptWait(job) });

@@ -11,6 +11,7 @@ const removeBackgroundTask = (options: Record<string, unknown>, index = 0): Type
   typedTask({
     jobId: 'job',
     resultId: 'result',
+    accountId: 'account',
     tool: ToolId.RemoveBackground,
     sandbox: false,
     index,
