@@ -92,7 +92,7 @@ describe('image-jobs command line', () => {
   const countOf = async (table: 'jobs' | 'uploads', accountId: string): Promise<number> =>
     (await t.dataSource.query(`SELECT count(*)::int AS n FROM ${table} WHERE account_id = $1`, [accountId]))[0].n;
 
-  it('edits photos with a live key: results named after their sources, at the size asked, within the limits', async () => {
+  it('edits photos with a live key: results named after their sources, sized as asked, within the limits', async () => {
     const account = await seedAccount(t, { credits: 100 });
     const photos = await drawPhotos(folder, ['shoe.jpg', 'bag.jpg', 'hat.jpg', 'belt.jpg', 'scarf.jpg']);
     const out = join(folder, 'edited');
