@@ -667,7 +667,7 @@ export interface components {
              * @default transparent
              * @enum {string}
              */
-            type: "transparent" | "white" | "color";
+            type?: "transparent" | "white" | "color";
             /** @example #F5F5F5 */
             color?: string;
             /**
@@ -675,14 +675,14 @@ export interface components {
              * @default none
              * @enum {string}
              */
-            shadow: "none" | "soft" | "natural";
+            shadow?: "none" | "soft" | "natural";
         };
         CutoutOutputDto: {
             /**
              * @default png
              * @enum {string}
              */
-            format: "jpg" | "png" | "webp";
+            format?: "jpg" | "png" | "webp";
             /**
              * @description Encoder quality for jpg and webp, from 1 (smallest file) to 100 (finest). Without it: 88 for jpg, 85 for webp. png is lossless: a quality with png, the default format included, is a 400.
              * @example 80
@@ -699,12 +699,12 @@ export interface components {
              * @example keep
              * @enum {string}
              */
-            metadata: "strip" | "keep";
+            metadata?: "strip" | "keep";
             /**
              * @description Images per source image. For POST /image/edit the variants differ in what the requested operations can vary: light and color strength, sharpening, and for `crop` the window (the most interesting ones in turn); a request that only resizes with contain or cover gives identical variants.
              * @default 1
              */
-            number_of_images: number;
+            number_of_images?: number;
             /** @description Crop the result to the subject and its shadow, with `margin_percent` of its longer side on every side. */
             crop_to_subject?: boolean;
             margin_percent?: number;
@@ -713,7 +713,7 @@ export interface components {
              * @default rgba
              * @enum {string}
              */
-            channels: "rgba" | "alpha";
+            channels?: "rgba" | "alpha";
         };
         RemoveBackgroundRequestDto: {
             input: components["schemas"]["CutoutInputImageDto"][];
@@ -805,7 +805,7 @@ export interface components {
              * @default contain
              * @enum {string}
              */
-            fit: "contain" | "cover" | "crop";
+            fit?: "contain" | "cover" | "crop";
         };
         RestorationsDto: {
             /** @description Enlarge with a super-resolution model, which restores detail rather than interpolating it: the source's own size doubled, or, with `resizing`, the size it asks for. Up to twice the source the x2 model runs, beyond it the x4 model (ESRGAN), then one Lanczos resample to the exact size; nothing is enlarged when the size is not larger than the source. Transparency is kept. The result is never shrunk to fit the limits: a width and height whose product passes the deployment's pixel limit (50 megapixels by default) are refused with 400; a result that only the source shows would pass 8192 a side, or whose enlarged image (the model's included) would pass that limit, fails with `source_too_large` and is not charged. */
@@ -824,7 +824,7 @@ export interface components {
              * @default png
              * @enum {string}
              */
-            format: "jpg" | "png" | "webp";
+            format?: "jpg" | "png" | "webp";
             /**
              * @description Encoder quality for jpg and webp, from 1 (smallest file) to 100 (finest). Without it: 88 for jpg, 85 for webp. png is lossless: a quality with png, the default format included, is a 400.
              * @example 80
@@ -841,12 +841,12 @@ export interface components {
              * @example keep
              * @enum {string}
              */
-            metadata: "strip" | "keep";
+            metadata?: "strip" | "keep";
             /**
              * @description Images per source image. For POST /image/edit the variants differ in what the requested operations can vary: light and color strength, sharpening, and for `crop` the window (the most interesting ones in turn); a request that only resizes with contain or cover gives identical variants.
              * @default 1
              */
-            number_of_images: number;
+            number_of_images?: number;
         };
         ImageEditRequestDto: {
             /** @description `subject_hints` only with a `background` operation that cuts the subject out. */
@@ -881,7 +881,7 @@ export interface components {
              * @default balanced
              * @enum {string}
              */
-            preservation_level: "strict" | "balanced" | "creative";
+            preservation_level?: "strict" | "balanced" | "creative";
         };
         ImageAiEditRequestDto: {
             input: components["schemas"]["InputImageDto"][];
@@ -900,7 +900,7 @@ export interface components {
              * @default natural
              * @enum {string}
              */
-            shadow: "none" | "soft" | "natural";
+            shadow?: "none" | "soft" | "natural";
             /**
              * @description W:H, each a whole number from 1 to 32.
              * @example 4:5
@@ -944,19 +944,19 @@ export interface components {
              * @default conversion
              * @enum {string}
              */
-            goal: "awareness" | "consideration" | "conversion";
+            goal?: "awareness" | "consideration" | "conversion";
             /**
              * @default minimal
              * @enum {string}
              */
-            style: "minimal" | "bold" | "luxury" | "playful";
+            style?: "minimal" | "bold" | "luxury" | "playful";
             headline?: string;
             call_to_action?: string;
             /**
              * @default #2563EB
              * @example #2563EB
              */
-            brand_color: string;
+            brand_color?: string;
         };
         AdCreateRequestDto: {
             input: components["schemas"]["InputImageDto"][];
@@ -1008,12 +1008,12 @@ export interface components {
              * @example keep
              * @enum {string}
              */
-            metadata: "strip" | "keep";
+            metadata?: "strip" | "keep";
         };
         ProductPhotoJobRequestDto: {
             images: components["schemas"]["ProductImageDto"][];
             /** @default product_photo_enhance */
-            operation: components["schemas"]["ProductPhotoOperation"];
+            operation?: components["schemas"]["ProductPhotoOperation"];
             /**
              * @description An id from GET /api/v1/product-photo-presets.
              * @enum {string}
@@ -1023,7 +1023,7 @@ export interface components {
              * @default strict
              * @enum {string}
              */
-            preservation_level: "strict" | "balanced" | "creative";
+            preservation_level?: "strict" | "balanced" | "creative";
             instructions?: string;
             /** @description quality, dpi and metadata of the results; the format is the preset's (jpg without a preset), so a quality with a png preset is a 400. */
             output?: components["schemas"]["ProductPhotoOutputDto"];
@@ -1229,9 +1229,9 @@ export interface components {
         CreateAccountDto: {
             name: string;
             /** @default 0 */
-            credits: number;
+            credits?: number;
             /** @default true */
-            api_access: boolean;
+            api_access?: boolean;
         };
         AccountDto: {
             /** Format: uuid */
