@@ -168,6 +168,31 @@ describe('responses against the OpenAPI document', () => {
     conforms('get', '/api/v1/files/{key}', await t.http().get(`${url.pathname}?expires=1&signature=nope`));
   });
 
+  it('uploads: stored, refused for its body, its type and its size', async () => {
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+      'base64',
+    );
+    const post = () => t.http().post('/api/v1/uploads').set(sandbox());
+    const stored = await post().set('Content-Type', 'image/png').send(png);
+    expect(stored.status).toBe(201);
+    conforms('post', '/api/v1/uploads', stored);
+    conforms('post', '/api/v1/uploads', await post().set('Content-Type', 'image/png').send(Buffer.from('text')));
+    conforms('post', '/api/v1/uploads', await post().set('Content-Type', 'text/plain').send('text'));
+    conforms(
+      'post',
+      '/api/v1/uploads',
+      await post()
+        .set('Content-Type', 'image/png')
+        .send(Buffer.alloc(t.config.SOURCE_MAX_BYTES + 1)),
+    );
+    conforms(
+      'post',
+      '/api/v1/uploads',
+      await t.http().post('/api/v1/uploads').set('Content-Type', 'image/png').send(png),
+    );
+  });
+
   it('the admin API', async () => {
     const created = await t.http().post('/admin/v1/accounts').set(admin).send({ name: 'Documented', credits: 5 });
     conforms('post', '/admin/v1/accounts', created);

@@ -80,7 +80,7 @@ describe(UploadsService.name, () => {
     );
   });
 
-  const command = (contentType: string | undefined, body: Buffer | (() => Promise<Buffer>)): UploadCommand => ({
+  const command = (contentType: string | undefined, body: Buffer | UploadCommand['readBody']): UploadCommand => ({
     caller,
     clientIp: '203.0.113.5',
     contentType,
