@@ -1,0 +1,177 @@
+import type { OutputFormat } from './naming';
+
+/** The create endpoints the command line uses, as the client names them. */
+export type CreateEndpoint = 'remove-background' | 'image/edit' | 'product-photo-jobs';
+
+/** Where a run's price comes from in the catalog: a tool's cost, or a product photo operation's. */
+export type PriceSource = { kind: 'tool'; toolId: string } | { kind: 'product_photo'; operation: string };
+
+/** One command's request: everything in the create body but the images, and what it produces. */
+export interface ToolRequest {
+  /** The command's name, part of every idempotency key (two commands never share a job). */
+  command: string;
+  endpoint: CreateEndpoint;
+  /** The body's members other than the images, exactly as sent. */
+  options: Record<string, unknown>;
+  /** The format results are written in, which names their files. */
+  format: OutputFormat;
+  price: PriceSource;
+}
+
+/** A source as a create body lists it: its uploaded URL and its label, returned with its result. */
+export interface RequestImage {
+  imageUrl: string;
+  externalId: string;
+}
+
+/** The create body for `images` (product photo jobs call them `images[].source_url`, the rest `input[].image_url`). */
+export function createBody(request: ToolRequest, images: readonly RequestImage[]): Record<string, unknown> {
+  if (request.endpoint === 'product-photo-jobs') {
+    return {
+      images: images.map((image) => ({ source_url: image.imageUrl, external_id: image.externalId })),
+      ...request.options,
+    };
+  }
+  return {
+    input: images.map((image) => ({ image_url: image.imageUrl, external_id: image.externalId })),
+    ...request.options,
+  };
+}
+
+/** Drops undefined members and objects left empty, so an option not given is not sent at all. */
+export function compact(value: Record<string, unknown>): Record<string, unknown> | undefined {
+  const kept: Record<string, unknown> = {};
+  for (const [key, member] of Object.entries(value)) {
+    const inner =
+      member !== null && typeof member === 'object' && !Array.isArray(member)
+        ? compact(member as Record<string, unknown>)
+        : member;
+    if (inner !== undefined) kept[key] = inner;
+  }
+  return Object.keys(kept).length > 0 ? kept : undefined;
+}
+
+export interface OutputFlags {
+  format?: OutputFormat;
+  quality?: number;
+}
+
+export interface RemoveBackgroundFlags extends OutputFlags {
+  background?: 'transparent' | 'white' | 'color';
+  backgroundColor?: string;
+  shadow?: 'none' | 'soft' | 'natural';
+  cropToSubject?: boolean;
+  margin?: number;
+}
+
+export interface EditFlags extends OutputFlags {
+  width?: number;
+  height?: number;
+  fit?: 'contain' | 'cover' | 'crop';
+  background?: 'original' | 'transparent' | 'white' | 'color';
+  backgroundColor?: string;
+  shadow?: 'none' | 'soft' | 'natural';
+  light?: boolean;
+  colour?: boolean;
+  upscale?: boolean;
+  polish?: boolean;
+}
+
+export interface PresetFlags {
+  quality?: number;
+  preservation?: 'strict' | 'balanced' | 'creative';
+  instructions?: string;
+}
+
+/** A product photo preset as `GET /product-photo-presets` lists it (the members the command line reads). */
+export interface PresetDescription {
+  id: string;
+  operation: string;
+  format: OutputFormat;
+}
+
+/** Options that cannot work together, refused before anything is uploaded or created. */
+export class UsageError extends Error {}
+
+function checkBackground(flags: { background?: string; backgroundColor?: string }, format: OutputFormat): void {
+  if (flags.background === 'color' && !flags.backgroundColor) {
+    throw new UsageError('--background color needs --background-color #RRGGBB');
+  }
+  if (flags.backgroundColor && flags.background !== 'color') {
+    throw new UsageError('--background-color goes with --background color');
+  }
+  if (format === 'jpg' && flags.background === 'transparent') {
+    throw new UsageError('jpg has no transparency: choose --format png or webp, or another --background');
+  }
+}
+
+function checkQuality(quality: number | undefined, format: OutputFormat): void {
+  if (quality !== undefined && format === 'png') {
+    throw new UsageError('png is lossless: --quality applies to jpg and webp only');
+  }
+}
+
+export function removeBackgroundRequest(flags: RemoveBackgroundFlags): ToolRequest {
+  const format = flags.format ?? 'png';
+  checkBackground({ background: flags.background ?? 'transparent', backgroundColor: flags.backgroundColor }, format);
+  checkQuality(flags.quality, format);
+  const options = compact({
+    background: { type: flags.background, color: flags.backgroundColor, shadow: flags.shadow },
+    output: {
+      format: flags.format,
+      quality: flags.quality,
+      crop_to_subject: flags.cropToSubject,
+      margin_percent: flags.margin,
+    },
+  });
+  return {
+    command: 'remove-background',
+    endpoint: 'remove-background',
+    options: options ?? {},
+    format,
+    price: { kind: 'tool', toolId: 'remove_background' },
+  };
+}
+
+export function editRequest(flags: EditFlags): ToolRequest {
+  const format = flags.format ?? 'png';
+  checkBackground(flags, format);
+  checkQuality(flags.quality, format);
+  if (flags.fit && (flags.width === undefined || flags.height === undefined)) {
+    throw new UsageError('--fit applies when both --width and --height are given');
+  }
+  const operations = {
+    adjustments: { light: flags.light, color: flags.colour },
+    background: { type: flags.background, color: flags.backgroundColor, shadow: flags.shadow },
+    resizing: { width: flags.width, height: flags.height, fit: flags.fit },
+    restorations: { upscale: flags.upscale, polish: flags.polish },
+  };
+  if (!compact(operations)) {
+    throw new UsageError('say what to edit: --width/--height, --background, --light, --colour, --upscale or --polish');
+  }
+  const options = compact({ operations, output: { format: flags.format, quality: flags.quality } });
+  return {
+    command: 'edit',
+    endpoint: 'image/edit',
+    options: options ?? {},
+    format,
+    price: { kind: 'tool', toolId: 'image_editing' },
+  };
+}
+
+export function presetRequest(preset: PresetDescription, flags: PresetFlags): ToolRequest {
+  checkQuality(flags.quality, preset.format);
+  const options = compact({
+    preset: preset.id,
+    preservation_level: flags.preservation,
+    instructions: flags.instructions,
+    output: { quality: flags.quality },
+  });
+  return {
+    command: 'preset',
+    endpoint: 'product-photo-jobs',
+    options: options ?? {},
+    format: preset.format,
+    price: { kind: 'product_photo', operation: preset.operation },
+  };
+}

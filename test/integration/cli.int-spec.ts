@@ -1,0 +1,222 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { ProcessRole } from '../../src/core/bootstrap/role';
+import { cleanEnv, freePort, startProcess, type ServiceProcess } from '../support/processes';
+import { parseSamples, sumOf } from '../support/prometheus-text';
+import { bearer, createTestApp, seedAccount, TEST_ADMIN_TOKEN, type TestApp } from '../support/test-app';
+
+/** Two creates and ten polls per key in a window of a few seconds, one active job: a run of three jobs meets them. */
+const LOW_LIMITS = {
+  RATE_LIMIT_WINDOW_SECONDS: '4',
+  LIMIT_CREATES_PER_HOUR_KEY: '2',
+  LIMIT_POLLS_PER_HOUR_KEY: '10',
+  LIMIT_ACTIVE_JOBS_PER_KEY: '1',
+};
+
+const STATE_FILE = '.image-jobs-state.json';
+
+/** The command line from its TypeScript source, so the suite does not depend on a build being current. */
+function startCli(args: string[], env: Record<string, string>): ServiceProcess {
+  return startProcess(
+    'node',
+    ['-r', 'ts-node/register/transpile-only', 'packages/client/src/cli/main.ts', ...args],
+    cleanEnv(env),
+  );
+}
+
+async function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | string; output: string }> {
+  const cli = startCli(args, env);
+  try {
+    const code = await cli.exited;
+    return { code, output: cli.output() };
+  } finally {
+    cli.kill();
+  }
+}
+
+/** Product-like photos of distinct sizes and colours (distinct bytes), drawn with sharp. */
+async function drawPhotos(folder: string, names: string[]): Promise<string[]> {
+  const paths: string[] = [];
+  for (const [n, name] of names.entries()) {
+    const path = join(folder, name);
+    const width = 120 + 10 * n;
+    const product = Buffer.from(
+      `<svg width="${width}" height="90"><rect width="100%" height="100%" fill="#f4f4f4"/>` +
+        `<ellipse cx="${width / 2}" cy="45" rx="30" ry="25" fill="rgb(${40 * n},90,160)"/></svg>`,
+    );
+    await sharp(product).jpeg().toFile(path);
+    paths.push(path);
+  }
+  return paths;
+}
+
+describe('image-jobs command line', () => {
+  let t: TestApp;
+  let base: string;
+  let folder: string;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    t = await createTestApp({ ...LOW_LIMITS, PUBLIC_BASE_URL: base }, { role: ProcessRole.All });
+    await t.app.listen(port, '127.0.0.1');
+  });
+
+  afterAll(() => t?.close());
+
+  beforeEach(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'image-jobs-cli-'));
+  });
+
+  afterEach(() => rm(folder, { recursive: true, force: true }));
+
+  const refusals = async () =>
+    sumOf(
+      parseSamples((await t.http().get('/metrics').set(bearer(TEST_ADMIN_TOKEN)).expect(200)).text),
+      'imgjobs_http_request_duration_seconds_count',
+      { status: '429' },
+    );
+
+  const ledger = async (accountId: string) => {
+    const rows: Array<{ kind: string; amount: number; credits: number; count: number }> = await t.dataSource.query(
+      `SELECT kind, sum(amount)::int AS amount, sum(credits)::int AS credits, count(*)::int AS count
+         FROM credit_ledger WHERE account_id = $1 GROUP BY kind`,
+      [accountId],
+    );
+    return Object.fromEntries(rows.map((row) => [row.kind, row]));
+  };
+
+  const countOf = async (table: 'jobs' | 'uploads', accountId: string): Promise<number> =>
+    (await t.dataSource.query(`SELECT count(*)::int AS n FROM ${table} WHERE account_id = $1`, [accountId]))[0].n;
+
+  it('edits photos with a live key: results named after their sources, sized as asked, within the limits', async () => {
+    const account = await seedAccount(t, { credits: 100 });
+    const photos = await drawPhotos(folder, ['shoe.jpg', 'bag.jpg', 'hat.jpg', 'belt.jpg', 'scarf.jpg']);
+    const out = join(folder, 'edited');
+    const refusedBefore = await refusals();
+    const { code, output } = await runCli(
+      ['edit', ...photos, '--width', '64', '--height', '48', '--fit', 'cover', '--out', out, '--batch-size', '2'],
+      { IMAGE_JOBS_API_KEY: account.liveKey, IMAGE_JOBS_BASE_URL: base },
+    );
+    expect({ code, output }).toMatchObject({ code: 0 });
+    expect(output).toContain('summary: 5 written, 0 failed of 5; credits used: 5');
+    // Three jobs and two creates per window: the run waited for the window rather than being refused.
+    expect(output).toMatch(/waiting for the create limit, ETA \d+:\d\d/);
+    expect(await refusals()).toBe(refusedBefore);
+    expect((await readdir(out)).sort()).toEqual(
+      ['bag.png', 'belt.png', 'hat.png', 'scarf.png', 'shoe.png', STATE_FILE].sort(),
+    );
+    for (const name of ['bag', 'belt', 'hat', 'scarf', 'shoe']) {
+      const meta = await sharp(join(out, `${name}.png`)).metadata();
+      expect({ name, format: meta.format, width: meta.width, height: meta.height }).toEqual({
+        name,
+        format: 'png',
+        width: 64,
+        height: 48,
+      });
+    }
+    expect(await countOf('jobs', account.accountId)).toBe(3);
+    const entries = await ledger(account.accountId);
+    expect(entries.capture).toMatchObject({ count: 5, credits: 5 });
+    expect(entries.reserve.amount).toBe(-5);
+  });
+
+  it('pays for nothing twice when run again after being killed in the middle', async () => {
+    const account = await seedAccount(t, { credits: 100 });
+    const photos = await drawPhotos(folder, ['a.jpg', 'b.jpg', 'c.jpg', 'd.jpg', 'e.jpg', 'f.jpg']);
+    const out = join(folder, 'out');
+    const args = ['--api-key', account.liveKey, '--base-url', base, 'edit', ...photos, '--width', '40'];
+    const first = startCli([...args, '--out', out, '--batch-size', '2'], {});
+    try {
+      await first.waitForOutput(/created job /);
+      first.signal('SIGKILL');
+      expect(await first.exited).toBe('SIGKILL');
+    } finally {
+      first.kill();
+    }
+    const second = await runCli([...args, '--out', out, '--batch-size', '2'], {});
+    expect(second).toMatchObject({ code: 0 });
+    expect(second.output).toMatch(/summary: \d written, 0 failed(, \d skipped \(written by an earlier run\))? of 6/);
+    for (const name of ['a', 'b', 'c', 'd', 'e', 'f']) {
+      expect((await sharp(join(out, `${name}.png`)).metadata()).width).toBe(40);
+    }
+    // Each photo was paid for once: three jobs of two, six captures, and the balance down by six.
+    expect(await countOf('jobs', account.accountId)).toBe(3);
+    const entries = await ledger(account.accountId);
+    expect(entries.reserve).toMatchObject({ count: 3, amount: -6 });
+    expect(entries.capture).toMatchObject({ count: 6, credits: 6 });
+    expect(entries.release).toBeUndefined();
+    const [{ paid_credits }] = await t.dataSource.query(`SELECT paid_credits FROM accounts WHERE id = $1`, [
+      account.accountId,
+    ]);
+    expect(paid_credits).toBe(94);
+    // A third run finds everything written and sends nothing.
+    const third = await runCli([...args, '--out', out, '--batch-size', '2'], {});
+    expect(third.output).toContain('summary: 0 written, 0 failed, 6 skipped (written by an earlier run) of 6');
+    expect(await countOf('jobs', account.accountId)).toBe(3);
+  });
+
+  it('--dry-run prints the price from the catalog and creates nothing, not even an upload', async () => {
+    const account = await seedAccount(t, { credits: 100 });
+    const photos = await drawPhotos(folder, ['one.jpg', 'two.jpg', 'three.jpg']);
+    const out = join(folder, 'never');
+    const { code, output } = await runCli(
+      ['remove-background', ...photos, '--out', out, '--dry-run', '--api-key', account.liveKey, '--base-url', base],
+      {},
+    );
+    expect(code).toBe(0);
+    expect(output).toContain('dry run: remove-background on 3 images, in 1 job');
+    expect(output).toContain('price: 1 credit per image, pricing version 1 (remove_background in GET /api/v1/tools)');
+    expect(output).toContain('total: 3 credits');
+    expect(await countOf('jobs', account.accountId)).toBe(0);
+    expect(await countOf('uploads', account.accountId)).toBe(0);
+    expect(existsSync(out)).toBe(false);
+    const preset = await runCli(['preset', 'amazon_main_image', ...photos, '--out', out, '--dry-run'], {
+      IMAGE_JOBS_BASE_URL: base,
+    });
+    expect(preset.output).toContain('total: 6 credits');
+  });
+
+  it('runs end to end with the sandbox key: a failed result is reported and the exit code is 1', async () => {
+    const account = await seedAccount(t, { credits: 100 });
+    const photos = await drawPhotos(folder, ['mug.jpg', 'sandbox_fail_lamp.jpg', 'cup.jpg']);
+    const out = join(folder, 'cutouts');
+    const { code, output } = await runCli(['remove-background', ...photos, '--out', out], {
+      IMAGE_JOBS_API_KEY: account.sandboxKey,
+      IMAGE_JOBS_BASE_URL: base,
+    });
+    expect(code).toBe(1);
+    expect(output).toContain('summary: 2 written, 1 failed of 3; credits used: 0');
+    expect(output).toMatch(/sandbox_fail_lamp\.png: sandbox_simulated_failure/);
+    for (const name of ['mug', 'cup']) expect((await sharp(join(out, `${name}.png`)).metadata()).format).toBe('png');
+    expect(existsSync(join(out, 'sandbox_fail_lamp.png'))).toBe(false);
+    expect(await ledger(account.accountId)).not.toHaveProperty('reserve');
+  });
+
+  it('runs a product photo preset with the sandbox key, writing the format the preset makes', async () => {
+    const account = await seedAccount(t, { credits: 100 });
+    const photos = await drawPhotos(folder, ['lamp.jpg', 'vase.jpg']);
+    const out = join(folder, 'amazon');
+    const { code, output } = await runCli(['preset', 'amazon_main_image', ...photos, '--out', out], {
+      IMAGE_JOBS_API_KEY: account.sandboxKey,
+      IMAGE_JOBS_BASE_URL: base,
+    });
+    expect({ code, output }).toMatchObject({ code: 0 });
+    for (const name of ['lamp', 'vase']) expect((await sharp(join(out, `${name}.jpg`)).metadata()).format).toBe('jpeg');
+  });
+
+  it('refuses options that cannot work together before anything is sent (exit code 2)', async () => {
+    const account = await seedAccount(t, { credits: 100 });
+    const photos = await drawPhotos(folder, ['x.jpg']);
+    const { code, output } = await runCli(
+      ['edit', ...photos, '--out', join(folder, 'o'), '--fit', 'cover', '--width', '10'],
+      { IMAGE_JOBS_API_KEY: account.liveKey, IMAGE_JOBS_BASE_URL: base },
+    );
+    expect(code).toBe(2);
+    expect(output).toContain('--fit applies when both --width and --height are given');
+    expect(await countOf('uploads', account.accountId)).toBe(0);
+  });
+});
