@@ -53,7 +53,7 @@ export {
   type ToolCatalogEntry,
   type ToolId,
 } from './types';
-export type { HandWrittenUploadResponse, Upload, UploadResponse } from './upload-types';
+export type { Upload, UploadResponse } from './upload-types';
 export {
   WebhookVerificationError,
   verifyWebhook,

@@ -346,6 +346,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a source image, to use as `upload://…` in any create request.
+         * @description The body is the image itself, with its type as `Content-Type`. The format is read from the image header and must be the declared type. At most SOURCE_MAX_BYTES (25 MiB by default, the limit of fetched sources) and SOURCE_MAX_MEGAPIXELS (50). The upload is kept UPLOAD_RETENTION_HOURS (24 by default), usable by every key of your account, and then deleted. Counts toward the upload limit (LIMIT_UPLOADS_PER_HOUR_KEY, 100 per hour by default), refused uploads too.
+         *
+         *     ```
+         *     curl -s https://api.example.com/api/v1/uploads -H "Authorization: Bearer $KEY" \
+         *       -H "Content-Type: image/jpeg" --data-binary @shoe.jpg
+         *     ```
+         */
+        post: operations["UploadsController_upload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/accounts": {
         parameters: {
             query?: never;
@@ -638,6 +663,7 @@ export interface components {
         CutoutInputImageDto: {
             /**
              * Format: uri
+             * @description The source image: an http or https URL the worker downloads, or the `image_url` of one of your uploads (`upload://upl_…`, from POST /api/v1/uploads), which the worker reads from storage.
              * @example https://cdn.example.com/products/123.jpg
              */
             image_url: string;
@@ -862,6 +888,7 @@ export interface components {
         InputImageDto: {
             /**
              * Format: uri
+             * @description The source image: an http or https URL the worker downloads, or the `image_url` of one of your uploads (`upload://upl_…`, from POST /api/v1/uploads), which the worker reads from storage.
              * @example https://cdn.example.com/products/123.jpg
              */
             image_url: string;
@@ -969,7 +996,10 @@ export interface components {
             webhook_url?: string;
         };
         ProductImageDto: {
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description The source image: an http or https URL the worker downloads, or the `image_url` of one of your uploads (`upload://upl_…`, from POST /api/v1/uploads), which the worker reads from storage.
+             */
             source_url: string;
             external_id: string;
             /**
@@ -1225,6 +1255,53 @@ export interface components {
         };
         RedeliveryResponseDto: {
             delivery: components["schemas"]["DeliveryDto"];
+        };
+        UploadDto: {
+            /** @example upl_4fQ9zK2mX7bN1cV8dR5tY3wA */
+            id: string;
+            /**
+             * @description Give this wherever a create endpoint takes a source image URL (`input[].image_url`, `images[].source_url`). Only keys of the same account can use it, until `expires_at`.
+             * @example upload://upl_4fQ9zK2mX7bN1cV8dR5tY3wA
+             */
+            image_url: string;
+            /**
+             * @description What the bytes are.
+             * @example image/jpeg
+             * @enum {string}
+             */
+            content_type: "image/jpeg" | "image/png" | "image/webp" | "image/gif" | "image/tiff" | "image/avif" | "image/heic" | "image/heif";
+            /**
+             * @description The format read from the image header (`jpeg`, `png`, `avif`, ...).
+             * @example jpeg
+             */
+            format: string;
+            /**
+             * @description Pixels, EXIF orientation applied.
+             * @example 1200
+             */
+            width: number;
+            /**
+             * @description Pixels, EXIF orientation applied.
+             * @example 800
+             */
+            height: number;
+            /** @example 123456 */
+            size_bytes: number;
+            /**
+             * Format: date-time
+             * @example 2026-07-01T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description After this the upload cannot be used (a result made from it fails `source_fetch_failed`) and is deleted.
+             * @example 2026-07-02T09:30:00.000Z
+             */
+            expires_at: string;
+        };
+        UploadResponseDto: {
+            upload: components["schemas"]["UploadDto"];
+            request_id: string;
         };
         CreateAccountDto: {
             name: string;
@@ -2894,6 +2971,117 @@ export interface operations {
             };
             /** @description `not_found`: no such account or event */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `service_unavailable`: PostgreSQL or Redis is unreachable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    UploadsController_upload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The image bytes. */
+        requestBody: {
+            content: {
+                "image/jpeg": string;
+                "image/png": string;
+                "image/webp": string;
+                "image/gif": string;
+                "image/tiff": string;
+                "image/avif": string;
+                "image/heic": string;
+                "image/heif": string;
+            };
+        };
+        responses: {
+            /** @description Stored. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "upload": {
+                     *         "id": "upl_4fQ9zK2mX7bN1cV8dR5tY3wA",
+                     *         "image_url": "upload://upl_4fQ9zK2mX7bN1cV8dR5tY3wA",
+                     *         "content_type": "image/jpeg",
+                     *         "format": "jpeg",
+                     *         "width": 1200,
+                     *         "height": 800,
+                     *         "size_bytes": 123456,
+                     *         "created_at": "2026-07-01T09:30:00.000Z",
+                     *         "expires_at": "2026-07-02T09:30:00.000Z"
+                     *       },
+                     *       "request_id": "5f0c6a2e-8d1b-4c3e-9f7a-2b6d4e8a1c0f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UploadResponseDto"];
+                };
+            };
+            /** @description `invalid_request`: an empty body, a body that is not an image, or not the declared type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `unauthorized`: missing, unknown or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `payload_too_large`: more than SOURCE_MAX_BYTES, or more than SOURCE_MAX_MEGAPIXELS */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `unsupported_media_type`: Content-Type is not an accepted image type, or the body is compressed */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `rate_limit_exceeded` (with Retry-After) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
