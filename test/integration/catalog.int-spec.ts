@@ -71,4 +71,29 @@ describe(CatalogController.name, () => {
     const ad = res.body.tools.find((tool: { id: string }) => tool.id === 'ad_creative');
     expect(ad).toMatchObject({ credits: 7, pricing_version: 2 });
   });
+
+  it("lists each product photo preset with its operation's price, which a new pricing version changes", async () => {
+    const before = await t.http().get('/api/v1/product-photo-presets').expect(200);
+    const priceOf = (presets: Array<{ operation: string; credits: number; cost_key: string }>, operation: string) =>
+      presets
+        .filter((preset) => preset.operation === operation)
+        .map(({ credits, cost_key }) => ({ credits, cost_key }));
+    expect(new Set(priceOf(before.body.presets, 'studio_packshot').map((price) => price.credits))).toEqual(
+      new Set([2]),
+    );
+    expect(priceOf(before.body.presets, 'premium_ad')[0]).toEqual({ credits: 5, cost_key: 'product_photo.premium_ad' });
+
+    await t.dataSource.query(
+      `INSERT INTO prices (cost_key, pricing_version, credits) VALUES ('product_photo.studio_packshot', 2, 6)`,
+    );
+    const after = await t
+      .http()
+      .get('/api/v1/product-photo-presets')
+      .query({ operation: 'studio_packshot' })
+      .expect(200);
+    expect(after.body.presets.length).toBeGreaterThan(0);
+    for (const preset of after.body.presets) {
+      expect(preset).toMatchObject({ credits: 6, pricing_version: 2, cost_key: 'product_photo.studio_packshot' });
+    }
+  });
 });

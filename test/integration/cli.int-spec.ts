@@ -174,10 +174,18 @@ describe('image-jobs command line', () => {
     expect(await countOf('jobs', account.accountId)).toBe(0);
     expect(await countOf('uploads', account.accountId)).toBe(0);
     expect(existsSync(out)).toBe(false);
+    // A preset is priced at its operation's current price, as GET /product-photo-presets lists it.
+    await t.dataSource.query(
+      `INSERT INTO prices (cost_key, pricing_version, credits) VALUES ('product_photo.marketplace_clean', 2, 4)`,
+    );
     const preset = await runCli(['preset', 'amazon_main_image', ...photos, '--out', out, '--dry-run'], {
       IMAGE_JOBS_BASE_URL: base,
     });
-    expect(preset.output).toContain('total: 6 credits');
+    expect(preset.output).toContain(
+      'price: 4 credits per image, pricing version 2 ' +
+        '(product_photo.marketplace_clean in GET /api/v1/product-photo-presets)',
+    );
+    expect(preset.output).toContain('total: 12 credits');
   });
 
   it('runs end to end with the sandbox key: a failed result is reported and the exit code is 1', async () => {
@@ -218,5 +226,20 @@ describe('image-jobs command line', () => {
     expect(code).toBe(2);
     expect(output).toContain('--fit applies when both --width and --height are given');
     expect(await countOf('uploads', account.accountId)).toBe(0);
+  });
+
+  it('is installed as the image-jobs command, built, with --help for every command', async () => {
+    // node_modules/.bin/image-jobs, linked by npm ci to the package's bin, which runs the build (npm test builds).
+    const command = join('node_modules', '.bin', 'image-jobs');
+    for (const [args, expected] of [
+      [['--help'], /Usage: image-jobs .*remove-background.*edit.*preset.*presets/s],
+      [['remove-background', '--help'], /Usage: image-jobs remove-background .*--out/s],
+      [['edit', '--help'], /Usage: image-jobs edit .*--width.*--light.*--upscale/s],
+      [['preset', '--help'], /Usage: image-jobs preset .*<preset>/s],
+    ] as const) {
+      const run = startProcess(command, [...args], cleanEnv({}));
+      expect(await run.exited).toBe(0);
+      expect(run.output()).toMatch(expected);
+    }
   });
 });

@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   ImageJobsApiError,
   ImageJobsClient,
@@ -141,6 +144,55 @@ describe(ImageJobsClient.name, () => {
     }
     const thumbnail = await decodeRgba(await client.download(result.thumbnail_url as string));
     expect(thumbnail.width).toBeGreaterThan(0);
+  });
+
+  it('uploads a file and a buffer, makes a job of both and refuses a body that is not the declared image', async () => {
+    const client = clientFor(account.liveKey);
+    const folder = await mkdtemp(join(tmpdir(), 'imgjobs-client-'));
+    try {
+      // Left half red, right half blue, as a JPEG file on disk and as a PNG buffer.
+      const drawn = fromFixture(paint(48, 24, (x) => (x < 24 ? RED : BLUE)));
+      const file = join(folder, 'halves.jpg');
+      await writeFile(file, await drawn.clone().jpeg({ quality: 95 }).toBuffer());
+      const fromFile = await client.upload(file);
+      expect(fromFile).toMatchObject({ format: 'jpeg', content_type: 'image/jpeg', width: 48, height: 24 });
+      expect(fromFile.image_url).toBe(`upload://${fromFile.id}`);
+      const fromBuffer = await client.upload(await drawn.clone().png().toBuffer());
+      expect(fromBuffer).toMatchObject({ format: 'png', width: 48, height: 24 });
+
+      const created = await client.editImage({
+        input: [
+          { image_url: fromFile.image_url, external_id: 'file' },
+          { image_url: fromBuffer.image_url, external_id: 'buffer' },
+        ],
+        operations: { resizing: { width: 24, height: 12, fit: 'contain' } },
+        output: { format: 'png' },
+      });
+      const finished = await client.waitForJob(created.job.id, { intervalMs: 50 });
+      expect(finished.job.status).toBe('completed');
+      for (const result of finished.results) {
+        const image = await decodeRgba(await client.download(result.result_url as string));
+        expect([image.width, image.height]).toEqual([24, 12]);
+        for (const [x, colour] of [
+          [3, RED],
+          [20, BLUE],
+        ] as const) {
+          image
+            .pixel(x, 6)
+            .slice(0, 3)
+            .forEach((channel, i) => expect(Math.abs(channel - colour[i])).toBeLessThanOrEqual(16));
+        }
+      }
+
+      const refused = await client.upload(Buffer.from('not an image at all'), { contentType: 'image/png' }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(refused).toBeInstanceOf(ImageJobsApiError);
+      expect(refused).toMatchObject({ status: 400, code: 'invalid_request' });
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 
   it('waits out a 429 for its Retry-After and then answers, for a plain read and for waitForJob', async () => {

@@ -11,6 +11,9 @@ interface Preset {
   height: number | null;
   format: string;
   background: string;
+  credits: number;
+  cost_key: string;
+  pricing_version: number;
 }
 
 const PRESETS = '/api/v1/product-photo-presets';
@@ -54,14 +57,19 @@ describe(`${CatalogController.name} presets`, () => {
       expect(Object.keys(preset).sort()).toEqual([
         'background',
         'channel',
+        'cost_key',
+        'credits',
         'description',
         'format',
         'height',
         'id',
         'name',
         'operation',
+        'pricing_version',
         'width',
       ]);
+      expect(preset.cost_key).toBe(`product_photo.${preset.operation}`);
+      expect(Number.isInteger(preset.credits) && preset.credits > 0).toBe(true);
       expect(preset.id).toMatch(/^[a-z0-9_]+$/);
       for (const field of ['name', 'channel', 'description', 'background'] as const) {
         expect(typeof preset[field]).toBe('string');

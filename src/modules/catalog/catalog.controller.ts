@@ -48,9 +48,19 @@ export class CatalogController {
   }
 
   @Get('product-photo-presets')
-  @ApiOperation({ summary: 'List the presets accepted by POST /product-photo-jobs (public).' })
+  @ApiOperation({
+    summary: 'List the presets accepted by POST /product-photo-jobs, with their current credit costs (public).',
+  })
   @ApiOkResponse({ type: ProductPhotoPresetsResponseDto })
-  listPresets(@Query() query: ListPresetsQueryDto): { presets: ProductPhotoPresetDto[] } {
-    return { presets: this.catalog.presets(query.operation).map((preset) => ({ ...preset })) };
+  async listPresets(@Query() query: ListPresetsQueryDto): Promise<{ presets: ProductPhotoPresetDto[] }> {
+    const presets = await this.catalog.pricedPresets(query.operation);
+    return {
+      presets: presets.map(({ price, ...preset }) => ({
+        ...preset,
+        credits: price.credits,
+        cost_key: price.costKey,
+        pricing_version: price.pricingVersion,
+      })),
+    };
   }
 }

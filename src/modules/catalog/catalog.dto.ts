@@ -159,6 +159,15 @@ export class ProductPhotoPresetDto {
 
   @ApiProperty({ enum: ['white', 'transparent', 'original', 'generated_scene'] })
   background!: string;
+
+  @ApiProperty({ type: 'integer', description: "Current credit cost per image of the preset's operation." })
+  credits!: number;
+
+  @ApiProperty({ example: 'product_photo.product_photo_enhance', description: 'The price row the cost comes from.' })
+  cost_key!: string;
+
+  @ApiProperty({ type: 'integer' })
+  pricing_version!: number;
 }
 
 export class ProductPhotoPresetsResponseDto {

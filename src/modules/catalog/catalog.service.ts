@@ -1,7 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { PRODUCT_PHOTO_PRESETS, type ProductPhotoOperation, type ProductPhotoPreset } from './product-photo-presets';
+import {
+  PRODUCT_PHOTO_PRESETS,
+  productPhotoCostKey,
+  type ProductPhotoOperation,
+  type ProductPhotoPreset,
+} from './product-photo-presets';
 import { defaultCostKey, TOOLS, type ToolDefinition } from './tools';
 
 export interface CurrentPrice {
@@ -11,6 +16,10 @@ export interface CurrentPrice {
 }
 
 export interface PricedTool extends ToolDefinition {
+  price: CurrentPrice;
+}
+
+export interface PricedPreset extends ProductPhotoPreset {
   price: CurrentPrice;
 }
 
@@ -59,7 +68,14 @@ export class CatalogService {
     });
   }
 
-  presets(operation?: ProductPhotoOperation): ProductPhotoPreset[] {
-    return PRODUCT_PHOTO_PRESETS.filter((preset) => !operation || preset.operation === operation);
+  /** The presets (of one operation, if given), each with its operation's current price. */
+  async pricedPresets(operation?: ProductPhotoOperation): Promise<PricedPreset[]> {
+    const prices = await this.currentPrices();
+    return PRODUCT_PHOTO_PRESETS.filter((preset) => !operation || preset.operation === operation).map((preset) => {
+      const costKey = productPhotoCostKey(preset.operation);
+      const price = prices.get(costKey);
+      if (!price) throw new Error(`No price for ${costKey}: the prices table is incomplete`);
+      return { ...preset, price };
+    });
   }
 }

@@ -7,6 +7,9 @@ export enum ProductPhotoOperation {
   PremiumAd = 'premium_ad',
 }
 
+/** The price row of a product photo operation: each operation has its own. */
+export const productPhotoCostKey = (operation: ProductPhotoOperation) => `product_photo.${operation}`;
+
 export type PresetFormat = 'jpg' | 'png' | 'webp';
 export type PresetBackground = 'white' | 'transparent' | 'original' | 'generated_scene';
 

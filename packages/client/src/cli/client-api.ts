@@ -100,7 +100,6 @@ export function clientJobsApi(baseUrl: string, apiKey: string | undefined, pacin
           id: tool.id,
           credits: tool.credits,
           pricingVersion: tool.pricing_version,
-          defaultCostKey: tool.default_cost_key,
         })),
       ),
     presets: () =>
@@ -112,6 +111,9 @@ export function clientJobsApi(baseUrl: string, apiKey: string | undefined, pacin
           format: preset.format,
           width: preset.width ?? null,
           height: preset.height ?? null,
+          credits: preset.credits,
+          pricingVersion: preset.pricing_version,
+          costKey: preset.cost_key,
         })),
       ),
   };

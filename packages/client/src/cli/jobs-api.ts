@@ -1,4 +1,4 @@
-import type { CreateEndpoint } from './tool-requests';
+import type { CreateEndpoint, ListedPrice } from './tool-requests';
 
 /** Job statuses after which nothing changes (contract section 7). */
 export const FINISHED_JOB_STATUSES: ReadonlySet<string> = new Set([
@@ -36,10 +36,9 @@ export interface CatalogPrice {
   id: string;
   credits: number;
   pricingVersion: number;
-  defaultCostKey: string;
 }
 
-export interface PresetEntry {
+export interface PresetEntry extends ListedPrice {
   id: string;
   name: string;
   operation: string;

@@ -191,7 +191,7 @@ async function execute(
   const request = await requestOf(api);
   const sources = await readSources(files);
   if (flags.dryRun) {
-    const price = unitPrice(request.price, await api.catalog());
+    const price = unitPrice(request.price, request.price.kind === 'tool' ? await api.catalog() : []);
     const written = globals.apiKey
       ? await resultsWrittenBefore(request, sources, flags.out, stateScope(globals.baseUrl, globals.apiKey))
       : new Set<string>();

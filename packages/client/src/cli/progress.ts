@@ -29,13 +29,17 @@ const describe = (counts: Counts): string =>
 
 /** A bar redrawn in place, for a terminal: done, failed, total, credits and any wait with its ETA. */
 export class BarProgress implements Progress {
-  private readonly bar = new SingleBar({
-    format: '{bar} {value}/{total} | done {done} | failed {failed} | credits {credits} | {status}',
-    hideCursor: true,
-    stream: process.stdout,
-    clearOnComplete: false,
-  });
+  private readonly bar: SingleBar;
   private waitTimer: NodeJS.Timeout | undefined;
+
+  constructor(stream: NodeJS.WritableStream = process.stdout) {
+    this.bar = new SingleBar({
+      format: '{bar} {value}/{total} | done {done} | failed {failed} | credits {credits} | {status}',
+      hideCursor: true,
+      stream,
+      clearOnComplete: false,
+    });
+  }
 
   start(counts: Counts): void {
     this.bar.start(counts.total, counts.done + counts.failed, { ...counts, status: 'working' });

@@ -3,8 +3,18 @@ import type { OutputFormat } from './naming';
 /** The create endpoints the command line uses, as the client names them. */
 export type CreateEndpoint = 'remove-background' | 'image/edit' | 'product-photo-jobs';
 
-/** Where a run's price comes from in the catalog: a tool's cost, or a product photo operation's. */
-export type PriceSource = { kind: 'tool'; toolId: string } | { kind: 'product_photo'; operation: string };
+/** A price as the service lists it: per image, at a pricing version. */
+export interface ListedPrice {
+  credits: number;
+  pricingVersion: number;
+  costKey: string;
+}
+
+/**
+ * Where a run's price comes from: a tool's cost in `GET /tools`, or the price a preset is listed
+ * with in `GET /product-photo-presets` (its operation's).
+ */
+export type PriceSource = { kind: 'tool'; toolId: string } | ({ kind: 'preset' } & ListedPrice);
 
 /** One command's request: everything in the create body but the images, and what it produces. */
 export interface ToolRequest {
@@ -84,7 +94,7 @@ export interface PresetFlags {
 }
 
 /** A product photo preset as `GET /product-photo-presets` lists it (the members the command line reads). */
-export interface PresetDescription {
+export interface PresetDescription extends ListedPrice {
   id: string;
   operation: string;
   format: OutputFormat;
@@ -172,6 +182,11 @@ export function presetRequest(preset: PresetDescription, flags: PresetFlags): To
     endpoint: 'product-photo-jobs',
     options: options ?? {},
     format: preset.format,
-    price: { kind: 'product_photo', operation: preset.operation },
+    price: {
+      kind: 'preset',
+      credits: preset.credits,
+      pricingVersion: preset.pricingVersion,
+      costKey: preset.costKey,
+    },
   };
 }

@@ -77,7 +77,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the presets accepted by POST /product-photo-jobs (public). */
+        /** List the presets accepted by POST /product-photo-jobs, with their current credit costs (public). */
         get: operations["CatalogController_listPresets"];
         put?: never;
         post?: never;
@@ -594,6 +594,14 @@ export interface components {
             format: "jpg" | "png" | "webp";
             /** @enum {string} */
             background: "white" | "transparent" | "original" | "generated_scene";
+            /** @description Current credit cost per image of the preset's operation. */
+            credits: number;
+            /**
+             * @description The price row the cost comes from.
+             * @example product_photo.product_photo_enhance
+             */
+            cost_key: string;
+            pricing_version: number;
         };
         ProductPhotoPresetsResponseDto: {
             presets: components["schemas"]["ProductPhotoPresetDto"][];

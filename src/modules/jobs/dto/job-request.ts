@@ -1,6 +1,6 @@
 import { DomainError, type FieldError } from '../../../core/errors/domain-error';
 import { DEFAULT_FORMAT, DEFAULT_METADATA, QUALITY_FORMATS } from '../../catalog/output-options';
-import { findPreset, ProductPhotoOperation } from '../../catalog/product-photo-presets';
+import { findPreset, ProductPhotoOperation, productPhotoCostKey } from '../../catalog/product-photo-presets';
 import { defaultCostKey, ToolId } from '../../catalog/tools';
 import {
   cutsSubjectOut,
@@ -363,7 +363,7 @@ export function productPhotoJob(dto: ProductPhotoJobRequestDto): JobRequest {
     sources,
     dto.output,
     dto.webhook_url,
-    `product_photo.${operation}`,
+    productPhotoCostKey(operation),
     preset
       ? { format: preset.format, origin: `the format of preset ${preset.id}` }
       : { format: 'jpg', origin: 'the format of product photos without a preset' },

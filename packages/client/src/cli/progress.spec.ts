@@ -1,0 +1,32 @@
+import { PassThrough } from 'node:stream';
+import { BarProgress, formatEta } from './progress';
+
+/** A terminal as cli-progress sees one: a stream that says it is a TTY, with a width. */
+function fakeTerminal(): { stream: PassThrough; text: () => string } {
+  const stream = Object.assign(new PassThrough(), {
+    isTTY: true,
+    columns: 160,
+    cursorTo: () => true,
+    clearLine: () => true,
+  });
+  let written = '';
+  stream.on('data', (chunk: Buffer) => (written += chunk.toString()));
+  return { stream, text: () => written };
+}
+
+describe(BarProgress.name, () => {
+  it('draws done, failed, total and credits used, and a wait with its ETA', () => {
+    const terminal = fakeTerminal();
+    const progress = new BarProgress(terminal.stream);
+    progress.start({ done: 0, failed: 0, total: 5, credits: 0 });
+    progress.update({ done: 2, failed: 1, total: 5, credits: 2 });
+    progress.waiting('create limit', Date.now() + 65_000);
+    progress.stop();
+    expect(terminal.text()).toMatch(/3\/5 \| done 2 \| failed 1 \| credits 2 \| create limit, ETA 1:0[45]/);
+  });
+
+  it('writes an ETA as minutes and seconds', () => {
+    expect(formatEta(65_000)).toBe('1:05');
+    expect(formatEta(-10)).toBe('0:00');
+  });
+});
