@@ -237,7 +237,10 @@ export class QueueWorkersService implements OnApplicationBootstrap, OnModuleDest
    */
   private async giveBack(job: Job, token: string | undefined): Promise<never> {
     await job.moveToWait(token).catch((error: unknown) => {
-      this.logger.warn({ err: error, job_id: job.id }, 'could not hand a job back; it is taken over once its lock lapses');
+      this.logger.warn(
+        { err: error, job_id: job.id },
+        'could not hand a job back; it is taken over once its lock lapses',
+      );
     });
     throw new WaitingError();
   }
