@@ -62,9 +62,10 @@ export class ResultHandedBack extends Error {
 /** A promise that rejects with `signal`'s reason once it aborts, and a way to stop listening. */
 function whenAborted(signal: AbortSignal): { aborted: Promise<never>; stopListening: () => void } {
   let stopListening = () => undefined as void;
+  const reason = () => (signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
   const aborted = new Promise<never>((_, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return reject(reason());
+    const onAbort = () => reject(reason());
     signal.addEventListener('abort', onAbort, { once: true });
     stopListening = () => signal.removeEventListener('abort', onAbort);
   });
