@@ -1,3 +1,5 @@
+import { hostname } from 'node:os';
+import { Queue } from 'bullmq';
 import { Client } from 'pg';
 import { cleanEnv, freePort, startProcess, waitForReady, type ServiceProcess } from '../support/processes';
 import { createScratchDatabase } from '../support/scratch-database';
@@ -8,18 +10,22 @@ import { readUntil } from '../support/waiting';
 
 const ADMIN_TOKEN = 'crash-admin-token-0123456789';
 const CREDITS = 20;
+/** The issue's bound on taking over a dead worker's results, met by the default lock and stalled-check settings. */
+const TAKEOVER_MS = 15_000;
 
 describe('a worker killed in the middle of a batch', () => {
   let database: Awaited<ReturnType<typeof createScratchDatabase>>;
   let db: Client;
   const processes: ServiceProcess[] = [];
   let redisPrefix: string | undefined;
+  let queue: Queue | undefined;
 
   beforeAll(async () => {
     database = await createScratchDatabase();
   });
   afterAll(async () => {
     for (const service of processes) service.kill();
+    await queue?.close();
     await db?.end();
     await database.drop();
     if (redisPrefix) await deleteRedisKeys(testServices().redisUrl, `${redisPrefix}:*`);
@@ -39,13 +45,13 @@ describe('a worker killed in the middle of a batch', () => {
         ADMIN_TOKEN,
         LIMIT_ACTIVE_JOBS_PER_KEY: '5',
         LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '5',
-        FAKE_PROVIDER_DELAY_MS: '4000',
+        // Slow results outlast the replacement's start-up, so the first worker still runs them when killed.
+        FAKE_PROVIDER_DELAY_MS: '20000',
         WORKER_CONCURRENCY_PROCESSING: '3',
-        // A dead worker's locks expire quickly, so the test does not wait 30 s for stall detection.
-        WORKER_LOCK_SECONDS: '2',
-        WORKER_STALLED_CHECK_SECONDS: '1',
+        // The default lock and stalled-check settings: the takeover bound is theirs. The sweeper
+        // only looks at results stranded for longer than the test runs.
         SWEEP_INTERVAL_SECONDS: '1',
-        SWEEP_GRACE_SECONDS: '3',
+        SWEEP_GRACE_SECONDS: '120',
       });
       const service = (role: 'api' | 'worker') =>
         startProcess(
@@ -59,6 +65,13 @@ describe('a worker killed in the middle of a batch', () => {
       const worker = service('worker');
       processes.push(worker);
       await worker.waitForOutput(/fake provider worker started/);
+      const workerName = (process: ServiceProcess) => `${hostname()}:${process.child.pid}`;
+      const url = new URL(testServices().redisUrl);
+      queue = new Queue('processing', {
+        prefix: `${redisPrefix}:bull`,
+        connection: { host: url.hostname, port: Number(url.port || 6379), db: Number(url.pathname.slice(1) || 0) },
+      });
+      const processing = queue;
 
       const base = `http://127.0.0.1:${apiPort}`;
       const { accountId, key } = await seedAccountOverHttp(base, ADMIN_TOKEN, {
@@ -81,28 +94,42 @@ describe('a worker killed in the middle of a batch', () => {
 
       db = new Client({ connectionString: database.url });
       await db.connect();
-      const runningSlow = async () => {
-        const { rows } = await db.query(
-          `SELECT count(*)::int AS n FROM job_results WHERE job_id = $1 AND status = 'processing' AND ` +
-            `external_id LIKE 'slow%'`,
-          [jobId],
-        );
-        return rows[0].n as number;
-      };
-      await readUntil(runningSlow, (running) => running > 0, 'a slow result to start', { timeoutMs: 20_000 });
-
-      worker.child.kill('SIGKILL');
-      await worker.exited;
-      // With the worker dead and the replacement not started, nothing moves results: those still
-      // processing now are exactly the ones the crash interrupted.
-      const { rows: interrupted } = await db.query(
-        `SELECT id, external_id, attempts FROM job_results WHERE job_id = $1 AND status = 'processing'`,
-        [jobId],
-      );
-      expect(interrupted.length).toBeGreaterThanOrEqual(1);
-
+      // The results the first worker holds: its slow ones run for 20 s, long enough to be killed in.
+      const heldByFirst = async () =>
+        (await processing.getActive()).filter((entry) => entry.processedBy === workerName(worker));
+      await readUntil(heldByFirst, (held) => held.length > 0, 'the first worker to be running a result', {
+        timeoutMs: 20_000,
+        intervalMs: 50,
+      });
+      // The replacement is running before the kill, as the other workers of a deployment are
+      // when one dies: the takeover is measured without its start-up.
       const replacement = service('worker');
       processes.push(replacement);
+      await replacement.waitForOutput(/fake provider worker started/);
+      expect((await heldByFirst()).length).toBeGreaterThan(0);
+      const killedAt = Date.now();
+      worker.child.kill('SIGKILL');
+      await worker.exited;
+      // Its entries still active after its death are exactly the ones the crash interrupted
+      // (a quick one may have completed between the read and the kill).
+      const interruptedEntries = await heldByFirst();
+      expect(interruptedEntries.length).toBeGreaterThanOrEqual(1);
+      const { rows: interrupted } = await db.query(
+        `SELECT id, external_id, attempts FROM job_results WHERE id = ANY($1)`,
+        [interruptedEntries.map((entry) => entry.data.resultId as string)],
+      );
+      expect(interrupted).toHaveLength(interruptedEntries.length);
+
+      // Each is taken over by the replacement within the bound, counted from the kill.
+      for (const lost of interruptedEntries) {
+        const retaken = await readUntil(
+          async () => processing.getJob(lost.id as string),
+          (entry) => entry?.processedBy === workerName(replacement),
+          `result ${String(lost.id)} to be taken over`,
+          { timeoutMs: 60_000, intervalMs: 100 },
+        );
+        expect((retaken?.processedOn as number) - killedAt).toBeLessThanOrEqual(TAKEOVER_MS);
+      }
 
       const job = await readUntil(
         async () => {
@@ -172,6 +199,6 @@ describe('a worker killed in the middle of a batch', () => {
       expect(balance[0].paid_credits).toBe(CREDITS - 5);
       expect(balance[0].ledger_sum).toBe(balance[0].paid_credits);
     },
-    120_000,
+    180_000,
   );
 });

@@ -358,7 +358,8 @@ describe('two runs of one result', () => {
     ]);
     const work = t.app.get(ResultWorkService);
     const attempt = { queue: 'processing', waitedSeconds: null };
-    await Promise.all([work.perform(resultId, attempt), work.perform(resultId, attempt)]);
+    const running = new AbortController().signal;
+    await Promise.all([work.perform(resultId, attempt, running), work.perform(resultId, attempt, running)]);
 
     const [result] = await t.dataSource.query(
       `SELECT status, result_key, thumbnail_key FROM job_results WHERE id = $1`,

@@ -170,8 +170,13 @@ export const configSchema = z
     /** Sandbox results only write a small generated image (or wait, for `sandbox_slow`). */
     WORKER_CONCURRENCY_SANDBOX: positiveInt.max(256).default(16),
     WORKER_CONCURRENCY_WEBHOOKS: positiveInt.max(1024).default(64),
-    WORKER_LOCK_SECONDS: positiveInt.max(3600).default(30),
-    WORKER_STALLED_CHECK_SECONDS: positiveInt.max(3600).default(30),
+    /**
+     * A running task's queue lock, renewed every half of it while its worker lives: a worker whose
+     * event loop stalls for less than half of it keeps its work. A dead worker's work is taken over
+     * by the first stalled check after its lock lapses, so at most lock + check after it died (14 s).
+     */
+    WORKER_LOCK_SECONDS: positiveInt.max(3600).default(10),
+    WORKER_STALLED_CHECK_SECONDS: positiveInt.max(3600).default(4),
     WORKER_MAX_STALLED: nonNegativeInt.max(20).default(1),
     SWEEP_INTERVAL_SECONDS: positiveInt.max(3600).default(30),
     SWEEP_GRACE_SECONDS: positiveInt.max(86_400).default(60),

@@ -45,6 +45,30 @@ describe(LocalDiskStorage.name, () => {
     expect(await storage.open(KEY)).toBeNull();
   });
 
+  it('leaves no file, temporary or final, when the write is aborted at any point before its rename', async () => {
+    const bytes = Buffer.alloc(4 * 1024 * 1024, 7);
+    const aborted = new AbortController();
+    aborted.abort();
+    await expect(storage.put(KEY, bytes, 'image/png', aborted.signal)).rejects.toThrow();
+    // Aborted after each of the write's first steps: the put either rejects leaving nothing, or
+    // (past the rename) stores the whole file.
+    for (let ticks = 0; ticks < 12; ticks++) {
+      const controller = new AbortController();
+      const put = storage.put(KEY, bytes, 'image/png', controller.signal);
+      for (let tick = 0; tick < ticks; tick++) await new Promise((resolve) => setImmediate(resolve));
+      controller.abort();
+      const stored = await put.then(
+        () => true,
+        () => false,
+      );
+      const files = (await listFiles(root).catch(() => [])).filter((file) => file.endsWith('.tmp'));
+      expect(files).toEqual([]);
+      if (stored) expect(await readFile(join(root, ...KEY.split('/')))).toEqual(bytes);
+      else expect(await storage.open(KEY)).toBeNull();
+      await storage.delete(KEY);
+    }
+  });
+
   it.each([
     ['a.png', 'image/png'],
     ['a.jpg', 'image/jpeg'],

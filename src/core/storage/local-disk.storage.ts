@@ -26,9 +26,10 @@ export class LocalDiskStorage extends ResultStorage {
     this.root = resolve(config.STORAGE_DIR);
   }
 
-  async put(key: string, data: Buffer, contentType: string): Promise<void> {
+  async put(key: string, data: Buffer, contentType: string, signal?: AbortSignal): Promise<void> {
     const path = this.pathOf(key);
     assertContentTypeOfKey(key, contentType);
+    signal?.throwIfAborted();
     const folder = dirname(path);
     await mkdir(folder, { recursive: true });
     // Hidden (keys never start a segment with ".") and random, so concurrent writers of one key
@@ -37,12 +38,14 @@ export class LocalDiskStorage extends ResultStorage {
     let handle: FileHandle | undefined;
     try {
       handle = await open(temporary, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o644);
-      await handle.writeFile(data);
+      await handle.writeFile(data, { signal });
       // Flushed before the rename, so after a power cut the key holds the old file or the new
       // one, not an empty file the rename reached the disk ahead of.
       await handle.sync();
       await handle.close();
       handle = undefined;
+      // The last point an abort stops the write: after the rename the file is whole and in place.
+      signal?.throwIfAborted();
       await rename(temporary, path);
     } catch (error) {
       await handle?.close().catch(() => undefined);

@@ -103,6 +103,14 @@ describe.each([
   });
   afterAll(() => store.close());
 
+  it('stores nothing for a put whose signal has already aborted', async () => {
+    const aborted = new AbortController();
+    aborted.abort();
+    const key = 'results/job/aborted.png';
+    await expect(store.storage.put(key, Buffer.from('x'), 'image/png', aborted.signal)).rejects.toThrow();
+    expect(await store.storage.open(key)).toBeNull();
+  });
+
   it('stores a file and opens it whole, with the type of its extension', async () => {
     const bytes = Buffer.from('not really a png, but bytes are bytes');
     await store.storage.put(KEY, bytes, 'image/png');

@@ -52,8 +52,12 @@ export function assertValidStorageKey(key: string): void {
  * every method throws `InvalidStorageKeyError` for a key `assertValidStorageKey` refuses.
  */
 export abstract class ResultStorage {
-  /** Stores `data` under `key`, replacing what was there; readers see the old or the new file, never a part. */
-  abstract put(key: string, data: Buffer, contentType: string): Promise<void>;
+  /**
+   * Stores `data` under `key`, replacing what was there; readers see the old or the new file,
+   * never a part. When `signal` aborts before the file is in place, the write stops, leaves
+   * nothing behind (no temporary file, no unfinished upload) and rejects.
+   */
+  abstract put(key: string, data: Buffer, contentType: string, signal?: AbortSignal): Promise<void>;
 
   /** The file under `key`, or null when there is none. The caller must consume or destroy the stream. */
   abstract open(key: string): Promise<StoredFile | null>;

@@ -1,5 +1,11 @@
 import { Readable } from 'node:stream';
-import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, S3Client } from '@aws-sdk/client-s3';
+import {
+  AbortMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  NoSuchKey,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
@@ -58,16 +64,41 @@ export class S3Storage extends ResultStorage implements OnModuleDestroy {
     });
   }
 
-  async put(key: string, data: Buffer, contentType: string): Promise<void> {
+  async put(key: string, data: Buffer, contentType: string, signal?: AbortSignal): Promise<void> {
     assertValidStorageKey(key);
     assertContentTypeOfKey(key, contentType);
+    signal?.throwIfAborted();
     const upload = new Upload({
       client: this.client,
       params: { Bucket: this.bucket, Key: key, Body: data, ContentType: contentTypeOfKey(key) },
       partSize: MULTIPART_PART_BYTES,
       queueSize: MULTIPART_CONCURRENCY,
     });
-    await upload.done();
+    // One PUT is not cut short: the SDK would stop waiting for it but still send it, and S3 shows
+    // it whole or not at all. It finishes, and a caller that no longer wants it deletes it.
+    const stoppable = signal && data.length >= MULTIPART_PART_BYTES ? signal : undefined;
+    const abort = () => void upload.abort();
+    stoppable?.addEventListener('abort', abort, { once: true });
+    try {
+      await upload.done();
+    } catch (error) {
+      if (stoppable?.aborted) await this.abandonParts(key, upload.uploadId);
+      throw error;
+    } finally {
+      stoppable?.removeEventListener('abort', abort);
+    }
+  }
+
+  /**
+   * Aborts the multipart upload an aborted put had begun. The upload aborts it too, but in the
+   * background after `done` has rejected: a process about to exit would leave its parts stored
+   * (and billed) without this. Already aborted, S3 answers NoSuchUpload: the same end.
+   */
+  private async abandonParts(key: string, uploadId: string | undefined): Promise<void> {
+    if (!uploadId) return;
+    await this.client
+      .send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId }))
+      .catch(() => undefined);
   }
 
   async open(key: string): Promise<StoredFile | null> {

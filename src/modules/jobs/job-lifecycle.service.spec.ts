@@ -84,6 +84,10 @@ class FakeJobStates implements JobStateRepository {
       subjectHints: null,
     };
   }
+  async handBackResult(_: EntityManager, resultId: string) {
+    this.calls.push('hand back result');
+    return this.move(resultId, new Set([ResultStatus.Processing]), ResultStatus.Queued);
+  }
   async markJobProcessing(): Promise<StartedJob> {
     this.calls.push('job processing');
     if (this.job.status === JobStatus.Queued) this.job.status = JobStatus.Processing;
@@ -242,6 +246,31 @@ describe(JobLifecycleService.name, () => {
       expect(dispatched).toHaveLength(2);
     },
   );
+
+  it(
+    'hands back a running result with the job row locked first, ' +
+      'moving no credits and recording no event, so the next attempt starts it afresh',
+    async () => {
+      setUp(1);
+      await lifecycle.start('result-0');
+      calls.length = 0;
+      expect(await lifecycle.handBack('result-0')).toBe(true);
+      expect(calls).toEqual(['lock job', 'hand back result']);
+      expect(events).toEqual([]);
+      expect(dispatched).toEqual([]);
+      expect(await lifecycle.start('result-0')).not.toBeNull();
+    },
+  );
+
+  it('leaves a result settled while it was being handed back as it is', async () => {
+    setUp(1);
+    await lifecycle.start('result-0');
+    await lifecycle.complete('result-0', files, null);
+    calls.length = 0;
+    expect(await lifecycle.handBack('result-0')).toBe(false);
+    expect(calls).toEqual(['lock job', 'hand back result']);
+    expect(states.results.get('result-0')?.status).toBe(ResultStatus.Completed);
+  });
 
   it('does not end the job before its last result settles', async () => {
     setUp(2);

@@ -102,6 +102,18 @@ export class JobLifecycleService {
   }
 
   /**
+   * A stopping worker gives back an attempt it could not finish: the result returns to the state
+   * its next attempt starts from, with no attempt counted and no credits, event or failure
+   * recorded; its queue entry goes back to waiting. False when the result was settled meanwhile.
+   */
+  async handBack(resultId: string): Promise<boolean> {
+    return withTransactionRetry(this.dataSource, async (manager) => {
+      await this.lockJobOf(manager, resultId);
+      return this.states.handBackResult(manager, resultId);
+    });
+  }
+
+  /**
    * Cancels a result of a cancelled job that is waiting for its next attempt, releasing its
    * credits, without waiting for that attempt. Only for a result no attempt is running for: a
    * running one may still finish. False when the job is not cancelled or the result is settled.

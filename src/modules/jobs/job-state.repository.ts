@@ -122,6 +122,26 @@ export class JobStateRepository {
     };
   }
 
+  /**
+   * Undoes `startResult` for an attempt a stopping worker hands back unfinished: the attempt is
+   * not counted, and a result no other attempt has run is queued again. False when the result
+   * is no longer processing (settled meanwhile), which leaves it as it is.
+   */
+  async handBackResult(manager: EntityManager, resultId: string): Promise<boolean> {
+    const handedBack: unknown[] = await manager.query(
+      `WITH handed_back AS (
+         UPDATE job_results
+            SET attempts = greatest(attempts - 1, 0),
+                status = CASE WHEN attempts <= 1 THEN 'queued' ELSE status END,
+                started_at = CASE WHEN attempts <= 1 THEN NULL ELSE started_at END
+          WHERE id = $1 AND status = 'processing'
+          RETURNING id)
+       SELECT id FROM handed_back`,
+      [resultId],
+    );
+    return handedBack.length > 0;
+  }
+
   /** A queued job becomes processing (any other status stays); returns what an attempt needs of it. */
   async markJobProcessing(manager: EntityManager, jobId: string): Promise<StartedJob> {
     type MovedRow = { api: Job['api']; output_format: Job['outputFormat']; options: Job['options'] };

@@ -1,12 +1,7 @@
+import { hostname } from 'node:os';
 import { InjectQueue } from '@nestjs/bullmq';
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type BeforeApplicationShutdown,
-  type OnApplicationBootstrap,
-} from '@nestjs/common';
-import { UnrecoverableError, Worker, type Job, type Queue } from 'bullmq';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { UnrecoverableError, WaitingError, Worker, type Job, type Queue } from 'bullmq';
 import { APP_CONFIG } from '../../../core/config/config.module';
 import type { AppConfig } from '../../../core/config/config.schema';
 import { JOB_QUEUES, QueueJobName, type QueuePayloads } from '../../../core/queue/queue-jobs';
@@ -17,7 +12,8 @@ import { UploadRetentionSweeperService } from '../../uploads/upload-retention-sw
 import { WebhookSweeperService } from '../../webhooks/worker/webhook-sweeper.service';
 import { ResultRetentionSweeperService } from './result-retention-sweeper.service';
 import { ResultSweeperService } from './result-sweeper.service';
-import { codedFailure, ResultWorkService, type ResultEntryData } from './result-work.service';
+import { drainSchedule } from './drain-schedule';
+import { codedFailure, ResultHandedBack, ResultWorkService, type ResultEntryData } from './result-work.service';
 
 /**
  * How long a result's entry waited for its first attempt: from when it became ready (added, or
@@ -46,17 +42,27 @@ const SWEEPS = [
  * here rather than with `@Processor` because their concurrency, lock and stall settings and the
  * set of queues come from configuration at start. Only the worker module provides this class,
  * so an API process never consumes.
+ *
+ * On shutdown it drains (see `onModuleDestroy`): no job starts after the signal, running ones
+ * finish, and results that cannot finish within the grace period are handed back to the queue.
  */
 @Injectable()
-export class QueueWorkersService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class QueueWorkersService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(QueueWorkersService.name);
   private readonly workers: Worker[] = [];
+  /** Stored on every job this process takes (BullMQ's `processedBy`), so Bull Board names the worker. */
+  private readonly workerName = `${hostname()}:${process.pid}`;
+  /** Set when the process starts to stop: a job taken after that is not started. */
+  private stopping = false;
+  /** Aborts when the results still running are to be handed back to the queue. */
+  private readonly handBack = new AbortController();
+  private handedBack = 0;
   private scheduleKeeper: NodeJS.Timeout | undefined;
   /** While Redis is down a check can outlast the interval; the ticks meanwhile do not pile up behind it. */
   private checkingSweeps = false;
   /** Every job name has a handler: a missing one is a compile error, not a stuck queue. */
   private readonly handlers: Handlers = {
-    [QueueJobName.ProcessResult]: (job) => this.performResult(job),
+    [QueueJobName.ProcessResult]: (job, token) => this.performResult(job, token),
     [QueueJobName.SweepUnsettledResults]: () => this.sweeper.sweep(),
     [QueueJobName.DeliverWebhook]: (job, token) => this.webhooks.perform(job, token),
     [QueueJobName.SweepWebhookDeliveries]: () => this.webhookSweeper.sweep(),
@@ -96,10 +102,39 @@ export class QueueWorkersService implements OnApplicationBootstrap, BeforeApplic
     this.logger.log({ queues }, 'queue workers started');
   }
 
-  /** Lets running work finish; what does not finish in the grace period is retried elsewhere. */
-  async beforeApplicationShutdown(): Promise<void> {
+  /**
+   * The worker's drain, in the first of Nest's shutdown hooks that reaches it: modules are
+   * destroyed before the modules they import, so this runs, and ends, before the segmenter,
+   * the upscaler, storage and the outbound agents release anything (their `onModuleDestroy`),
+   * and before the pools and Redis close (`onApplicationShutdown`). Running work keeps every
+   * resource it uses until it ends.
+   *
+   * Every worker stops fetching at once; running jobs finish until the schedule's hand-back
+   * time (SHUTDOWN_GRACE_SECONDS less a reserve); results still running then are stopped and
+   * handed back to the queue, where another worker takes them at once, without an attempt,
+   * a failure, credits or a webhook counted; tool runs stopping are waited for a little more.
+   */
+  async onModuleDestroy(): Promise<void> {
+    const signalledAt = Date.now();
+    this.stopping = true;
     clearInterval(this.scheduleKeeper);
-    await Promise.all(this.workers.map((worker) => worker.close()));
+    // `close` marks a worker closing before it returns, so no worker fetches another job from
+    // here on; each resolves once its running jobs have ended, and only then stops renewing
+    // their locks and closes its connections.
+    const closed = Promise.all(this.workers.map((worker) => worker.close()));
+    const schedule = drainSchedule(this.config.SHUTDOWN_GRACE_SECONDS);
+    const handBackTimer = setTimeout(() => {
+      this.logger.warn({ after_ms: schedule.handBackAfterMs }, 'handing back the results still running');
+      this.handBack.abort(new Error('The worker is stopping.'));
+    }, schedule.handBackAfterMs);
+    try {
+      await closed;
+    } finally {
+      clearTimeout(handBackTimer);
+    }
+    const stillRunning = await this.results.runsSettled(schedule.settleByMs - (Date.now() - signalledAt));
+    if (stillRunning > 0) this.logger.warn({ runs: stillRunning }, 'tool runs had not stopped when the drain ended');
+    this.logger.log({ handed_back: this.handedBack, ms: Date.now() - signalledAt }, 'queue workers drained');
   }
 
   private async scheduleSweep(sweep: (typeof SWEEPS)[number]): Promise<void> {
@@ -139,6 +174,7 @@ export class QueueWorkersService implements OnApplicationBootstrap, BeforeApplic
   private startWorker(queue: QueueName): Worker {
     const worker = new Worker(queue, (job, token) => this.dispatch(job, token), {
       ...this.queueConnection,
+      name: this.workerName,
       concurrency: this.concurrencyOf(queue),
       lockDuration: this.config.WORKER_LOCK_SECONDS * 1000,
       stalledInterval: this.config.WORKER_STALLED_CHECK_SECONDS * 1000,
@@ -150,6 +186,8 @@ export class QueueWorkersService implements OnApplicationBootstrap, BeforeApplic
   }
 
   private dispatch(job: Job, token: string | undefined): Promise<unknown> {
+    // Fetched as the worker began to stop (the fetch was under way): not started, given back.
+    if (this.stopping) return this.giveBack(job, token);
     const handler = this.handlers[job.name as QueueJobName] as
       ((job: Job, token: string | undefined) => Promise<unknown>) | undefined;
     if (!handler) throw new UnrecoverableError(`No processor for job name "${job.name}"`);
@@ -167,10 +205,18 @@ export class QueueWorkersService implements OnApplicationBootstrap, BeforeApplic
     return { results, uploads: deleted };
   }
 
-  private async performResult(job: Job<ResultEntryData>): Promise<void> {
+  private async performResult(job: Job<ResultEntryData>, token: string | undefined): Promise<void> {
     try {
-      await this.results.perform(job.data.resultId, { queue: job.queueName, waitedSeconds: firstAttemptWait(job) });
+      await this.results.perform(
+        job.data.resultId,
+        { queue: job.queueName, waitedSeconds: firstAttemptWait(job) },
+        this.handBack.signal,
+      );
     } catch (error) {
+      if (error instanceof ResultHandedBack) {
+        this.handedBack++;
+        return this.giveBack(job, token);
+      }
       await job
         .updateData({ resultId: job.data.resultId, failure: codedFailure(error) })
         .catch((recordError: unknown) => {
@@ -181,6 +227,22 @@ export class QueueWorkersService implements OnApplicationBootstrap, BeforeApplic
         });
       throw error;
     }
+  }
+
+  /**
+   * Puts a job this worker holds back at the head of its queue and releases its lock, so another
+   * worker takes it at once, not once the lock lapses. BullMQ counts no attempt and no stall for
+   * it: `WaitingError` tells the worker the job has been moved. Should the move fail (Redis
+   * unreachable), the lock lapses and the stalled check gives the job to another worker.
+   */
+  private async giveBack(job: Job, token: string | undefined): Promise<never> {
+    await job.moveToWait(token).catch((error: unknown) => {
+      this.logger.warn(
+        { err: error, job_id: job.id },
+        'could not hand a job back; it is taken over once its lock lapses',
+      );
+    });
+    throw new WaitingError();
   }
 
   /** A result is failed, and its credits released, only after its last attempt. */

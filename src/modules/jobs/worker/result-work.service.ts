@@ -48,6 +48,30 @@ export function failureOfEntry(entry: Pick<Job<ResultEntryData>, 'data' | 'faile
   return new Error(entry.failedReason);
 }
 
+/**
+ * An attempt a stopping worker gave back unfinished: its result is as before the attempt
+ * started, and its queue entry is to go back to waiting for another worker.
+ */
+export class ResultHandedBack extends Error {
+  constructor(readonly resultId: string) {
+    super(`Result ${resultId} was handed back unfinished by a stopping worker.`);
+    this.name = ResultHandedBack.name;
+  }
+}
+
+/** A promise that rejects with `signal`'s reason once it aborts, and a way to stop listening. */
+function whenAborted(signal: AbortSignal): { aborted: Promise<never>; stopListening: () => void } {
+  let stopListening = () => undefined as void;
+  const reason = () => (signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
+  const aborted = new Promise<never>((_, reject) => {
+    if (signal.aborted) return reject(reason());
+    const onAbort = () => reject(reason());
+    signal.addEventListener('abort', onAbort, { once: true });
+    stopListening = () => signal.removeEventListener('abort', onAbort);
+  });
+  return { aborted, stopListening };
+}
+
 /** The queue entry an attempt comes from, for the queue-time metrics. */
 export interface ResultAttempt {
   queue: string;
@@ -80,6 +104,8 @@ export function resultFileKeys(jobId: string, resultId: string, format: OutputFo
 @Injectable()
 export class ResultWorkService {
   private readonly logger = new Logger(ResultWorkService.name);
+  /** Tool runs not yet settled, including those an attempt stopped waiting for (time limit, hand-back). */
+  private readonly runs = new Set<Promise<unknown>>();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -90,29 +116,53 @@ export class ResultWorkService {
     private readonly metrics: JobMetrics,
   ) {}
 
-  async perform(resultId: string, attempt: ResultAttempt): Promise<void> {
+  /**
+   * One attempt of a result. When `handBack` aborts before the result is settled, the tool run
+   * and any write under way are stopped, the attempt is undone (`JobLifecycleService.handBack`)
+   * and `ResultHandedBack` is thrown: whatever the abort made the tool throw (a download cut
+   * short looks like a failed one), the result did not fail.
+   */
+  async perform(resultId: string, attempt: ResultAttempt, handBack: AbortSignal): Promise<void> {
     const task = await this.lifecycle.start(resultId);
     if (!task) return;
     if (attempt.waitedSeconds !== null) this.metrics.resultWaited(attempt.queue, task.tool, attempt.waitedSeconds);
     const startedAt = performance.now();
     try {
-      await this.produce(task);
+      await this.produce(task, handBack);
+    } catch (error) {
+      if (!handBack.aborted) throw error;
+      await this.lifecycle.handBack(resultId);
+      throw new ResultHandedBack(resultId);
     } finally {
       this.metrics.resultProcessed(attempt.queue, task.tool, (performance.now() - startedAt) / 1000);
     }
   }
 
+  /**
+   * Waits until every tool run has ended, at most `timeoutMs`; resolves with how many still run.
+   * A run an attempt stopped waiting for may still be using a model, which must outlive it.
+   */
+  async runsSettled(timeoutMs: number): Promise<number> {
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, timeoutMs))));
+    await Promise.race([Promise.allSettled([...this.runs]), waited]);
+    clearTimeout(timer);
+    return this.runs.size;
+  }
+
   /** Runs the tool, stores its image and thumbnail, and completes the result. */
-  private async produce(stored: ToolTask): Promise<void> {
+  private async produce(stored: ToolTask, handBack: AbortSignal): Promise<void> {
     const task = typedTask(stored);
     const runner = this.tools.runnerFor(task);
     if (!runner) {
       throw new ResultFailure(ResultErrorCode.ProviderError, `No ${task.tool} pipeline is configured on this worker.`);
     }
-    const output = await this.withinTimeLimit((signal) => runner.run(task, signal));
+    const output = await this.withinTimeLimit((signal) => runner.run(task, signal), handBack);
     const keys = resultFileKeys(task.jobId, task.resultId, output.format, randomBytes(8).toString('hex'));
     try {
-      await this.store(keys, output);
+      await this.store(keys, output, handBack);
+      // Handed back while its files were written: the next attempt writes its own.
+      handBack.throwIfAborted();
     } catch (error) {
       await this.removeFiles(keys);
       throw error;
@@ -129,10 +179,14 @@ export class ResultWorkService {
   }
 
   /**
-   * Runs the tool with an abort signal; past RESULT_TIMEOUT_SECONDS the attempt fails with `timeout`, whatever the tool
-   * does.
+   * Runs the tool with an abort signal. Past RESULT_TIMEOUT_SECONDS the attempt fails with
+   * `timeout`, and once `handBack` aborts it ends with the hand-back's reason, whatever the tool
+   * does; either way the tool is told to stop, and its run is kept track of until it has.
    */
-  private async withinTimeLimit(work: (signal: AbortSignal) => Promise<ToolOutput>): Promise<ToolOutput> {
+  private async withinTimeLimit(
+    work: (signal: AbortSignal) => Promise<ToolOutput>,
+    handBack: AbortSignal,
+  ): Promise<ToolOutput> {
     const seconds = this.config.RESULT_TIMEOUT_SECONDS;
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
@@ -142,19 +196,31 @@ export class ResultWorkService {
         reject(new ResultFailure(ResultErrorCode.Timeout, `The result took longer than ${seconds} s and was stopped.`));
       }, seconds * 1000);
     });
+    const handedBack = whenAborted(handBack);
+    handedBack.aborted.catch(() => controller.abort());
     try {
-      return await Promise.race([work(controller.signal), expired]);
+      handBack.throwIfAborted();
+      const run = work(controller.signal);
+      this.runs.add(run);
+      const forget = () => this.runs.delete(run);
+      run.then(forget, forget);
+      return await Promise.race([run, expired, handedBack.aborted]);
     } finally {
       clearTimeout(timer);
+      handedBack.stopListening();
     }
   }
 
-  private async store(keys: ResultFileKeys, output: ToolOutput): Promise<void> {
+  private async store(keys: ResultFileKeys, output: ToolOutput, signal: AbortSignal): Promise<void> {
     const thumbnail = output.thumbnail ?? (await this.images.thumbnail(output.image));
-    await Promise.all([
-      this.storage.put(keys.resultKey, output.image, CONTENT_TYPES[output.format]),
-      this.storage.put(keys.thumbnailKey, thumbnail, 'image/webp'),
+    // Both writes end before the caller removes the files of a failed one: a write still under
+    // way would otherwise put its file back after the removal.
+    const writes = await Promise.allSettled([
+      this.storage.put(keys.resultKey, output.image, CONTENT_TYPES[output.format], signal),
+      this.storage.put(keys.thumbnailKey, thumbnail, 'image/webp', signal),
     ]);
+    const failed = writes.find((write): write is PromiseRejectedResult => write.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   private async removeFiles(keys: ResultFileKeys): Promise<void> {

@@ -76,14 +76,16 @@ export class SandboxSimulator implements ToolRunner {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async run(task: TypedToolTask): Promise<ToolOutput> {
+  async run(task: TypedToolTask, signal: AbortSignal): Promise<ToolOutput> {
     if (task.externalId?.startsWith(SANDBOX_FAIL_PREFIX)) {
       throw new ResultFailure(
         ResultErrorCode.SandboxSimulatedFailure,
         `Simulated failure: external_id starts with "${SANDBOX_FAIL_PREFIX}".`,
       );
     }
-    if (task.externalId?.startsWith(SANDBOX_SLOW_PREFIX)) await sleep(this.config.SANDBOX_SLOW_SECONDS * 1000);
+    if (task.externalId?.startsWith(SANDBOX_SLOW_PREFIX)) {
+      await sleep(this.config.SANDBOX_SLOW_SECONDS * 1000, undefined, { signal });
+    }
     const kind = cutoutKind(task);
     const image = await this.images.renderSimulatedResult({
       ...simulatedSize(task),
