@@ -231,7 +231,13 @@ export const configSchema = z
     STUDIO_BACKDROPS: booleanFlag.default('false'),
     AUTH_CACHE_TTL_SECONDS: nonNegativeInt.max(300).default(30),
     WORKER_HEALTH_PORT: port.default(3001),
-    SHUTDOWN_GRACE_SECONDS: positiveInt.max(600).default(25),
+    /**
+     * After SIGTERM, how long the API keeps serving (readiness answering 503, every response with
+     * `Connection: close`) so load balancers stop routing to it before it stops accepting.
+     */
+    SHUTDOWN_DRAIN_SECONDS: nonNegativeInt.max(300).default(5),
+    /** Longest shutdown after the first SIGTERM, drain included; past it the process exits with code 1. */
+    SHUTDOWN_GRACE_SECONDS: positiveInt.max(600).default(15),
     DEMO_ACCOUNT_CREDITS: nonNegativeInt.default(1000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /**
@@ -244,6 +250,13 @@ export const configSchema = z
     DATABASE_STATEMENT_TIMEOUT_MS: nonNegativeInt.max(3_600_000).default(30_000),
   })
   .superRefine((env, context) => {
+    if (env.SHUTDOWN_DRAIN_SECONDS >= env.SHUTDOWN_GRACE_SECONDS) {
+      context.addIssue({
+        code: 'custom',
+        path: ['SHUTDOWN_DRAIN_SECONDS'],
+        message: `must be less than SHUTDOWN_GRACE_SECONDS (${env.SHUTDOWN_GRACE_SECONDS}), which includes the drain`,
+      });
+    }
     if (env.SEGMENTER === 'remote' && !env.SEGMENTER_URL) {
       context.addIssue({ code: 'custom', path: ['SEGMENTER_URL'], message: 'is required when SEGMENTER is remote' });
     }
