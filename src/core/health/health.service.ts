@@ -42,7 +42,7 @@ export class HealthService {
   ) {}
 
   private readonly localChecks = new Map<string, () => CheckState>();
-  private isDraining = false;
+  private drainStartedAt: number | undefined;
 
   /**
    * From the shutdown signal on, readiness answers 503 `draining` at once, without asking the
@@ -50,11 +50,16 @@ export class HealthService {
    * the process still serves; liveness is unaffected.
    */
   startDraining(): void {
-    this.isDraining = true;
+    this.drainStartedAt ??= Date.now();
   }
 
-  get draining(): boolean {
-    return this.isDraining;
+  /**
+   * When the shutdown began (epoch milliseconds), if it has: the grace period counts from here,
+   * so a part that closes later (the worker side of role `all`, after the HTTP drain) can tell
+   * how much of it is left.
+   */
+  get drainingSince(): number | undefined {
+    return this.drainStartedAt;
   }
 
   /** A part of this process that must be up before the process counts as ready. */
@@ -76,7 +81,7 @@ export class HealthService {
   }
 
   async readinessReply(): Promise<ReadinessReply> {
-    if (this.isDraining) return { httpStatus: 503, body: { status: 'draining' } };
+    if (this.drainStartedAt !== undefined) return { httpStatus: 503, body: { status: 'draining' } };
     const { ready, checks } = await this.readiness();
     return { httpStatus: ready ? 200 : 503, body: { status: ready ? 'ok' : 'unavailable', checks } };
   }
