@@ -180,6 +180,12 @@ describe(loadConfig.name, () => {
       expect(config.SHUTDOWN_GRACE_SECONDS).toBe(15);
     });
 
+    it('drains for a third of a grace period shorter than 15 s unless told otherwise, as a worker may have', () => {
+      expect(loadConfig({ SHUTDOWN_GRACE_SECONDS: '4' }).SHUTDOWN_DRAIN_SECONDS).toBe(1);
+      expect(loadConfig({ SHUTDOWN_GRACE_SECONDS: '2' }).SHUTDOWN_DRAIN_SECONDS).toBe(0);
+      expect(loadConfig({ SHUTDOWN_GRACE_SECONDS: '60' }).SHUTDOWN_DRAIN_SECONDS).toBe(5);
+    });
+
     it('accepts no drain at all, and a drain shorter than the grace period', () => {
       expect(loadConfig({ SHUTDOWN_DRAIN_SECONDS: '0' }).SHUTDOWN_DRAIN_SECONDS).toBe(0);
       expect(loadConfig({ SHUTDOWN_DRAIN_SECONDS: '29', SHUTDOWN_GRACE_SECONDS: '30' })).toMatchObject({
@@ -190,7 +196,7 @@ describe(loadConfig.name, () => {
 
     it.each([
       ['as long as the grace period', { SHUTDOWN_DRAIN_SECONDS: '15' }],
-      ['longer than a shortened grace period', { SHUTDOWN_GRACE_SECONDS: '3' }],
+      ['longer than a shortened grace period', { SHUTDOWN_DRAIN_SECONDS: '5', SHUTDOWN_GRACE_SECONDS: '3' }],
     ])('refuses a drain %s: the grace period includes it', (_case, env) => {
       const error = configError(env);
       expect(error.problems).toEqual([
