@@ -66,10 +66,21 @@ USER node
 # API port (PORT). A worker listens only on its health port (WORKER_HEALTH_PORT, 3001).
 EXPOSE 3000
 
-# Liveness of whichever role runs: the API port answers for api and all; when nothing listens
+# Liveness (the process answers; it stays 200 while draining) of whichever role runs. Routing
+# decisions belong to readiness, /health/ready, which the compose file and a Kubernetes
+# readinessProbe use. The API port answers for api and all; when nothing listens
 # there (worker), the worker health port is asked instead. Node makes the request (no curl here).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "const http=require('http');const live=(port)=>new Promise((done)=>{const req=http.get({host:'127.0.0.1',port,path:'/health/live',timeout:3000},(res)=>{res.resume();done(res.statusCode===200);});req.on('timeout',()=>req.destroy());req.on('error',()=>done(false));});(async()=>{for(const port of [process.env.PORT||3000,process.env.WORKER_HEALTH_PORT||3001]){if(await live(port))process.exit(0);}process.exit(1);})();"]
 
-# Node is PID 1 and handles SIGTERM itself (graceful shutdown within SHUTDOWN_GRACE_SECONDS).
+# `docker stop`, Compose and Kubernetes send STOPSIGNAL, then SIGKILL after their own timeout
+# (stop_grace_period, terminationGracePeriodSeconds): keep that longer than SHUTDOWN_GRACE_SECONDS.
+STOPSIGNAL SIGTERM
+
+# Exec form, not `npm start` or a shell: node is PID 1 and receives the signal itself. The API
+# drains (readiness 503 and Connection: close for SHUTDOWN_DRAIN_SECONDS, then no new
+# connections, requests in flight answered) and a worker stops taking results and finishes or
+# hands back the running ones; both exit 0 within SHUTDOWN_GRACE_SECONDS (README, "Stopping and
+# rolling a deployment"). Node reaps no orphaned processes as PID 1, and this image starts none
+# (API_PROCESSES' processes are its own children); add `--init` (tini) if you add one.
 CMD ["node", "dist/main.js", "api"]

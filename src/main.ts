@@ -11,7 +11,9 @@ import { developmentAdminToken, printDevelopmentCredentials } from './core/boots
 import { ensureLocalRedis, type StartedService } from './core/bootstrap/development-services';
 import { EmbeddedDatabaseError, startEmbeddedPostgres } from './core/bootstrap/embedded-postgres/embedded-postgres';
 import { configureHttpApp } from './core/bootstrap/http-app';
+import { HttpDrain } from './core/bootstrap/http-drain';
 import { parseRole, ProcessRole, servesHttp } from './core/bootstrap/role';
+import { StopRequest, StopSignals } from './core/bootstrap/stop-signals';
 import { startWorkerHealthServer } from './core/bootstrap/worker-health-server';
 import { InvalidConfigError, loadConfig } from './core/config/load-config';
 import type { AppConfig } from './core/config/config.schema';
@@ -21,10 +23,30 @@ import { MetricsScraper } from './core/metrics/metrics-scraper';
 import { DemoAccountSeeder } from './modules/admin/demo-account.seeder';
 
 const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+/** Exit code of a shutdown cut short: by the grace period, a second signal or an error. */
+const EXIT_FORCED = 1;
 
 interface Running {
   app: INestApplicationContext;
+  /** The API's server, drained before the application closes. */
+  httpDrain?: HttpDrain;
+  /** A worker's health port: it keeps answering (readiness 503) until the application has closed. */
   healthServer?: Server;
+}
+
+/**
+ * The API's side of a shutdown: serve on for the drain delay with `Connection: close` while
+ * readiness says 503 and load balancers take this process out, then stop accepting and finish
+ * what is in flight. The application (its pools, and in role `all` the worker) closes after.
+ */
+async function drainHttp(drain: HttpDrain, drainSeconds: number, logger: pino.Logger): Promise<void> {
+  drain.begin();
+  logger.info({ drainSeconds }, 'draining: readiness answers 503 and every response closes its connection');
+  await new Promise((elapsed) => setTimeout(elapsed, drainSeconds * 1000));
+  const finished = drain.stopAccepting();
+  logger.info({ requestsInFlight: drain.requestsInFlight }, 'listener closed; finishing the requests in flight');
+  await finished;
+  logger.info('requests in flight finished');
 }
 
 function readConfig(): AppConfig {
@@ -47,31 +69,50 @@ async function main(): Promise<void> {
   let running: Running | undefined;
   let supervisor: ApiSupervisor | undefined;
 
-  const stop = async (reason: string, exitCode: number): Promise<never> => {
-    logger.info({ reason }, 'shutting down');
+  /** `signal`: the signal that asked for the stop (then the API drains first), or none after a failed start. */
+  const stop = async (reason: string, exitCode: number, signal?: NodeJS.Signals): Promise<never> => {
+    running?.app.get(HealthService).startDraining();
+    logger.info(
+      { reason, drainSeconds: config.SHUTDOWN_DRAIN_SECONDS, graceSeconds: config.SHUTDOWN_GRACE_SECONDS },
+      'shutting down',
+    );
     // Past the grace period, exit anyway: unfinished queue work is retried by another worker.
     setTimeout(() => {
-      logger.error('shutdown grace period exceeded; exiting');
-      process.exit(1);
+      logger.error(
+        { graceSeconds: config.SHUTDOWN_GRACE_SECONDS, requestsInFlight: running?.httpDrain?.requestsInFlight },
+        'shutdown grace period exceeded; exiting',
+      );
+      process.exit(EXIT_FORCED);
     }, config.SHUTDOWN_GRACE_SECONDS * 1000).unref();
     try {
-      if (supervisor) exitCode = Math.max(exitCode, await supervisor.stop('SIGTERM'));
-      running?.healthServer?.close();
+      if (supervisor) exitCode = Math.max(exitCode, await supervisor.stop(signal ?? 'SIGTERM'));
+      if (signal && running?.httpDrain) await drainHttp(running.httpDrain, config.SHUTDOWN_DRAIN_SECONDS, logger);
       await running?.app.close();
+      running?.healthServer?.close();
       for (const service of devServices.reverse()) await service.stop();
       logger.info({ exitCode }, 'shutdown complete');
     } catch (error) {
       logger.error({ err: error }, 'error during shutdown');
-      exitCode = 1;
+      exitCode = EXIT_FORCED;
     }
     process.exit(exitCode);
   };
-  let stopping = false;
+  const stopSignals = new StopSignals();
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
-      if (stopping) return;
-      stopping = true;
-      void stop(signal, 0);
+      switch (stopSignals.received()) {
+        case StopRequest.Graceful:
+          void stop(signal, 0, signal);
+          return;
+        case StopRequest.Repeat:
+          logger.debug({ signal }, 'the stop signal again; already shutting down');
+          return;
+        case StopRequest.Immediate:
+          logger.warn({ signal }, 'second stop signal: exiting now, without finishing the shutdown');
+          // API processes of this primary take it as their own second signal.
+          void supervisor?.stop(signal);
+          process.exit(EXIT_FORCED);
+      }
     });
   }
 
@@ -104,7 +145,7 @@ async function main(): Promise<void> {
 
     if (servesHttp(role)) {
       const app = await NestFactory.create(rootModule, { bodyParser: false, bufferLogs: true });
-      running = { app };
+      running = { app, httpDrain: new HttpDrain(app.getHttpServer() as Server) };
       configureHttpApp(app);
       await app.listen(config.PORT);
       logger.info({ port: config.PORT }, 'API listening');

@@ -27,6 +27,9 @@ function interpolate(text: string, env: Record<string, string>): string {
 
 interface ComposeService {
   command?: string[];
+  stop_signal?: string;
+  stop_grace_period?: string;
+  healthcheck?: { test: string[] };
   environment?: Record<string, string | number | boolean>;
   profiles?: string[];
   volumes?: string[];
@@ -42,6 +45,15 @@ function composeFile(env: Record<string, string>): ComposeFile {
   return parse(interpolate(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), env), {
     merge: true,
   }) as ComposeFile;
+}
+
+const SECONDS_PER_UNIT: Record<string, number> = { h: 3600, m: 60, s: 1 };
+
+/** Compose's duration (`1m30s`, `20s`) in seconds. */
+function durationSeconds(duration: string): number {
+  const parts = [...duration.matchAll(/(\d+)([hms])/g)];
+  expect(parts.map(([part]) => part).join('')).toBe(duration);
+  return parts.reduce((total, [, value, unit]) => total + Number(value) * SECONDS_PER_UNIT[unit], 0);
 }
 
 const stringEnvironment = (service: ComposeService) =>
@@ -102,4 +114,19 @@ describe('docker-compose.yml', () => {
         expect(existsSync(join(ROOT, path))).toBe(true);
     },
   );
+
+  it('stops every app service with SIGTERM and waits longer than its grace period before SIGKILL', () => {
+    for (const [name, service] of appServices) {
+      const config = loadConfig(stringEnvironment(service));
+      expect({ name, signal: service.stop_signal }).toEqual({ name, signal: 'SIGTERM' });
+      // The process exits by itself within SHUTDOWN_GRACE_SECONDS; Compose must not cut it short.
+      expect(durationSeconds(service.stop_grace_period ?? '10s')).toBeGreaterThan(config.SHUTDOWN_GRACE_SECONDS);
+      // Readiness, not liveness: 503 when a dependency is down and while the process drains.
+      expect(service.healthcheck?.test.join(' ')).toMatch(/path:'\/health\/ready'/);
+    }
+    const api = loadConfig(stringEnvironment(compose.services.api));
+    expect(api.SHUTDOWN_DRAIN_SECONDS).toBeGreaterThan(0);
+    // The API's whole stop fits in 20 s: drain, then requests in flight and closing, within the grace.
+    expect(api.SHUTDOWN_GRACE_SECONDS).toBeLessThan(20);
+  });
 });

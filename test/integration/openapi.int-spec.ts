@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DOCS_PATH, OPENAPI_JSON_PATH } from '../../src/core/bootstrap/http-app';
 import { HealthController } from '../../src/core/health/health.controller';
+import { HealthService } from '../../src/core/health/health.service';
 import { createTestApp, type TestApp } from '../support/test-app';
 
 /** The parts of an OpenAPI 3 document these tests read. */
@@ -312,5 +313,13 @@ describe(HealthController.name, () => {
       checks: { database: 'up', redis: 'up' },
       request_id: res.headers['x-request-id'],
     });
+  });
+
+  // Last: draining cannot be undone.
+  it('GET /health/ready is 503 draining once the process drains, while /health/live stays 200', async () => {
+    t.app.get(HealthService).startDraining();
+    const ready = await t.http().get('/health/ready').expect(503);
+    expect(ready.body).toEqual({ status: 'draining', request_id: ready.headers['x-request-id'] });
+    await t.http().get('/health/live').expect(200);
   });
 });

@@ -6,7 +6,11 @@ import { serveClusterMetrics } from '../metrics/cluster-metrics';
 const RESTART_DELAY_MS = 1000;
 
 export interface ApiSupervisor {
-  /** Passes the signal to every process and resolves with 0 once all have exited cleanly. */
+  /**
+   * Passes the signal to every live process, each of which drains as a single API process
+   * does, and resolves with 0 once all have exited cleanly. Called again (an operator's
+   * second signal), it passes that one on too and returns the same promise.
+   */
   stop(signal: NodeJS.Signals): Promise<number>;
 }
 
@@ -33,20 +37,22 @@ export function superviseApiProcesses(count: number, logger: Logger): ApiSupervi
   for (let i = 0; i < count; i++) fork();
   logger.info({ processes: count }, 'API processes started');
 
+  let allExited: Promise<number> | undefined;
   return {
     stop(signal) {
       stopping = true;
       const workers = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
-      return Promise.all(
+      allExited ??= Promise.all(
         workers.map(
           (worker) =>
             new Promise<number>((exited) => {
               if (worker.isDead()) return exited(worker.process.exitCode ?? 0);
               worker.process.once('exit', (code) => exited(code ?? 1));
-              worker.process.kill(signal);
             }),
         ),
       ).then((codes) => (codes.every((code) => code === 0) ? 0 : 1));
+      for (const worker of workers) if (!worker.isDead()) worker.process.kill(signal);
+      return allExited;
     },
   };
 }

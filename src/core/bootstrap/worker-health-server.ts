@@ -16,8 +16,8 @@ export function startWorkerHealthServer(port: number, health: HealthService, met
     if (req.url === '/health/live') return reply(200, { status: 'ok' });
     if (req.url === '/health/ready') {
       health
-        .readiness()
-        .then((r) => reply(r.ready ? 200 : 503, { status: r.ready ? 'ok' : 'unavailable', checks: r.checks }))
+        .readinessReply()
+        .then(({ httpStatus, body }) => reply(httpStatus, body))
         .catch(() => reply(503, { status: 'unavailable' }));
       return;
     }

@@ -7,6 +7,7 @@ const positiveInt = z.coerce.number().int().min(1);
 /** Signature V4, which presigned S3 URLs use, refuses an expiry beyond 7 days. */
 const MAX_PRESIGNED_URL_SECONDS = 7 * 24 * 3600;
 const nonNegativeInt = z.coerce.number().int().min(0);
+const DEFAULT_SHUTDOWN_DRAIN_SECONDS = 5;
 
 const optionalUrl = (protocols: string[]) =>
   z
@@ -236,7 +237,14 @@ export const configSchema = z
     STUDIO_BACKDROPS: booleanFlag.default('false'),
     AUTH_CACHE_TTL_SECONDS: nonNegativeInt.max(300).default(30),
     WORKER_HEALTH_PORT: port.default(3001),
-    SHUTDOWN_GRACE_SECONDS: positiveInt.max(600).default(25),
+    /**
+     * After SIGTERM, how long the API keeps serving (readiness answering 503, every response with
+     * `Connection: close`) so load balancers stop routing to it before it stops accepting. Unset,
+     * 5 s, or a third of a grace period shorter than 15 s (a worker's setting need not fit the API).
+     */
+    SHUTDOWN_DRAIN_SECONDS: nonNegativeInt.max(300).optional(),
+    /** Longest shutdown after the first SIGTERM, drain included; past it the process exits with code 1. */
+    SHUTDOWN_GRACE_SECONDS: positiveInt.max(600).default(15),
     DEMO_ACCOUNT_CREDITS: nonNegativeInt.default(1000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /**
@@ -249,6 +257,13 @@ export const configSchema = z
     DATABASE_STATEMENT_TIMEOUT_MS: nonNegativeInt.max(3_600_000).default(30_000),
   })
   .superRefine((env, context) => {
+    if (env.SHUTDOWN_DRAIN_SECONDS !== undefined && env.SHUTDOWN_DRAIN_SECONDS >= env.SHUTDOWN_GRACE_SECONDS) {
+      context.addIssue({
+        code: 'custom',
+        path: ['SHUTDOWN_DRAIN_SECONDS'],
+        message: `must be less than SHUTDOWN_GRACE_SECONDS (${env.SHUTDOWN_GRACE_SECONDS}), which includes the drain`,
+      });
+    }
     if (env.SEGMENTER === 'remote' && !env.SEGMENTER_URL) {
       context.addIssue({ code: 'custom', path: ['SEGMENTER_URL'], message: 'is required when SEGMENTER is remote' });
     }
@@ -286,6 +301,9 @@ export const configSchema = z
     ...env,
     PUBLIC_BASE_URL: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
     MODELS_DIR: env.MODELS_DIR ?? join(env.DATA_DIR, 'models'),
+    SHUTDOWN_DRAIN_SECONDS:
+      env.SHUTDOWN_DRAIN_SECONDS ??
+      Math.min(DEFAULT_SHUTDOWN_DRAIN_SECONDS, Math.floor(env.SHUTDOWN_GRACE_SECONDS / 3)),
   }));
 
 export type AppConfig = z.infer<typeof configSchema>;

@@ -172,4 +172,44 @@ describe(loadConfig.name, () => {
       expect(error.problems.every((problem) => problem.startsWith(name))).toBe(true);
     });
   });
+
+  describe('shutdown', () => {
+    it('drains for 5 s within a grace period of 15 s by default, so the whole stop fits in 20 s', () => {
+      const config = loadConfig({});
+      expect(config.SHUTDOWN_DRAIN_SECONDS).toBe(5);
+      expect(config.SHUTDOWN_GRACE_SECONDS).toBe(15);
+    });
+
+    it('drains for a third of a grace period shorter than 15 s unless told otherwise, as a worker may have', () => {
+      expect(loadConfig({ SHUTDOWN_GRACE_SECONDS: '4' }).SHUTDOWN_DRAIN_SECONDS).toBe(1);
+      expect(loadConfig({ SHUTDOWN_GRACE_SECONDS: '2' }).SHUTDOWN_DRAIN_SECONDS).toBe(0);
+      expect(loadConfig({ SHUTDOWN_GRACE_SECONDS: '60' }).SHUTDOWN_DRAIN_SECONDS).toBe(5);
+    });
+
+    it('accepts no drain at all, and a drain shorter than the grace period', () => {
+      expect(loadConfig({ SHUTDOWN_DRAIN_SECONDS: '0' }).SHUTDOWN_DRAIN_SECONDS).toBe(0);
+      expect(loadConfig({ SHUTDOWN_DRAIN_SECONDS: '29', SHUTDOWN_GRACE_SECONDS: '30' })).toMatchObject({
+        SHUTDOWN_DRAIN_SECONDS: 29,
+        SHUTDOWN_GRACE_SECONDS: 30,
+      });
+    });
+
+    it.each([
+      ['as long as the grace period', { SHUTDOWN_DRAIN_SECONDS: '15' }],
+      ['longer than a shortened grace period', { SHUTDOWN_DRAIN_SECONDS: '5', SHUTDOWN_GRACE_SECONDS: '3' }],
+    ])('refuses a drain %s: the grace period includes it', (_case, env) => {
+      const error = configError(env);
+      expect(error.problems).toEqual([
+        expect.stringMatching(/^SHUTDOWN_DRAIN_SECONDS: must be less than SHUTDOWN_GRACE_SECONDS/),
+      ]);
+    });
+
+    it.each([
+      ['SHUTDOWN_DRAIN_SECONDS', '-1'],
+      ['SHUTDOWN_DRAIN_SECONDS', 'soon'],
+      ['SHUTDOWN_GRACE_SECONDS', '0'],
+    ])('refuses %s=%s', (name, value) => {
+      expect(configError({ [name]: value }).problems.some((problem) => problem.startsWith(name))).toBe(true);
+    });
+  });
 });

@@ -2,7 +2,7 @@ import { Controller, Get, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Access, AccessLevel } from '../http/access.decorator';
-import { HealthService, type Readiness } from './health.service';
+import { HealthService, type ReadinessReply } from './health.service';
 
 @ApiTags('Health')
 @Access(AccessLevel.Public)
@@ -11,18 +11,22 @@ export class HealthController {
   constructor(private readonly health: HealthService) {}
 
   @Get('live')
-  @ApiOperation({ summary: 'The process is running.' })
+  @ApiOperation({ summary: 'The process is running (a liveness probe); 200 while it drains, too.' })
   live(): { status: string } {
     return { status: 'ok' };
   }
 
   @Get('ready')
-  @ApiOperation({ summary: 'PostgreSQL and Redis answer; 503 otherwise.' })
+  @ApiOperation({
+    summary: 'PostgreSQL and Redis answer and the process is not shutting down (a readiness probe); 503 otherwise.',
+  })
   @ApiOkResponse({ description: 'Ready.' })
-  @ApiServiceUnavailableResponse({ description: 'A dependency is down.' })
-  async ready(@Res({ passthrough: true }) res: Response): Promise<{ status: string; checks: Readiness['checks'] }> {
-    const readiness = await this.health.readiness();
-    if (!readiness.ready) res.status(503);
-    return { status: readiness.ready ? 'ok' : 'unavailable', checks: readiness.checks };
+  @ApiServiceUnavailableResponse({
+    description: '`unavailable`: a dependency is down (`checks` says which); `draining`: the process is shutting down.',
+  })
+  async ready(@Res({ passthrough: true }) res: Response): Promise<ReadinessReply['body']> {
+    const reply = await this.health.readinessReply();
+    res.status(reply.httpStatus);
+    return reply.body;
   }
 }

@@ -14,6 +14,12 @@ export interface Readiness {
   checks: { database: CheckState; redis: CheckState } & Record<string, CheckState>;
 }
 
+/** What `/health/ready` answers, on the API and on a worker's health port alike. */
+export interface ReadinessReply {
+  httpStatus: 200 | 503;
+  body: { status: 'ok' | 'unavailable' | 'draining'; checks?: Readiness['checks'] };
+}
+
 function withTimeout<T>(work: Promise<T>): Promise<T> {
   return Promise.race([
     work,
@@ -36,6 +42,25 @@ export class HealthService {
   ) {}
 
   private readonly localChecks = new Map<string, () => CheckState>();
+  private drainStartedAt: number | undefined;
+
+  /**
+   * From the shutdown signal on, readiness answers 503 `draining` at once, without asking the
+   * dependencies (whose pools are about to close), so load balancers stop routing here while
+   * the process still serves; liveness is unaffected.
+   */
+  startDraining(): void {
+    this.drainStartedAt ??= Date.now();
+  }
+
+  /**
+   * When the shutdown began (epoch milliseconds), if it has: the grace period counts from here,
+   * so a part that closes later (the worker side of role `all`, after the HTTP drain) can tell
+   * how much of it is left.
+   */
+  get drainingSince(): number | undefined {
+    return this.drainStartedAt;
+  }
 
   /** A part of this process that must be up before the process counts as ready. */
   addCheck(name: string, state: () => CheckState): void {
@@ -53,6 +78,12 @@ export class HealthService {
       ...Object.fromEntries([...this.localChecks].map(([name, state]) => [name, state()])),
     };
     return { ready: Object.values(checks).every((state) => state === 'up'), checks };
+  }
+
+  async readinessReply(): Promise<ReadinessReply> {
+    if (this.drainStartedAt !== undefined) return { httpStatus: 503, body: { status: 'draining' } };
+    const { ready, checks } = await this.readiness();
+    return { httpStatus: ready ? 200 : 503, body: { status: ready ? 'ok' : 'unavailable', checks } };
   }
 
   private async probe(check: () => Promise<unknown>): Promise<CheckState> {

@@ -9,7 +9,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The process is running. */
+        /** The process is running (a liveness probe); 200 while it drains, too. */
         get: operations["HealthController_live"];
         put?: never;
         post?: never;
@@ -26,7 +26,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** PostgreSQL and Redis answer; 503 otherwise. */
+        /** PostgreSQL and Redis answer and the process is not shutting down (a readiness probe); 503 otherwise. */
         get: operations["HealthController_ready"];
         put?: never;
         post?: never;
@@ -1455,7 +1455,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description A dependency is down. */
+            /** @description `unavailable`: a dependency is down (`checks` says which); `draining`: the process is shutting down. */
             503: {
                 headers: {
                     [name: string]: unknown;
