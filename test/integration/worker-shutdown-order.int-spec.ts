@@ -1,4 +1,6 @@
+import { Worker } from 'bullmq';
 import { ProcessRole } from '../../src/core/bootstrap/role';
+import { HealthService } from '../../src/core/health/health.service';
 import { OutboundHttps } from '../../src/core/outbound/outbound-https';
 import { LocalSegmenter } from '../../src/core/segmentation/local-segmenter';
 import { LocalUpscaler } from '../../src/core/super-resolution/local-upscaler';
@@ -45,6 +47,21 @@ describe('the worker role shutting down', () => {
       }
     } finally {
       for (const spy of spies) spy.mockRestore();
+    }
+  });
+
+  it('stops taking jobs at the shutdown signal, before the application closes', async () => {
+    // In role `all` the API drains its connections for seconds before the application closes;
+    // the worker side must not take new work meanwhile, nor count its grace from later.
+    const close = jest.spyOn(Worker.prototype, 'close');
+    const t = await createTestApp({ WORKER_QUEUES: 'processing' }, { role: ProcessRole.Worker });
+    try {
+      expect(close).not.toHaveBeenCalled();
+      t.app.get(HealthService).startDraining();
+      expect(close).toHaveBeenCalled();
+    } finally {
+      await t.close();
+      close.mockRestore();
     }
   });
 });

@@ -43,6 +43,7 @@ export class HealthService {
 
   private readonly localChecks = new Map<string, () => CheckState>();
   private drainStartedAt: number | undefined;
+  private readonly drainListeners: Array<() => void> = [];
 
   /**
    * From the shutdown signal on, readiness answers 503 `draining` at once, without asking the
@@ -50,7 +51,18 @@ export class HealthService {
    * the process still serves; liveness is unaffected.
    */
   startDraining(): void {
-    this.drainStartedAt ??= Date.now();
+    if (this.drainStartedAt !== undefined) return;
+    this.drainStartedAt = Date.now();
+    for (const listener of this.drainListeners) listener();
+  }
+
+  /**
+   * `listener` runs once, when the shutdown begins: for a part that must stop at the signal
+   * rather than when the application closes (the worker stops taking jobs at once, while the
+   * API side of role `all` still drains its connections).
+   */
+  whenDraining(listener: () => void): void {
+    this.drainListeners.push(listener);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { HealthModule } from '../../../core/health/health.module';
 import { Module } from '@nestjs/common';
 import { ImageModule } from '../../../core/image/image.module';
 import { SegmentationWorkerModule } from '../../../core/segmentation/segmentation.module';
@@ -17,6 +18,7 @@ import { ResultWorkService } from './result-work.service';
 /** The consuming half: only the worker role imports it, so an API process never takes work. */
 @Module({
   imports: [
+    HealthModule,
     JobsModule,
     CapacityModule,
     ToolsModule,

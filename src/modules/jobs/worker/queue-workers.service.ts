@@ -3,6 +3,7 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { UnrecoverableError, WaitingError, Worker, type Job, type Queue } from 'bullmq';
 import { APP_CONFIG } from '../../../core/config/config.module';
+import { HealthService } from '../../../core/health/health.service';
 import type { AppConfig } from '../../../core/config/config.schema';
 import { JOB_QUEUES, QueueJobName, type QueuePayloads } from '../../../core/queue/queue-jobs';
 import { QueueName } from '../../../core/queue/queue-name';
@@ -57,6 +58,7 @@ export class QueueWorkersService implements OnApplicationBootstrap, OnModuleDest
   /** Aborts when the results still running are to be handed back to the queue. */
   private readonly handBack = new AbortController();
   private handedBack = 0;
+  private drained: Promise<void> | undefined;
   private scheduleKeeper: NodeJS.Timeout | undefined;
   /** While Redis is down a check can outlast the interval; the ticks meanwhile do not pile up behind it. */
   private checkingSweeps = false;
@@ -71,6 +73,7 @@ export class QueueWorkersService implements OnApplicationBootstrap, OnModuleDest
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly health: HealthService,
     @Inject(QUEUE_CONNECTION) private readonly queueConnection: QueueConnection,
     @InjectQueue(QueueName.Maintenance) private readonly maintenance: Queue,
     private readonly results: ResultWorkService,
@@ -82,6 +85,9 @@ export class QueueWorkersService implements OnApplicationBootstrap, OnModuleDest
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    this.health.whenDraining(() => {
+      this.onModuleDestroy().catch((error: unknown) => this.logger.error({ err: error }, 'the drain failed'));
+    });
     const queues = [...new Set(this.config.WORKER_QUEUES)] as QueueName[];
     for (const queue of queues) {
       const names = (Object.keys(JOB_QUEUES) as QueueJobName[]).filter((name) => JOB_QUEUES[name].includes(queue));
@@ -114,8 +120,14 @@ export class QueueWorkersService implements OnApplicationBootstrap, OnModuleDest
    * handed back to the queue, where another worker takes them at once, without an attempt,
    * a failure, credits or a webhook counted; tool runs stopping are waited for a little more.
    */
-  async onModuleDestroy(): Promise<void> {
-    const signalledAt = Date.now();
+  onModuleDestroy(): Promise<void> {
+    this.drained ??= this.drain();
+    return this.drained;
+  }
+
+  /** Begun at the shutdown signal (HealthService.startDraining) or, without one, when the app closes. */
+  private async drain(): Promise<void> {
+    const signalledAt = this.health.drainingSince ?? Date.now();
     this.stopping = true;
     clearInterval(this.scheduleKeeper);
     // `close` marks a worker closing before it returns, so no worker fetches another job from
