@@ -25,6 +25,8 @@ class FakeService implements JobsApi {
   readonly refusals: string[] = [];
   createsSeen = 0;
   interruptCreate: number | null = null;
+  /** Jobs stay in processing until this many creates were asked for: a set order instead of a race. */
+  holdJobsUntilCreates = 0;
   private uploads = 0;
   private readonly keys = new Map<string, { body: string; jobId: string }>();
   private readonly jobs = new Map<string, { externalIds: string[]; polls: number }>();
@@ -58,7 +60,7 @@ class FakeService implements JobsApi {
     if (this.createTimes.length >= this.limits.createsPerWindow) {
       this.refuse('rate_limit_exceeded', Math.ceil((this.createTimes[0] + this.limits.windowMs - this.now) / 1000));
     }
-    if ([...this.jobs.values()].some((job) => job.polls < this.limits.pollsToFinish)) {
+    if ([...this.jobs.values()].some((job) => !this.finished(job))) {
       this.refuse('too_many_active_jobs', 30);
     }
     this.createTimes.push(this.now);
@@ -78,11 +80,15 @@ class FakeService implements JobsApi {
     return { id: jobId };
   }
 
+  private finished(job: { polls: number }): boolean {
+    return job.polls >= this.limits.pollsToFinish && this.createsSeen >= this.holdJobsUntilCreates;
+  }
+
   async getJob(id: string): Promise<JobState> {
     const job = this.jobs.get(id);
     if (!job) throw new RequestFailedError({ status: 404, code: 'not_found', message: 'no such job' });
     job.polls += 1;
-    const finished = job.polls >= this.limits.pollsToFinish;
+    const finished = this.finished(job);
     return {
       id,
       status: finished ? 'partially_completed' : 'processing',
@@ -198,6 +204,8 @@ describe('runJobs', () => {
   it('waits for its own job when the key is at its active-job limit instead of asking again and again', async () => {
     const pacing = new Pacing(() => service.now);
     const service: FakeService = new FakeService(pacing, { createsPerWindow: 100, windowMs: 60_000, pollsToFinish: 3 });
+    // The first job is still running when the second create is asked for, however the two runs interleave.
+    service.holdJobsUntilCreates = 2;
     const outcome = await runJobs(
       {
         request: editRequest({ width: 10 }),
@@ -213,8 +221,10 @@ describe('runJobs', () => {
         progress: silent,
         pacing,
         now: () => service.now,
+        // A turn of the event loop per wait, so the other run's file reads go on while this one polls.
         sleep: async (ms) => {
           service.now += ms;
+          await new Promise((turn) => setImmediate(turn));
         },
       },
     );
