@@ -38,6 +38,11 @@ ENV NODE_ENV=production
 # about a fifth of it outlives a scavenge and is copied, promoted and collected again. Measured
 # in BENCHMARKS.md ("API hot paths"); it costs 20 to 40 MB of peak memory per process.
 ENV NODE_OPTIONS=--max-semi-space-size=32
+# glibc's malloc with its default arenas (8 per core) let a busy worker's resident memory creep
+# up across libvips' and onnxruntime's threads: +118 MB/h in the second half of a 32-minute soak,
+# against +10 MB/h, a 160 MB lower mean and a 180 MB lower peak with two arenas
+# (BENCHMARKS.md, "Worker soak").
+ENV MALLOC_ARENA_MAX=2
 WORKDIR /app
 
 # Production dependencies only. Install scripts are skipped here too: sharp loads its prebuilt
