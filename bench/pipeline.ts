@@ -26,7 +26,7 @@
  * BENCH_CPU_PROF=<dir> writes CPU profiles of the (a) children there.
  * The end-to-end part needs PostgreSQL (DATABASE_URL) and Redis (REDIS_URL), like bench:api.
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -40,6 +40,7 @@ import type { GenerativeReport, GenerativeTask } from './generative-child';
 import type { SegmentationReport, SegmentationTask, StepTimes } from './segmentation-child';
 import type { UpscaleReport, UpscaleTask } from './upscale-child';
 import { deleteRedisKeys, freePort, UNLIMITED_LIMITS, waitFor } from './support';
+import { startServiceProcess, type ServiceProcess } from './service-process';
 
 const ROOT = resolve(__dirname, '..');
 const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -408,43 +409,6 @@ function segmentationReport(r: SegmentationReport): string[] {
   return lines;
 }
 
-interface Service {
-  child: ChildProcess;
-  /** The last few kilobytes of its output, shown when something fails. */
-  tail(): string;
-  /** Peak resident set (VmHWM) so far, in MB. */
-  peakRssMb(): number;
-  stop(): Promise<void>;
-}
-
-function startService(role: 'api' | 'worker', env: NodeJS.ProcessEnv): Service {
-  const child = spawn(process.execPath, ['dist/main.js', role], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const keep = (chunk: Buffer) => (output = (output + chunk.toString('utf8')).slice(-4000));
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  return {
-    child,
-    tail: () => output,
-    peakRssMb: () => {
-      try {
-        const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-        return match ? Number(match[1]) / 1024 : NaN;
-      } catch {
-        return NaN;
-      }
-    },
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
-}
-
 interface JobRead {
   job: { id: string; status: string; completed_results: number; failed_results: number };
   results: Array<{
@@ -478,7 +442,7 @@ async function endToEnd(fixtures: Fixtures): Promise<EndToEnd> {
   const databaseUrl = new URL(BASE_DATABASE_URL);
   databaseUrl.pathname = `/${database}`;
   const sources = await ImageSourceServer.start();
-  const services: Service[] = [];
+  const services: ServiceProcess[] = [];
   try {
     const apiPort = await freePort();
     const healthPort = await freePort();
@@ -500,12 +464,12 @@ async function endToEnd(fixtures: Fixtures): Promise<EndToEnd> {
       // This part measures image_editing; the segmentation model would only add its memory.
       SEGMENTER: 'none',
     });
-    const api = startService('api', env);
+    const api = startServiceProcess('api', env);
     services.push(api);
     await waitFor(`${base}/health/ready`).catch((error: unknown) => {
       throw new Error(`${String(error)}\n${api.tail()}`);
     });
-    const worker = startService('worker', env);
+    const worker = startServiceProcess('worker', env);
     services.push(worker);
     await waitFor(`http://127.0.0.1:${healthPort}/health/ready`).catch((error: unknown) => {
       throw new Error(`${String(error)}\n${worker.tail()}`);
@@ -582,8 +546,8 @@ async function endToEnd(fixtures: Fixtures): Promise<EndToEnd> {
       failed: failed.length,
       seconds,
       resultsPerSecond: completed.length / seconds,
-      workerPeakRssMb: worker.peakRssMb(),
-      apiPeakRssMb: api.peakRssMb(),
+      workerPeakRssMb: worker.memoryMb('VmHWM'),
+      apiPeakRssMb: api.memoryMb('VmHWM'),
       workerConcurrency: process.env.WORKER_CONCURRENCY_PROCESSING ?? '8 (default)',
     };
   } finally {

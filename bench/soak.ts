@@ -19,11 +19,10 @@
  * value. Needs PostgreSQL (DATABASE_URL, where a database of its own is created and dropped) and
  * Redis (REDIS_URL), like bench:pipeline.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import sharp from 'sharp';
 import { fromFixture, productPhoto } from '../test/support/image-fixtures';
@@ -31,8 +30,8 @@ import { ImageSourceServer } from '../test/support/image-source-server';
 import { productShot } from '../test/support/product-shots';
 import { summarise, type MemorySample, type SeriesSummary } from './soak-stats';
 import { deleteRedisKeys, freePort, SERVICE_NODE_OPTIONS, UNLIMITED_LIMITS, waitFor } from './support';
+import { startServiceProcess, type ServiceProcess } from './service-process';
 
-const ROOT = resolve(__dirname, '..');
 const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const numberSetting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -66,42 +65,6 @@ function serviceEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   for (const name of Object.keys(env))
     if (name.startsWith('SOAK_') || name === 'PORT' || name === 'ROLE') delete env[name];
   return { ...env, NODE_OPTIONS: SERVICE_NODE_OPTIONS, ...extra };
-}
-
-interface Service {
-  child: ChildProcess;
-  tail(): string;
-  /** VmRSS or VmHWM of /proc/<pid>/status in MB; NaN once it has gone. */
-  memoryMb(field: 'VmRSS' | 'VmHWM'): number;
-  stop(): Promise<void>;
-}
-
-function startService(role: 'api' | 'worker', env: NodeJS.ProcessEnv): Service {
-  const child = spawn(process.execPath, ['dist/main.js', role], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const keep = (chunk: Buffer) => (output = (output + chunk.toString('utf8')).slice(-4000));
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  return {
-    child,
-    tail: () => output,
-    memoryMb: (field) => {
-      try {
-        const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-        return match ? Number(match[1]) / 1024 : NaN;
-      } catch {
-        return NaN;
-      }
-    },
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
 }
 
 interface Sources {
@@ -266,7 +229,7 @@ const CSV_HEADER =
   'seconds,worker_rss_mb,worker_heap_used_mb,worker_heap_total_mb,worker_external_mb,api_rss_mb,' +
   'results_completed,results_failed';
 
-async function sample(worker: Service, api: Service, metricsUrl: string, started: number, tally: Tally) {
+async function sample(worker: ServiceProcess, api: ServiceProcess, metricsUrl: string, started: number, tally: Tally) {
   const metrics = await (await fetch(metricsUrl)).text();
   const metric = (name: string) => {
     const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics);
@@ -340,7 +303,7 @@ async function main(): Promise<void> {
   databaseUrl.pathname = `/${database}`;
   log('drawing the product photos');
   const sources = await serveSources();
-  const services: Service[] = [];
+  const services: ServiceProcess[] = [];
   try {
     const apiPort = await freePort();
     const healthPort = await freePort();
@@ -363,12 +326,12 @@ async function main(): Promise<void> {
       CAPACITY_MAX_PENDING_RESULTS: '100000',
       CAPACITY_ACCOUNT_SHARE: '1',
     });
-    const api = startService('api', env);
+    const api = startServiceProcess('api', env);
     services.push(api);
     await waitFor(`${base}/health/ready`).catch((error: unknown) => {
       throw new Error(`${String(error)}\n${api.tail()}`);
     });
-    const worker = startService('worker', env);
+    const worker = startServiceProcess('worker', env);
     services.push(worker);
     await waitFor(`http://127.0.0.1:${healthPort}/health/ready`, 300_000).catch((error: unknown) => {
       throw new Error(`${String(error)}\n${worker.tail()}`);
