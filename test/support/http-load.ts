@@ -95,6 +95,8 @@ export async function runKeepAliveLoad({
         if (sentAfterDrainSeen && answer.connection === 'close') return;
       } catch (error) {
         records.push({ path, sentAfterDrainSeen, failure: error as RequestFailed });
+        // A loop that fails at once still counts, so the caller goes on and reports the failure.
+        if (n === 0 && ++loopsAnswered === loops) onFirstAnswers?.();
         return;
       }
     }
