@@ -230,9 +230,9 @@ describe('the api role stopped by SIGTERM (node dist/main.js api)', () => {
     120_000,
   );
 
-  // Skipped until its cause is found: after the heavier suites of a full `npm test` run (both
-  // CI runs so far) this test has waited out its timeout, while run alone or after the other e2e
-  // files it passes (ten runs). The drain of each process is the single-process drain tested above.
+  // Skipped until its cause is found: in two full `npm test` runs this test waited out its
+  // timeout, while run alone or after the other e2e files it passed every time (eight runs).
+  // Each process's drain is the single-process drain tested above.
   it.skip('drains every process of API_PROCESSES=2 when only the primary is signalled', async () => {
     const { api, port, key } = await startApi({
       API_PROCESSES: '2',
