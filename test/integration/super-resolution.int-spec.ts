@@ -1,4 +1,3 @@
-import { DEFAULT_FILE_CHOICES } from '../../src/modules/tools/tool-runner';
 import sharp from 'sharp';
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { applyFilters } from '../../src/core/image/pipeline-steps';
@@ -7,8 +6,9 @@ import { prepareEsrganModel } from '../../src/core/super-resolution/esrgan-model
 import { EsrganSession } from '../../src/core/super-resolution/esrgan-session';
 import { TILE_OVERLAP } from '../../src/core/super-resolution/local-upscaler';
 import { enlargeTiled } from '../../src/core/super-resolution/tiled-enlargement';
-import { EDIT_VARIANTS, sharpeningOf, type EditRequest } from '../../src/modules/tools/image-editing/edit-request';
+import { sharpeningOf } from '../../src/modules/tools/image-editing/edit-request';
 import { detailedProductPhotos, type DetailedPhoto } from '../support/detailed-products';
+import { resizeOnly } from '../support/edit-requests';
 import { expectError } from '../support/http-errors';
 import { fromFixture } from '../support/image-fixtures';
 import { psnr, ssim } from '../support/image-quality';
@@ -50,18 +50,7 @@ const shrunk = (photo: DetailedPhoto, factor: number) =>
  */
 async function baseline(small: Buffer, factor: number): Promise<RawImage> {
   const enlarged = await rawOf(sharp(small).resize(ORIGINAL.width, ORIGINAL.height, { kernel: 'lanczos3' }));
-  const request: EditRequest = {
-    resize: { upscale: true },
-    cutout: null,
-    light: false,
-    color: false,
-    polish: false,
-    format: 'png',
-    variant: EDIT_VARIANTS[0],
-    unsupported: null,
-    file: DEFAULT_FILE_CHOICES,
-  };
-  return applyFilters(enlarged, { saturation: 1, sharpen: sharpeningOf(request, factor) }, 60);
+  return applyFilters(enlarged, { saturation: 1, sharpen: sharpeningOf(resizeOnly({ upscale: true }), factor) }, 60);
 }
 
 describe('upscale by super-resolution, through the API and a worker', () => {

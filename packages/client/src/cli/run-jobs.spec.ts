@@ -140,14 +140,22 @@ describe('runJobs', () => {
 
   afterEach(() => rm(folder, { recursive: true, force: true }));
 
-  async function run(service: FakeService, pacing: Pacing, out = join(folder, 'out')): Promise<RunOutcome> {
+  /**
+   * A run against the fake service, its time the service's. `turnEventLoop`: each wait also
+   * turns the event loop, so a second job's file reads go on while the first one polls.
+   */
+  async function run(
+    service: FakeService,
+    pacing: Pacing,
+    { maxActiveJobs = 1, turnEventLoop = false } = {},
+  ): Promise<RunOutcome> {
     return runJobs(
       {
         request: editRequest({ width: 10 }),
         sources: await readSources(photos),
-        outDir: out,
+        outDir: join(folder, 'out'),
         batchSize: 3,
-        maxActiveJobs: 1,
+        maxActiveJobs,
         baseUrl: 'http://service',
         apiKey: 'sk_sandbox_test',
       },
@@ -158,6 +166,7 @@ describe('runJobs', () => {
         now: () => service.now,
         sleep: async (ms) => {
           service.now += ms;
+          if (turnEventLoop) await new Promise((turn) => setImmediate(turn));
         },
       },
     );
@@ -206,28 +215,7 @@ describe('runJobs', () => {
     const service: FakeService = new FakeService(pacing, { createsPerWindow: 100, windowMs: 60_000, pollsToFinish: 3 });
     // The first job is still running when the second create is asked for, however the two runs interleave.
     service.holdJobsUntilCreates = 2;
-    const outcome = await runJobs(
-      {
-        request: editRequest({ width: 10 }),
-        sources: await readSources(photos),
-        outDir: join(folder, 'out'),
-        batchSize: 3,
-        maxActiveJobs: 2,
-        baseUrl: 'http://service',
-        apiKey: 'sk_sandbox_test',
-      },
-      {
-        api: service,
-        progress: silent,
-        pacing,
-        now: () => service.now,
-        // A turn of the event loop per wait, so the other run's file reads go on while this one polls.
-        sleep: async (ms) => {
-          service.now += ms;
-          await new Promise((turn) => setImmediate(turn));
-        },
-      },
-    );
+    const outcome = await run(service, pacing, { maxActiveJobs: 2, turnEventLoop: true });
     expect(outcome.failed.map((failure) => failure.reason)).toEqual(['sandbox_simulated_failure: simulated']);
     expect(outcome.written).toHaveLength(6);
     // Two in flight meet the key's limit of one once; from then on the run keeps to one.
