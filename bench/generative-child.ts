@@ -1,3 +1,4 @@
+import { INLINE_ENGINE } from '../src/engine/pixel-engine';
 /**
  * The generative part of `npm run bench:pipeline`, forked by bench/pipeline.ts so its peak RSS is
  * its own. What the worker itself does for `ad_creative` and `ai_background`, one result at a
@@ -44,7 +45,7 @@ export interface GenerativeReport {
 
 const HEADLINE = 'Ultra-light trail running shoes built for all mountain paths';
 const SCENE_RATIOS = ['1:1', '3:2'] as const;
-const LIMITS = { maxPixels: 50_000_000, timeoutSeconds: 120 };
+const LIMITS = { maxPixels: 50_000_000, timeoutSeconds: 120, engine: INLINE_ENGINE };
 const peakRssMb = () => process.resourceUsage().maxRSS / 1024;
 
 async function timed(runs: number, warmup: number, work: (i: number) => Promise<unknown>): Promise<number[]> {

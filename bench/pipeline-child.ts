@@ -1,3 +1,4 @@
+import { INLINE_ENGINE } from '../src/engine/pixel-engine';
 /**
  * One measured process of `npm run bench:pipeline`, forked by bench/pipeline.ts so that peak RSS
  * is per variant. Its task comes as JSON in BENCH_PIPELINE_TASK; it answers with one IPC message
@@ -103,7 +104,7 @@ export const BENCH_EDIT: EditRequest = {
 };
 
 /** The worker's defaults: SOURCE_MAX_MEGAPIXELS (50) and RESULT_TIMEOUT_SECONDS (120). */
-const LIMITS = { maxPixels: 50 * 1_000_000, timeoutSeconds: 120 };
+const LIMITS = { maxPixels: 50 * 1_000_000, timeoutSeconds: 120, engine: INLINE_ENGINE };
 
 const rssMb = () => process.memoryUsage.rss() / 1024 / 1024;
 const peakRssMb = () => process.resourceUsage().maxRSS / 1024;

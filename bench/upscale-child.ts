@@ -1,3 +1,4 @@
+import { INLINE_ENGINE } from '../src/engine/pixel-engine';
 /**
  * The upscale part of `npm run bench:pipeline`, forked by bench/pipeline.ts so its peak RSS is
  * its own. For each case (x2 of a 1 MP source, x4 of a 0.25 MP source):
@@ -60,7 +61,7 @@ const peakRssMb = () => process.resourceUsage().maxRSS / 1024;
 const rssMb = () => process.memoryUsage.rss() / 1024 / 1024;
 
 /** The worker's defaults: SOURCE_MAX_MEGAPIXELS (50) and RESULT_TIMEOUT_SECONDS (120). */
-const LIMITS = { maxPixels: 50 * 1_000_000, timeoutSeconds: 600 };
+const LIMITS = { maxPixels: 50 * 1_000_000, timeoutSeconds: 600, engine: INLINE_ENGINE };
 
 function upscaleTo(width: number): EditRequest {
   return {

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 
@@ -8,6 +9,8 @@ const positiveInt = z.coerce.number().int().min(1);
 const MAX_PRESIGNED_URL_SECONDS = 7 * 24 * 3600;
 const nonNegativeInt = z.coerce.number().int().min(0);
 const DEFAULT_SHUTDOWN_DRAIN_SECONDS = 5;
+/** The cores this process may use (its CPU affinity), which heavy work is sized to by default. */
+const CORES = availableParallelism();
 
 const optionalUrl = (protocols: string[]) =>
   z
@@ -166,8 +169,14 @@ export const configSchema = z
     WORKER_QUEUES: commaList(
       z.enum(['background-removal', 'processing', 'sandbox', 'webhook-delivery', 'maintenance']),
     ).default('background-removal,processing,sandbox,webhook-delivery,maintenance'),
-    WORKER_CONCURRENCY_BACKGROUND_REMOVAL: positiveInt.max(256).default(8),
-    WORKER_CONCURRENCY_PROCESSING: positiveInt.max(256).default(8),
+    /**
+     * Heavy results (cut-outs; edits, generations, scenes and ads) run at once per queue: one per
+     * core by default, so on 2 cores a worker does not interleave sixteen heavy results and starve
+     * its own event loop; the rest wait in the queue, where another worker can take them. Raise
+     * PROCESSING where results mostly wait on the image provider.
+     */
+    WORKER_CONCURRENCY_BACKGROUND_REMOVAL: positiveInt.max(256).default(CORES),
+    WORKER_CONCURRENCY_PROCESSING: positiveInt.max(256).default(CORES),
     /** Sandbox results only write a small generated image (or wait, for `sandbox_slow`). */
     WORKER_CONCURRENCY_SANDBOX: positiveInt.max(256).default(16),
     WORKER_CONCURRENCY_WEBHOOKS: positiveInt.max(1024).default(64),
@@ -194,6 +203,13 @@ export const configSchema = z
     RESULT_TIMEOUT_SECONDS: positiveInt.max(3600).default(120),
     /** libvips threads per image pipeline; the worker runs several pipelines at once. */
     IMAGE_PIPELINE_THREADS: positiveInt.max(64).default(1),
+    /**
+     * Threads of the image engine (the tools' pixel steps written in JavaScript), one per core by
+     * default; 0 runs them on the worker's event loop, for debugging only.
+     */
+    ENGINE_THREADS: nonNegativeInt.max(64).default(CORES),
+    /** Nice value added to the engine's threads: on a busy machine the event loop and libvips are scheduled first. */
+    ENGINE_THREAD_NICE: nonNegativeInt.max(19).default(5),
     /** Decoded source pixels a worker holds at once; further results wait, so memory stays bounded. */
     IMAGE_MEMORY_BUDGET_MEGAPIXELS: positiveInt.max(10_000).default(150),
     /**

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { InvalidConfigError, loadConfig } from './load-config';
 
 /** Runs loadConfig and returns the InvalidConfigError it throws, failing if it does not throw one. */
@@ -33,6 +34,21 @@ describe(loadConfig.name, () => {
     });
     expect(config.ADMIN_TOKEN).toBeUndefined();
     expect(config.DATABASE_URL).toBeUndefined();
+  });
+
+  it('sizes heavy work to the cores: one heavy result per core and queue, one engine thread per core', () => {
+    const cores = availableParallelism();
+    expect(loadConfig({})).toMatchObject({
+      WORKER_CONCURRENCY_BACKGROUND_REMOVAL: cores,
+      WORKER_CONCURRENCY_PROCESSING: cores,
+      ENGINE_THREADS: cores,
+      ENGINE_THREAD_NICE: 5,
+      // Cheap work is not admitted behind pixel work: its own queues keep their own slots.
+      WORKER_CONCURRENCY_SANDBOX: 16,
+      WORKER_CONCURRENCY_WEBHOOKS: 64,
+    });
+    expect(loadConfig({ ENGINE_THREADS: '0' }).ENGINE_THREADS).toBe(0);
+    expect(() => loadConfig({ ENGINE_THREADS: '-1' })).toThrow(InvalidConfigError);
   });
 
   it.each([

@@ -1,7 +1,7 @@
 import { Logger, type OnModuleDestroy } from '@nestjs/common';
-import { maskFromProbability } from '../image/mask/cutout-mask';
 import type { Cutout, SubjectHints } from '../image/mask/subject-hints';
 import type { RawImage } from '../image/raw-image';
+import type { PixelEngine } from '../../engine/pixel-engine';
 import type { SegmentationMetrics } from '../metrics/segmentation.metrics';
 import { prepareIsnetModel } from './isnet-model';
 import { IsnetSession } from './isnet-session';
@@ -21,8 +21,8 @@ const WARM_UP_IMAGE: RawImage = { data: Buffer.alloc(64 * 64 * 3, 200), width: 6
  * session opened on first need or at the worker's start, then kept for the life of the process.
  * The session runs one inference at a time with SEGMENTATION_THREADS threads, so running
  * several results at once overlaps their downloads and pixel work, never multiplies the
- * model's memory. Our own pre- and post-processing (subject selection, hole filling,
- * edge-aware upsampling) turns its probabilities into the mask.
+ * model's memory. Our own post-processing (subject selection, hole filling, edge-aware
+ * upsampling) turns its probabilities into the mask, in the image engine's threads.
  */
 export class LocalSegmenter implements Segmenter, OnModuleDestroy {
   private readonly logger = new Logger(LocalSegmenter.name);
@@ -31,6 +31,7 @@ export class LocalSegmenter implements Segmenter, OnModuleDestroy {
   constructor(
     private readonly settings: LocalSegmenterSettings,
     private readonly metrics: SegmentationMetrics,
+    private readonly engine: PixelEngine,
   ) {}
 
   async ready(): Promise<void> {
@@ -43,7 +44,8 @@ export class LocalSegmenter implements Segmenter, OnModuleDestroy {
     const { map, pixels, timings } = await session.probability(image);
     this.metrics.inferred(timings.inferenceMs / 1000);
     signal.throwIfAborted();
-    return maskFromProbability(map, pixels, image, hints);
+    // The probabilities and the model's view of the photo are this call's own, so they are given, not copied.
+    return this.engine.run('subjectMask', [map, pixels, image, hints], [map, pixels]);
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -1,7 +1,9 @@
 import { Inject, Injectable, Logger, Module, type OnApplicationBootstrap } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
+import { EngineModule, PIXEL_ENGINE } from '../engine/engine.module';
 import { HealthModule } from '../health/health.module';
+import type { PixelEngine } from '../../engine/pixel-engine';
 import { HealthService, type CheckState } from '../health/health.service';
 import { SegmentationMetrics } from '../metrics/segmentation.metrics';
 import { OutboundHttps } from '../outbound/outbound-https';
@@ -11,7 +13,12 @@ import { SEGMENTER, type Segmenter } from './segmenter';
 
 const WARM_UP_RETRY_MS = 30_000;
 
-function segmenterFor(config: AppConfig, outbound: OutboundHttps, metrics: SegmentationMetrics): Segmenter | null {
+function segmenterFor(
+  config: AppConfig,
+  outbound: OutboundHttps,
+  metrics: SegmentationMetrics,
+  engine: PixelEngine,
+): Segmenter | null {
   switch (config.SEGMENTER) {
     case 'local':
       return new LocalSegmenter(
@@ -21,6 +28,7 @@ function segmenterFor(config: AppConfig, outbound: OutboundHttps, metrics: Segme
           threads: config.SEGMENTATION_THREADS,
         },
         metrics,
+        engine,
       );
     case 'remote':
       return new RemoteSegmenter(
@@ -37,8 +45,13 @@ function segmenterFor(config: AppConfig, outbound: OutboundHttps, metrics: Segme
  * at a worker's start through SegmenterWarmUp, so an API process never loads it.
  */
 @Module({
+  imports: [EngineModule],
   providers: [
-    { provide: SEGMENTER, inject: [APP_CONFIG, OutboundHttps, SegmentationMetrics], useFactory: segmenterFor },
+    {
+      provide: SEGMENTER,
+      inject: [APP_CONFIG, OutboundHttps, SegmentationMetrics, PIXEL_ENGINE],
+      useFactory: segmenterFor,
+    },
   ],
   exports: [SEGMENTER],
 })

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { EngineModule } from '../../core/engine/engine.module';
 import { ImageModule } from '../../core/image/image.module';
 import { ImageProviderModule } from '../../core/image-provider/image-provider.module';
 import { SegmentationModule } from '../../core/segmentation/segmentation.module';
@@ -22,7 +23,14 @@ import { LIVE_TOOL_RUNNERS, SANDBOX_RUNNER, ToolRunners, type LiveToolRunners } 
  * or a provider client.
  */
 @Module({
-  imports: [ImageModule, SegmentationModule, SuperResolutionModule, ImageProviderModule, ToolAvailabilityModule],
+  imports: [
+    ImageModule,
+    EngineModule,
+    SegmentationModule,
+    SuperResolutionModule,
+    ImageProviderModule,
+    ToolAvailabilityModule,
+  ],
   providers: [
     { provide: SANDBOX_RUNNER, useClass: SandboxSimulator },
     SourceLoader,

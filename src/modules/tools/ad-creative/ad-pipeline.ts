@@ -13,7 +13,7 @@ import { decodePhoto } from '../shared/photo-decoding';
 import { coverTo } from '../shared/provider-images';
 import type { FileChoices, OutputFormat } from '../tool-runner';
 import { PLATFORM_FRAMES } from './ad-platforms';
-import { paintAdPixels, planAd, type AdInput, type RgbaPixels } from './ad-renderer';
+import type { AdInput, RgbaPixels } from './ad-renderer';
 import type { AdRequest } from './ad-request';
 
 /** One ad result: which variant of its source, where the client says the product is, and its format and file. */
@@ -55,8 +55,7 @@ export async function runAd(
       ? await paintedBackdrop(provider, request.backdropPrompt, canvas, signal)
       : undefined;
   const input: AdInput = { ...request, subject: subjectOf(photo, alpha), variant: job.variant, background };
-  const layOut = async () => paintAdPixels(input, await planAd(input));
-  const image = await layOut().catch((error: unknown) => {
+  const image = await limits.engine.run('layOutAd', [input]).catch((error: unknown) => {
     throw new ResultFailure(
       ResultErrorCode.ProcessingFailed,
       `The ad could not be laid out (${String(error).slice(0, 200)}).`,

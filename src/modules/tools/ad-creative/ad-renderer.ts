@@ -147,6 +147,11 @@ export async function paintAd(input: AdInput, plan: AdPlan): Promise<AdRender> {
   return { image, ...plan.layout.canvas, textBoxes, subjectBox: plan.subject.box };
 }
 
+/** Steps 1 to 6 as RGB pixels, for a caller that encodes them itself (the worker, through the image engine). */
+export async function layOutAd(input: AdInput): Promise<RawImage> {
+  return paintAdPixels(input, await planAd(input));
+}
+
 /** The ad as RGB pixels, for a caller that encodes it itself (the worker): no PNG in between. */
 export async function paintAdPixels(input: AdInput, plan: AdPlan): Promise<RawImage> {
   return toRaw(await adPipeline(input, plan));

@@ -1,6 +1,5 @@
-import sharp from 'sharp';
 import { canvasHolding, shapeFor, type AspectRatio } from '../../../core/image/aspect-ratio';
-import { composite, compositeOnImage } from '../../../core/image/compose/composite';
+import { composite } from '../../../core/image/compose/composite';
 import { reframe, type CutoutLayers } from '../../../core/image/compose/cutout-layers';
 import type { GeometryPlan } from '../../../core/image/geometry';
 import { subjectBounds, type AlphaMask, type PixelBounds } from '../../../core/image/mask/alpha-mask';
@@ -15,9 +14,6 @@ import { coverTo, keepMaskPng, providerPng } from '../shared/provider-images';
 import type { ResultOutput } from '../tool-runner';
 import type { PreservationLevel } from '../tool-options';
 import type { AiEditRequest } from './generative-request';
-
-/** How far `balanced` lets the edit reach into the product from its outline, as a share of its longer side. */
-const BALANCED_BLEND_SHARE = 0.02;
 
 /**
  * Where the photo goes on a canvas of the requested ratio: the canvas holds it whole, and it is
@@ -77,31 +73,6 @@ export function photoArea(placement: { canvas: Size; left: number; top: number }
   return { data, width: canvas.width, height: canvas.height };
 }
 
-/**
- * The edit's final pixels. `strict`: the subject is the photo's own pixels, composited over
- * whatever the provider painted (its alpha edge included). `balanced`: the subject's body is the
- * photo's, but a band inside its outline blends into the provider's pixels, so light and edges
- * can match the new surroundings. `creative`: the provider's image as it is.
- */
-export async function finishEdit(placed: CutoutLayers, painted: RawImage, level: PreservationLevel): Promise<RawImage> {
-  if (level === 'creative') return painted;
-  if (level === 'strict') return compositeOnImage(placed, painted);
-  const bounds = subjectBounds(placed.alpha);
-  if (!bounds) return painted;
-  const sigma = Math.max(0.5, Math.max(bounds.width, bounds.height) * BALANCED_BLEND_SHARE);
-  const { width, height } = placed.alpha;
-  const blurred = await sharp(Buffer.from(placed.alpha.data), { raw: { width, height, channels: 1 } })
-    .blur(sigma)
-    .extractChannel(0)
-    .raw()
-    .toBuffer();
-  // Twice the blur less its middle shrinks the mask by about sigma and keeps a soft edge inside the outline.
-  const body = new Uint8Array(blurred.length);
-  for (let i = 0; i < body.length; i++)
-    body[i] = Math.max(0, Math.min(255, 2 * blurred[i] - 255, placed.alpha.data[i]));
-  return compositeOnImage({ ...placed, alpha: { data: body, width, height } }, painted);
-}
-
 /** What an AI edit runs with: its provider, and the segmenter unless the level is `creative`. */
 export interface AiEditPainters {
   provider: ImageProvider;
@@ -135,6 +106,10 @@ export async function runAiEdit(
     { image: png, mask, prompt: request.prompt, shape: shapeFor(placement.canvas) },
     limits.signal,
   );
-  const edited = await finishEdit(placed, await coverTo(painted, placement.canvas), request.preservation);
+  const edited = await limits.engine.run(
+    'preservedSubject',
+    [placed, await coverTo(painted, placement.canvas), request.preservation],
+    [placed],
+  );
   return encodeImage(edited, { ...output, source });
 }

@@ -1,3 +1,5 @@
+import { INLINE_ENGINE } from '../../../engine/pixel-engine';
+import { preservedSubject } from '../../../engine/preserved-subject';
 import sharp from 'sharp';
 import { fileStatement, photographersJpeg } from '../../../../test/support/photo-metadata';
 import type { ImageProvider } from '../../../core/image-provider/image-provider';
@@ -5,12 +7,12 @@ import type { AlphaMask } from '../../../core/image/mask/alpha-mask';
 import type { RawImage } from '../../../core/image/raw-image';
 import { renderStudioBackdrop, STUDIO_BACKDROPS, studioBackdropFor } from '../../../core/image/compose/studio-backdrop';
 import { inspectSource } from '../../../core/image/source-image';
-import { finishEdit, photoArea, photoOnCanvas, placeOnCanvas, providerInputs } from './ai-edit-pipeline';
+import { photoArea, photoOnCanvas, placeOnCanvas, providerInputs } from './ai-edit-pipeline';
 import { DEFAULT_FILE_CHOICES } from '../tool-runner';
 import { runGeneration } from './generation-pipeline';
 import { composeScene, type BackdropPainter } from './scene-pipeline';
 
-const LIMITS = { maxPixels: 50_000_000, timeoutSeconds: 30 };
+const LIMITS = { maxPixels: 50_000_000, timeoutSeconds: 30, engine: INLINE_ENGINE };
 
 /** A 200 x 120 photo: an orange square at x 70..129, y 30..89 on blue-grey, and its exact mask. */
 function photoWithSquare(): { photo: RawImage; alpha: AlphaMask } {
@@ -49,7 +51,7 @@ describe('AI edit pipeline', () => {
       const placement = placeOnCanvas(photo, { left: 70, top: 30, width: 60, height: 60 }, { width: 1, height: 1 });
       expect(placement.canvas).toEqual({ width: 200, height: 200 });
       const placed = await photoOnCanvas(photo, alpha, placement);
-      const result = await finishEdit(placed, repainted(200, 200), 'strict');
+      const result = await preservedSubject(placed, repainted(200, 200), 'strict');
       expect(result.width / result.height).toBe(1);
       let kept = 0;
       for (let y = 0; y < 200; y++) {
@@ -72,10 +74,10 @@ describe('AI edit pipeline', () => {
     const { photo, alpha } = photoWithSquare();
     const placement = placeOnCanvas(photo, null, null);
     const placed = await photoOnCanvas(photo, alpha, placement);
-    const balanced = await finishEdit(placed, repainted(200, 120), 'balanced');
+    const balanced = await preservedSubject(placed, repainted(200, 120), 'balanced');
     expect(pixel(balanced, 100, 60)).toEqual([240, 140, 30]);
     expect(pixel(balanced, 70, 60)).not.toEqual([240, 140, 30]);
-    const creative = await finishEdit(placed, repainted(200, 120), 'creative');
+    const creative = await preservedSubject(placed, repainted(200, 120), 'creative');
     expect(pixel(creative, 100, 60)).toEqual([20, 200, 60]);
   });
 

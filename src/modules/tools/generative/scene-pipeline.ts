@@ -1,5 +1,4 @@
 import { shapeFor } from '../../../core/image/aspect-ratio';
-import { composite, compositeOnImage } from '../../../core/image/compose/composite';
 import { reframe, type CutoutLayers, type Frame } from '../../../core/image/compose/cutout-layers';
 import type { ShadowStyle } from '../../../core/image/compose/shadow';
 import { renderStudioBackdrop, studioBackdropFor } from '../../../core/image/compose/studio-backdrop';
@@ -76,7 +75,7 @@ export async function composeScene(
   limits.signal?.throwIfAborted();
   const backdrop = await paintBackdrop(placed, plan.canvas);
   limits.signal?.throwIfAborted();
-  return compositeOnImage(placed, backdrop);
+  return limits.engine.run('compositeOnImage', [placed, backdrop], [placed, backdrop]);
 }
 
 /**
@@ -84,9 +83,13 @@ export async function composeScene(
  * transparent canvas with a mask that keeps the product, and whatever it returns is fitted to
  * the canvas; the product is composited over it from the photo's own pixels afterwards.
  */
-function providerBackdrop(provider: ImageProvider, prompt: string, signal: AbortSignal): BackdropPainter {
+function providerBackdrop(
+  provider: ImageProvider,
+  prompt: string,
+  { signal, engine }: PipelineLimits & { signal: AbortSignal },
+): BackdropPainter {
   return async (placed, size) => {
-    const subject = composite({ ...placed, shadow: null }, null);
+    const subject = await engine.run('composite', [{ ...placed, shadow: null }, null]);
     const [image, mask] = await Promise.all([providerPng(subject), keepMaskPng(placed.alpha)]);
     const painted = await provider.edit({ image, mask, prompt, shape: shapeFor(size) }, signal);
     return coverTo(painted, size);
@@ -125,7 +128,7 @@ export async function runScene(
   const { mask: alpha } = await segmenter.segment(photo, limits.signal, job.hints);
   const studio = studioBackdropFor(job.variant);
   const painter: BackdropPainter = provider
-    ? providerBackdrop(provider, job.request.prompt, limits.signal)
+    ? providerBackdrop(provider, job.request.prompt, limits)
     : (_placed, size) => renderStudioBackdrop(studio, size);
   const floorLine = provider ? PROVIDER_FLOOR_LINE : studio.floorLine;
   const scene = {

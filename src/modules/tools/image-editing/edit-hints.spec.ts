@@ -1,3 +1,4 @@
+import { INLINE_ENGINE } from '../../../engine/pixel-engine';
 import { fromFixture, paint } from '../../../../test/support/image-fixtures';
 import { planGeometry } from '../../../core/image/geometry';
 import type { AlphaMask } from '../../../core/image/mask/alpha-mask';
@@ -126,7 +127,12 @@ describe(`${runEdit.name} with subject hints`, () => {
 
   it('hands the segmenter the hints in the frame it segments, and reports its uncertainty', async () => {
     const segmenter = new RecordingSegmenter();
-    const limits = { maxPixels: 50_000_000, timeoutSeconds: 60, signal: new AbortController().signal };
+    const limits = {
+      maxPixels: 50_000_000,
+      timeoutSeconds: 60,
+      signal: new AbortController().signal,
+      engine: INLINE_ENGINE,
+    };
     const whole = await runEdit(await source(), request({ width: 200, upscale: false }), limits, segmenter);
     const covered = await runEdit(
       await source(),
@@ -144,7 +150,7 @@ describe(`${runEdit.name} with subject hints`, () => {
     const edited = await runEdit(
       await source(),
       { ...request({ width: 100, upscale: false }), cutout: null },
-      { maxPixels: 50_000_000, timeoutSeconds: 60 },
+      { maxPixels: 50_000_000, timeoutSeconds: 60, engine: INLINE_ENGINE },
     );
     expect(edited.uncertainty).toBeUndefined();
   });

@@ -1,3 +1,4 @@
+import { INLINE_ENGINE } from '../../../engine/pixel-engine';
 import sharp from 'sharp';
 import {
   decodeRgba,
@@ -16,7 +17,7 @@ import { runEdit } from './edit-pipeline';
 import { EDIT_VARIANTS, type EditRequest } from './edit-request';
 import { DEFAULT_FILE_CHOICES } from '../tool-runner';
 
-const LIMITS = { maxPixels: 50_000_000, timeoutSeconds: 60 };
+const LIMITS = { maxPixels: 50_000_000, timeoutSeconds: 60, engine: INLINE_ENGINE };
 
 const request = (overrides: Partial<EditRequest> = {}): EditRequest => ({
   resize: { upscale: false },

@@ -1,24 +1,11 @@
-import { composite, shaded } from '../../../core/image/compose/composite';
-import { drawShadow } from '../../../core/image/compose/shadow';
 import type { GeometryPlan } from '../../../core/image/geometry';
-import { interestingWindows, type WindowPosition } from '../../../core/image/interesting-region';
-import type { AlphaMask } from '../../../core/image/mask/alpha-mask';
-import { decontaminate } from '../../../core/image/mask/decontaminate';
+import type { WindowPosition } from '../../../core/image/interesting-region';
 import type { Cutout, SubjectHints } from '../../../core/image/mask/subject-hints';
-import {
-  applyFilters,
-  backgroundFor,
-  cutWindow,
-  decodeScaled,
-  hasFilters,
-  type Rgba,
-} from '../../../core/image/pipeline-steps';
+import { backgroundFor, decodeScaled, type Rgba } from '../../../core/image/pipeline-steps';
 import type { RawImage } from '../../../core/image/raw-image';
 import type { Segmenter } from '../../../core/segmentation/segmenter';
 import type { ModelScale, Upscaler } from '../../../core/super-resolution/upscaler';
 import { SourceImageError, SourceImageProblem, type SourceImage } from '../../../core/image/source-image';
-import { polish } from '../../../core/image/polish/polish';
-import { analyseTone, applyTone } from '../../../core/image/tone';
 import { encodeImage, type EncodedImage } from '../shared/encoding';
 import type { PipelineLimits } from '../shared/pipeline-limits';
 import { hintsInPart, visiblePart } from './edit-hints';
@@ -81,40 +68,42 @@ export async function runEdit(
 
   let window: WindowPosition | null = null;
   if (plan.window) {
-    const windows = interestingWindows(working, plan.window, request.variant.cropRank + 1);
-    window = windows[Math.min(request.variant.cropRank, windows.length - 1)];
-    working = cutWindow(working, window, plan.window);
+    const crop = await limits.engine.run(
+      'interestingCrop',
+      [working, plan.window, request.variant.cropRank],
+      [working],
+    );
+    ({ image: working, window } = crop);
   }
 
   const cutout = request.cutout
     ? await segmented(working, hintsInPart(request.cutout.hints, visiblePart(source, plan, window)), segmenter, limits)
     : null;
 
-  if (request.polish) {
-    limits.signal?.throwIfAborted();
-    working = polish(working);
-  }
-
-  const tone = analyseTone(working, {
-    light: request.light,
-    color: request.color,
-    brightnessOffset: request.variant.brightnessOffset,
-    saturationOffset: request.variant.saturationOffset,
-  });
-  if (tone.map) applyTone(working, tone.map);
-
-  const filters = {
-    saturation: tone.saturation,
+  limits.signal?.throwIfAborted();
+  const corrections = {
+    polish: request.polish,
+    tone: {
+      light: request.light,
+      color: request.color,
+      brightnessOffset: request.variant.brightnessOffset,
+      saturationOffset: request.variant.saturationOffset,
+    },
     sharpen: sharpeningOf(request, modelScale ? 1 : plan.scaled.width / source.width),
   };
-  if (hasFilters(filters)) {
-    limits.signal?.throwIfAborted();
-    working = await applyFilters(working, filters, limits.timeoutSeconds);
+  if (corrections.polish || request.light || request.color || corrections.sharpen) {
+    working = await limits.engine.run('correctedPixels', [working, corrections, limits.timeoutSeconds], [working]);
   }
 
   limits.signal?.throwIfAborted();
   const padding = request.cutout ? paddingFor(request.cutout, request.format) : backgroundFor(request.format);
-  if (request.cutout && cutout) working = await replacedBackground(working, cutout.mask, request.cutout);
+  if (request.cutout && cutout) {
+    working = await limits.engine.run(
+      'replacedBackground',
+      [working, cutout.mask, request.cutout],
+      [working, cutout.mask],
+    );
+  }
 
   limits.signal?.throwIfAborted();
   const encoded = await encodeImage(
@@ -139,7 +128,11 @@ async function enlarged(
   limits: PipelineLimits,
 ): Promise<RawImage> {
   if (!upscaler || !limits.signal) throw new Error('An upscale needs an upscaler and a signal');
-  return superResolved(image, plan, scale, upscaler, { signal: limits.signal, timeoutSeconds: limits.timeoutSeconds });
+  return superResolved(image, plan, scale, upscaler, {
+    signal: limits.signal,
+    timeoutSeconds: limits.timeoutSeconds,
+    engine: limits.engine,
+  });
 }
 
 async function segmented(
@@ -152,13 +145,6 @@ async function segmented(
   const cutout = await segmenter.segment(image, limits.signal, hints);
   limits.signal.throwIfAborted();
   return cutout;
-}
-
-/** The subject over its new background with its shadow, or its shadow cast on its own photo. */
-async function replacedBackground(photo: RawImage, alpha: AlphaMask, cutout: EditCutout): Promise<RawImage> {
-  const shadow = await drawShadow(alpha, cutout.shadow);
-  if (cutout.background === 'original') return shadow ? shaded(photo, alpha, shadow) : photo;
-  return composite({ colour: decontaminate(photo, alpha), alpha, shadow }, cutout.background);
 }
 
 /** What `contain` pads with: the new background (transparent where it is), else the format's default. */

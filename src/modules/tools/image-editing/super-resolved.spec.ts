@@ -1,3 +1,4 @@
+import { INLINE_ENGINE } from '../../../engine/pixel-engine';
 import { resizeOnly } from '../../../../test/support/edit-requests';
 import { NearestUpscaler } from '../../../../test/support/nearest-upscaler';
 import type { RawImage } from '../../../core/image/raw-image';
@@ -6,7 +7,7 @@ import { superResolved } from './super-resolved';
 
 const upscaled = (size: { width?: number; height?: number }) => resizeOnly({ ...size, upscale: true });
 
-const OPTIONS = { signal: new AbortController().signal, timeoutSeconds: 30 };
+const OPTIONS = { signal: new AbortController().signal, timeoutSeconds: 30, engine: INLINE_ENGINE };
 
 /** `width` x `height` of one colour, RGB or RGBA. */
 function filled(width: number, height: number, pixel: (x: number, y: number) => number[]): RawImage {

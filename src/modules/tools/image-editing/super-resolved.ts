@@ -1,9 +1,9 @@
 import sharp from 'sharp';
 import type { GeometryPlan } from '../../../core/image/geometry';
 import { fromRaw, toRaw, type RawImage, type Size } from '../../../core/image/raw-image';
-import { colourUnderTransparency, withAlpha } from '../../../core/image/transparent-colour';
 import { TILE_OVERLAP } from '../../../core/super-resolution/local-upscaler';
 import type { ModelScale, Upscaler } from '../../../core/super-resolution/upscaler';
+import type { PixelEngine } from '../../../engine/pixel-engine';
 
 /**
  * Radii of the colour given to fully transparent pixels before the model sees them: 2 pixels for
@@ -24,9 +24,9 @@ export async function superResolved(
   geometry: GeometryPlan,
   scale: ModelScale,
   upscaler: Upscaler,
-  options: { signal: AbortSignal; timeoutSeconds: number },
+  options: { signal: AbortSignal; timeoutSeconds: number; engine: PixelEngine },
 ): Promise<RawImage> {
-  const { signal, timeoutSeconds } = options;
+  const { signal, timeoutSeconds, engine } = options;
   const resample = (pipeline: sharp.Sharp) =>
     pipeline.timeout({ seconds: timeoutSeconds }).resize(geometry.scaled.width, geometry.scaled.height, {
       fit: geometry.mode === 'cover' ? 'cover' : 'fill',
@@ -35,14 +35,14 @@ export async function superResolved(
     });
   if (image.channels === 3) return toRaw(resample(fromRaw(await upscaler.enlarge(image, scale, signal))));
 
-  const { colour, alpha } = colourUnderTransparency(image, TRANSPARENT_COLOUR_RADII);
+  const { colour, alpha } = await engine.run('colourUnderTransparency', [image, TRANSPARENT_COLOUR_RADII], [image]);
   const enlarged = await upscaler.enlarge(colour, scale, signal);
   signal.throwIfAborted();
   const [resampledColour, resampledAlpha] = await Promise.all([
     toRaw(resample(fromRaw(enlarged))),
     resample(plane(alpha, image)).toColourspace('b-w').raw().toBuffer(),
   ]);
-  return withAlpha(resampledColour, resampledAlpha);
+  return engine.run('withAlpha', [resampledColour, resampledAlpha], [resampledColour, resampledAlpha]);
 }
 
 /** A one-byte-per-pixel plane as a one-band image; kept one band (`b-w`) on output, where sharp would write sRGB. */

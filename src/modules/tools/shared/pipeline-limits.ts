@@ -1,16 +1,25 @@
 import type { AppConfig } from '../../../core/config/config.schema';
+import type { PixelEngine } from '../../../engine/pixel-engine';
 
 export interface PipelineLimits {
   maxPixels: number;
   /** libvips' own deadline for each pipeline; the worker's time limit covers the whole result. */
   timeoutSeconds: number;
   signal?: AbortSignal;
+  /** Where the pipeline's pixel steps run: the worker's thread pool, never its event loop. */
+  engine: PixelEngine;
 }
 
-/** The limits of one result's pipelines: the configured pixel cap and time limit, and the result's signal. */
+/** One result's pipeline limits: the configured pixel cap and time limit, the result's signal, and the engine. */
 export function resultLimits(
   config: Pick<AppConfig, 'SOURCE_MAX_MEGAPIXELS' | 'RESULT_TIMEOUT_SECONDS'>,
   signal: AbortSignal,
+  engine: PixelEngine,
 ): PipelineLimits & { signal: AbortSignal } {
-  return { maxPixels: config.SOURCE_MAX_MEGAPIXELS * 1_000_000, timeoutSeconds: config.RESULT_TIMEOUT_SECONDS, signal };
+  return {
+    maxPixels: config.SOURCE_MAX_MEGAPIXELS * 1_000_000,
+    timeoutSeconds: config.RESULT_TIMEOUT_SECONDS,
+    signal,
+    engine,
+  };
 }

@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '../../../core/config/config.module';
 import type { AppConfig } from '../../../core/config/config.schema';
+import { PIXEL_ENGINE } from '../../../core/engine/engine.module';
 import { PixelBudget } from '../../../core/image/pixel-budget';
+import type { PixelEngine } from '../../../engine/pixel-engine';
 import type { SourceImage } from '../../../core/image/source-image';
 import type { ToolOutput, TypedToolTask } from '../tool-runner';
 import type { EncodedImage } from './encoding';
@@ -43,6 +45,7 @@ export class ResultFrame {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly sources: SourceLoader,
     private readonly budget: PixelBudget,
+    @Inject(PIXEL_ENGINE) private readonly engine: PixelEngine,
   ) {}
 
   /** A result made from its source image. */
@@ -67,7 +70,7 @@ export class ResultFrame {
   ): Promise<ToolOutput> {
     const request = tool.request(task);
     const source = await load();
-    const limits = resultLimits(this.config, signal);
+    const limits = resultLimits(this.config, signal, this.engine);
     const encoded = await this.budget
       .run(tool.pixels(source, request), () => {
         signal.throwIfAborted();

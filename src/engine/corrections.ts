@@ -1,0 +1,84 @@
+import type { CutoutLayers } from '../core/image/compose/cutout-layers';
+import { composite, shaded } from '../core/image/compose/composite';
+import type { Rgba } from '../core/image/pipeline-steps';
+import { drawShadow, type ShadowStyle } from '../core/image/compose/shadow';
+import type { AlphaMask } from '../core/image/mask/alpha-mask';
+import { decontaminate } from '../core/image/mask/decontaminate';
+import { applyFilters, hasFilters, type SharpenStrength } from '../core/image/pipeline-steps';
+import { polish } from '../core/image/polish/polish';
+import type { RawImage } from '../core/image/raw-image';
+import { analyseTone, applyTone, type ToneRequest } from '../core/image/tone';
+
+/** The corrections of a photo's own pixels, in the order `image_editing` applies them. */
+export interface PixelCorrections {
+  /** Noise and JPEG blocking taken out, before any curve stretches the noise unevenly. */
+  polish: boolean;
+  /** White balance and exposure, measured on the polished pixels and applied in one pass. */
+  tone: ToneRequest;
+  /** Sharpening after the tone curves (saturation from `tone.color` comes first, as sharp orders them). */
+  sharpen: SharpenStrength | null;
+}
+
+/** Polish, then light and colour, then saturation and sharpening: a photo's corrections, in that order. */
+export async function correctedPixels(
+  photo: RawImage,
+  corrections: PixelCorrections,
+  timeoutSeconds: number,
+): Promise<RawImage> {
+  const image = corrections.polish ? polish(photo) : photo;
+  const tone = analyseTone(image, corrections.tone);
+  if (tone.map) applyTone(image, tone.map);
+  const filters = { saturation: tone.saturation, sharpen: corrections.sharpen };
+  return hasFilters(filters) ? applyFilters(image, filters, timeoutSeconds) : image;
+}
+
+/** Corrections applied to a product's own pixels (product photos' preservation level). */
+export interface ProductCorrections {
+  light: boolean;
+  color: boolean;
+  polish: boolean;
+}
+
+/** The sharpening that follows `polish` on a product's pixels. */
+const PRODUCT_SHARPENING: SharpenStrength = { sigma: 0.8, edgeGain: 1.5 };
+
+/**
+ * The subject cut out of the photo, its own pixels corrected as asked (the same polish, light and
+ * colour steps as `image_editing`, before the cut-out is composed, so the background is never
+ * corrected with it), its colours cleaned at soft edges, with its shadow.
+ */
+export async function productLayers(
+  photo: RawImage,
+  alpha: AlphaMask,
+  request: ProductCorrections & { shadow: ShadowStyle },
+  timeoutSeconds: number,
+): Promise<CutoutLayers> {
+  const shadow = await drawShadow(alpha, request.shadow);
+  const corrected = await correctedPixels(
+    photo,
+    {
+      polish: request.polish,
+      tone: { light: request.light, color: request.color, brightnessOffset: 0, saturationOffset: 0 },
+      sharpen: request.polish ? PRODUCT_SHARPENING : null,
+    },
+    timeoutSeconds,
+  );
+  return { colour: decontaminate(corrected, alpha), alpha, shadow };
+}
+
+/** A new background for a photo's subject, or 'original' to keep the photo and cast the shadow on it. */
+export interface BackgroundChange {
+  background: Rgba | null | 'original';
+  shadow: ShadowStyle;
+}
+
+/** The subject over its new background with its shadow, or its shadow cast on its own photo. */
+export async function replacedBackground(
+  photo: RawImage,
+  alpha: AlphaMask,
+  change: BackgroundChange,
+): Promise<RawImage> {
+  const shadow = await drawShadow(alpha, change.shadow);
+  if (change.background === 'original') return shadow ? shaded(photo, alpha, shadow) : photo;
+  return composite({ colour: decontaminate(photo, alpha), alpha, shadow }, change.background);
+}

@@ -1,0 +1,60 @@
+import { composite } from '../core/image/compose/composite';
+import { reframe } from '../core/image/compose/cutout-layers';
+import { planFrame, union, type Placement } from '../core/image/compose/framing';
+import type { ShadowStyle } from '../core/image/compose/shadow';
+import { subjectBounds, type AlphaMask } from '../core/image/mask/alpha-mask';
+import type { Rgba } from '../core/image/pipeline-steps';
+import type { RawImage } from '../core/image/raw-image';
+import { productLayers, type ProductCorrections } from './corrections';
+
+/** Shadow opacity below this does not count as part of the subject's frame. */
+const SHADOW_FRAME_THRESHOLD = 8;
+
+/** What a cut-out result is made of, besides its photo and the subject's mask. */
+export interface CutoutComposition extends ProductCorrections {
+  /** `alpha`: the framed mask alone (no background colour, no shadow); `rgba`: the composed cut-out. */
+  channels: 'rgba' | 'alpha';
+  background: Rgba | null;
+  shadow: ShadowStyle;
+  placement: Placement;
+}
+
+/** A cut-out's pixels, ready to encode: the composed image, or the framed mask alone. */
+export type CutoutPixels = { kind: 'image'; image: RawImage } | { kind: 'mask'; mask: AlphaMask };
+
+/**
+ * A cut-out from its photo and the subject's mask: the product's pixels corrected and cleaned
+ * with its shadow drawn (not for a mask, which has neither colours nor a shadow), framed (the
+ * whole photo, a crop around the subject and its shadow, or a canvas the subject fills a set
+ * share of) and composed onto the background.
+ */
+export async function cutoutPixels(
+  photo: RawImage,
+  alpha: AlphaMask,
+  composition: CutoutComposition,
+  timeoutSeconds: number,
+): Promise<CutoutPixels> {
+  const mask = composition.channels === 'alpha';
+  const layers = mask
+    ? { colour: photo, alpha, shadow: null }
+    : await productLayers(photo, alpha, composition, timeoutSeconds);
+
+  const subject = subjectBounds(alpha);
+  const shadow = layers.shadow && subjectBounds(layers.shadow, SHADOW_FRAME_THRESHOLD);
+  const framing = planFrame(
+    photo,
+    composition.placement.kind === 'crop' ? union(subject, shadow) : subject,
+    composition.placement,
+  );
+  const whole =
+    framing.frame.left === 0 &&
+    framing.frame.top === 0 &&
+    framing.frame.width === photo.width &&
+    framing.frame.height === photo.height &&
+    framing.size.width === photo.width &&
+    framing.size.height === photo.height;
+  const placed = whole ? layers : await reframe(layers, framing.frame, framing.size);
+  return mask
+    ? { kind: 'mask', mask: placed.alpha }
+    : { kind: 'image', image: composite(placed, composition.background) };
+}

@@ -1,0 +1,22 @@
+import { Piscina } from 'piscina';
+import { ENGINE_OPERATIONS, type OperationName } from './operations';
+import { revived, transferablesOf } from './transfer';
+
+/** One operation as the pool sends it to a thread. */
+export interface EngineTask {
+  name: OperationName;
+  args: unknown[];
+}
+
+/**
+ * A thread of the engine's pool runs this for each task: the operation on the pixels it was
+ * sent, its result's buffers transferred back to the worker's main thread.
+ */
+export default async function runEngineTask({ name, args }: EngineTask): Promise<unknown> {
+  const operation = ENGINE_OPERATIONS[name] as ((...args: unknown[]) => unknown) | undefined;
+  if (!operation) throw new Error(`The image engine has no operation "${name}"`);
+  const result = await operation(...revived(args));
+  // piscina's protocol for a result with several transferables: the value and the list, under its symbols.
+  const movable = { [Piscina.transferableSymbol]: transferablesOf(result), [Piscina.valueSymbol]: result };
+  return Piscina.move(movable as unknown as Parameters<typeof Piscina.move>[0]);
+}

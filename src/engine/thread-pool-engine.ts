@@ -1,0 +1,65 @@
+import { extname, join } from 'node:path';
+import { Piscina } from 'piscina';
+import type { EngineTask } from './engine-thread';
+import type { OperationArgs, OperationName, OperationResult } from './operations';
+import type { PixelEngine } from './pixel-engine';
+import { revived, transferablesOf } from './transfer';
+
+export interface ThreadPoolSettings {
+  /** Threads kept for pixel work: one per core the worker may use for it. */
+  threads: number;
+  /**
+   * Added to the threads' nice value: under a full machine the worker's main thread (queue locks,
+   * sandbox results, webhooks) and libvips are scheduled before pixel loops, which only wait.
+   */
+  niceIncrement: number;
+}
+
+/**
+ * The image engine on a pool of worker threads (piscina). Every thread loads the engine's
+ * operations once and runs one task at a time; tasks beyond the threads wait in the pool's queue,
+ * in order. Run from the TypeScript sources (the specs), each thread compiles them with ts-node.
+ */
+export class ThreadPoolEngine implements PixelEngine {
+  private pool: Piscina<EngineTask, unknown> | null = null;
+
+  constructor(private readonly settings: ThreadPoolSettings) {}
+
+  /** The pool, started on first use: a process that runs no operation starts no thread. */
+  private started(): Piscina<EngineTask, unknown> {
+    const { settings } = this;
+    const fromSources = extname(__filename) === '.ts';
+    this.pool ??= new Piscina({
+      filename: join(__dirname, `engine-thread${extname(__filename)}`),
+      minThreads: settings.threads,
+      maxThreads: settings.threads,
+      // Threads stay for the life of the process: starting one loads sharp and the engine again.
+      idleTimeout: Number.POSITIVE_INFINITY,
+      niceIncrement: settings.niceIncrement,
+      execArgv: fromSources ? ['--require', 'ts-node/register/transpile-only'] : [],
+    });
+    return this.pool;
+  }
+
+  async run<Name extends OperationName>(
+    name: Name,
+    args: OperationArgs<Name>,
+    giving: readonly unknown[] = [],
+  ): Promise<OperationResult<Name>> {
+    const task: EngineTask = { name, args };
+    const result = await this.started().run(task, { transferList: transferablesOf(giving) });
+    return revived(result) as OperationResult<Name>;
+  }
+
+  /** Tasks waiting for a thread, and the share of the threads' time spent running tasks (0 to 1). */
+  get load(): { queued: number; utilization: number } {
+    return { queued: this.pool?.queueSize ?? 0, utilization: this.pool?.utilization ?? 0 };
+  }
+
+  /** Ends the threads once their running tasks have ended; queued tasks are refused. */
+  async close(): Promise<void> {
+    const pool = this.pool;
+    this.pool = null;
+    await pool?.close();
+  }
+}
