@@ -173,6 +173,29 @@ export default tseslint.config(
     },
   },
   {
+    // The image engine runs in worker threads: plain functions over pixels, with no framework,
+    // database, queue or network (the ad renderer, which the engine runs, included).
+    files: ['src/engine/**/*.ts', 'src/modules/tools/ad-creative/ad-{renderer,layout,styles,text,platforms}.ts'],
+    ignores: ['src/**/*.spec.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@nestjs/*', 'typeorm', 'pg', 'ioredis', 'bullmq', 'node:http', 'node:https', 'node:net'],
+              message: 'the image engine is plain functions over pixels: no framework, database, queue or network',
+            },
+            {
+              regex: '^(\\.\\./)+modules/(?!tools/ad-creative/ad-renderer$)',
+              message: 'the image engine imports no module (the ad renderer it runs excepted)',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'src/**/*.spec.ts', 'packages/client/src/**/*.spec.ts', 'packages/client/test/**/*.ts'],
     rules: {
       // Response bodies (supertest's `body`, JSON.parse) are `any` by nature; the assertions

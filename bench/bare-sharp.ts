@@ -10,7 +10,7 @@
  * - `.modulate({ saturation: 1.1 })`: "colour";
  * - `.median(3)`: "polish", denoise: sharp's nearest operation. The worker's polish does more
  *   (it measures the noise and any JPEG blocking and takes them out in JavaScript, see
- *   src/core/image/polish/polish.ts), so (a) carries that extra work against this chain;
+ *   src/engine/polish/polish.ts), so (a) carries that extra work against this chain;
  * - `.sharpen({ sigma: 0.8, m1: 0, m2: 1.5, x1: 2 })`: the sharpening the worker applies after
  *   `polish` on a downscale (same sigma, flat-area and edge gains);
  * - `.webp({ quality: 85, effort: 4 })`: the worker's WebP settings.

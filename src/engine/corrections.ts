@@ -1,13 +1,13 @@
-import type { CutoutLayers } from '../core/image/compose/cutout-layers';
-import { composite, shaded } from '../core/image/compose/composite';
+import type { CutoutLayers } from './compose/cutout-layers';
+import { composite, shaded } from './compose/composite';
 import type { Rgba } from '../core/image/pipeline-steps';
-import { drawShadow, type ShadowStyle } from '../core/image/compose/shadow';
-import type { AlphaMask } from '../core/image/mask/alpha-mask';
-import { decontaminate } from '../core/image/mask/decontaminate';
+import { drawShadow, type ShadowStyle } from './compose/shadow';
+import type { AlphaMask } from './mask/alpha-mask';
+import { decontaminate } from './mask/decontaminate';
 import { applyFilters, hasFilters, type SharpenStrength } from '../core/image/pipeline-steps';
-import { polish } from '../core/image/polish/polish';
+import { polish } from './polish/polish';
 import type { RawImage } from '../core/image/raw-image';
-import { analyseTone, applyTone, type ToneRequest } from '../core/image/tone';
+import { analyseTone, applyTone, type ToneRequest } from './tone/tone';
 
 /** The corrections of a photo's own pixels, in the order `image_editing` applies them. */
 export interface PixelCorrections {

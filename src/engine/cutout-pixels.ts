@@ -1,8 +1,8 @@
-import { composite } from '../core/image/compose/composite';
-import { reframe } from '../core/image/compose/cutout-layers';
-import { planFrame, union, type Placement } from '../core/image/compose/framing';
-import type { ShadowStyle } from '../core/image/compose/shadow';
-import { subjectBounds, type AlphaMask } from '../core/image/mask/alpha-mask';
+import { composite } from './compose/composite';
+import { reframe } from './compose/cutout-layers';
+import { planFrame, union, type Placement } from './compose/framing';
+import type { ShadowStyle } from './compose/shadow';
+import { subjectBounds, type AlphaMask } from './mask/alpha-mask';
 import type { Rgba } from '../core/image/pipeline-steps';
 import type { RawImage } from '../core/image/raw-image';
 import { productLayers, type ProductCorrections } from './corrections';

@@ -1,4 +1,4 @@
-import { interestingWindows, type WindowPosition } from '../core/image/interesting-region';
+import { interestingWindows, type WindowPosition } from './interesting-region';
 import { cutWindow } from '../core/image/pipeline-steps';
 import type { RawImage, Size } from '../core/image/raw-image';
 

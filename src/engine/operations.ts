@@ -1,6 +1,6 @@
-import { composite, compositeOnImage } from '../core/image/compose/composite';
-import { maskFromProbability } from '../core/image/mask/cutout-mask';
-import { colourUnderTransparency, withAlpha } from '../core/image/transparent-colour';
+import { composite, compositeOnImage } from './compose/composite';
+import { maskFromProbability } from './mask/cutout-mask';
+import { colourUnderTransparency, withAlpha } from './transparent-colour';
 import { layOutAd } from '../modules/tools/ad-creative/ad-renderer';
 import { preservedSubject } from './preserved-subject';
 import { correctedPixels, productLayers, replacedBackground } from './corrections';
@@ -13,7 +13,8 @@ import { interestingCrop } from './interesting-crop';
  * same function runs in a unit test, directly, or in a thread of the worker's pool. Steps are
  * coarse on purpose: one operation is one trip to a thread, so a tool's pixel work between two
  * model calls or encodes is one operation. sharp, used inside several, runs on libvips' own
- * threads wherever it is called.
+ * threads wherever it is called. The ad renderer is the ad tool's own drawing code, pure like
+ * the rest (the lint rule for this folder covers it too).
  */
 export const ENGINE_OPERATIONS = {
   /** The segmentation model's probabilities turned into the photo's cut-out mask (subject, props, holes, edges). */

@@ -1,5 +1,5 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { AlphaMask } from '../core/image/mask/alpha-mask';
+import type { AlphaMask } from './mask/alpha-mask';
 import type { RawImage } from '../core/image/raw-image';
 import type { ProbabilityMap } from '../core/segmentation/probability-map';
 import { AD_GOALS } from '../modules/tools/ad-creative/ad-layout';

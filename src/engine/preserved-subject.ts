@@ -1,7 +1,7 @@
 import sharp from 'sharp';
-import { compositeOnImage } from '../core/image/compose/composite';
-import type { CutoutLayers } from '../core/image/compose/cutout-layers';
-import { subjectBounds } from '../core/image/mask/alpha-mask';
+import { compositeOnImage } from './compose/composite';
+import type { CutoutLayers } from './compose/cutout-layers';
+import { subjectBounds } from './mask/alpha-mask';
 import type { RawImage } from '../core/image/raw-image';
 
 /** How much of the photo's own product an AI edit keeps (ai_edit's `preservation`). */

@@ -1,4 +1,4 @@
-import type { PixelBounds } from '../../src/core/image/mask/alpha-mask';
+import type { PixelBounds } from '../../src/engine/mask/alpha-mask';
 
 /** Whether `inner` lies wholly within `outer`. */
 export const inside = (inner: PixelBounds, outer: PixelBounds) =>

@@ -1,11 +1,11 @@
 import sharp from 'sharp';
 import type { GeometryPlan } from './geometry';
-import type { WindowPosition } from './interesting-region';
-import type { AlphaMask } from './mask/alpha-mask';
+import type { WindowPosition } from '../../engine/interesting-region';
+import type { AlphaMask } from '../../engine/mask/alpha-mask';
 import type { CarriedMetadata } from './metadata/carried-metadata';
 import { fromRaw, toRaw, type RawImage, type Size } from './raw-image';
 import { sourceDecodeOptions, type SourceImage } from './source-image';
-import { saturationMatrix } from './tone';
+import { saturationMatrix } from '../../engine/tone/tone';
 
 /**
  * The sharp halves of an edit, each a small function of pixels and options. sharp runs the

@@ -1,5 +1,5 @@
 import { Logger, type OnModuleDestroy } from '@nestjs/common';
-import type { Cutout, SubjectHints } from '../image/mask/subject-hints';
+import type { Cutout, SubjectHints } from '../../engine/mask/subject-hints';
 import type { RawImage } from '../image/raw-image';
 import type { PixelEngine } from '../../engine/pixel-engine';
 import type { SegmentationMetrics } from '../metrics/segmentation.metrics';

@@ -2,9 +2,9 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import sharp from 'sharp';
 import type { OutboundHttps } from '../outbound/outbound-https';
-import type { AlphaMask } from '../image/mask/alpha-mask';
-import { maskWithHints, softShare } from '../image/mask/hinted-mask';
-import { NO_HINTS, type Cutout, type SubjectHints } from '../image/mask/subject-hints';
+import type { AlphaMask } from '../../engine/mask/alpha-mask';
+import { maskWithHints, softShare } from '../../engine/mask/hinted-mask';
+import { NO_HINTS, type Cutout, type SubjectHints } from '../../engine/mask/subject-hints';
 import { fromRaw, type RawImage } from '../image/raw-image';
 import { SegmentationError, type Segmenter } from './segmenter';
 

@@ -1,4 +1,4 @@
-import type { Cutout, SubjectHints } from '../image/mask/subject-hints';
+import type { Cutout, SubjectHints } from '../../engine/mask/subject-hints';
 import type { RawImage } from '../image/raw-image';
 
 /**

@@ -1,4 +1,4 @@
-import { NO_HINTS, type SubjectHints } from '../../core/image/mask/subject-hints';
+import { NO_HINTS, type SubjectHints } from '../../engine/mask/subject-hints';
 
 /**
  * A source image's subject hints as the client sent them (snake_case), stored with each of its results and shown back.

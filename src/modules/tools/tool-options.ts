@@ -1,4 +1,4 @@
-import type { ShadowKind } from '../../core/image/compose/shadow';
+import type { ShadowKind } from '../../engine/compose/shadow';
 import { ProductPhotoOperation, type ProductPhotoPreset } from '../catalog/product-photo-presets';
 import { ToolId } from '../catalog/tools';
 

@@ -1,4 +1,4 @@
-import type { SubjectHints } from '../../core/image/mask/subject-hints';
+import type { SubjectHints } from '../../engine/mask/subject-hints';
 import type { ToolId } from '../catalog/tools';
 import type { MetadataChoice, StoredOutput, ToolOptions } from './tool-options';
 

@@ -1,4 +1,4 @@
-import { subjectBounds } from '../../../src/core/image/mask/alpha-mask';
+import { subjectBounds } from '../../../src/engine/mask/alpha-mask';
 import type { Point } from './props';
 
 /**

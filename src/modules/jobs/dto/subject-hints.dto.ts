@@ -3,7 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsNumber, IsOptional, Max, Min, ValidateNested } from 'class-validator';
 import type { FieldError } from '../../../core/errors/domain-error';
-import { MAX_KEEP_POINTS } from '../../../core/image/mask/subject-hints';
+import { MAX_KEEP_POINTS } from '../../../engine/mask/subject-hints';
 import { InputImageDto, InputImages, NestedObject } from './shared.dto';
 
 /** A fraction of the source image's width or height: 0 its left or top edge, 1 its right or bottom edge. */

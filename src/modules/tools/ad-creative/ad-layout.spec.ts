@@ -1,4 +1,4 @@
-import type { PixelBounds } from '../../../core/image/mask/alpha-mask';
+import type { PixelBounds } from '../../../engine/mask/alpha-mask';
 import { inside, must, overlap } from '../../../../test/support/bounds';
 import { AD_GOALS, layoutAd, placeTexts } from './ad-layout';
 import { AD_PLATFORMS, PLATFORM_FRAMES } from './ad-platforms';

@@ -1,4 +1,4 @@
-import type { PixelBounds } from '../../../core/image/mask/alpha-mask';
+import type { PixelBounds } from '../../../engine/mask/alpha-mask';
 import type { Size } from '../../../core/image/raw-image';
 import { AD_GOALS } from '../tool-options';
 import { PLATFORM_FRAMES, type AdPlatform, type PlatformFrame } from './ad-platforms';

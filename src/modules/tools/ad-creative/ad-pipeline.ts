@@ -1,7 +1,7 @@
 import { shapeFor } from '../../../core/image/aspect-ratio';
 import type { GeometryPlan } from '../../../core/image/geometry';
-import { subjectBounds, type AlphaMask } from '../../../core/image/mask/alpha-mask';
-import type { SubjectHints } from '../../../core/image/mask/subject-hints';
+import { subjectBounds, type AlphaMask } from '../../../engine/mask/alpha-mask';
+import type { SubjectHints } from '../../../engine/mask/subject-hints';
 import { fromRaw, type RawImage, type Size } from '../../../core/image/raw-image';
 import type { SourceImage } from '../../../core/image/source-image';
 import type { ImageProvider } from '../../../core/image-provider/image-provider';

@@ -1,4 +1,4 @@
-import type { PixelBounds } from '../../../core/image/mask/alpha-mask';
+import type { PixelBounds } from '../../../engine/mask/alpha-mask';
 import type { Size } from '../../../core/image/raw-image';
 import { AD_PLATFORMS } from '../tool-options';
 

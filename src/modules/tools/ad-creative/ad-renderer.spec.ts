@@ -1,6 +1,6 @@
 import sharp from 'sharp';
-import { opaqueColour } from '../../../core/image/compose/colour';
-import type { PixelBounds } from '../../../core/image/mask/alpha-mask';
+import { opaqueColour } from '../../../engine/compose/colour';
+import type { PixelBounds } from '../../../engine/mask/alpha-mask';
 import { inside, must, overlap } from '../../../../test/support/bounds';
 import type { AdGoal } from './ad-layout';
 import { AD_PLATFORMS, PLATFORM_FRAMES, type AdPlatform } from './ad-platforms';

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
-import { drawShadow, type ShadowStyle } from '../../../core/image/compose/shadow';
-import { subjectBounds, type PixelBounds } from '../../../core/image/mask/alpha-mask';
+import { drawShadow, type ShadowStyle } from '../../../engine/compose/shadow';
+import { subjectBounds, type PixelBounds } from '../../../engine/mask/alpha-mask';
 import { toRaw, type RawImage, type Size } from '../../../core/image/raw-image';
 import {
   BUTTON_HEIGHT_EMS,

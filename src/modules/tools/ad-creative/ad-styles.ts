@@ -1,5 +1,5 @@
-import { opaqueColour } from '../../../core/image/compose/colour';
-import type { PixelBounds } from '../../../core/image/mask/alpha-mask';
+import { opaqueColour } from '../../../engine/compose/colour';
+import type { PixelBounds } from '../../../engine/mask/alpha-mask';
 import { AD_STYLES, DEFAULT_BRAND_COLOUR } from '../tool-options';
 import type { AdLayout } from './ad-layout';
 import type { InterWeight } from './ad-text';

@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { subjectBounds } from '../../../core/image/mask/alpha-mask';
+import { subjectBounds } from '../../../engine/mask/alpha-mask';
 import type { Size } from '../../../core/image/raw-image';
 
 /** The weights of Inter the ads are set in. */

@@ -1,4 +1,4 @@
-import { NO_HINTS } from '../../../core/image/mask/subject-hints';
+import { NO_HINTS } from '../../../engine/mask/subject-hints';
 import { findPreset, ProductPhotoOperation } from '../../catalog/product-photo-presets';
 import { ToolId } from '../../catalog/tools';
 import type { PreservationLevel, ProductPhotoOptions } from '../tool-options';

@@ -1,7 +1,7 @@
-import { WHITE } from '../../../core/image/compose/colour';
-import type { Placement } from '../../../core/image/compose/framing';
-import type { ShadowStyle } from '../../../core/image/compose/shadow';
-import type { SubjectHints } from '../../../core/image/mask/subject-hints';
+import { WHITE } from '../../../engine/compose/colour';
+import type { Placement } from '../../../engine/compose/framing';
+import type { ShadowStyle } from '../../../engine/compose/shadow';
+import type { SubjectHints } from '../../../engine/mask/subject-hints';
 import { ProductPhotoOperation } from '../../catalog/product-photo-presets';
 import { ToolId } from '../../catalog/tools';
 import type { ProductCorrections } from '../shared/cut-out';

@@ -1,8 +1,8 @@
 import { canvasHolding, shapeFor, type AspectRatio } from '../../../core/image/aspect-ratio';
-import { composite } from '../../../core/image/compose/composite';
-import { reframe, type CutoutLayers } from '../../../core/image/compose/cutout-layers';
+import { composite } from '../../../engine/compose/composite';
+import { reframe, type CutoutLayers } from '../../../engine/compose/cutout-layers';
 import type { GeometryPlan } from '../../../core/image/geometry';
-import { subjectBounds, type AlphaMask, type PixelBounds } from '../../../core/image/mask/alpha-mask';
+import { subjectBounds, type AlphaMask, type PixelBounds } from '../../../engine/mask/alpha-mask';
 import type { RawImage, Size } from '../../../core/image/raw-image';
 import type { SourceImage } from '../../../core/image/source-image';
 import type { ImageProvider } from '../../../core/image-provider/image-provider';

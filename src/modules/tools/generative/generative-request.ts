@@ -1,5 +1,5 @@
 import { parseAspectRatio, type AspectRatio } from '../../../core/image/aspect-ratio';
-import type { ShadowKind } from '../../../core/image/compose/shadow';
+import type { ShadowKind } from '../../../engine/compose/shadow';
 import type { Size } from '../../../core/image/raw-image';
 import type { ProductPhotoPreset } from '../../catalog/product-photo-presets';
 import {

@@ -1,10 +1,10 @@
 import { shapeFor } from '../../../core/image/aspect-ratio';
-import { reframe, type CutoutLayers, type Frame } from '../../../core/image/compose/cutout-layers';
-import type { ShadowStyle } from '../../../core/image/compose/shadow';
-import { renderStudioBackdrop, studioBackdropFor } from '../../../core/image/compose/studio-backdrop';
+import { reframe, type CutoutLayers, type Frame } from '../../../engine/compose/cutout-layers';
+import type { ShadowStyle } from '../../../engine/compose/shadow';
+import { renderStudioBackdrop, studioBackdropFor } from '../../../engine/compose/studio-backdrop';
 import type { GeometryPlan } from '../../../core/image/geometry';
-import { subjectBounds, type AlphaMask } from '../../../core/image/mask/alpha-mask';
-import type { SubjectHints } from '../../../core/image/mask/subject-hints';
+import { subjectBounds, type AlphaMask } from '../../../engine/mask/alpha-mask';
+import type { SubjectHints } from '../../../engine/mask/subject-hints';
 import type { RawImage, Size } from '../../../core/image/raw-image';
 import type { SourceImage } from '../../../core/image/source-image';
 import type { ImageProvider } from '../../../core/image-provider/image-provider';

@@ -1,8 +1,8 @@
 import { INLINE_ENGINE } from '../../../engine/pixel-engine';
 import { fromFixture, paint } from '../../../../test/support/image-fixtures';
 import { planGeometry } from '../../../core/image/geometry';
-import type { AlphaMask } from '../../../core/image/mask/alpha-mask';
-import { NO_HINTS, type SubjectHints } from '../../../core/image/mask/subject-hints';
+import type { AlphaMask } from '../../../engine/mask/alpha-mask';
+import { NO_HINTS, type SubjectHints } from '../../../engine/mask/subject-hints';
 import type { RawImage } from '../../../core/image/raw-image';
 import { inspectSource } from '../../../core/image/source-image';
 import type { Segmenter } from '../../../core/segmentation/segmenter';

@@ -1,6 +1,6 @@
 import type { GeometryPlan } from '../../../core/image/geometry';
-import type { WindowPosition } from '../../../core/image/interesting-region';
-import type { SubjectHints } from '../../../core/image/mask/subject-hints';
+import type { WindowPosition } from '../../../engine/interesting-region';
+import type { SubjectHints } from '../../../engine/mask/subject-hints';
 import type { Size } from '../../../core/image/raw-image';
 
 /** A part of the source image, in fractions of its width and height. */

@@ -1,6 +1,6 @@
 import type { GeometryPlan } from '../../../core/image/geometry';
-import type { WindowPosition } from '../../../core/image/interesting-region';
-import type { Cutout, SubjectHints } from '../../../core/image/mask/subject-hints';
+import type { WindowPosition } from '../../../engine/interesting-region';
+import type { Cutout, SubjectHints } from '../../../engine/mask/subject-hints';
 import { backgroundFor, decodeScaled, type Rgba } from '../../../core/image/pipeline-steps';
 import type { RawImage } from '../../../core/image/raw-image';
 import type { Segmenter } from '../../../core/segmentation/segmenter';

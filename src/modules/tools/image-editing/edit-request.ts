@@ -1,6 +1,6 @@
-import type { ShadowStyle } from '../../../core/image/compose/shadow';
+import type { ShadowStyle } from '../../../engine/compose/shadow';
 import type { ResizeRequest } from '../../../core/image/geometry';
-import { NO_HINTS, type SubjectHints } from '../../../core/image/mask/subject-hints';
+import { NO_HINTS, type SubjectHints } from '../../../engine/mask/subject-hints';
 import type { SharpenStrength } from '../../../core/image/pipeline-steps';
 import { ProductPhotoOperation } from '../../catalog/product-photo-presets';
 import { backgroundOf, shadowStyle, type CutoutBackground } from '../shared/cutout-style';

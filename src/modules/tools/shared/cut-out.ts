@@ -1,6 +1,6 @@
-import type { CutoutLayers } from '../../../core/image/compose/cutout-layers';
-import type { ShadowStyle } from '../../../core/image/compose/shadow';
-import type { AlphaMask } from '../../../core/image/mask/alpha-mask';
+import type { CutoutLayers } from '../../../engine/compose/cutout-layers';
+import type { ShadowStyle } from '../../../engine/compose/shadow';
+import type { AlphaMask } from '../../../engine/mask/alpha-mask';
 import type { RawImage } from '../../../core/image/raw-image';
 import type { ProductCorrections } from '../../../engine/corrections';
 import type { PipelineLimits } from './pipeline-limits';

@@ -1,5 +1,5 @@
-import { opaqueColour, WHITE } from '../../../core/image/compose/colour';
-import type { ShadowKind, ShadowStyle } from '../../../core/image/compose/shadow';
+import { opaqueColour, WHITE } from '../../../engine/compose/colour';
+import type { ShadowKind, ShadowStyle } from '../../../engine/compose/shadow';
 import type { Rgba } from '../../../core/image/pipeline-steps';
 import type { StoredBackground } from '../tool-options';
 

@@ -1,4 +1,4 @@
-import type { AlphaMask } from '../../../core/image/mask/alpha-mask';
+import type { AlphaMask } from '../../../engine/mask/alpha-mask';
 import { carriedMetadata } from '../../../core/image/metadata/carried-metadata';
 import {
   encode,

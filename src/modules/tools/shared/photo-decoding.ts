@@ -1,4 +1,4 @@
-import { WHITE } from '../../../core/image/compose/colour';
+import { WHITE } from '../../../engine/compose/colour';
 import { planGeometry, type GeometryPlan } from '../../../core/image/geometry';
 import { decodeScaled } from '../../../core/image/pipeline-steps';
 import type { RawImage, Size } from '../../../core/image/raw-image';

@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import type { AlphaMask } from '../../../core/image/mask/alpha-mask';
+import type { AlphaMask } from '../../../engine/mask/alpha-mask';
 import { fromRaw, toRaw, type RawImage, type Size } from '../../../core/image/raw-image';
 import { ImageProviderError } from '../../../core/image-provider/image-provider';
 
