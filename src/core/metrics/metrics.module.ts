@@ -5,6 +5,7 @@ import { EventLoopMetrics } from './event-loop.metrics';
 import { HttpMetrics } from './http.metrics';
 import { JobMetrics } from './job.metrics';
 import { MetricsScraper } from './metrics-scraper';
+import { QueueLockMetrics } from './queue-lock.metrics';
 import { SegmentationMetrics } from './segmentation.metrics';
 import { UploadMetrics } from './upload.metrics';
 import { WebhookMetrics } from './webhook.metrics';
@@ -29,6 +30,7 @@ const METRICS = [
   WebhookMetrics,
   SegmentationMetrics,
   UploadMetrics,
+  QueueLockMetrics,
   EventLoopMetrics,
   MetricsScraper,
 ];
