@@ -280,6 +280,7 @@ describe('Prometheus metrics', () => {
       for (const name of [
         'process_cpu_user_seconds_total',
         'nodejs_heap_size_used_bytes',
+        'imgjobs_event_loop_delay_seconds',
         'imgjobs_queue_jobs',
         'imgjobs_segmentation_inference_seconds_count',
       ]) {
@@ -316,8 +317,14 @@ describe('Prometheus metrics', () => {
       for (const name of [
         'process_cpu_user_seconds_total',
         'nodejs_eventloop_lag_p99_seconds',
+        'imgjobs_event_loop_delay_seconds',
         'imgjobs_queue_jobs',
         'imgjobs_credits_captured_total',
+        // At 0 from start for the queues the worker consumes, so alert rules see them before the first.
+        'imgjobs_queue_lock_renewal_failures_total',
+        'imgjobs_queue_stalled_total',
+        'imgjobs_queue_finish_lock_errors_total',
+        'imgjobs_result_attempts_repeated_total',
       ]) {
         expect(names.has(name)).toBe(true);
       }

@@ -5,6 +5,7 @@ import { UnrecoverableError, WaitingError, Worker, type Job, type Queue } from '
 import { APP_CONFIG } from '../../../core/config/config.module';
 import { HealthService } from '../../../core/health/health.service';
 import type { AppConfig } from '../../../core/config/config.schema';
+import { QueueLockMetrics } from '../../../core/metrics/queue-lock.metrics';
 import { JOB_QUEUES, QueueJobName, type QueuePayloads } from '../../../core/queue/queue-jobs';
 import { QueueName } from '../../../core/queue/queue-name';
 import { QUEUE_CONNECTION, type QueueConnection } from '../../../core/queue/queue.module';
@@ -14,6 +15,7 @@ import { WebhookSweeperService } from '../../webhooks/worker/webhook-sweeper.ser
 import { ResultRetentionSweeperService } from './result-retention-sweeper.service';
 import { ResultSweeperService } from './result-sweeper.service';
 import { drainSchedule } from './drain-schedule';
+import { noteRepeatedAttempt, watchLocks } from './lock-watch';
 import { codedFailure, ResultHandedBack, ResultWorkService, type ResultEntryData } from './result-work.service';
 
 /**
@@ -82,6 +84,7 @@ export class QueueWorkersService implements OnApplicationBootstrap, OnModuleDest
     private readonly webhookSweeper: WebhookSweeperService,
     private readonly retentionSweeper: ResultRetentionSweeperService,
     private readonly uploadRetention: UploadRetentionSweeperService,
+    private readonly lockMetrics: QueueLockMetrics,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -194,6 +197,7 @@ export class QueueWorkersService implements OnApplicationBootstrap, OnModuleDest
     });
     worker.on('failed', (job, error) => void this.onFailed(job, error));
     worker.on('error', (error) => this.logger.error({ err: error, queue }, 'queue worker error'));
+    watchLocks(worker, queue, this.lockMetrics, this.logger);
     return worker;
   }
 
@@ -206,10 +210,6 @@ export class QueueWorkersService implements OnApplicationBootstrap, OnModuleDest
     return handler(job, token);
   }
 
-  /**
-   * One attempt of a result. A failed attempt's code is kept on its queue entry before BullMQ
-   * records the failure, so a later settlement from the entry (the sweeper's) keeps that code.
-   */
   /** The retention sweep: result files past RESULT_RETENTION_DAYS, then uploads past their expiry. */
   private async sweepExpiredFiles(): Promise<{ results: { expired: number; failed: number }; uploads: number }> {
     const results = await this.retentionSweeper.sweep();
@@ -217,7 +217,13 @@ export class QueueWorkersService implements OnApplicationBootstrap, OnModuleDest
     return { results, uploads: deleted };
   }
 
+  /**
+   * One attempt of a result. A failed attempt's code is kept on its queue entry before BullMQ
+   * records the failure, so a later settlement from the entry (the sweeper's) keeps that code.
+   * An attempt that is not the entry's first start is counted, with why.
+   */
   private async performResult(job: Job<ResultEntryData>, token: string | undefined): Promise<void> {
+    noteRepeatedAttempt(job, this.lockMetrics, this.logger);
     try {
       await this.results.perform(
         job.data.resultId,
