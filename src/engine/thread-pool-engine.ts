@@ -1,8 +1,8 @@
-import { extname, join } from 'node:path';
 import { Piscina } from 'piscina';
 import type { EngineTask } from './engine-thread';
 import type { OperationArgs, OperationName, OperationResult } from './operations';
 import type { PixelEngine } from './pixel-engine';
+import { threadModule } from './thread-module';
 import { revived, transferablesOf } from './transfer';
 
 export interface ThreadPoolSettings {
@@ -18,7 +18,7 @@ export interface ThreadPoolSettings {
 /**
  * The image engine on a pool of worker threads (piscina). Every thread loads the engine's
  * operations once and runs one task at a time; tasks beyond the threads wait in the pool's queue,
- * in order. Run from the TypeScript sources (the specs), each thread compiles them with ts-node.
+ * in order.
  */
 export class ThreadPoolEngine implements PixelEngine {
   private pool: Piscina<EngineTask, unknown> | null = null;
@@ -28,15 +28,13 @@ export class ThreadPoolEngine implements PixelEngine {
   /** The pool, started on first use: a process that runs no operation starts no thread. */
   private started(): Piscina<EngineTask, unknown> {
     const { settings } = this;
-    const fromSources = extname(__filename) === '.ts';
     this.pool ??= new Piscina({
-      filename: join(__dirname, `engine-thread${extname(__filename)}`),
+      ...threadModule(__dirname, __filename, 'engine-thread'),
       minThreads: settings.threads,
       maxThreads: settings.threads,
       // Threads stay for the life of the process: starting one loads sharp and the engine again.
       idleTimeout: Number.POSITIVE_INFINITY,
       niceIncrement: settings.niceIncrement,
-      execArgv: fromSources ? ['--require', 'ts-node/register/transpile-only'] : [],
     });
     return this.pool;
   }

@@ -3,8 +3,12 @@ import type { Cutout, SubjectHints } from '../../engine/mask/subject-hints';
 import type { RawImage } from '../image/raw-image';
 import type { PixelEngine } from '../../engine/pixel-engine';
 import type { SegmentationMetrics } from '../metrics/segmentation.metrics';
+import { Piscina } from 'piscina';
+import { revived } from '../../engine/transfer';
+import { threadModule } from '../../engine/thread-module';
 import { prepareIsnetModel } from './isnet-model';
-import { IsnetSession } from './isnet-session';
+import type { ProbabilityResult } from './isnet-session';
+import type { IsnetSettings, IsnetTask } from './isnet-thread';
 import { SegmentationError, type Segmenter } from './segmenter';
 
 export interface LocalSegmenterSettings {
@@ -13,20 +17,24 @@ export interface LocalSegmenterSettings {
   threads: number;
 }
 
-/** A tiny image run once after the session opens, so the first real result does not pay for first-run allocations. */
-const WARM_UP_IMAGE: RawImage = { data: Buffer.alloc(64 * 64 * 3, 200), width: 64, height: 64, channels: 3 };
+/** The thread that holds the model's session, and the session it opens there. */
+interface IsnetThread {
+  pool: Piscina<IsnetTask, unknown>;
+  settings: IsnetSettings;
+}
 
 /**
  * The ISNet model on this process's CPU: the model is prepared (or found prepared) and its one
- * session opened on first need or at the worker's start, then kept for the life of the process.
- * The session runs one inference at a time with SEGMENTATION_THREADS threads, so running
- * several results at once overlaps their downloads and pixel work, never multiplies the
- * model's memory. Our own post-processing (subject selection, hole filling, edge-aware
- * upsampling) turns its probabilities into the mask, in the image engine's threads.
+ * session opened on first need or at the worker's start, then kept for the life of the process,
+ * in a thread of its own (see isnet-thread.ts: an inference holds the thread that runs it). The
+ * session runs one inference at a time with SEGMENTATION_THREADS threads, so running several
+ * results at once overlaps their downloads and pixel work, never multiplies the model's memory.
+ * Our own post-processing (subject selection, hole filling, edge-aware upsampling) turns its
+ * probabilities into the mask, in the image engine's threads.
  */
 export class LocalSegmenter implements Segmenter, OnModuleDestroy {
   private readonly logger = new Logger(LocalSegmenter.name);
-  private session: Promise<IsnetSession> | null = null;
+  private thread: Promise<IsnetThread> | null = null;
 
   constructor(
     private readonly settings: LocalSegmenterSettings,
@@ -39,9 +47,12 @@ export class LocalSegmenter implements Segmenter, OnModuleDestroy {
   }
 
   async segment(image: RawImage, signal: AbortSignal, hints?: SubjectHints): Promise<Cutout> {
-    const session = await this.open();
+    const { pool, settings } = await this.open();
     signal.throwIfAborted();
-    const { map, pixels, timings } = await session.probability(image);
+    // The image is copied to the model's thread: the caller still composes the cut-out from it.
+    const { map, pixels, timings } = revived(
+      (await pool.run({ kind: 'probability', image, ...settings } satisfies IsnetTask)) as ProbabilityResult,
+    );
     this.metrics.inferred(timings.inferenceMs / 1000);
     signal.throwIfAborted();
     // The probabilities and the model's view of the photo are this call's own, so they are given, not copied.
@@ -49,30 +60,47 @@ export class LocalSegmenter implements Segmenter, OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    const session = this.session;
-    this.session = null;
-    await session?.then((opened) => opened.release()).catch(() => undefined);
+    const thread = this.thread;
+    this.thread = null;
+    await thread
+      ?.then(async ({ pool }) => {
+        await pool.run({ kind: 'release' } satisfies IsnetTask);
+        await pool.close();
+      })
+      .catch(() => undefined);
   }
 
-  /** The one session, opened once; a failed opening is forgotten, so the next result tries again. */
-  private open(): Promise<IsnetSession> {
-    this.session ??= this.start().catch((error: unknown) => {
-      this.session = null;
+  /** The model's thread with its session open, started once; a failed start is forgotten and tried again. */
+  private open(): Promise<IsnetThread> {
+    this.thread ??= this.start().catch((error: unknown) => {
+      this.thread = null;
       this.logger.error({ err: error }, 'the segmentation model could not be loaded');
       throw new SegmentationError(`The background removal model could not be loaded: ${String(error)}`, true);
     });
-    return this.session;
+    return this.thread;
   }
 
-  private async start(): Promise<IsnetSession> {
+  private async start(): Promise<IsnetThread> {
     const started = Date.now();
     const model = await prepareIsnetModel({ modelsDir: this.settings.modelsDir, inputSize: this.settings.inputSize });
-    const session = await IsnetSession.open(model, { intraOpThreads: this.settings.threads });
-    await session.probability(WARM_UP_IMAGE);
+    const pool: IsnetThread['pool'] = new Piscina({
+      ...threadModule(__dirname, __filename, 'isnet-thread'),
+      minThreads: 1,
+      maxThreads: 1,
+      // The session lives in the thread: it must stay for the life of the process.
+      idleTimeout: Number.POSITIVE_INFINITY,
+    });
+    const settings = { model, intraOpThreads: this.settings.threads };
+    try {
+      await pool.run({ kind: 'open', ...settings } satisfies IsnetTask);
+    } catch (error) {
+      await pool.close();
+      throw error;
+    }
     this.logger.log(
       { model: model.path, inputSize: model.inputSize, ms: Date.now() - started },
       'segmentation model ready',
     );
-    return session;
+    return { pool, settings };
   }
 }
