@@ -24,17 +24,18 @@
  *
  * Reported (a table on standard output, JSON at MIXED_OUT): results started more than once (the
  * database's attempts, BullMQ's attemptsStarted and stalledCounter); lock errors in the worker's
- * log, and any lock or stall series of the worker's /metrics; sandbox job latency (created_at to
- * completed_at of the job, as the API reports them) idle and under load, p50 and p95; webhook
- * delay (receipt minus the completion of the result, or job, the event reports) idle and under
- * load; the worker's event-loop delay p99 and max over each phase, from prom-client's
- * monitorEventLoopDelay histogram on its /metrics (`nodejs_eventloop_lag_p99_seconds` and
- * `_max_seconds`): that histogram is reset by every scrape, so the benchmark scrapes only at the
- * start of a phase and at its end, and the second scrape covers the whole phase; throughput per
- * kind in the mixed phase (results completed per minute, from its start to the kind's last
- * completion); the 0.3 MP cut-out through the service (median create to completed) against the
- * session alone; the worker's peak RSS (VmHWM). Needs PostgreSQL (DATABASE_URL, where a
- * database of its own is created and dropped) and Redis (REDIS_URL), like bench:soak.
+ * log, and any lock, stall or repeated-attempt series of the worker's /metrics; sandbox job
+ * latency (created_at to completed_at of the job, as the API reports them) idle and under load,
+ * p50 and p95; webhook delay (receipt minus the completion of the result, or job, the event
+ * reports) idle and under load; the worker's event-loop delay p99 and max over each phase, from
+ * prom-client's monitorEventLoopDelay histogram on its /metrics
+ * (`nodejs_eventloop_lag_p99_seconds` and `_max_seconds`): that histogram is reset by every
+ * scrape, so the benchmark scrapes only at the start of a phase and at its end, and the second
+ * scrape covers the whole phase; throughput per kind in the mixed phase (results completed per
+ * minute, from its start to the kind's last completion); the 0.3 MP cut-out through the service
+ * (median create to completed) against the session alone; the worker's peak RSS (VmHWM). Needs
+ * PostgreSQL (DATABASE_URL, where a database of its own is created and dropped) and Redis
+ * (REDIS_URL), like bench:soak.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -496,7 +497,8 @@ async function main(): Promise<void> {
       }
     }
 
-    // Lock errors: the worker's log (pino JSON lines), and any lock or stall series it exports.
+    // Lock errors: the worker's log (pino JSON lines), and any lock, stall or repeated-attempt
+    // series it exports.
     const byMessage: Record<string, number> = {};
     for (const line of workerLog.split('\n').filter((text) => text.startsWith('{'))) {
       let message = line;
@@ -512,7 +514,7 @@ async function main(): Promise<void> {
     }
     const lockSeries: Record<string, number> = {};
     for (const sample of await scrape()) {
-      if (!/lock|stall/i.test(sample.name)) continue;
+      if (!/lock|stall|repeated/i.test(sample.name)) continue;
       const labels = Object.entries(sample.labels).map(([name, value]) => `${name}="${value}"`);
       lockSeries[`${sample.name}${labels.length ? `{${labels.join(',')}}` : ''}`] = sample.value;
     }
@@ -617,6 +619,16 @@ async function main(): Promise<void> {
 
 const ms = (value: number) => (Number.isFinite(value) ? `${Math.round(value).toLocaleString('en')} ms` : 'n/a');
 
+/** Each series name once, its labelled values summed: `name total, …`. */
+function metricTotals(series: Record<string, number>): string {
+  const totals = new Map<string, number>();
+  for (const [key, value] of Object.entries(series)) {
+    const name = key.replace(/\{.*$/, '');
+    totals.set(name, (totals.get(name) ?? 0) + value);
+  }
+  return totals.size ? [...totals].map(([name, total]) => `${name} ${total}`).join(', ') : 'no such series';
+}
+
 function table(report: Report): string {
   const { idle, mixed } = report;
   const rows: Array<[string, string, string]> = [
@@ -630,12 +642,7 @@ function table(report: Report): string {
     [
       'lock errors (worker log / metrics)',
       '',
-      `${report.lock_errors.worker_log} / ` +
-        (Object.keys(report.lock_errors.metrics).length
-          ? Object.entries(report.lock_errors.metrics)
-              .map(([name, value]) => `${name} ${value}`)
-              .join(', ')
-          : 'no such series'),
+      `${report.lock_errors.worker_log} / ${metricTotals(report.lock_errors.metrics)}`,
     ],
     ['sandbox job p50', ms(idle.sandbox_ms.p50), ms(mixed.sandbox_ms.p50)],
     ['sandbox job p95', ms(idle.sandbox_ms.p95), ms(mixed.sandbox_ms.p95)],
