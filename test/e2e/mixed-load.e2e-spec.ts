@@ -34,7 +34,10 @@ const STALLED_CHECK_SECONDS = 2;
  * pixel work on the worker's event loop (2026-11-27): one such edit holds the loop for about
  * 2.5 s at a stretch, and four in flight chain their steps into stretches of about 12 s, three
  * times the lock. The cut-outs: 1 MP product shots through the local model, whose subject
- * selection, upsampling and decontamination run on the loop too.
+ * selection, upsampling and decontamination run on the loop too, and whose inference as well:
+ * onnxruntime-node 1.30 runs a session synchronously on the JavaScript thread (about 1 s a shot
+ * idle, seconds when the cores are shared), so the inference needs a thread of its own as much
+ * as the pixel steps do.
  */
 const EDIT_JOBS = 2;
 const EDIT_PHOTOS_PER_JOB = 2;
