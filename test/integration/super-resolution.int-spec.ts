@@ -4,7 +4,7 @@ import { applyFilters } from '../../src/core/image/pipeline-steps';
 import type { RawImage } from '../../src/core/image/raw-image';
 import { prepareEsrganModel } from '../../src/core/super-resolution/esrgan-model';
 import { EsrganSession } from '../../src/core/super-resolution/esrgan-session';
-import { TILE_OVERLAP } from '../../src/core/super-resolution/local-upscaler';
+import { TILE_OVERLAP } from '../../src/core/super-resolution/tiling';
 import { enlargeTiled } from '../../src/core/super-resolution/tiled-enlargement';
 import { sharpeningOf } from '../../src/modules/tools/image-editing/edit-request';
 import { detailedProductPhotos, type DetailedPhoto } from '../support/detailed-products';

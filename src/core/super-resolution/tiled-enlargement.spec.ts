@@ -4,7 +4,7 @@ import sharp from 'sharp';
 import type { RawImage } from '../image/raw-image';
 import { prepareEsrganModel } from './esrgan-model';
 import { EsrganSession } from './esrgan-session';
-import { TILE_OVERLAP } from './local-upscaler';
+import { TILE_OVERLAP } from './tiling';
 import { enlargeTiled, type TileModel } from './tiled-enlargement';
 
 const MODELS_DIR = path.join(os.tmpdir(), 'imgjobs-test-models');

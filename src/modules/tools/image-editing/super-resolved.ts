@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import type { GeometryPlan } from '../../../core/image/geometry';
 import { fromRaw, toRaw, type RawImage, type Size } from '../../../core/image/raw-image';
-import { TILE_OVERLAP } from '../../../core/super-resolution/local-upscaler';
+import { TILE_OVERLAP } from '../../../core/super-resolution/tiling';
 import type { ModelScale, Upscaler } from '../../../core/super-resolution/upscaler';
 import type { PixelEngine } from '../../../engine/pixel-engine';
 
