@@ -55,6 +55,9 @@ export class IsnetSession {
       // With the arena, memory freed between layers stays reserved: peak RSS passed 2 GB at 1024 px.
       enableCpuMemArena: false,
       executionMode: 'sequential',
+      // Intra-op threads that spin between layers hold the cores they wait on, which the image
+      // engine's threads and libvips need while a cut-out's inference runs.
+      extra: { session: { intra_op: { allow_spinning: '0' } } },
     });
     return new IsnetSession(session, model.inputSize);
   }

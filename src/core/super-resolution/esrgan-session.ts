@@ -24,6 +24,9 @@ export class EsrganSession {
       // memory (a few hundred MB per scale) staying reserved once a scale has run.
       enableCpuMemArena: true,
       executionMode: 'sequential',
+      // Intra-op threads that spin between layers hold the cores they wait on, which the image
+      // engine's threads and libvips need while a tile runs.
+      extra: { session: { intra_op: { allow_spinning: '0' } } },
     });
     return new EsrganSession(session, model.scale);
   }
