@@ -4,6 +4,7 @@ import { Client } from 'pg';
 import { cleanEnv, freePort, startProcess, waitForReady, type ServiceProcess } from '../support/processes';
 import { createScratchDatabase } from '../support/scratch-database';
 import { postJson, seedAccountOverHttp } from '../support/service-http';
+import { SWEEP_RACE_STAGED } from '../support/sweep-race';
 import { deleteRedisKeys } from '../support/test-app';
 import { testServices } from '../support/test-services';
 import { readUntil } from '../support/waiting';
@@ -12,6 +13,13 @@ const ADMIN_TOKEN = 'crash-admin-token-0123456789';
 const CREDITS = 20;
 /** The issue's bound on taking over a dead worker's results, met by the default lock and stalled-check settings. */
 const TAKEOVER_MS = 15_000;
+/**
+ * On the first worker a slow result runs until the worker is killed, so it still runs every
+ * slow result it took then, however slowly the replacement starts on a loaded machine.
+ */
+const FIRST_WORKER_SLOW_MS = 600_000;
+/** On the replacement, slow results end soon: its takeover is what is measured, not their run. */
+const REPLACEMENT_SLOW_MS = 1_000;
 
 describe('a worker killed in the middle of a batch', () => {
   let database: Awaited<ReturnType<typeof createScratchDatabase>>;
@@ -45,24 +53,25 @@ describe('a worker killed in the middle of a batch', () => {
         ADMIN_TOKEN,
         LIMIT_ACTIVE_JOBS_PER_KEY: '5',
         LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '5',
-        // Slow results outlast the replacement's start-up, so the first worker still runs them when killed.
-        FAKE_PROVIDER_DELAY_MS: '20000',
         WORKER_CONCURRENCY_PROCESSING: '3',
         // The default lock and stalled-check settings: the takeover bound is theirs. The sweeper
-        // only looks at results stranded for longer than the test runs.
+        // looks at every result running for over 2 s, and leaves those whose entries are active
+        // or waiting (running, or being taken over) alone.
         SWEEP_INTERVAL_SECONDS: '1',
-        SWEEP_GRACE_SECONDS: '120',
+        SWEEP_GRACE_SECONDS: '2',
+        // The refused source fails while the sweeper looks at it: between its read of the
+        // queue entry and of the entry's state, and the sweeper settles it first (SweepRace).
+        FAKE_PROVIDER_SWEEP_RACE: '1',
       });
-      const service = (role: 'api' | 'worker') =>
-        startProcess(
-          'node',
-          ['-r', 'ts-node/register/transpile-only', 'test/support/fake-provider-service.ts', role],
-          env,
-        );
+      const service = (role: 'api' | 'worker', slowMs = REPLACEMENT_SLOW_MS) =>
+        startProcess('node', ['-r', 'ts-node/register/transpile-only', 'test/support/fake-provider-service.ts', role], {
+          ...env,
+          FAKE_PROVIDER_DELAY_MS: String(slowMs),
+        });
       const api = service('api');
       processes.push(api);
       await waitForReady(apiPort);
-      const worker = service('worker');
+      const worker = service('worker', FIRST_WORKER_SLOW_MS);
       processes.push(worker);
       await worker.waitForOutput(/fake provider worker started/);
       const workerName = (process: ServiceProcess) => `${hostname()}:${process.child.pid}`;
@@ -94,7 +103,7 @@ describe('a worker killed in the middle of a batch', () => {
 
       db = new Client({ connectionString: database.url });
       await db.connect();
-      // The results the first worker holds: its slow ones run for 20 s, long enough to be killed in.
+      // The results the first worker holds: its slow ones run until it is killed.
       const heldByFirst = async () =>
         (await processing.getActive()).filter((entry) => entry.processedBy === workerName(worker));
       await readUntil(heldByFirst, (held) => held.length > 0, 'the first worker to be running a result', {
@@ -149,10 +158,12 @@ describe('a worker killed in the middle of a batch', () => {
         status: string;
         attempts: number;
         error_code: string | null;
+        error_message: string | null;
         credits_used: number;
       };
       const { rows: results } = await db.query<ResultRow>(
-        `SELECT id, external_id, status, attempts, error_code, credits_used FROM job_results WHERE job_id = $1`,
+        `SELECT id, external_id, status, attempts, error_code, error_message, credits_used
+         FROM job_results WHERE job_id = $1`,
         [jobId],
       );
       expect(results).toHaveLength(6);
@@ -177,6 +188,11 @@ describe('a worker killed in the middle of a batch', () => {
         ['slow-4', 'completed', null],
       ]);
       expect(job).toMatchObject({ status: 'partially_completed', completed_results: 5, failed_results: 1 });
+      // The sweeper settled the refused source, from an entry it read before the attempt
+      // failed, with the provider's code and message all the same.
+      const refused = results.find((r) => r.external_id === 'fail-5');
+      expect(`${worker.output()}${replacement.output()}`).toContain(`${SWEEP_RACE_STAGED}: ${refused?.id}`);
+      expect(refused?.error_message).toBe('The provider refused this image.');
 
       // Each result moved its credits exactly once: a capture if it completed, a release if not.
       const { rows: ledger } = await db.query(

@@ -5,6 +5,7 @@ import { RateLimitService } from '../../src/modules/rate-limit/rate-limit.servic
 import { RateLimitKind } from '../../src/modules/rate-limit/rate-limit.types';
 import { REDIS } from '../../src/core/redis/redis.module';
 import { expectError } from '../support/http-errors';
+import { PrivateRedis } from '../support/private-redis';
 import { idempotencyKey, imageInputs, withFakeProvider } from '../support/jobs';
 import { bearer, createTestApp, seedAccount, type TestApp } from '../support/test-app';
 import { sleep } from '../support/waiting';
@@ -107,6 +108,26 @@ describe(RateLimitService.name, () => {
       expect(keys).toHaveLength(3);
       expect(new Set(keys.map(hashedPartOf)).size).toBe(1);
       await limits.refund(kind, call, decision.token as string);
+    }
+  });
+
+  it('answers the first checks of a new connection to a new Redis, batched with another command', async () => {
+    // A Redis of its own, whose script cache is empty: the first checks fall back from EVALSHA to EVAL.
+    const server = await PrivateRedis.start();
+    // Like the API's shared connection: the commands of one event-loop turn go out as one batch.
+    const connection = new Redis(server.url, { enableAutoPipelining: true });
+    try {
+      const onNewConnection = new RateLimitService(connection, t.config);
+      // A readiness probe's PING opens the turn's batch before the connection's first limit check.
+      const [pong, ...decisions] = await Promise.all([
+        connection.ping(),
+        ...Array.from({ length: 3 }, () => onNewConnection.consume(RateLimitKind.Create, subject('new-connection'))),
+      ]);
+      expect(pong).toBe('PONG');
+      expect(decisions.map((decision) => decision.remaining).sort()).toEqual([2, 3, 4]);
+    } finally {
+      connection.disconnect();
+      await server.kill();
     }
   });
 

@@ -19,6 +19,14 @@ export class RequestFailed extends Error {
 }
 
 /**
+ * How long a request may go unanswered before it fails as `NO_ANSWER`, as a load balancer gives
+ * up on a backend. These requests are answered in milliseconds, draining or not, even on a
+ * loaded machine; one that is not was lost (a connection handed to a process that died), and
+ * failing it lets the test report that, well within its own timeout, instead of waiting it out.
+ */
+const NO_ANSWER_MS = 30_000;
+
+/**
  * A GET (or a request of another method) to a loopback port through node:http rather than
  * fetch, so a failure keeps its socket error code (ECONNRESET, ECONNREFUSED) and whether the
  * request had been written.
@@ -28,7 +36,8 @@ export function send(
   path: string,
   { agent, method = 'GET', headers = {} }: { agent?: Agent; method?: string; headers?: OutgoingHttpHeaders } = {},
 ): Promise<Answer> {
-  return new Promise((done, fail) => {
+  let unanswered: NodeJS.Timeout | undefined;
+  return new Promise<Answer>((done, fail) => {
     let written = false;
     const req = request({ host: '127.0.0.1', port, path, method, headers, agent: agent ?? false }, (res) => {
       const chunks: Buffer[] = [];
@@ -46,7 +55,8 @@ export function send(
     req.on('finish', () => (written = true));
     req.on('error', (error: NodeJS.ErrnoException) => fail(new RequestFailed(error.code ?? error.message, written)));
     req.end();
-  });
+    unanswered = setTimeout(() => req.destroy(new RequestFailed('NO_ANSWER', written)), NO_ANSWER_MS);
+  }).finally(() => clearTimeout(unanswered));
 }
 
 /** One request of a load loop: what it asked, when, and how it ended. */

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { Job } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../../../core/config/config.module';
 import type { AppConfig } from '../../../core/config/config.schema';
@@ -65,15 +65,15 @@ export class ResultSweeperService {
       const stale = await this.sweeps.findStale(SWEEP_GRACE_SECONDS, this.limits.pageSize, this.resumeAfter);
       for (const result of stale) {
         const queued = { id: result.id, capacityGroup: result.capacityGroup, sandbox: result.sandbox };
-        const entry: Job<ResultEntryData> | undefined = await this.producer.queueOf(queued).getJob(result.id);
+        const queue = this.producer.queueOf(queued);
+        const entry: Job<ResultEntryData> | undefined = await queue.getJob(result.id);
         if (!entry) {
           await this.producer.enqueue([queued]);
           requeued++;
         } else {
           const state = await entry.getState();
           if (state === 'failed') {
-            await this.work.settleFailure(result.id, failureOfEntry(entry));
-            failed++;
+            if (await this.settleFailedEntry(queue, result.id)) failed++;
           } else if (
             state === 'delayed' &&
             result.jobCancelled &&
@@ -98,5 +98,19 @@ export class ResultSweeperService {
     }
     if (requeued + failed + cancelled > 0) this.logger.warn({ requeued, failed, cancelled }, 'swept stranded results');
     return { requeued, failed, cancelled };
+  }
+
+  /**
+   * Settles a result whose queue entry failed, with the failure the entry holds once failed.
+   * The copy read before the state may predate the failure: an attempt that outlasted the
+   * grace period can fail between the two reads, and that copy has neither the attempt's
+   * recorded code nor its message, so the tool's code would be lost. A failed entry changes
+   * no more, so a read after the state matches it. False if the entry is gone by then.
+   */
+  private async settleFailedEntry(queue: Queue<ResultEntryData>, resultId: string): Promise<boolean> {
+    const failedEntry: Job<ResultEntryData> | undefined = await queue.getJob(resultId);
+    if (!failedEntry) return false;
+    await this.work.settleFailure(resultId, failureOfEntry(failedEntry));
+    return true;
   }
 }
