@@ -1,6 +1,5 @@
-import { Piscina } from 'piscina';
 import { ENGINE_OPERATIONS, type OperationName } from './operations';
-import { revived, transferablesOf } from './transfer';
+import { movedResult, revived } from './transfer';
 
 /** One operation as the pool sends it to a thread. */
 export interface EngineTask {
@@ -16,7 +15,5 @@ export default async function runEngineTask({ name, args }: EngineTask): Promise
   const operation = ENGINE_OPERATIONS[name] as ((...args: unknown[]) => unknown) | undefined;
   if (!operation) throw new Error(`The image engine has no operation "${name}"`);
   const result = await operation(...revived(args));
-  // piscina's protocol for a result with several transferables: the value and the list, under its symbols.
-  const movable = { [Piscina.transferableSymbol]: transferablesOf(result), [Piscina.valueSymbol]: result };
-  return Piscina.move(movable as unknown as Parameters<typeof Piscina.move>[0]);
+  return movedResult(result);
 }

@@ -1,4 +1,5 @@
 import { extname, join } from 'node:path';
+import { Piscina } from 'piscina';
 
 /** Where a worker thread's module is, and the options its thread needs to load it. */
 export interface ThreadModule {
@@ -17,4 +18,12 @@ export function threadModule(dir: string, callerFile: string, name: string): Thr
     filename: join(dir, `${name}${extension}`),
     execArgv: extension === '.ts' ? ['--require', 'ts-node/register/transpile-only'] : [],
   };
+}
+
+/**
+ * One thread for `module`, kept for the life of the process: a model's session lives in it, so
+ * tasks run there one at a time and the thread is never retired while idle.
+ */
+export function startSingleThread<Task>(module: ThreadModule): Piscina<Task, unknown> {
+  return new Piscina({ ...module, minThreads: 1, maxThreads: 1, idleTimeout: Number.POSITIVE_INFINITY });
 }

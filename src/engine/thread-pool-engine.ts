@@ -49,11 +49,6 @@ export class ThreadPoolEngine implements PixelEngine {
     return revived(result) as OperationResult<Name>;
   }
 
-  /** Tasks waiting for a thread, and the share of the threads' time spent running tasks (0 to 1). */
-  get load(): { queued: number; utilization: number } {
-    return { queued: this.pool?.queueSize ?? 0, utilization: this.pool?.utilization ?? 0 };
-  }
-
   /** Ends the threads once their running tasks have ended; queued tasks are refused. */
   async close(): Promise<void> {
     const pool = this.pool;

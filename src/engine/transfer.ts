@@ -1,5 +1,6 @@
 import * as workerThreads from 'node:worker_threads';
 import { types } from 'node:util';
+import { Piscina } from 'piscina';
 
 /**
  * What crosses between the worker's main thread and the engine's threads. Pixel buffers cross by
@@ -57,4 +58,11 @@ function walk(value: unknown, visit: (view: ArrayBufferView) => ArrayBufferView)
     return [key, next] as const;
   });
   return changed ? Object.fromEntries(entries) : value;
+}
+
+/** A thread's answer as piscina sends it back: `result` with the buffers behind its typed arrays transferred. */
+export function movedResult(result: unknown): unknown {
+  // piscina's protocol for a result with several transferables: the value and the list, under its symbols.
+  const movable = { [Piscina.transferableSymbol]: transferablesOf(result), [Piscina.valueSymbol]: result };
+  return Piscina.move(movable as unknown as Parameters<typeof Piscina.move>[0]);
 }

@@ -1,6 +1,5 @@
-import { Piscina } from 'piscina';
 import type { RawImage } from '../image/raw-image';
-import { revived, transferablesOf } from '../../engine/transfer';
+import { movedResult, revived } from '../../engine/transfer';
 import type { PreparedModel } from './isnet-model';
 import { IsnetSession, type ProbabilityResult } from './isnet-session';
 
@@ -45,8 +44,7 @@ export default async function runIsnetTask(task: IsnetTask): Promise<unknown> {
       return null;
     case 'probability': {
       const result: ProbabilityResult = await (await opened(task)).probability(revived(task.image));
-      const movable = { [Piscina.transferableSymbol]: transferablesOf(result), [Piscina.valueSymbol]: result };
-      return Piscina.move(movable as unknown as Parameters<typeof Piscina.move>[0]);
+      return movedResult(result);
     }
     case 'release': {
       const released = session;

@@ -3,9 +3,9 @@ import type { Cutout, SubjectHints } from '../../engine/mask/subject-hints';
 import type { RawImage } from '../image/raw-image';
 import type { PixelEngine } from '../../engine/pixel-engine';
 import type { SegmentationMetrics } from '../metrics/segmentation.metrics';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import { revived } from '../../engine/transfer';
-import { threadModule } from '../../engine/thread-module';
+import { startSingleThread, threadModule } from '../../engine/thread-module';
 import { prepareIsnetModel } from './isnet-model';
 import type { ProbabilityResult } from './isnet-session';
 import type { IsnetSettings, IsnetTask } from './isnet-thread';
@@ -83,13 +83,7 @@ export class LocalSegmenter implements Segmenter, OnModuleDestroy {
   private async start(): Promise<IsnetThread> {
     const started = Date.now();
     const model = await prepareIsnetModel({ modelsDir: this.settings.modelsDir, inputSize: this.settings.inputSize });
-    const pool: IsnetThread['pool'] = new Piscina({
-      ...threadModule(__dirname, __filename, 'isnet-thread'),
-      minThreads: 1,
-      maxThreads: 1,
-      // The session lives in the thread: it must stay for the life of the process.
-      idleTimeout: Number.POSITIVE_INFINITY,
-    });
+    const pool = startSingleThread<IsnetTask>(threadModule(__dirname, __filename, 'isnet-thread'));
     const settings = { model, intraOpThreads: this.settings.threads };
     try {
       await pool.run({ kind: 'open', ...settings } satisfies IsnetTask);

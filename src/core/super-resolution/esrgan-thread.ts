@@ -1,6 +1,5 @@
-import { Piscina } from 'piscina';
 import type { RawImage } from '../image/raw-image';
-import { revived, transferablesOf } from '../../engine/transfer';
+import { movedResult, revived } from '../../engine/transfer';
 import { prepareEsrganModel, type ModelScale } from './esrgan-model';
 import { EsrganSession } from './esrgan-session';
 import { tilingFor } from './tiling';
@@ -62,8 +61,7 @@ export default async function runEsrganTask(task: EsrganTask): Promise<unknown> 
         },
         tilingFor(task.scale),
       );
-      const movable = { [Piscina.transferableSymbol]: transferablesOf(result), [Piscina.valueSymbol]: result };
-      return Piscina.move(movable as unknown as Parameters<typeof Piscina.move>[0]);
+      return movedResult(result);
     }
     case 'release': {
       const releasing = [...sessions.values()];

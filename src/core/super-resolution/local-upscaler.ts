@@ -1,8 +1,8 @@
 import type { OnModuleDestroy } from '@nestjs/common';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import type { RawImage } from '../image/raw-image';
 import { revived } from '../../engine/transfer';
-import { threadModule } from '../../engine/thread-module';
+import { startSingleThread, threadModule } from '../../engine/thread-module';
 import type { ModelScale } from './esrgan-model';
 import type { EsrganTask } from './esrgan-thread';
 import { UpscalingError, type Upscaler } from './upscaler';
@@ -61,13 +61,7 @@ export class LocalUpscaler implements Upscaler, OnModuleDestroy {
 
   /** The models' thread, started on first use. */
   private started(): Piscina<EsrganTask, unknown> {
-    this.thread ??= new Piscina({
-      ...threadModule(__dirname, __filename, 'esrgan-thread'),
-      minThreads: 1,
-      maxThreads: 1,
-      // The sessions live in the thread: it stays for the life of the process.
-      idleTimeout: Number.POSITIVE_INFINITY,
-    });
+    this.thread ??= startSingleThread<EsrganTask>(threadModule(__dirname, __filename, 'esrgan-thread'));
     return this.thread;
   }
 }
