@@ -1,4 +1,5 @@
 import type { ShadowKind } from '../../engine/compose/shadow';
+import type { PreservationLevel } from '../../engine/preserved-subject';
 import { ProductPhotoOperation, type ProductPhotoPreset } from '../catalog/product-photo-presets';
 import { ToolId } from '../catalog/tools';
 
@@ -18,7 +19,8 @@ export type MetadataChoice = 'strip' | 'keep';
  */
 export type StoredOutput = { number_of_images: number; quality?: number; dpi?: number; metadata?: MetadataChoice };
 
-export type PreservationLevel = 'strict' | 'balanced' | 'creative';
+/** How much of the photo's own product an AI edit keeps: the image engine's own levels. */
+export type { PreservationLevel };
 export type CutoutChannels = 'rgba' | 'alpha';
 export type EditBackgroundType = 'original' | 'transparent' | 'white' | 'color';
 export type ResizeFit = 'contain' | 'cover' | 'crop';
