@@ -1,11 +1,12 @@
 import { BullModule, getQueueToken } from '@nestjs/bullmq';
-import { Global, Injectable, Logger, Module, type OnModuleInit } from '@nestjs/common';
+import { Global, Injectable, Logger, Module, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { ConnectionOptions, Queue } from 'bullmq';
 import { APP_CONFIG, CONNECTIONS, type Connections } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { QueueDepthMetrics } from './queue-depth.metrics';
-import { ALL_QUEUES } from './queue-name';
+import { connectionSettled } from './connection-settled';
+import { ALL_QUEUES, type QueueName } from './queue-name';
 
 /** Where BullMQ keeps its keys, shared by producers (through BullModule) and workers. */
 export const QUEUE_CONNECTION = Symbol('QUEUE_CONNECTION');
@@ -33,19 +34,28 @@ export function queueConnection(config: AppConfig, connections: Connections): Qu
 /**
  * A queue without an `error` listener prints every failed reconnection to the console, stack
  * and all, while Redis is down. They go to the log instead, once per attempt, as warnings: the
- * connection retries by itself and requests meanwhile answer 503.
+ * connection retries by itself and requests meanwhile answer 503. At shutdown, before
+ * BullModule closes the queues (`onApplicationShutdown`), each is given a moment to finish
+ * connecting (see `connectionSettled`).
  */
 @Injectable()
-class QueueErrorLogger implements OnModuleInit {
+class QueueConnectionKeeper implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger('QueueConnection');
 
   constructor(private readonly moduleRef: ModuleRef) {}
 
   onModuleInit(): void {
-    for (const name of ALL_QUEUES) {
-      const queue = this.moduleRef.get<Queue>(getQueueToken(name), { strict: false });
+    for (const [name, queue] of this.queues()) {
       queue.on('error', (error) => this.logger.warn({ err: error, queue: name }, 'queue connection error'));
     }
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.all(this.queues().map(([, queue]) => connectionSettled(queue)));
+  }
+
+  private queues(): [QueueName, Queue][] {
+    return ALL_QUEUES.map((name) => [name, this.moduleRef.get<Queue>(getQueueToken(name), { strict: false })]);
   }
 }
 
@@ -60,7 +70,7 @@ const registeredQueues = BullModule.registerQueue(...ALL_QUEUES.map((name) => ({
   ],
   providers: [
     { provide: QUEUE_CONNECTION, inject: [APP_CONFIG, CONNECTIONS], useFactory: queueConnection },
-    QueueErrorLogger,
+    QueueConnectionKeeper,
     QueueDepthMetrics,
   ],
   exports: [registeredQueues, QUEUE_CONNECTION],

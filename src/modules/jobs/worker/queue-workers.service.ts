@@ -8,6 +8,7 @@ import type { AppConfig } from '../../../core/config/config.schema';
 import { QueueLockMetrics } from '../../../core/metrics/queue-lock.metrics';
 import { JOB_QUEUES, QueueJobName, type QueuePayloads } from '../../../core/queue/queue-jobs';
 import { QueueName } from '../../../core/queue/queue-name';
+import { connectionSettled } from '../../../core/queue/connection-settled';
 import { QUEUE_CONNECTION, type QueueConnection } from '../../../core/queue/queue.module';
 import { WebhookDeliveryService } from '../../webhooks/worker/webhook-delivery.service';
 import { UploadRetentionSweeperService } from '../../uploads/upload-retention-sweeper.service';
@@ -97,6 +98,8 @@ export class QueueWorkersService implements OnApplicationBootstrap, OnModuleDest
       if (names.length === 0) throw new Error(`WORKER_QUEUES names ${queue}, but this build has no processor for it`);
     }
     for (const queue of queues) this.workers.push(this.startWorker(queue));
+    // Connected before the drain can begin, so the drain closes them at once (see connectionSettled).
+    await Promise.all(this.workers.map((worker) => connectionSettled(worker)));
     if (queues.includes(QueueName.Maintenance)) {
       for (const sweep of SWEEPS) await this.scheduleSweep(sweep);
       // The schedules live only in Redis: a Redis that comes back empty (no persistence, a
