@@ -12,7 +12,8 @@ FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 
 # Install scripts are skipped: compiling needs none of them, and the npm bundled with Node 20
-# does not read package.json's `allowScripts`, so it would run every dependency's script.
+# does not read package.json's `allowScripts`, so it would run every dependency's script. (That
+# npm's EBADENGINE notice about `engines.npm` is expected: npm 11.19 is asked for that guard only.)
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 
