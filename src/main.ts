@@ -98,7 +98,9 @@ async function main(): Promise<void> {
     process.exit(exitCode);
   };
   const stopSignals = new StopSignals();
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  // SIGHUP too: the terminal of an `npm start` closed. Left to its default, it would end the
+  // process at once and leave the embedded PostgreSQL running.
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
     process.on(signal, () => {
       switch (stopSignals.received()) {
         case StopRequest.Graceful:

@@ -15,7 +15,7 @@ export enum StopRequest {
   Immediate = 'immediate',
 }
 
-/** Tells what each SIGTERM or SIGINT asks for. */
+/** Tells what each SIGTERM, SIGINT or SIGHUP asks for. */
 export class StopSignals {
   private firstAt: number | undefined;
 

@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Client } from 'pg';
 import type { Logger } from 'pino';
 import type { StartedService } from '../development-services';
+import { stopLeftoverServer } from './leftover-server';
 import { ensurePostgresAccount, reachableBinaries, reachableDataDir, type SystemAccount } from './postgres-account';
 import { locatePostgresBinaries, type PostgresBinaries } from './postgres-binaries';
 
@@ -170,6 +171,8 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, logge
     }
     const firstRun = !existsSync(join(databaseDir, 'PG_VERSION'));
     if (firstRun) await initialise(binaries, databaseDir, account, logger);
+    const blocked = await stopLeftoverServer(databaseDir, logger, STOP_TIMEOUT_MS);
+    if (blocked) throw new EmbeddedDatabaseError(blocked);
     const running = await run(binaries, databaseDir, port, account, logger);
     server = running;
     if (firstRun) await createDatabase(port);
