@@ -141,6 +141,24 @@ describe('uploads: the body limit, the row and its file, and Idempotency-Key', (
       expect(await rowsOf(account.accountId)).toEqual([]);
     });
 
+    it.each([
+      ['401 without a key', [] as string[], 401, 'unauthorized'],
+      ['415 with a type that is no image', ['Content-Type: text/plain'], 415, 'unsupported_media_type'],
+    ])(
+      'answered %s before its body, closes the connection rather than reading it',
+      async (_case, extra, status, code) => {
+        const account = await seedAccount(t, {});
+        const lines = head(account, ['Content-Length: 50000']).filter(
+          (line) =>
+            !(line.startsWith('Authorization') && status === 401) && !(line.startsWith('Content-Type') && extra.length),
+        );
+        const exchange = await rawUpload(port, [...lines, ...extra], Buffer.alloc(1000, 7));
+        expect(statusOf(exchange.answer)).toBe(status);
+        expect(headerOf(exchange.answer, 'Connection')).toBe('close');
+        expect(jsonOf(exchange.answer).error.code).toBe(code);
+      },
+    );
+
     it('is refused 413 as soon as a chunked body passes the limit, without reading the rest', async () => {
       const account = await seedAccount(t, {});
       const chunk = Buffer.alloc(MAX_BYTES + 1, 1);

@@ -35,6 +35,24 @@ export const requireJsonContentType: RequestHandler = (req, res, next) => {
   next();
 };
 
+/**
+ * On a raw-body route, an answer sent before the request's body has fully arrived (a 401, a 429,
+ * a 415 or a 413 given before the handler reads it) closes the connection. Node would otherwise
+ * read the unread body to its end and throw it away, to keep the connection alive: every byte a
+ * client claims to send, however large, whoever the client is.
+ */
+export const closeOnUnreadRawBody: RequestHandler = (req, res, next) => {
+  if (takesRawBody(req) && hasBody(req.headers)) {
+    // Every answer passes through writeHead (Node's implicit header write calls it too).
+    const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => Response;
+    res.writeHead = ((...args: unknown[]) => {
+      if (!req.complete && !res.headersSent) res.setHeader('Connection', 'close');
+      return writeHead(...args);
+    }) as Response['writeHead'];
+  }
+  next();
+};
+
 export const parseJsonBody: RequestHandler = express.json({ limit: MAX_BODY_BYTES, strict: true });
 
 interface BodyParserError {
