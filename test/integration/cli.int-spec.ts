@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -17,6 +18,9 @@ const LOW_LIMITS = {
 };
 
 const STATE_FILE = '.image-jobs-state.json';
+/** The service's limits here: the photos drawn are far under them, one test's panorama and noise over them. */
+const MAX_MEGAPIXELS = 2;
+const MAX_BYTES = 300_000;
 
 /** The command line from its TypeScript source, so the suite does not depend on a build being current. */
 function startCli(args: string[], env: Record<string, string>): ServiceProcess {
@@ -61,7 +65,15 @@ describe('image-jobs command line', () => {
   beforeAll(async () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    t = await createTestApp({ ...LOW_LIMITS, PUBLIC_BASE_URL: base }, { role: ProcessRole.All });
+    t = await createTestApp(
+      {
+        ...LOW_LIMITS,
+        PUBLIC_BASE_URL: base,
+        SOURCE_MAX_MEGAPIXELS: String(MAX_MEGAPIXELS),
+        SOURCE_MAX_BYTES: String(MAX_BYTES),
+      },
+      { role: ProcessRole.All },
+    );
     await t.app.listen(port, '127.0.0.1');
   });
 
@@ -157,6 +169,107 @@ describe('image-jobs command line', () => {
     const third = await runCli([...args, '--out', out, '--batch-size', '2'], {});
     expect(third.output).toContain('summary: 0 written, 0 failed, 6 skipped (written by an earlier run) of 6');
     expect(await countOf('jobs', account.accountId)).toBe(3);
+  });
+
+  it('fails each file that cannot be sent alone, by path and reason, and writes and charges the rest', async () => {
+    const account = await seedAccount(t, { credits: 100 });
+    await drawPhotos(folder, ['anorak.jpg', 'boot.jpg', 'cap.jpg']);
+    const bad = {
+      // Any user can make these: a link to a file that is gone, a folder named like a photo.
+      dangling: join(folder, 'gone.jpg'),
+      folderNamedLikeAPhoto: join(folder, 'album.jpg'),
+      notAnImage: join(folder, 'notes.jpg'),
+      empty: join(folder, 'empty.png'),
+      overPixelLimit: join(folder, 'panorama.png'),
+      overByteLimit: join(folder, 'noise.png'),
+      // Unreadable by permission only when the test does not run as root, who reads it anyway.
+      locked: join(folder, 'locked.jpg'),
+    };
+    await symlink(join(folder, 'deleted-long-ago.jpg'), bad.dangling);
+    await mkdir(bad.folderNamedLikeAPhoto);
+    await writeFile(bad.notAnImage, 'a shopping list, not a photo\n');
+    await writeFile(bad.empty, '');
+    await sharp({ create: { width: 2000, height: 1500, channels: 3, background: '#ffffff' } })
+      .png({ compressionLevel: 9 })
+      .toFile(bad.overPixelLimit);
+    // Random pixels do not compress: 0.16 megapixels, but more bytes than the service takes.
+    await sharp(randomBytes(400 * 400 * 3), { raw: { width: 400, height: 400, channels: 3 } })
+      .png()
+      .toFile(bad.overByteLimit);
+    const asRoot = process.getuid?.() === 0;
+    if (!asRoot) {
+      await drawPhotos(folder, ['locked.jpg']);
+      await chmod(bad.locked, 0o000);
+    }
+    const out = join(folder, 'out');
+    const { code, output } = await runCli(['edit', folder, '--width', '50', '--out', out], {
+      IMAGE_JOBS_API_KEY: account.liveKey,
+      IMAGE_JOBS_BASE_URL: base,
+    });
+
+    const expectedFailures: Array<[string, RegExp]> = [
+      [bad.dangling, /cannot be read: no such file/],
+      [bad.folderNamedLikeAPhoto, /cannot be read: it is a folder/],
+      [bad.notAnImage, /not an image/],
+      [bad.empty, /empty file/],
+      [bad.overPixelLimit, /payload_too_large: The image is 2000 x 1500 pixels; at most 2 megapixels/],
+      [bad.overByteLimit, /payload_too_large: Uploads are limited to 300000 bytes/],
+      ...(asRoot ? [] : ([[bad.locked, /cannot be read: permission denied/]] as Array<[string, RegExp]>)),
+    ];
+    const total = 3 + expectedFailures.length;
+    expect(code).toBe(1);
+    expect(output).toContain(`summary: 3 written, ${expectedFailures.length} failed of ${total}; credits used: 3`);
+    const failedLines = output.split('\n').filter((line) => /^ {2}\S/.test(line));
+    expect(failedLines).toHaveLength(expectedFailures.length);
+    for (const [path, reason] of expectedFailures) {
+      const line = failedLines.find((candidate) => candidate.startsWith(`  ${path}: `));
+      expect({ path, line }).toEqual({ path, line: expect.stringMatching(reason) });
+    }
+    // Each good photo written, under its own name; nothing for a bad file.
+    expect((await readdir(out)).sort()).toEqual(['anorak.png', 'boot.png', 'cap.png', STATE_FILE].sort());
+    for (const name of ['anorak', 'boot', 'cap']) {
+      expect((await sharp(join(out, `${name}.png`)).metadata()).width).toBe(50);
+    }
+    // One job of the three good photos: three reserved, three captured, nothing for the others.
+    expect(await countOf('jobs', account.accountId)).toBe(1);
+    const entries = await ledger(account.accountId);
+    expect(entries.reserve).toMatchObject({ count: 1, amount: -3 });
+    expect(entries.capture).toMatchObject({ count: 3, credits: 3 });
+    expect(entries.release).toBeUndefined();
+    if (!asRoot) await chmod(bad.locked, 0o644);
+  });
+
+  it('finishes when run again after being killed and losing its state file, paying for each photo once', async () => {
+    const account = await seedAccount(t, { credits: 100 });
+    const photos = await drawPhotos(folder, ['p.jpg', 'q.jpg', 'r.jpg', 's.jpg', 't.jpg', 'u.jpg']);
+    const out = join(folder, 'out');
+    const args = ['--api-key', account.liveKey, '--base-url', base, 'edit', ...photos, '--width', '40'];
+    const first = startCli([...args, '--out', out, '--batch-size', '2'], {});
+    try {
+      await first.waitForOutput(/created job /);
+      first.signal('SIGKILL');
+      expect(await first.exited).toBe('SIGKILL');
+    } finally {
+      first.kill();
+    }
+    await rm(join(out, STATE_FILE));
+    const second = await runCli([...args, '--out', out, '--batch-size', '2'], {});
+    expect({ code: second.code, output: second.output }).toMatchObject({ code: 0 });
+    expect(second.output).toContain('summary: 6 written, 0 failed of 6; credits used: 6');
+    for (const name of ['p', 'q', 'r', 's', 't', 'u']) {
+      expect((await sharp(join(out, `${name}.png`)).metadata()).width).toBe(40);
+    }
+    // The uploads and the first job were the first run's, answered again: six uploads, three jobs, six credits.
+    expect(await countOf('uploads', account.accountId)).toBe(6);
+    expect(await countOf('jobs', account.accountId)).toBe(3);
+    const entries = await ledger(account.accountId);
+    expect(entries.reserve).toMatchObject({ count: 3, amount: -6 });
+    expect(entries.capture).toMatchObject({ count: 6, credits: 6 });
+    expect(entries.release).toBeUndefined();
+    const [{ paid_credits }] = await t.dataSource.query(`SELECT paid_credits FROM accounts WHERE id = $1`, [
+      account.accountId,
+    ]);
+    expect(paid_credits).toBe(94);
   });
 
   it('--dry-run prints the price from the catalog and creates nothing, not even an upload', async () => {

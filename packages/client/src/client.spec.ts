@@ -96,6 +96,15 @@ describe(ImageJobsClient.name, () => {
     await expect(client.upload(Buffer.from('plain text'))).rejects.toThrow(/contentType/);
   });
 
+  it('sends an upload Idempotency-Key and, with one, repeats the upload after a network failure', async () => {
+    const upload = { id: 'upl_2', image_url: 'upload://upl_2', content_type: 'image/png' };
+    const { fetch, sent } = scriptedFetch([new TypeError('fetch failed'), json(200, { upload, request_id: 'r' })]);
+    const client = new ImageJobsClient({ apiKey: 'sk_test', baseUrl: 'http://service.test', fetch });
+    const png = Buffer.from('89504e470d0a1a0a', 'hex');
+    await expect(client.upload(png, { idempotencyKey: 'shoe-0001' })).resolves.toMatchObject({ id: 'upl_2' });
+    expect(sent.map((request) => request.headers.get('idempotency-key'))).toEqual(['shoe-0001', 'shoe-0001']);
+  });
+
   it('downloads a signed URL without the API key, and records the rate limit of each answer', async () => {
     const image = () => new Response(Buffer.from([1, 2, 3]), { status: 200 });
     const listed = json(

@@ -77,6 +77,11 @@ export interface WaitForJobOptions {
 export interface UploadOptions {
   /** The image's type; default: read from its first bytes, then a Blob's type, then the file name's extension. */
   contentType?: string;
+  /**
+   * Sent as `Idempotency-Key`: the service answers a repeat (same key, type and bytes) with the upload the first
+   * request stored, so the upload is retried after a network failure too. Without one, it is not.
+   */
+  idempotencyKey?: string;
   signal?: AbortSignal;
 }
 
@@ -246,8 +251,9 @@ export class ImageJobsClient {
 
   /**
    * `POST /api/v1/uploads`: sends a source image (a file path, or its bytes) and returns the upload, whose
-   * `image_url` (`upload://…`) any create endpoint takes wherever a source image URL goes. Not retried after a
-   * network failure (the image may be stored already); retried after a 429 or 503, which store nothing.
+   * `image_url` (`upload://…`) any create endpoint takes wherever a source image URL goes. Retried after a 429 or
+   * 503, which store nothing; after a network failure only with `options.idempotencyKey` (without one, the image
+   * may be stored already and a retry would store it twice).
    */
   async upload(file: string | Buffer | Uint8Array | Blob, options: UploadOptions = {}): Promise<Upload> {
     let bytes: Uint8Array;
@@ -270,8 +276,9 @@ export class ImageJobsClient {
       target: '/api/v1/uploads',
       bytes,
       contentType,
+      idempotencyKey: options.idempotencyKey,
       authenticated: true,
-      retry: 'refused',
+      retry: options.idempotencyKey ? 'any' : 'refused',
       signal: options.signal,
     });
     return response.upload;

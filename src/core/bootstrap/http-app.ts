@@ -4,7 +4,12 @@ import type { Express } from 'express';
 import { Logger } from 'nestjs-pino';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
-import { parseJsonBody, requireJsonContentType, translateBodyParserErrors } from '../http/body-parsing';
+import {
+  closeOnUnreadRawBody,
+  parseJsonBody,
+  requireJsonContentType,
+  translateBodyParserErrors,
+} from '../http/body-parsing';
 import { assignRequestId, includeRequestIdInReplies } from '../http/request-id';
 import { HttpMetrics } from '../metrics/http.metrics';
 import { fixOpenApiDocument } from '../openapi/document-fixes';
@@ -29,6 +34,7 @@ export function configureHttpApp(app: INestApplication): void {
   app.use(
     app.get(HttpMetrics).timeRequests,
     assignRequestId,
+    closeOnUnreadRawBody,
     requireJsonContentType,
     parseJsonBody,
     translateBodyParserErrors,

@@ -7,6 +7,7 @@ import { CapacityGroups1764000000005 } from './migrations/1764000000005-capacity
 import { ResultFileRetention1764000000006 } from './migrations/1764000000006-result-file-retention';
 import { ResultHintsAndUncertainty1764000000007 } from './migrations/1764000000007-result-hints-and-uncertainty';
 import { Uploads1764000000008 } from './migrations/1764000000008-uploads';
+import { UploadStates1764000000009 } from './migrations/1764000000009-upload-states';
 
 /** Listed, not globbed, so the same list works from `src/` under jest and from `dist/`. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   ResultFileRetention1764000000006,
   ResultHintsAndUncertainty1764000000007,
   Uploads1764000000008,
+  UploadStates1764000000009,
 ];

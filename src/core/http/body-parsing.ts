@@ -35,6 +35,24 @@ export const requireJsonContentType: RequestHandler = (req, res, next) => {
   next();
 };
 
+/**
+ * On a raw-body route, an answer sent before the request's body has fully arrived (a 401, a 429,
+ * a 415 or a 413 given before the handler reads it) closes the connection. Node would otherwise
+ * read the unread body to its end and throw it away, to keep the connection alive: every byte a
+ * client claims to send, however large, whoever the client is.
+ */
+export const closeOnUnreadRawBody: RequestHandler = (req, res, next) => {
+  if (takesRawBody(req) && hasBody(req.headers)) {
+    // Every answer passes through writeHead (Node's implicit header write calls it too).
+    const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => Response;
+    res.writeHead = ((...args: unknown[]) => {
+      if (!req.complete && !res.headersSent) res.setHeader('Connection', 'close');
+      return writeHead(...args);
+    }) as Response['writeHead'];
+  }
+  next();
+};
+
 export const parseJsonBody: RequestHandler = express.json({ limit: MAX_BODY_BYTES, strict: true });
 
 interface BodyParserError {
@@ -75,27 +93,63 @@ export const translateBodyParserErrors: ErrorRequestHandler = (err: BodyParserEr
   sendError(res, requestIdOf(req), error);
 };
 
+const bodyTooLarge = (maxBytes: number) =>
+  new DomainError(ErrorCode.PayloadTooLarge, `Request bodies are limited to ${maxBytes} bytes.`, {
+    max_bytes: maxBytes,
+  });
+
+/**
+ * Ends the connection once the answer is sent instead of reading the rest of the body: Node
+ * would otherwise drain an unread body to keep the connection alive, reading every byte a
+ * client claims to send.
+ */
+const closeAfterAnswer = (res: Response): void => {
+  res.setHeader('Connection', 'close');
+};
+
 /**
  * The raw bytes of a raw-body route's request (see RAW_BODY_ROUTES), at most `maxBytes`; an
- * empty buffer when there is no body. Past `maxBytes` it rejects with a 413 `payload_too_large`
- * DomainError (the rest of the body is read and discarded, never kept), and with 400 or 415
- * DomainErrors for a body that cannot be read or is compressed.
+ * empty buffer when there is no body. A Content-Length over `maxBytes` is refused with a 413
+ * `payload_too_large` DomainError before a byte is read; a body that passes `maxBytes` while
+ * arriving (chunked) is refused the same way as soon as it does. Either way what was received is
+ * dropped, nothing more is read, and the connection closes after the answer. A compressed body
+ * is a 415 (the byte limit would count the wrong bytes' worth); one that breaks off is a 400.
  */
 export function readRawBody(req: Request, res: Response, maxBytes: number): Promise<Buffer> {
-  // Not inflated: a compressed body would make the byte limit count the wrong bytes' worth.
-  const parse = express.raw({ type: () => true, limit: maxBytes, inflate: false });
+  const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (encoding !== 'identity') {
+    closeAfterAnswer(res);
+    return Promise.reject(
+      new DomainError(ErrorCode.UnsupportedMediaType, 'The body must not be compressed (Content-Encoding).'),
+    );
+  }
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > maxBytes) {
+    closeAfterAnswer(res);
+    return Promise.reject(bodyTooLarge(maxBytes));
+  }
   return new Promise<Buffer>((resolve, reject) => {
-    void parse(req, res, (err?: unknown) => {
-      if (err === undefined || err === null) {
-        resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const finish = (outcome: () => void) => {
+      req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+      outcome();
+    };
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > maxBytes) {
+        req.pause();
+        chunks.length = 0;
+        closeAfterAnswer(res);
+        finish(() => reject(bodyTooLarge(maxBytes)));
         return;
       }
-      const parserError = err as BodyParserError;
-      if (parserError.type === 'encoding.unsupported') {
-        reject(new DomainError(ErrorCode.UnsupportedMediaType, 'The body must not be compressed (Content-Encoding).'));
-        return;
-      }
-      reject(bodyError(parserError) ?? (err instanceof Error ? err : new Error('The request body could not be read.')));
-    });
+      chunks.push(chunk);
+    };
+    const onEnd = () => finish(() => resolve(Buffer.concat(chunks, received)));
+    const broken = () => new DomainError(ErrorCode.InvalidRequest, 'The request body could not be read.');
+    const onError = () => finish(() => reject(broken()));
+    const onClose = () => finish(() => reject(broken()));
+    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
 }

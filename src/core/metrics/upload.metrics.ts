@@ -2,12 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { Counter, Registry } from 'prom-client';
 
 /**
- * What one `POST /uploads` came to: `stored`; the reason it was refused (`rate_limited`,
- * `unsupported_type`, `too_large`, `unreadable`, `empty`, `not_image`, `type_mismatch`); or
- * `failed`, a fault of the service (storage or database) answered with a 5xx.
+ * What one `POST /uploads` came to: `stored`; `replayed` (an Idempotency-Key's repeat, answered
+ * with the upload its first request stored); the reason it was refused (`rate_limited`,
+ * `unsupported_type`, `too_large`, `unreadable`, `empty`, `not_image`, `type_mismatch`,
+ * `idempotency_conflict`); or `failed`, a fault of the service (storage or database) answered
+ * with a 5xx.
  */
 export type UploadOutcome =
   | 'stored'
+  | 'replayed'
   | 'rate_limited'
   | 'unsupported_type'
   | 'too_large'
@@ -15,6 +18,7 @@ export type UploadOutcome =
   | 'empty'
   | 'not_image'
   | 'type_mismatch'
+  | 'idempotency_conflict'
   | 'failed';
 
 /** Uploads by outcome, the bytes stored, and uploads the retention sweep deleted. */

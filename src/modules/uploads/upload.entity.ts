@@ -1,6 +1,17 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { UploadMediaType } from './upload-media-type';
 
+/**
+ * Where an upload is: `pending` from its row's insert until its file is stored, and unreadable
+ * as a source meanwhile; `stored` once the file is in storage. A pending row older than
+ * PENDING_UPLOAD_LEASE_SECONDS was abandoned (its request failed or its process died) and is
+ * deleted, with any file it names, by the next request with its key or by the retention sweep.
+ */
+export enum UploadStatus {
+  Pending = 'pending',
+  Stored = 'stored',
+}
+
 /** An uploaded source image: its file lives in result storage under `storageKey` until `expiresAt`. */
 @Entity({ name: 'uploads' })
 export class Upload {
@@ -34,6 +45,17 @@ export class Upload {
 
   @Column({ name: 'size_bytes', type: 'integer' })
   sizeBytes!: number;
+
+  @Column({ type: 'text' })
+  status!: UploadStatus;
+
+  /** The `Idempotency-Key` it was made with, if any: one upload per key and API key while it lives. */
+  @Column({ name: 'idempotency_key', type: 'text', nullable: true })
+  idempotencyKey!: string | null;
+
+  /** The hash of the request that made it (declared type and bytes), set with `idempotencyKey`. */
+  @Column({ name: 'request_hash', type: 'text', nullable: true })
+  requestHash!: string | null;
 
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

@@ -8,7 +8,7 @@ import { isUploadId } from '../../core/uploads/upload-url';
 import { KeyEnvironment } from '../auth/api-key.entity';
 import type { RateLimitService } from '../rate-limit/rate-limit.service';
 import type { RateLimitDecision } from '../rate-limit/rate-limit.types';
-import type { Upload } from './upload.entity';
+import { UploadStatus, type Upload } from './upload.entity';
 import type { UploadsRepository } from './uploads.repository';
 import { UploadsService, type UploadCommand } from './uploads.service';
 import { refusalOf } from '../../../test/support/domain-errors';
@@ -35,22 +35,53 @@ class FakeRateLimits implements Pick<RateLimitService, 'consume' | 'windowSecond
   }
 }
 
-class FakeUploads implements Pick<UploadsRepository, 'insert' | 'delete'> {
+/** The rows as the repository would hold them; rows are copies, as a database's would be. */
+class FakeUploads implements Omit<UploadsRepository, 'readableKey' | 'deleteExpired'> {
   readonly rows = new Map<string, Upload>();
+  /** Ids of rows to report as past their lease. */
+  readonly abandoned = new Set<string>();
+  cannotDelete = false;
   async insert(upload: Upload) {
-    this.rows.set(upload.id, upload);
+    this.rows.set(upload.id, { ...upload });
   }
-  async delete(uploadId: string) {
-    this.rows.delete(uploadId);
+  async claim(upload: Upload) {
+    const held = [...this.rows.values()].some(
+      (row) => row.apiKeyId === upload.apiKeyId && row.idempotencyKey === upload.idempotencyKey,
+    );
+    if (!held) this.rows.set(upload.id, { ...upload });
+    return !held;
+  }
+  async findByKey(apiKeyId: string, key: string) {
+    const row = [...this.rows.values()].find((each) => each.apiKeyId === apiKeyId && each.idempotencyKey === key);
+    return row
+      ? { upload: { ...row }, expired: row.expiresAt <= new Date(), abandoned: this.abandoned.has(row.id) }
+      : null;
+  }
+  async releaseExpiredKey(uploadId: string) {
+    const row = this.rows.get(uploadId);
+    if (row) Object.assign(row, { idempotencyKey: null, requestHash: null });
+  }
+  async markStored(uploadId: string) {
+    const row = this.rows.get(uploadId);
+    if (!row || row.status !== UploadStatus.Pending) return false;
+    row.status = UploadStatus.Stored;
+    return true;
+  }
+  async deletePending(uploadId: string) {
+    if (this.cannotDelete) throw new Error('connection lost');
+    if (this.rows.get(uploadId)?.status === UploadStatus.Pending) this.rows.delete(uploadId);
   }
 }
 
-class FakeStorage implements Pick<ResultStorage, 'put'> {
+class FakeStorage implements Pick<ResultStorage, 'put' | 'delete'> {
   readonly files = new Map<string, { data: Buffer; contentType: string }>();
   failing = false;
   async put(key: string, data: Buffer, contentType: string) {
     if (this.failing) throw new Error('disk full');
     this.files.set(key, { data, contentType });
+  }
+  async delete(key: string) {
+    this.files.delete(key);
   }
 }
 
@@ -80,11 +111,16 @@ describe(UploadsService.name, () => {
     );
   });
 
-  const command = (contentType: string | undefined, body: Buffer | UploadCommand['readBody']): UploadCommand => ({
+  const command = (
+    contentType: string | undefined,
+    body: Buffer | UploadCommand['readBody'],
+    idempotencyKey?: string,
+  ): UploadCommand => ({
     caller,
     clientIp: '203.0.113.5',
     contentType,
     readBody: typeof body === 'function' ? body : async () => body,
+    idempotencyKey,
   });
 
   const outcomes = async () =>
@@ -94,7 +130,8 @@ describe(UploadsService.name, () => {
 
   it('stores the image under uploads/<account>/, with what its header says and an expiry a day on', async () => {
     const bytes = await png(40, 30);
-    const upload = await service.create(command('image/png', bytes));
+    const { upload, replayed } = await service.create(command('image/png', bytes));
+    expect(replayed).toBe(false);
     expect(isUploadId(upload.id)).toBe(true);
     expect(upload).toMatchObject({
       accountId: 'acc-1',
@@ -105,9 +142,10 @@ describe(UploadsService.name, () => {
       height: 30,
       sizeBytes: bytes.length,
       storageKey: `uploads/acc-1/${upload.id}.png`,
+      status: UploadStatus.Stored,
     });
     expect(upload.expiresAt.getTime() - upload.createdAt.getTime()).toBe(24 * 3600 * 1000);
-    expect(rows.rows.get(upload.id)).toBe(upload);
+    expect(rows.rows.get(upload.id)).toEqual(upload);
     expect(storage.files.get(upload.storageKey)).toEqual({ data: bytes, contentType: 'image/png' });
     expect(await outcomes()).toEqual({ stored: 1 });
   });
@@ -117,7 +155,7 @@ describe(UploadsService.name, () => {
       .jpeg()
       .withMetadata({ orientation: 6 })
       .toBuffer();
-    const upload = await service.create(command('image/jpeg', bytes));
+    const { upload } = await service.create(command('image/jpeg', bytes));
     expect({ width: upload.width, height: upload.height, type: upload.contentType }).toEqual({
       width: 20,
       height: 60,
@@ -182,5 +220,56 @@ describe(UploadsService.name, () => {
     expect(rows.rows.size).toBe(0);
     expect(storage.files.size).toBe(0);
     expect(await outcomes()).toEqual({ not_image: 1, failed: 1 });
+  });
+
+  it('writes the row pending before the file; a request dying between the two leaves it pending', async () => {
+    const statuses: string[] = [];
+    const put = storage.put.bind(storage);
+    storage.put = async (key, data, contentType) => {
+      statuses.push(...[...rows.rows.values()].map((row) => row.status));
+      return put(key, data, contentType);
+    };
+    await service.create(command('image/png', await png()));
+    expect(statuses).toEqual([UploadStatus.Pending]);
+
+    rows.rows.clear();
+    storage.failing = true;
+    rows.cannotDelete = true;
+    await expect(service.create(command('image/png', await png()))).rejects.toThrow('disk full');
+    expect([...rows.rows.values()].map((row) => row.status)).toEqual([UploadStatus.Pending]);
+  });
+
+  it('answers a repeat of an Idempotency-Key with its upload, and another body with 409', async () => {
+    const bytes = await png(40, 30);
+    const first = await service.create(command('image/png', bytes, 'key-0001'));
+    const again = await service.create(command('image/png', bytes, 'key-0001'));
+    expect(again).toEqual({ upload: first.upload, replayed: true });
+    const other = await refusalOf(service.create(command('image/png', await png(41, 30), 'key-0001')));
+    expect(other.code).toBe(ErrorCode.IdempotencyConflict);
+    expect(rows.rows.size).toBe(1);
+    expect(storage.files.size).toBe(1);
+    expect(await outcomes()).toEqual({ stored: 1, replayed: 1, idempotency_conflict: 1 });
+  });
+
+  it('clears an abandoned pending upload of the key and stores anew; an expired upload frees its key', async () => {
+    const bytes = await png();
+    storage.failing = true;
+    rows.cannotDelete = true;
+    await expect(service.create(command('image/png', bytes, 'key-0002'))).rejects.toThrow('disk full');
+    const [stale] = [...rows.rows.values()];
+    rows.abandoned.add(stale.id);
+    storage.failing = false;
+    rows.cannotDelete = false;
+    const { upload, replayed } = await service.create(command('image/png', bytes, 'key-0002'));
+    expect({ replayed, fresh: upload.id !== stale.id, rows: [...rows.rows.keys()] }).toEqual({
+      replayed: false,
+      fresh: true,
+      rows: [upload.id],
+    });
+
+    rows.rows.get(upload.id)!.expiresAt = new Date(Date.now() - 1000);
+    const renewed = await service.create(command('image/png', bytes, 'key-0002'));
+    expect(renewed.replayed).toBe(false);
+    expect(renewed.upload.id).not.toBe(upload.id);
   });
 });

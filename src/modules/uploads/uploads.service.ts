@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG } from '../../core/config/config.module';
 import type { AppConfig } from '../../core/config/config.schema';
@@ -17,7 +19,7 @@ import { KeyEnvironment } from '../auth/api-key.entity';
 import { rateLimitExceeded } from '../rate-limit/rate-limit.headers';
 import { RateLimitService } from '../rate-limit/rate-limit.service';
 import { RateLimitKind, type RateLimitDecision } from '../rate-limit/rate-limit.types';
-import { Upload } from './upload.entity';
+import { Upload, UploadStatus } from './upload.entity';
 import {
   declaredUploadType,
   matchesDeclaredType,
@@ -25,7 +27,7 @@ import {
   uploadStorageKey,
   type UploadMediaType,
 } from './upload-media-type';
-import { UploadsRepository } from './uploads.repository';
+import { PENDING_UPLOAD_LEASE_SECONDS, UploadsRepository } from './uploads.repository';
 
 export interface UploadCommand {
   caller: AuthContext;
@@ -36,7 +38,23 @@ export interface UploadCommand {
   readBody: (maxBytes: number) => Promise<Buffer>;
   /** Called as soon as the rate limit has decided, so even refusals carry RateLimit-* headers. */
   onRateLimit?: (decision: RateLimitDecision) => void;
+  /** The request's validated `Idempotency-Key`, when it sent one. */
+  idempotencyKey?: string;
 }
+
+/** What an upload request came to: the upload, and whether it repeats an earlier request with its key. */
+export interface UploadAnswer {
+  upload: Upload;
+  replayed: boolean;
+}
+
+/** How long a request waits for a concurrent one with its Idempotency-Key to store the file. */
+const CONCURRENT_WAIT_MS = 15_000;
+const CONCURRENT_POLL_MS = 50;
+
+/** What an Idempotency-Key binds: the declared type and the bytes. */
+const requestHashOf = (declared: UploadMediaType, bytes: Buffer): string =>
+  createHash('sha256').update(declared).update('\n').update(bytes).digest('hex');
 
 /** A refused upload: the client's error, and the outcome the metrics count it under. */
 class UploadRefusal extends DomainError {
@@ -58,11 +76,13 @@ function describeBytes(bytes: number): string {
 
 /**
  * Uploads of source images. In order, each refusal storing nothing: the upload rate limit
- * (429; every attempt counts, refused ones too, since each costs the API a body); the declared
- * Content-Type (415, before the body is read); the body's size (413 past SOURCE_MAX_BYTES, the
- * limit of fetched sources) and emptiness (400); what its header says it is (400 when it is no
- * image the service reads or not the declared type, 413 past SOURCE_MAX_MEGAPIXELS). Then the
- * row is written and the file stored.
+ * (429; every attempt counts, refused ones and replays too, since each costs the API a body);
+ * the declared Content-Type (415, before the body is read); the body's size (413 past
+ * SOURCE_MAX_BYTES, the limit of fetched sources, refused from its Content-Length before any of
+ * it is read) and emptiness (400); what its header says it is (400 when it is no image the
+ * service reads or not the declared type, 413 past SOURCE_MAX_MEGAPIXELS); then, with an
+ * Idempotency-Key, the replay of the key's upload or a 409 when it was made from another body.
+ * Then the row is written pending, the file stored, and the row turned stored.
  */
 @Injectable()
 export class UploadsService {
@@ -84,19 +104,26 @@ export class UploadsService {
     this.retentionMs = config.UPLOAD_RETENTION_HOURS * 3600 * 1000;
   }
 
-  async create(command: UploadCommand): Promise<Upload> {
+  async create(command: UploadCommand): Promise<UploadAnswer> {
     const environment = command.caller.environment;
     try {
-      const upload = await this.admit(command);
-      this.metrics.uploaded('stored', environment, upload.sizeBytes);
-      return upload;
+      const answer = await this.admit(command);
+      this.metrics.uploaded(answer.replayed ? 'replayed' : 'stored', environment, answer.upload.sizeBytes);
+      return answer;
     } catch (error) {
       this.metrics.uploaded(error instanceof UploadRefusal ? error.outcome : 'failed', environment);
       throw error;
     }
   }
 
-  private async admit({ caller, clientIp, contentType, readBody, onRateLimit }: UploadCommand): Promise<Upload> {
+  private async admit({
+    caller,
+    clientIp,
+    contentType,
+    readBody,
+    onRateLimit,
+    idempotencyKey,
+  }: UploadCommand): Promise<UploadAnswer> {
     const subject = { keyId: caller.keyId, accountId: caller.accountId, ip: clientIp };
     const decision = await this.rateLimits.consume(RateLimitKind.Upload, subject);
     onRateLimit?.(decision);
@@ -126,18 +153,21 @@ export class UploadsService {
     if (!matchesDeclaredType(declared, actual)) {
       throw invalidBody('type_mismatch', `The body is ${actual}, but Content-Type says ${declared}.`);
     }
-    return this.store(caller, image, actual);
+    const upload = this.newUpload(caller, image, actual);
+    if (idempotencyKey === undefined) {
+      await this.uploads.insert(upload);
+      await this.storeFile(upload, image.bytes);
+      return { upload, replayed: false };
+    }
+    upload.idempotencyKey = idempotencyKey;
+    upload.requestHash = requestHashOf(declared, image.bytes);
+    return this.storeOnce(upload, image.bytes);
   }
 
-  /**
-   * The row first, then the file: a crash between the two leaves a row without a file, which
-   * reads as a missing source and which the retention sweep deletes at expiry, never a file
-   * that no row names (which nothing would ever delete).
-   */
-  private async store(caller: AuthContext, image: TypedSourceImage, mediaType: UploadMediaType): Promise<Upload> {
+  private newUpload(caller: AuthContext, image: TypedSourceImage, mediaType: UploadMediaType): Upload {
     const id = newUploadId();
     const createdAt = new Date();
-    const upload = Object.assign(new Upload(), {
+    return Object.assign(new Upload(), {
       id,
       accountId: caller.accountId,
       apiKeyId: caller.keyId,
@@ -147,19 +177,88 @@ export class UploadsService {
       width: image.width,
       height: image.height,
       sizeBytes: image.bytes.length,
+      status: UploadStatus.Pending,
+      idempotencyKey: null,
+      requestHash: null,
       createdAt,
       expiresAt: new Date(createdAt.getTime() + this.retentionMs),
     } satisfies Upload);
-    await this.uploads.insert(upload);
+  }
+
+  /**
+   * The upload of an Idempotency-Key, made once. The pending row claims the key (of requests at
+   * once, the unique index lets one insert); the others read the key's row: another body is a
+   * conflict, a stored upload is replayed, a pending one is waited for. A pending row past its
+   * lease was abandoned and is cleared, file first, so the key can be claimed again; an expired
+   * upload no longer holds its key.
+   */
+  private async storeOnce(upload: Upload, bytes: Buffer): Promise<UploadAnswer> {
+    const deadline = Date.now() + CONCURRENT_WAIT_MS;
+    for (;;) {
+      if (await this.uploads.claim(upload)) {
+        await this.storeFile(upload, bytes);
+        return { upload, replayed: false };
+      }
+      const held = await this.uploads.findByKey(upload.apiKeyId, upload.idempotencyKey as string);
+      if (!held) continue;
+      if (held.expired) {
+        await this.uploads.releaseExpiredKey(held.upload.id);
+        continue;
+      }
+      if (held.upload.requestHash !== upload.requestHash) {
+        throw new UploadRefusal(
+          'idempotency_conflict',
+          new DomainError(
+            ErrorCode.IdempotencyConflict,
+            'This Idempotency-Key was already used with a different request. Use a new key for a new request.',
+          ),
+        );
+      }
+      if (held.upload.status === UploadStatus.Stored) return { upload: held.upload, replayed: true };
+      if (held.abandoned) {
+        await this.discard(held.upload);
+        continue;
+      }
+      if (Date.now() >= deadline) {
+        throw new UploadRefusal(
+          'idempotency_conflict',
+          new DomainError(
+            ErrorCode.IdempotencyConflict,
+            'A request with this Idempotency-Key is still storing its upload. Retry it after Retry-After.',
+            undefined,
+            PENDING_UPLOAD_LEASE_SECONDS,
+          ),
+        );
+      }
+      await sleep(CONCURRENT_POLL_MS);
+    }
+  }
+
+  /**
+   * The file, then the row turned stored: the row was written pending first, so whatever fails
+   * or dies between the two leaves a row no reader takes for a source, and every file stored
+   * has a row naming it, which a failed request or the retention sweep deletes with its file.
+   */
+  private async storeFile(upload: Upload, bytes: Buffer): Promise<void> {
     try {
-      await this.storage.put(upload.storageKey, image.bytes, upload.contentType);
+      await this.storage.put(upload.storageKey, bytes, upload.contentType);
+      if (!(await this.uploads.markStored(upload.id))) throw new Error('the pending upload was cleared as abandoned');
     } catch (error) {
-      await this.uploads.delete(id).catch((cleanup: unknown) => {
-        this.logger.warn({ err: cleanup, upload_id: id }, 'could not delete the row of an upload whose file failed');
+      await this.discard(upload).catch((cleanup: unknown) => {
+        this.logger.warn(
+          { err: cleanup, upload_id: upload.id },
+          'could not clear an upload whose file failed; the retention sweep will',
+        );
       });
       throw error;
     }
-    return upload;
+    upload.status = UploadStatus.Stored;
+  }
+
+  /** Deletes a pending upload: its file (if any was stored), then its row. */
+  private async discard(upload: Upload): Promise<void> {
+    await this.storage.delete(upload.storageKey);
+    await this.uploads.deletePending(upload.id);
   }
 
   private async readWithinLimit(readBody: UploadCommand['readBody']): Promise<Buffer> {

@@ -59,9 +59,9 @@ export function clientJobsApi(baseUrl: string, apiKey: string | undefined, pacin
     userAgent: 'image-jobs-cli',
   });
   return {
-    upload: (bytes, fileName) =>
+    upload: (bytes, fileName, idempotencyKey) =>
       translated(async () => {
-        const upload = await client.upload(bytes, { contentType: undefined });
+        const upload = await client.upload(bytes, { contentType: undefined, idempotencyKey });
         return { imageUrl: upload.image_url, expiresAt: upload.expires_at };
       }).catch((error: unknown) => {
         // The client tells the type from the bytes; a file it cannot type is named in the error.

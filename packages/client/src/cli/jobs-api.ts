@@ -49,8 +49,11 @@ export interface PresetEntry extends ListedPrice {
 
 /** What the command line needs of the service: the narrow face of `ImageJobsClient` it runs on. */
 export interface JobsApi {
-  /** Uploads a source's bytes; `fileName` only helps to tell its type when its bytes do not. */
-  upload(bytes: Buffer, fileName: string): Promise<UploadedSource>;
+  /**
+   * Uploads a source's bytes under `idempotencyKey` (the same key and bytes answer the same
+   * upload); `fileName` only helps to tell its type when its bytes do not.
+   */
+  upload(bytes: Buffer, fileName: string, idempotencyKey: string): Promise<UploadedSource>;
   createJob(endpoint: CreateEndpoint, body: Record<string, unknown>, idempotencyKey: string): Promise<{ id: string }>;
   getJob(id: string): Promise<JobState>;
   download(url: string): Promise<Buffer>;

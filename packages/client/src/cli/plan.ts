@@ -42,6 +42,15 @@ export const runFingerprint = (request: ToolRequest): string =>
 export const jobKey = (fingerprint: string, generation: number, items: readonly SourceItem[]): string =>
   `image-jobs:${sha256Hex(canonicalJson({ version: 1, run: fingerprint, generation, items }))}`;
 
+/**
+ * The Idempotency-Key of an upload: a hash of the bytes' hash alone, so the same file uploaded by
+ * any run of this key (even one whose state file was lost) is the same upload, and the job bodies
+ * that name it are the same bodies, replayed rather than refused. `replacing` names an upload of
+ * the key that is about to expire, for a new one in its place.
+ */
+export const uploadKey = (contentHash: string, replacing?: string): string =>
+  `image-jobs-upload:${sha256Hex(canonicalJson({ version: 1, content: contentHash, replacing }))}`;
+
 const byContent = (a: SourceItem, b: SourceItem): number => {
   const first = a.contentHash.localeCompare(b.contentHash);
   return first !== 0 ? first : a.externalId.localeCompare(b.externalId);

@@ -189,7 +189,7 @@ async function execute(
   const pacing = new Pacing();
   const api = context.createApi(globals.baseUrl, globals.apiKey, pacing);
   const request = await requestOf(api);
-  const sources = await readSources(files);
+  const { sources, problems } = await readSources(files);
   if (flags.dryRun) {
     const price = unitPrice(request.price, request.price.kind === 'tool' ? await api.catalog() : []);
     const written = globals.apiKey
@@ -206,6 +206,7 @@ async function execute(
       sandbox: globals.apiKey?.startsWith('sk_sandbox_') ?? false,
     };
     for (const line of describeQuote(quote)) context.print(line);
+    for (const problem of problems) context.print(`not sent: ${problem.path}: ${problem.reason}`);
     return;
   }
   if (!globals.apiKey) throw new UsageError('an API key is needed: --api-key or IMAGE_JOBS_API_KEY');
@@ -214,6 +215,7 @@ async function execute(
     {
       request,
       sources,
+      problems,
       outDir: flags.out,
       batchSize: flags.batchSize,
       maxActiveJobs: flags.maxActiveJobs,

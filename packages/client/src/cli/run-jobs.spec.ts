@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { canonicalJson } from './canonical';
@@ -10,6 +10,8 @@ import { runJobs, type RunOutcome } from './run-jobs';
 import { readSources } from './sources';
 import { STATE_FILE_NAME } from './state-file';
 import { editRequest } from './tool-requests';
+
+const JPEG_SIGNATURE = Buffer.from([0xff, 0xd8, 0xff, 0xe0]);
 
 /** Thrown by the fake service to stand for the command line dying right after a request reached the service. */
 class Interrupted extends Error {}
@@ -37,9 +39,21 @@ class FakeService implements JobsApi {
     private readonly limits: { createsPerWindow: number; windowMs: number; pollsToFinish: number },
   ) {}
 
-  async upload(): Promise<{ imageUrl: string; expiresAt: string }> {
-    this.uploads += 1;
-    return { imageUrl: `upload://upl_${this.uploads}`, expiresAt: new Date(this.now + 86_400_000).toISOString() };
+  /** Uploads whose bytes contain this are refused as over the pixel limit. */
+  refuseUploadsContaining: string | null = null;
+  private readonly uploadsByKey = new Map<string, string>();
+
+  async upload(bytes: Buffer, _fileName: string, key: string): Promise<{ imageUrl: string; expiresAt: string }> {
+    if (this.refuseUploadsContaining && bytes.includes(this.refuseUploadsContaining)) {
+      throw new RequestFailedError({ status: 413, code: 'payload_too_large', message: 'too many pixels' });
+    }
+    let url = this.uploadsByKey.get(key);
+    if (!url) {
+      this.uploads += 1;
+      url = `upload://upl_${this.uploads}`;
+      this.uploadsByKey.set(key, url);
+    }
+    return { imageUrl: url, expiresAt: new Date(this.now + 86_400_000).toISOString() };
   }
 
   private refuse(code: string, retryAfterSeconds: number): never {
@@ -133,7 +147,8 @@ describe('runJobs', () => {
     photos = [];
     for (let n = 1; n <= 7; n++) {
       const path = join(folder, n === 4 ? 'sandbox_fail_4.jpg' : `photo-${n}.jpg`);
-      await writeFile(path, `bytes of photo ${n}`);
+      // A JPEG's signature, then bytes of its own: enough for the command line to take it as a photo.
+      await writeFile(path, Buffer.concat([JPEG_SIGNATURE, Buffer.from(`bytes of photo ${n}`)]));
       photos.push(path);
     }
   });
@@ -147,12 +162,12 @@ describe('runJobs', () => {
   async function run(
     service: FakeService,
     pacing: Pacing,
-    { maxActiveJobs = 1, turnEventLoop = false } = {},
+    { maxActiveJobs = 1, turnEventLoop = false, files = photos } = {},
   ): Promise<RunOutcome> {
     return runJobs(
       {
         request: editRequest({ width: 10 }),
-        sources: await readSources(photos),
+        ...(await readSources(files)),
         outDir: join(folder, 'out'),
         batchSize: 3,
         maxActiveJobs,
@@ -220,5 +235,38 @@ describe('runJobs', () => {
     expect(outcome.written).toHaveLength(6);
     // Two in flight meet the key's limit of one once; from then on the run keeps to one.
     expect(service.refusals).toEqual(['too_many_active_jobs']);
+  });
+
+  it('fails each file that cannot be sent alone, by its path and its reason, and sends every other one', async () => {
+    const pacing = new Pacing(() => service.now);
+    const service: FakeService = new FakeService(pacing, { createsPerWindow: 100, windowMs: 60_000, pollsToFinish: 1 });
+    const empty = join(folder, 'empty.jpg');
+    const text = join(folder, 'notes.jpg');
+    const directory = join(folder, 'album.jpg');
+    await writeFile(empty, '');
+    await writeFile(text, 'shopping list');
+    await mkdir(directory);
+    service.refuseUploadsContaining = 'photo 2';
+    const outcome = await run(service, pacing, { files: [folder] });
+    expect(outcome.failed.sort((a, b) => a.name.localeCompare(b.name))).toEqual([
+      { name: directory, reason: 'cannot be read: it is a folder' },
+      { name: empty, reason: 'empty file' },
+      { name: text, reason: 'not an image: its bytes are no format the service reads' },
+      { name: photos[1], reason: 'payload_too_large: too many pixels' },
+      { name: 'sandbox_fail_4.png', reason: 'sandbox_simulated_failure: simulated' },
+    ]);
+    expect(outcome.total).toBe(10);
+    expect(outcome.written.sort()).toEqual(
+      ['photo-1', 'photo-3', 'photo-5', 'photo-6', 'photo-7'].map((n) => `${n}.png`),
+    );
+    // The job of the refused file went on without it: five paid for, none for the bad files.
+    expect([...service.charged.values()].reduce((sum, n) => sum + n, 0)).toBe(5);
+
+    // A run that lost its state asks for the same uploads and the same jobs, and pays for nothing again.
+    await rm(join(folder, 'out', STATE_FILE_NAME));
+    const again = await run(service, pacing, { files: [folder] });
+    expect(again.written).toHaveLength(5);
+    expect(service.refusals).toEqual([]);
+    expect([...service.charged.values()].reduce((sum, n) => sum + n, 0)).toBe(5);
   });
 });

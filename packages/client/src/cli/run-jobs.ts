@@ -4,10 +4,10 @@ import { sha256Hex } from './canonical';
 import { FINISHED_JOB_STATUSES, type JobState, type JobsApi, type RequestFailure } from './jobs-api';
 import { outputName } from './naming';
 import { Pacing, pollGapMs } from './pacing';
-import { itemId, planRun, runFingerprint, type PlannedJob, type SourceItem } from './plan';
+import { itemId, jobKey, planRun, runFingerprint, uploadKey, type PlannedJob, type SourceItem } from './plan';
 import type { Progress } from './progress';
 import { failureOf, RequestGate } from './request-gate';
-import type { SourceFile } from './sources';
+import type { SourceFile, SourceProblem } from './sources';
 import { loadState, stateScope, StateWriter, type RunState, type UploadRecord } from './state-file';
 import { createBody, type ToolRequest } from './tool-requests';
 
@@ -21,6 +21,8 @@ const MAX_EXTERNAL_ID = 200;
 export interface RunSettings {
   request: ToolRequest;
   sources: readonly SourceFile[];
+  /** Files named on the command line that cannot be sent: each fails alone, by its path. */
+  problems: readonly SourceProblem[];
   outDir: string;
   batchSize: number;
   maxActiveJobs: number;
@@ -53,6 +55,13 @@ export const externalIdOf = (stem: string): string =>
 
 const describeFailure = (failure: RequestFailure): string =>
   failure.status > 0 ? `${failure.code}: ${failure.message}` : failure.message;
+
+/**
+ * Refusals of one file's upload that concern that file alone (not an image, empty, over the
+ * service's byte or pixel limits, an upload of its key still being stored, or the file changing
+ * or vanishing locally): the file fails by its path and its job goes on without it.
+ */
+const FILE_REFUSAL_STATUSES = new Set([-1, 400, 409, 413, 415]);
 
 /** Refusals that concern every job of the run, not one: nothing more is created after one of them. */
 const RUN_WIDE_CODES = new Set([
@@ -123,7 +132,7 @@ class JobRun {
     this.runKey = runKeyOf(this.scope, settings.request);
     this.activeLimit = Math.max(1, settings.maxActiveJobs);
     this.outcome = {
-      total: settings.sources.length,
+      total: settings.sources.length + settings.problems.length,
       skipped: 0,
       written: [],
       failed: [],
@@ -173,6 +182,7 @@ class JobRun {
     await this.writer.save();
     this.outcome.skipped = written.size;
     this.deps.progress.start(this.counts());
+    for (const problem of settings.problems) this.failSource(problem.path, problem.reason);
     const queue = [...work];
     const worker = async () => {
       for (let job = queue.shift(); job; job = queue.shift()) await this.processJob(job, written);
@@ -197,15 +207,24 @@ class JobRun {
     this.deps.progress.update(this.counts());
   }
 
+  /** A file that cannot be sent, named by its path as the command line named it. */
+  private failSource(path: string, reason: string): void {
+    this.outcome.failed.push({ name: path, reason });
+    this.deps.progress.event(`failed ${path}: ${reason}`);
+    this.deps.progress.update(this.counts());
+  }
+
   private async processJob(job: PlannedJob, written: Set<string>): Promise<void> {
-    const open = job.items.filter((item) => !written.has(itemId(item)) && !job.failed.includes(item.externalId));
+    const waiting = job.items.filter((item) => !written.has(itemId(item)) && !job.failed.includes(item.externalId));
+    // The items still in the job: a file whose upload is refused leaves it, having failed alone.
+    const open = () => waiting.filter((item) => job.items.includes(item));
     try {
       if (job.jobId === null) {
         if (this.outcome.halted) {
-          for (const item of open) this.fail(item, `not sent: ${this.outcome.halted}`);
+          for (const item of open()) this.fail(item, `not sent: ${this.outcome.halted}`);
           return;
         }
-        await this.createJob(job);
+        if (!(await this.createJob(job))) return;
       } else await this.takeActiveSlot();
       let finished: JobState;
       try {
@@ -213,33 +232,62 @@ class JobRun {
       } finally {
         this.releaseActiveSlot();
       }
-      await this.collect(job, finished, open, written);
+      await this.collect(job, finished, open(), written);
     } catch (error) {
       const failure = failureOf(error);
       if (RUN_WIDE_CODES.has(failure.code) && job.jobId === null) this.outcome.halted = describeFailure(failure);
-      for (const item of open) this.fail(item, describeFailure(failure));
+      for (const item of open()) this.fail(item, describeFailure(failure));
     } finally {
       await this.writer.save();
     }
   }
 
+  private usable(upload: UploadRecord): boolean {
+    return Date.parse(upload.expiresAt) - this.now() > UPLOAD_EXPIRY_MARGIN_MS;
+  }
+
+  /**
+   * The `upload://` URL of an item's bytes: the one the state remembers while it lasts, else an
+   * upload under the key its bytes make (a run that lost its state gets the same upload back),
+   * else, when that one is about to expire, a new upload in its place.
+   */
   private async uploadOf(item: SourceItem): Promise<string> {
     const uploads = (this.writer.state.uploads[this.scope] ??= {});
     const known: UploadRecord | undefined = uploads[item.contentHash];
-    if (known && Date.parse(known.expiresAt) - this.now() > UPLOAD_EXPIRY_MARGIN_MS) return known.imageUrl;
+    if (known && this.usable(known)) return known.imageUrl;
     const source = this.sourceById.get(itemId(item));
     if (!source) throw new Error(`${item.externalId}: its file is not on the command line, so it cannot be uploaded`);
     const bytes = await readFile(source.path);
     if (sha256Hex(bytes) !== item.contentHash) throw new Error(`${source.path} changed while the run was going on`);
-    const uploaded = await this.gate.send('upload', () => this.deps.api.upload(bytes, source.path));
+    const send = (key: string) => this.gate.send('upload', () => this.deps.api.upload(bytes, source.path, key));
+    let uploaded = await send(uploadKey(item.contentHash));
+    if (!this.usable(uploaded)) uploaded = await send(uploadKey(item.contentHash, uploaded.imageUrl));
     uploads[item.contentHash] = { imageUrl: uploaded.imageUrl, expiresAt: uploaded.expiresAt };
     await this.writer.save();
     return uploaded.imageUrl;
   }
 
-  private async createJob(job: PlannedJob): Promise<void> {
+  /**
+   * Uploads the job's images and creates it. A file whose upload is refused for itself fails
+   * alone, by its path, and leaves the job, whose key is then that of the images left (the same
+   * on every run, since the same file is refused the same way); false when none is left.
+   */
+  private async createJob(job: PlannedJob): Promise<boolean> {
     const images = [];
-    for (const item of job.items) images.push({ imageUrl: await this.uploadOf(item), externalId: item.externalId });
+    for (const item of [...job.items]) {
+      try {
+        images.push({ imageUrl: await this.uploadOf(item), externalId: item.externalId });
+      } catch (error) {
+        const failure = failureOf(error);
+        if (!FILE_REFUSAL_STATUSES.has(failure.status)) throw error;
+        const source = this.sourceById.get(itemId(item));
+        job.items = job.items.filter((kept) => kept !== item);
+        job.key = jobKey(runFingerprint(this.settings.request), job.generation, job.items);
+        await this.writer.save();
+        this.failSource(source?.path ?? item.externalId, describeFailure(failure));
+      }
+    }
+    if (job.items.length === 0) return false;
     const body = createBody(this.settings.request, images);
     await this.takeActiveSlot();
     try {
@@ -255,6 +303,7 @@ class JobRun {
     }
     await this.writer.save();
     this.deps.progress.event(`created job ${job.jobId} (${job.items.length} images)`);
+    return true;
   }
 
   /** Waits until this run has fewer jobs in flight than the key allows as far as it knows, and takes a place. */

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
+import { sniffImageType } from '../content-type';
+import { sha256Hex } from './canonical';
 import { UsageError } from './tool-requests';
 import { assignStems } from './naming';
 
@@ -33,23 +33,64 @@ export async function expandSourcePaths(args: readonly string[]): Promise<string
   return [...new Set(paths)];
 }
 
-export function hashFile(path: string): Promise<string> {
-  return new Promise((done, fail) => {
-    const hash = createHash('sha256');
-    createReadStream(path)
-      .on('data', (chunk) => hash.update(chunk))
-      .on('error', fail)
-      .on('end', () => done(hash.digest('hex')));
-  });
+/** A file named on the command line that cannot be sent, and why, in words for the summary. */
+export interface SourceProblem {
+  path: string;
+  reason: string;
 }
 
-/** Each file with its content hash and output stem, in path order. */
-export async function readSources(args: readonly string[]): Promise<SourceFile[]> {
+/** The files a run sends, and those it cannot, each failing alone. */
+export interface SourceScan {
+  sources: SourceFile[];
+  problems: SourceProblem[];
+}
+
+const describeReadError = (error: unknown): string => {
+  const { code, message } = error as NodeJS.ErrnoException;
+  switch (code) {
+    case 'ENOENT':
+      return 'cannot be read: no such file (a link to nothing?)';
+    case 'EACCES':
+    case 'EPERM':
+      return 'cannot be read: permission denied';
+    case 'EISDIR':
+      return 'cannot be read: it is a folder';
+    default:
+      return `cannot be read: ${code ?? message}`;
+  }
+};
+
+/**
+ * Why a file cannot be sent, read from the file alone, or null when it can: it must be a regular
+ * file (never a folder or a pipe, which would block the run), readable, not empty, and start as
+ * an image the service reads. Limits the service sets (bytes, pixels) are its to judge: it
+ * refuses the upload, and the file fails alone then.
+ */
+async function problemOf(path: string): Promise<{ reason: string } | { bytes: Buffer }> {
+  const info = await stat(path).catch((error: unknown) => error as NodeJS.ErrnoException);
+  if (info instanceof Error) return { reason: describeReadError(info) };
+  if (info.isDirectory()) return { reason: 'cannot be read: it is a folder' };
+  if (!info.isFile()) return { reason: 'cannot be read: not a regular file' };
+  const bytes = await readFile(path).catch((error: unknown) => error as NodeJS.ErrnoException);
+  if (bytes instanceof Error) return { reason: describeReadError(bytes) };
+  if (bytes.length === 0) return { reason: 'empty file' };
+  if (!sniffImageType(bytes)) return { reason: 'not an image: its bytes are no format the service reads' };
+  return { bytes };
+}
+
+/**
+ * Each file with its content hash and output stem, in path order, and apart from them the files
+ * that cannot be sent (unreadable, empty, not an image), so that one bad file fails alone. Stems
+ * are assigned over every path, so a good file's name never depends on whether another is bad.
+ */
+export async function readSources(args: readonly string[]): Promise<SourceScan> {
   const paths = await expandSourcePaths(args);
   const stems = assignStems(paths);
-  const sources: SourceFile[] = [];
+  const scan: SourceScan = { sources: [], problems: [] };
   for (const path of [...stems.keys()]) {
-    sources.push({ path, contentHash: await hashFile(path), stem: stems.get(path) ?? '' });
+    const checked = await problemOf(path);
+    if ('reason' in checked) scan.problems.push({ path, reason: checked.reason });
+    else scan.sources.push({ path, contentHash: sha256Hex(checked.bytes), stem: stems.get(path) ?? '' });
   }
-  return sources;
+  return scan;
 }

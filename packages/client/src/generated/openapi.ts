@@ -357,7 +357,9 @@ export interface paths {
         put?: never;
         /**
          * Upload a source image, to use as `upload://…` in any create request.
-         * @description The body is the image itself, with its type as `Content-Type`. The format is read from the image header and must be the declared type. At most SOURCE_MAX_BYTES (25 MiB by default, the limit of fetched sources) and SOURCE_MAX_MEGAPIXELS (50). The upload is kept UPLOAD_RETENTION_HOURS (24 by default), usable by every key of your account, and then deleted. Counts toward the upload limit (LIMIT_UPLOADS_PER_HOUR_KEY, 100 per hour by default), refused uploads too.
+         * @description The body is the image itself, with its type as `Content-Type`. The format is read from the image header and must be the declared type. At most SOURCE_MAX_BYTES (25 MiB by default, the limit of fetched sources) and SOURCE_MAX_MEGAPIXELS (50). The upload is kept UPLOAD_RETENTION_HOURS (24 by default), usable by every key of your account, and then deleted. Counts toward the upload limit (LIMIT_UPLOADS_PER_HOUR_KEY, 100 per hour by default), refused uploads and replays too. A body whose Content-Length is over SOURCE_MAX_BYTES is refused 413 before any of it is read, and the connection is closed.
+         *
+         *     With an `Idempotency-Key` (kept as long as the upload, UPLOAD_RETENTION_HOURS), the same key with the same Content-Type and bytes answers 200 with the upload the first request stored, however many times and however concurrently it is sent; the same key with another body is 409 `idempotency_conflict`. A refused request stores nothing and leaves the key free.
          *
          *     ```
          *     curl -s https://api.example.com/api/v1/uploads -H "Authorization: Bearer $KEY" \
@@ -3009,7 +3011,10 @@ export interface operations {
     UploadsController_upload: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 8 to 160 characters of `A-Za-z0-9._:-`. Scoped to the API key. A repeat with the same Content-Type and bytes answers 200 with the same upload; another body is 409 `idempotency_conflict`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3027,6 +3032,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description A repeat of an earlier request with the same Idempotency-Key, Content-Type and bytes: its upload. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadResponseDto"];
+                };
+            };
             /** @description Stored. */
             201: {
                 headers: {
@@ -3052,7 +3066,7 @@ export interface operations {
                     "application/json": components["schemas"]["UploadResponseDto"];
                 };
             };
-            /** @description `invalid_request`: an empty body, a body that is not an image, or not the declared type */
+            /** @description `invalid_request`: an empty body, a body that is not an image, not the declared type, or an invalid Idempotency-Key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3070,7 +3084,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description `payload_too_large`: more than SOURCE_MAX_BYTES, or more than SOURCE_MAX_MEGAPIXELS */
+            /** @description `idempotency_conflict`: the Idempotency-Key was used with another body (or a request with it is still storing its upload; then with Retry-After) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `payload_too_large`: more than SOURCE_MAX_BYTES (refused from Content-Length before the body is read, the connection then closed), or more than SOURCE_MAX_MEGAPIXELS */
             413: {
                 headers: {
                     [name: string]: unknown;
