@@ -114,6 +114,8 @@ const closeAfterAnswer = (res: Response): void => {
  * arriving (chunked) is refused the same way as soon as it does. Either way what was received is
  * dropped, nothing more is read, and the connection closes after the answer. A compressed body
  * is a 415 (the byte limit would count the wrong bytes' worth); one that breaks off is a 400.
+ * Read here rather than with express.raw: body-parser, on passing its limit, goes on reading the
+ * rest of the body to discard it before the answer is sent.
  */
 export function readRawBody(req: Request, res: Response, maxBytes: number): Promise<Buffer> {
   const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
