@@ -115,7 +115,8 @@ describe('Prometheus metrics', () => {
       );
 
       // One live job of two results (one fails at the provider) with a webhook: 2 credits reserved,
-      // 1 captured, 1 released, three events delivered. Then one the remaining 2 credits cannot pay.
+      // 1 captured, 1 released, three events delivered. Then one of four results, which the
+      // remaining credits cannot pay (2, or 3 once the failed result's credit is released).
       const live = await create(account.liveKey, {
         input: [
           { image_url: 'https://images.example.com/p/ok.jpg', external_id: 'ok-0' },
@@ -123,7 +124,7 @@ describe('Prometheus metrics', () => {
         ],
         webhook_url: receiver.url,
       }).expect(202);
-      expect((await create(account.liveKey, { input: imageInputs(3) }).expect(402)).body.error.code).toBe(
+      expect((await create(account.liveKey, { input: imageInputs(4) }).expect(402)).body.error.code).toBe(
         'insufficient_credits',
       );
       await create(account.liveKey, { input: [] }).expect(400);
