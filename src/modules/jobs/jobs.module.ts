@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { StorageModule } from '../../core/storage/storage.module';
-import { AccountsRepositoryModule } from '../accounts/accounts-repository.module';
+import { AccountsModule } from '../accounts/accounts.module';
 import { CapacityModule } from '../capacity/capacity.module';
 import { CatalogModule } from '../catalog/catalog.module';
 import { CreditsModule } from '../credits/credits.module';
@@ -25,7 +25,7 @@ import { ResultQueueProducer } from './result-queue.producer';
 @Module({
   imports: [
     TypeOrmModule.forFeature([Job, JobResult]),
-    AccountsRepositoryModule,
+    AccountsModule,
     CapacityModule,
     CatalogModule,
     CreditsModule,
