@@ -7,7 +7,7 @@ import { CatalogModule } from '../catalog/catalog.module';
 import { CreditsModule } from '../credits/credits.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
-import { ToolAvailabilityModule } from '../tools/tool-availability';
+import { ToolAvailabilityModule } from '../catalog/tool-availability';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { CreateJobsController } from './create-jobs.controller';
 import { JobCreationService } from './job-creation.service';
