@@ -14,7 +14,7 @@ import { shadowStyle } from '../shared/cutout-style';
 import { encodeImage, type EncodedImage } from '../shared/encoding';
 import type { PipelineLimits } from '../shared/pipeline-limits';
 import { decodePhoto } from '../shared/photo-decoding';
-import { coverTo, keepMaskPng, providerPng } from '../shared/provider-images';
+import { coverTo, keepMaskPng, providerPng } from '../../../core/image/provider-images';
 import type { OutputFormat } from '../../../core/image/output-format';
 import type { FileChoices } from '../tool-runner';
 import type { SceneRequest } from './generative-request';
