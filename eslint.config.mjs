@@ -7,24 +7,110 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 /**
+ * Which feature module may import which: the one place the modules' layering is written down.
+ * Each key is a folder under src/modules; its list names the modules its files (specs and Nest
+ * module files included) may import, besides its own files and src/core. The table must stay a
+ * DAG, so no two modules import each other, directly or round a longer circle; it is checked
+ * below when this file loads. From the bottom up:
+ * - the modules of records and limits that need no other: accounts, catalog (tools, prices and
+ *   each tool's availability), idempotency, rate-limit;
+ * - what builds on one record: auth (keys of an account, limited per IP), credits (the balance
+ *   of an account and its ledger), capacity (a tool's capacity group), tools (the catalog's tool
+ *   ids and options), webhooks (an account's secrets, events naming a tool);
+ * - uploads, which authenticate and limit their callers;
+ * - the two that compose the rest: admin (the operator's actions) and jobs (creating, running
+ *   and settling jobs, which records their webhook events).
+ * A module that needs something from one above it gets it moved down (a type, a token, data) or
+ * reaches it through a port the lower module owns and the higher one implements.
+ */
+export const MODULE_DEPENDENCIES = {
+  accounts: [],
+  catalog: [],
+  idempotency: [],
+  'rate-limit': [],
+  auth: ['accounts', 'rate-limit'],
+  credits: ['accounts', 'idempotency'],
+  capacity: ['catalog'],
+  tools: ['catalog'],
+  webhooks: ['accounts', 'catalog'],
+  uploads: ['auth', 'rate-limit'],
+  admin: ['accounts', 'auth', 'credits', 'idempotency'],
+  jobs: [
+    'accounts',
+    'auth',
+    'capacity',
+    'catalog',
+    'credits',
+    'idempotency',
+    'rate-limit',
+    'tools',
+    'uploads',
+    'webhooks',
+  ],
+};
+
+/** Throws unless every listed dependency is a module of the table and the table has no circle. */
+function assertAcyclic(dependencies) {
+  const state = new Map();
+  const visit = (module, path) => {
+    if (state.get(module) === 'done') return;
+    if (state.get(module) === 'open')
+      throw new Error(`MODULE_DEPENDENCIES has a circle: ${[...path, module].join(' -> ')}`);
+    state.set(module, 'open');
+    for (const next of dependencies[module]) {
+      if (!(next in dependencies)) throw new Error(`MODULE_DEPENDENCIES: ${module} lists ${next}, which is no module`);
+      visit(next, [...path, module]);
+    }
+    state.set(module, 'done');
+  };
+  for (const module of Object.keys(dependencies)) visit(module, []);
+}
+assertAcyclic(MODULE_DEPENDENCIES);
+
+/** The tools module's files are classified finer, for the rules between tools; these are all of them. */
+const TOOLS_TYPES = ['tools-shared', 'tools-module', 'tools-root', 'tool'];
+
+/** The element selector for the files of one module of the table. */
+const moduleFiles = (module) =>
+  module === 'tools' ? { element: { type: TOOLS_TYPES } } : { element: { type: 'module', captured: { module } } };
+
+/** One policy per module of the table: its files import no module outside its own row. */
+function modulePolicies(dependencies) {
+  return Object.entries(dependencies).map(([module, allowed]) => {
+    const own = [module, ...allowed];
+    const others = Object.keys(dependencies).filter((other) => !own.includes(other));
+    const may = allowed.length > 0 ? `only ${allowed.join(', ')}` : 'no other module';
+    return {
+      from: moduleFiles(module),
+      disallow: { to: others.map(moduleFiles) },
+      message: `${module} may import ${may} (MODULE_DEPENDENCIES in eslint.config.mjs)`,
+    };
+  });
+}
+
+/**
  * The layering, checked on resolved file paths:
  * - nothing under src/core imports from src/modules;
+ * - a module imports only the modules its row of MODULE_DEPENDENCIES lists (a file under
+ *   src/modules that is in no row, such as a new module's, must be added to the table first);
  * - a tool folder (src/modules/tools/<tool>/) imports only its own files, src/modules/tools/shared,
- *   the files directly in src/modules/tools, src/core and src/modules/catalog: never a sibling
- *   tool, never jobs (jobs import tools, so the reverse would be a circle) or another module;
+ *   the files directly in src/modules/tools, src/core and the modules tools may use: never a
+ *   sibling tool;
  * - src/modules/tools/shared and the files directly in src/modules/tools import no tool folder
- *   (tools.module.ts, which registers every tool, excepted) and nothing from jobs.
+ *   (tools.module.ts, which registers every tool, excepted).
  *
  * eslint-plugin-boundaries rather than the built-in no-restricted-imports: that rule sees only
  * the import string as written, and a relative path's meaning depends on the importing file's
  * depth, so "another tool folder" cannot be said once; boundaries classifies both ends of the
- * import by their resolved paths and captures the tool's folder name, so one policy covers every
- * tool, present and future. Exported so test/lint/import-boundaries.test.mjs checks these rules
- * on a fixture tree.
+ * import by their resolved paths and captures the module's and the tool's folder names, so one
+ * policy covers every module and tool, present and future. Exported so
+ * test/lint/import-boundaries.test.mjs checks these rules on a fixture tree.
  *
  * @param {string} rootDir the folder that holds src/
+ * @param {Record<string, string[]>} dependencies the modules' allowed dependencies (the fixture test passes its own)
  */
-export function importBoundaries(rootDir) {
+export function importBoundaries(rootDir, dependencies = MODULE_DEPENDENCIES) {
+  assertAcyclic(dependencies);
   return {
     files: ['src/**/*.ts'],
     plugins: { boundaries },
@@ -42,8 +128,6 @@ export function importBoundaries(rootDir) {
         { type: 'tools-module', pattern: 'src/modules/tools/tools.module.ts', mode: 'full' },
         { type: 'tools-root', pattern: 'src/modules/tools/*.ts', mode: 'full' },
         { type: 'tool', pattern: 'src/modules/tools/*/**', mode: 'full', capture: ['tool'] },
-        { type: 'catalog', pattern: 'src/modules/catalog/**', mode: 'full' },
-        { type: 'jobs', pattern: 'src/modules/jobs/**', mode: 'full' },
         { type: 'module', pattern: 'src/modules/*/**', mode: 'full', capture: ['module'] },
         { type: 'app', pattern: 'src/**', mode: 'full' },
       ],
@@ -57,21 +141,25 @@ export function importBoundaries(rootDir) {
           policies: [
             {
               from: { element: { type: 'core' } },
-              disallow: {
-                to: {
-                  element: {
-                    type: ['tools-shared', 'tools-module', 'tools-root', 'tool', 'catalog', 'jobs', 'module'],
-                  },
-                },
-              },
+              disallow: { to: { element: { type: [...TOOLS_TYPES, 'module'] } } },
               message: 'core must not import from src/modules: move what both need into core',
             },
             {
-              from: { element: { type: 'tool' } },
+              from: { element: { type: 'module', captured: { module: `!{${Object.keys(dependencies).join(',')}}` } } },
               disallow: {
-                to: { element: { type: ['tools-module', 'jobs', 'module'] } },
+                to: [
+                  { element: { type: TOOLS_TYPES } },
+                  { element: { type: 'module', captured: { module: '!{{ from.element.captured.module }}' } } },
+                ],
               },
-              message: 'a tool may import only its own folder, tools/shared, tools/*.ts, core and catalog',
+              message:
+                'a module not in MODULE_DEPENDENCIES (eslint.config.mjs) may import no other module: add its row',
+            },
+            ...modulePolicies(dependencies),
+            {
+              from: { element: { type: 'tool' } },
+              disallow: { to: { element: { type: 'tools-module' } } },
+              message: 'a tool must not import tools.module.ts, which registers every tool',
             },
             {
               from: { element: { type: 'tool' } },
@@ -82,14 +170,8 @@ export function importBoundaries(rootDir) {
             },
             {
               from: { element: { type: ['tools-shared', 'tools-root'] } },
-              disallow: { to: { element: { type: ['tool', 'tools-module', 'jobs', 'module'] } } },
-              message:
-                'tools/shared and tools/*.ts sit below every tool and must not import a tool, jobs or another module',
-            },
-            {
-              from: { element: { type: 'tools-module' } },
-              disallow: { to: { element: { type: ['jobs', 'module'] } } },
-              message: 'tools must not import jobs or another module (jobs import tools)',
+              disallow: { to: { element: { type: ['tool', 'tools-module'] } } },
+              message: 'tools/shared and tools/*.ts sit below every tool and must not import a tool',
             },
           ],
         },
@@ -159,10 +241,22 @@ export default tseslint.config(
     rules: { 'no-restricted-properties': 'off', 'no-console': 'off' },
   },
   {
-    // A tool reads its options typed, as the create DTOs produced them (issue 19, item 2).
+    // A tool reads its options typed, as the create DTOs produced them (issue 19, item 2), and reaches
+    // pixels only through the image engine (src/engine) and src/core/image, never sharp itself.
     files: ['src/modules/tools/**/*.ts'],
     ignores: ['src/modules/tools/**/*.spec.ts'],
     rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'sharp',
+              message: 'a tool reaches pixels through src/engine or src/core/image: move its sharp calls there',
+            },
+          ],
+        },
+      ],
       'no-restricted-syntax': [
         'error',
         {
@@ -174,8 +268,8 @@ export default tseslint.config(
   },
   {
     // The image engine runs in worker threads: plain functions over pixels, with no framework,
-    // database, queue or network (the ad renderer, which the engine runs, included).
-    files: ['src/engine/**/*.ts', 'src/modules/tools/ad-creative/ad-{renderer,layout,styles,text,platforms}.ts'],
+    // database, queue or network (the ad renderer in src/engine/ad included).
+    files: ['src/engine/**/*.ts'],
     ignores: ['src/**/*.spec.ts'],
     rules: {
       'no-restricted-imports': [
@@ -187,8 +281,8 @@ export default tseslint.config(
               message: 'the image engine is plain functions over pixels: no framework, database, queue or network',
             },
             {
-              regex: '^(\\.\\./)+modules/(?!tools/ad-creative/ad-renderer$)',
-              message: 'the image engine imports no module (the ad renderer it runs excepted)',
+              regex: '^(\\.\\./)+modules/',
+              message: 'the image engine imports no module',
             },
           ],
         },

@@ -20,12 +20,12 @@ import { composite } from '../src/engine/compose/composite';
 import { renderStudioBackdrop, studioBackdropFor } from '../src/engine/compose/studio-backdrop';
 import { encode, encodeThumbnail } from '../src/core/image/pipeline-steps';
 import type { RawImage } from '../src/core/image/raw-image';
-import { AD_PLATFORMS, type AdPlatform } from '../src/modules/tools/ad-creative/ad-platforms';
-import { renderAd } from '../src/modules/tools/ad-creative/ad-renderer';
-import { AD_STYLES } from '../src/modules/tools/ad-creative/ad-styles';
+import { AD_PLATFORMS, type AdPlatform } from '../src/engine/ad/ad-platforms';
+import { renderAd } from '../src/engine/ad/ad-renderer';
+import { AD_STYLES } from '../src/engine/ad/ad-styles';
 import { shadowStyle } from '../src/modules/tools/shared/cutout-style';
 import { exactCanvas } from '../src/modules/tools/generative/generative-request';
-import { coverTo, keepMaskPng, providerPng } from '../src/modules/tools/shared/provider-images';
+import { coverTo, keepMaskPng, providerPng } from '../src/core/image/provider-images';
 import { composeScene, type BackdropPainter } from '../src/modules/tools/generative/scene-pipeline';
 import { productShot } from '../test/support/product-shots';
 

@@ -14,7 +14,6 @@ import { MetricsModule } from './core/metrics/metrics.module';
 import { OutboundModule } from './core/outbound/outbound.module';
 import { QueueModule } from './core/queue/queue.module';
 import { RedisModule } from './core/redis/redis.module';
-import { AccountsModule } from './modules/accounts/accounts.module';
 import { AdminModule } from './modules/admin/admin.module';
 import { AccessGuard } from './modules/auth/access.guard';
 import { AuthModule } from './modules/auth/auth.module';
@@ -39,7 +38,7 @@ function coreImports(config: AppConfig, connections: Connections) {
 
 /** The HTTP surface: controllers, and the guard, pipe and filter every route shares. */
 @Module({
-  imports: [AuthModule, AccountsModule, CatalogModule, JobsModule, UploadsModule, AdminModule, HealthModule],
+  imports: [AuthModule, CatalogModule, JobsModule, UploadsModule, AdminModule, HealthModule],
   controllers: [HealthController, MetricsController],
   providers: [
     { provide: APP_GUARD, useClass: AccessGuard },

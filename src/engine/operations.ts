@@ -1,7 +1,7 @@
 import { composite, compositeOnImage } from './compose/composite';
 import { maskFromProbability } from './mask/cutout-mask';
 import { colourUnderTransparency, withAlpha } from './transparent-colour';
-import { layOutAd } from '../modules/tools/ad-creative/ad-renderer';
+import { layOutAd } from './ad/ad-renderer';
 import { preservedSubject } from './preserved-subject';
 import { correctedPixels, productLayers, replacedBackground } from './corrections';
 import { cutoutPixels } from './cutout-pixels';

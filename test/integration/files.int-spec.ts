@@ -15,6 +15,7 @@ import { RedisModule } from '../../src/core/redis/redis.module';
 import { FilesController } from '../../src/core/storage/files.controller';
 import { ResultStorage } from '../../src/core/storage/result-storage';
 import { ResultUrlSigner, SIGNING_SECRET_NAME } from '../../src/core/storage/result-url.signer';
+import { ServiceSecretsRepository } from '../../src/core/storage/service-secrets.repository';
 import { StorageModule } from '../../src/core/storage/storage.module';
 import { AccessGuard } from '../../src/modules/auth/access.guard';
 import { AuthModule } from '../../src/modules/auth/auth.module';
@@ -193,7 +194,7 @@ describe(FilesController.name, () => {
       const now = new Date();
       const url = signer.sign(RESULT_KEY, now);
       // A second signer on the same database stands in for another API or worker process.
-      const otherInstance = new ResultUrlSigner(config, dataSource);
+      const otherInstance = new ResultUrlSigner(config, new ServiceSecretsRepository(dataSource));
       await otherInstance.onModuleInit();
       const { searchParams } = new URL(url);
       expect(

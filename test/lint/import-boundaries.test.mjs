@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ESLint } from 'eslint';
 import tseslint from 'typescript-eslint';
-import { importBoundaries } from '../../eslint.config.mjs';
+import { importBoundaries, MODULE_DEPENDENCIES } from '../../eslint.config.mjs';
 
 /** Files the imports point at; each exports one constant. */
 const TARGETS = [
@@ -29,6 +29,15 @@ const TARGETS = [
   'src/modules/tools/image-editing/steps/resize.ts',
   'src/modules/tools/background-removal/cutout.runner.ts',
   'src/modules/tools/generative/provider-failures.ts',
+  'src/modules/accounts/accounts.repository.ts',
+  'src/modules/accounts/accounts.module.ts',
+  'src/modules/auth/auth.module.ts',
+  'src/modules/credits/credits.module.ts',
+  'src/modules/catalog/tool-availability.ts',
+  'src/modules/webhooks/webhook-outbox.service.ts',
+  'src/modules/uploads/uploads.service.ts',
+  'src/modules/admin/admin.service.ts',
+  'src/modules/newcomer/newcomer.repository.ts',
 ];
 
 /** [importing file, import specifier] pairs that must be reported. */
@@ -51,6 +60,28 @@ const FORBIDDEN = [
   ['src/modules/tools/tool-runners.ts', '../jobs/job-status'],
   ['src/modules/tools/tool-runners.ts', './generative/provider-failures'],
   ['src/modules/tools/tools.module.ts', '../jobs/job-status'],
+  // Between modules: only what the module's row of MODULE_DEPENDENCIES lists, in one direction.
+  ['src/modules/accounts/accounts.service.ts', '../auth/access.decorator'],
+  ['src/modules/accounts/accounts.module.ts', '../credits/credits.module'],
+  ['src/modules/auth/api-keys.service.ts', '../credits/credits.service'],
+  ['src/modules/credits/credits.service.ts', '../auth/auth.module'],
+  ['src/modules/catalog/catalog.module.ts', '../tools/tools.module'],
+  ['src/modules/catalog/tool-availability.ts', '../tools/tool-runner'],
+  ['src/modules/catalog/catalog.controller.ts', '../tools/shared/decode'],
+  ['src/modules/catalog/catalog.service.ts', '../tools/image-editing/edit-request'],
+  ['src/modules/capacity/capacity.service.ts', '../credits/credits.service'],
+  ['src/modules/webhooks/webhook-outbox.service.ts', '../jobs/job-status'],
+  ['src/modules/webhooks/worker/webhook-delivery.service.ts', '../../jobs/dto/image-edit.dto'],
+  ['src/modules/uploads/uploads.service.ts', '../jobs/job-status'],
+  ['src/modules/admin/admin.service.ts', '../jobs/job-status'],
+  ['src/modules/jobs/jobs.service.ts', '../admin/admin.service'],
+  ['src/modules/tools/shared/encode.ts', '../../credits/credits.service'],
+  ['src/modules/tools/image-editing/runner.ts', '../../webhooks/webhook-outbox.service'],
+  ['src/modules/idempotency/idempotency.service.ts', '../accounts/accounts.repository'],
+  // A module missing from the table may import no other module until its row is written.
+  ['src/modules/newcomer/newcomer.service.ts', '../accounts/accounts.repository'],
+  ['src/modules/newcomer/newcomer.service.ts', '../catalog/tools'],
+  ['src/modules/newcomer/newcomer.service.ts', '../tools/tool-runner'],
 ];
 
 /** [importing file, import specifier] pairs that must pass. */
@@ -78,6 +109,25 @@ const ALLOWED = [
   ['src/core/image/pipeline.ts', 'sharp'],
   ['src/main.ts', './modules/tools/tools.module'],
   ['src/main.ts', './core/errors/domain-error'],
+  // Between modules, down the table.
+  ['src/modules/auth/api-keys.service.ts', '../accounts/accounts.repository'],
+  ['src/modules/auth/auth.module.ts', '../accounts/accounts.module'],
+  ['src/modules/credits/credits.module.ts', '../accounts/accounts.module'],
+  ['src/modules/credits/credits.service.ts', '../accounts/accounts.repository'],
+  ['src/modules/tools/tools.module.ts', '../catalog/tool-availability'],
+  ['src/modules/capacity/capacity.service.ts', '../catalog/tools'],
+  ['src/modules/webhooks/webhook-outbox.service.ts', '../catalog/tools'],
+  ['src/modules/webhooks/worker/webhook-delivery.service.ts', '../../accounts/accounts.repository'],
+  ['src/modules/uploads/uploads.service.ts', '../auth/access.decorator'],
+  ['src/modules/admin/admin.service.ts', '../credits/credits.service'],
+  ['src/modules/admin/admin.module.ts', '../auth/auth.module'],
+  ['src/modules/jobs/jobs.module.ts', '../webhooks/webhook-outbox.service'],
+  ['src/modules/jobs/worker/queue-workers.service.ts', '../../uploads/uploads.service'],
+  ['src/modules/jobs/jobs.service.ts', '../tools/tools.module'],
+  ['src/modules/accounts/accounts.service.ts', './accounts.repository'],
+  ['src/modules/accounts/accounts.service.ts', '../../core/errors/domain-error'],
+  ['src/modules/newcomer/newcomer.service.ts', './newcomer.repository'],
+  ['src/modules/newcomer/newcomer.service.ts', '../../core/errors/domain-error'],
 ];
 
 let root;
@@ -130,6 +180,13 @@ describe('import boundaries', () => {
     ].join('\n');
     const [result] = await eslint.lintText(code, { filePath: file });
     assert.equal(result.messages.filter((m) => m.ruleId === 'boundaries/dependencies').length, 2);
+  });
+  test('every folder the table names depends only on folders it names, with no circle', () => {
+    for (const [module, allowed] of Object.entries(MODULE_DEPENDENCIES)) {
+      for (const other of allowed) assert.ok(other in MODULE_DEPENDENCIES, `${module} lists ${other}`);
+    }
+    assert.throws(() => importBoundaries(root, { a: ['b'], b: ['c'], c: ['a'] }), /circle: a -> b -> c -> a/);
+    assert.throws(() => importBoundaries(root, { a: ['missing'] }), /no module/);
   });
   for (const [file, specifier] of ALLOWED) {
     test(`${file} may import ${specifier}`, async () => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { TestingModuleBuilder } from '@nestjs/testing';
 import { ToolId } from '../../src/modules/catalog/tools';
 import { ResultErrorCode, ResultFailure } from '../../src/modules/tools/result-failure';
-import { TOOL_AVAILABILITY } from '../../src/modules/tools/tool-availability';
+import { TOOL_AVAILABILITY } from '../../src/modules/catalog/tool-availability';
 import type { ToolOutput, ToolRunner, ToolTask } from '../../src/modules/tools/tool-runner';
 import { LIVE_TOOL_RUNNERS } from '../../src/modules/tools/tool-runners';
 import type { TestApp } from './test-app';

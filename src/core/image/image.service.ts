@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import sharp from 'sharp';
-
-export type RenderFormat = 'png' | 'jpg' | 'webp';
+import type { OutputFormat } from './output-format';
 
 export interface SimulatedResultSpec {
   width: number;
   height: number;
-  format: RenderFormat;
+  format: OutputFormat;
   /** Drawn on the image, so a person looking at a sandbox result sees what produced it. */
   label: string;
   /** The same seed always gives the same colours (a result id, say). */

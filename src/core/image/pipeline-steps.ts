@@ -3,6 +3,7 @@ import type { GeometryPlan } from './geometry';
 import type { WindowPosition } from '../../engine/interesting-region';
 import type { AlphaMask } from '../../engine/mask/alpha-mask';
 import type { CarriedMetadata } from './metadata/carried-metadata';
+import type { OutputFormat } from './output-format';
 import { fromRaw, toRaw, type RawImage, type Size } from './raw-image';
 import { sourceDecodeOptions, type SourceImage } from './source-image';
 import { saturationMatrix } from '../../engine/tone/tone';
@@ -13,8 +14,6 @@ import { saturationMatrix } from '../../engine/tone/tone';
  * filters before levels), so an edit that needs another order is split into pipelines over raw
  * pixels, which cost a copy and no decode.
  */
-
-export type EncodedFormat = 'jpg' | 'png' | 'webp';
 
 /** Encoder quality where a request gives none: where the eye does not see the difference. */
 export const DEFAULT_QUALITY = { jpg: 88, webp: 85 } as const;
@@ -35,7 +34,7 @@ export interface FileMetadata {
 
 /** How a result's file is written. */
 export interface FileOptions extends FileMetadata {
-  format: EncodedFormat;
+  format: OutputFormat;
   /** 1 to 100 for jpg and webp; null for DEFAULT_QUALITY. png is lossless and has none. */
   quality: number | null;
 }
@@ -48,7 +47,7 @@ export interface Rgba {
 }
 
 /** What padding and flattened transparency become: white where the format has no alpha. */
-export function backgroundFor(format: EncodedFormat): Rgba {
+export function backgroundFor(format: OutputFormat): Rgba {
   return format === 'jpg' ? { r: 255, g: 255, b: 255, alpha: 1 } : { r: 0, g: 0, b: 0, alpha: 0 };
 }
 
@@ -202,7 +201,7 @@ const thumbnailFactor = (outer: Size) => Math.min(1, THUMBNAIL_SIDE / Math.max(o
  */
 export function encodeThumbnail(
   image: RawImage,
-  format: EncodedFormat,
+  format: OutputFormat,
   canvas: Size | null,
   padding = backgroundFor(format),
 ): Promise<Buffer> {

@@ -2,13 +2,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pinoHttp } from 'pino-http';
-import type { DataSource } from 'typeorm';
+import type { ServiceSecretsRepository } from '../storage/service-secrets.repository';
 import { ResultUrlSigner } from '../storage/result-url.signer';
 import { httpLoggerOptions, serializeRequest } from './logging.module';
 import { redactUrl } from './redact-url';
 
 const KEY = 'results/0b6f3c1e-0e0c-4a3e-9f1a-2c3d4e5f6a7b/5a1b2c3d.png';
-const noDatabase = {} as DataSource;
+const noDatabase = {} as ServiceSecretsRepository;
 
 /** A signed URL as the API hands it out, reduced to what arrives as `req.url`. */
 function signedPathAndQuery(): { pathAndQuery: string; signature: string } {

@@ -1,5 +1,5 @@
+import type { ServiceSecretsRepository } from './service-secrets.repository';
 import { Readable } from 'node:stream';
-import type { DataSource } from 'typeorm';
 import { DomainError } from '../errors/domain-error';
 import { ErrorCode } from '../errors/error-code';
 import { ResultFilesService } from './result-files.service';
@@ -30,7 +30,7 @@ describe(ResultFilesService.name, () => {
       RESULT_URL_SECRET: 'a-test-secret-of-at-least-32-chars!',
     },
     // The secret is configured, so the database is never asked.
-    {} as DataSource,
+    {} as ServiceSecretsRepository,
   );
   const files = new ResultFilesService(signer, new OneFileStorage({ key: KEY, bytes: Buffer.from('png') }));
   const signed = (key: string, at = NOW) => {

@@ -1,7 +1,7 @@
+import type { ServiceSecretsRepository } from './service-secrets.repository';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DataSource } from 'typeorm';
 import { startLoopbackS3, type LoopbackS3 } from '../../../test/support/s3-server';
 import { DomainError } from '../errors/domain-error';
 import { LocalDiskStorage } from './local-disk.storage';
@@ -39,7 +39,7 @@ function apiUrls(storage: ResultStorage): Pick<StoreUnderTest, 'urls' | 'downloa
       RESULT_URL_SECRET: 'contract-test-secret-of-32-characters',
     },
     // The secret is configured, so the database is never asked.
-    {} as DataSource,
+    {} as ServiceSecretsRepository,
   );
   const files = new ResultFilesService(signer, storage);
   return {

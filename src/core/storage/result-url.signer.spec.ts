@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { InvalidStorageKeyError } from './result-storage';
 import { ResultUrlSigner, SIGNING_SECRET_NAME, type ResultUrlSettings } from './result-url.signer';
+import { ServiceSecretsRepository } from './service-secrets.repository';
 
 const SECRET = 'test-result-url-secret-0123456789abcdef';
 const KEY = 'results/0b6f3c1e-0e0c-4a3e-9f1a-2c3d4e5f6a7b/5a1b2c3d.png';
@@ -16,9 +17,9 @@ const settings = (overrides: Partial<ResultUrlSettings> = {}): ResultUrlSettings
   ...overrides,
 });
 
-/** Only the one method the signer calls; any other use of the database would throw. */
+/** Only the one method the secrets' repository calls; any other use of the database would throw. */
 type QueryFn = (sql: string, parameters?: unknown[]) => Promise<unknown>;
-const databaseWith = (query: QueryFn) => ({ query }) as unknown as DataSource;
+const databaseWith = (query: QueryFn) => new ServiceSecretsRepository({ query } as unknown as DataSource);
 const noDatabase = databaseWith(() => Promise.reject(new Error('the database must not be used')));
 
 /** The parts of a signed URL. */

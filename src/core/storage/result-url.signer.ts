@@ -1,10 +1,9 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { assertValidStorageKey, isValidStorageKey } from './result-storage';
+import { ServiceSecretsRepository } from './service-secrets.repository';
 
 /** Path under PUBLIC_BASE_URL where the API serves stored files. */
 export const FILES_PATH = 'api/v1/files';
@@ -32,7 +31,7 @@ export class ResultUrlSigner implements OnModuleInit {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: ResultUrlSettings,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly secrets: ServiceSecretsRepository,
   ) {
     this.secret = config.RESULT_URL_SECRET;
   }
@@ -73,20 +72,10 @@ export class ResultUrlSigner implements OnModuleInit {
     return createHmac('sha256', this.secret).update(`${key}:${expires}`).digest('base64url');
   }
 
-  /**
-   * Reads the shared secret, creating it first if no instance has yet. ON CONFLICT makes
-   * instances starting together agree: the losers' inserts do nothing and all read the winner's.
-   */
+  /** Reads the shared secret, creating it first if no instance has yet. */
   private async loadStoredSecret(): Promise<string> {
-    await this.dataSource.query(
-      `INSERT INTO service_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`,
-      [SIGNING_SECRET_NAME, randomBytes(32).toString('base64url')],
-    );
-    const rows: Array<{ value: string }> = await this.dataSource.query(
-      `SELECT value FROM service_secrets WHERE name = $1`,
-      [SIGNING_SECRET_NAME],
-    );
-    if (rows.length !== 1) throw new Error(`The ${SIGNING_SECRET_NAME} secret could not be read from service_secrets`);
-    return rows[0].value;
+    const secret = await this.secrets.storedOrCreated(SIGNING_SECRET_NAME, randomBytes(32).toString('base64url'));
+    if (secret === null) throw new Error(`The ${SIGNING_SECRET_NAME} secret could not be read from service_secrets`);
+    return secret;
   }
 }

@@ -9,6 +9,7 @@ import { ResultStorage } from './result-storage';
 import { ResultUrlSigner } from './result-url.signer';
 import { ApiResultUrls, ResultUrls } from './result-urls';
 import { S3Storage } from './s3.storage';
+import { ServiceSecretsRepository } from './service-secrets.repository';
 
 /**
  * Result files: the storage driver (STORAGE_DIR on local disk, or an S3-compatible bucket,
@@ -35,6 +36,7 @@ import { S3Storage } from './s3.storage';
       },
     },
     ResultUrlSigner,
+    ServiceSecretsRepository,
     ResultFilesService,
   ],
   exports: [ResultStorage, ResultUrlSigner, ResultUrls],

@@ -5,7 +5,6 @@ import { Module } from '@nestjs/common';
 import { APP_CONFIG } from '../../core/config/config.module';
 import type { AppConfig } from '../../core/config/config.schema';
 import { ALL_QUEUES } from '../../core/queue/queue-name';
-import { AccountsRepositoryModule } from '../accounts/accounts-repository.module';
 import { AccountsModule } from '../accounts/accounts.module';
 import { AuthModule } from '../auth/auth.module';
 import { CreditsModule } from '../credits/credits.module';
@@ -18,7 +17,7 @@ export const BULL_BOARD_ROUTE = '/admin/queues';
 
 /** The operator services, without HTTP: what the admin command line and a development run's seeding need. */
 @Module({
-  imports: [AccountsModule, AccountsRepositoryModule, AuthModule, CreditsModule],
+  imports: [AccountsModule, AuthModule, CreditsModule],
   providers: [AdminService, DemoAccountSeeder],
   exports: [AdminService, DemoAccountSeeder],
 })

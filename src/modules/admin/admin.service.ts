@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { Account } from '../accounts/account.entity';
-import { AccountsService, type AccountChanges, type NewAccount } from '../accounts/accounts.service';
+import { AccountsService, type AccountChanges } from '../accounts/accounts.service';
 import type { KeyEnvironment } from '../auth/api-key.entity';
 import { ApiKeysService, type IssuedKey } from '../auth/api-keys.service';
 import type { CreditLedgerEntry } from '../credits/credit-ledger-entry.entity';
-import { CreditsService } from '../credits/credits.service';
+import { CreditsService, type NewAccount } from '../credits/credits.service';
 import { hashRequestBody, type OperatorIdempotentRequest } from '../idempotency/idempotency.service';
 
 /** The operator's actions, shared by the admin HTTP API and the `npm run admin` command line. */
@@ -16,16 +16,18 @@ export class AdminService {
     private readonly credits: CreditsService,
   ) {}
 
-  createAccount(account: NewAccount): Promise<Account> {
-    return this.accounts.create(account);
+  async createAccount(account: NewAccount): Promise<Account> {
+    return this.accounts.get(await this.credits.openAccount(account));
   }
 
   getAccount(id: string): Promise<Account> {
     return this.accounts.get(id);
   }
 
-  updateAccount(id: string, changes: AccountChanges): Promise<Account> {
-    return this.accounts.update(id, changes);
+  /** A key resolved before the change must not keep the old flags: every instance forgets the account's keys. */
+  async updateAccount(id: string, changes: AccountChanges): Promise<Account> {
+    if (await this.accounts.update(id, changes)) await this.apiKeys.forgetAccount(id);
+    return this.accounts.get(id);
   }
 
   async issueKey(accountId: string, environment: KeyEnvironment, name: string | null): Promise<IssuedKey> {

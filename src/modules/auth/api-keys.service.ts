@@ -1,14 +1,13 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import type { Redis } from 'ioredis';
-import { IsNull, Repository } from 'typeorm';
 import { APP_CONFIG } from '../../core/config/config.module';
 import type { AppConfig } from '../../core/config/config.schema';
 import { DomainError } from '../../core/errors/domain-error';
 import { ErrorCode } from '../../core/errors/error-code';
 import { REDIS, REDIS_SUBSCRIBER } from '../../core/redis/redis.module';
 import { FailedAuthLimitService } from '../rate-limit/failed-auth-limit.service';
-import { ApiKey, KeyEnvironment } from './api-key.entity';
+import type { ApiKey, KeyEnvironment } from './api-key.entity';
+import { ApiKeysRepository } from './api-keys.repository';
 import { generateKeySecret, hashSecret, isWellFormedKey } from './api-key-secret';
 import { KeyLookupCache, type ResolvedKey } from './key-lookup-cache';
 
@@ -31,7 +30,7 @@ export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
   private readonly channel: string;
 
   constructor(
-    @InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>,
+    private readonly keys: ApiKeysRepository,
     @Inject(REDIS) private readonly redis: Redis,
     @Inject(REDIS_SUBSCRIBER) private readonly subscriber: Redis,
     @Inject(APP_CONFIG) config: AppConfig,
@@ -53,15 +52,15 @@ export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
 
   async issue(accountId: string, environment: KeyEnvironment, name: string | null): Promise<IssuedKey> {
     const { secret, prefix, hash } = generateKeySecret(environment);
-    const apiKey = await this.keys.save(this.keys.create({ accountId, environment, name, prefix, secretHash: hash }));
+    const apiKey = await this.keys.insert({ accountId, environment, name, prefix, secretHash: hash });
     return { apiKey, secret };
   }
 
   /** Returns false when the key does not exist or was already revoked. */
   async revoke(keyId: string): Promise<boolean> {
-    const result = await this.keys.update({ id: keyId, revokedAt: IsNull() }, { revokedAt: () => 'now()' });
+    const revoked = await this.keys.revoke(keyId);
     await this.invalidate({ keyId });
-    return (result.affected ?? 0) > 0;
+    return revoked;
   }
 
   /** Drops cached lookups of an account's keys everywhere, after its flags changed. */
@@ -93,10 +92,7 @@ export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
     const cached = this.cache.get(hash);
     if (cached !== undefined) return cached;
     const generation = this.cache.currentGeneration();
-    const row = await this.keys.findOne({
-      where: { secretHash: hash, revokedAt: IsNull() },
-      relations: { account: true },
-    });
+    const row = await this.keys.findActiveByHash(hash);
     const resolved: ResolvedKey | null =
       row && row.account
         ? {
@@ -112,7 +108,7 @@ export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
   }
 
   async findById(keyId: string): Promise<ApiKey> {
-    const key = await this.keys.findOneBy({ id: keyId });
+    const key = await this.keys.findById(keyId);
     if (!key) throw DomainError.notFound('API key');
     return key;
   }

@@ -1,13 +1,16 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AccountsRepositoryModule } from '../accounts/accounts-repository.module';
+import { AccountsModule } from '../accounts/accounts.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
+import { AccountController } from './account.controller';
 import { ApiKey } from './api-key.entity';
+import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeysService } from './api-keys.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([ApiKey]), AccountsRepositoryModule, RateLimitModule],
-  providers: [ApiKeysService],
+  imports: [TypeOrmModule.forFeature([ApiKey]), AccountsModule, RateLimitModule],
+  controllers: [AccountController],
+  providers: [ApiKeysRepository, ApiKeysService],
   exports: [ApiKeysService],
 })
 export class AuthModule {}

@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Access, AccessLevel } from '../../core/http/access.decorator';
-import { ToolAvailabilityService } from '../tools/tool-availability';
+import { ToolAvailabilityService } from './tool-availability';
 import {
   ListPresetsQueryDto,
   ProductPhotoPresetsResponseDto,

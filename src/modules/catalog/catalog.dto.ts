@@ -1,12 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsEnum, IsOptional } from 'class-validator';
+import { OUTPUT_FORMATS, type OutputFormat } from '../../core/image/output-format';
 import { DEFAULT_QUALITY } from '../../core/image/pipeline-steps';
 import {
   DEFAULT_FORMAT,
   DEFAULT_METADATA,
   DPI_RANGE,
   METADATA_CHOICES,
-  OUTPUT_FORMATS,
   QUALITY_FORMATS,
   QUALITY_RANGE,
 } from './output-options';
@@ -154,8 +154,8 @@ export class ProductPhotoPresetDto {
   @ApiProperty({ type: 'integer', nullable: true })
   height!: number | null;
 
-  @ApiProperty({ enum: ['jpg', 'png', 'webp'] })
-  format!: string;
+  @ApiProperty({ enum: OUTPUT_FORMATS })
+  format!: OutputFormat;
 
   @ApiProperty({ enum: ['white', 'transparent', 'original', 'generated_scene'] })
   background!: string;

@@ -1,19 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import {
   PRODUCT_PHOTO_PRESETS,
   productPhotoCostKey,
   type ProductPhotoOperation,
   type ProductPhotoPreset,
 } from './product-photo-presets';
+import { PricesRepository, type CurrentPrice } from './prices.repository';
 import { defaultCostKey, TOOLS, type ToolDefinition } from './tools';
-
-export interface CurrentPrice {
-  costKey: string;
-  credits: number;
-  pricingVersion: number;
-}
 
 export interface PricedTool extends ToolDefinition {
   price: CurrentPrice;
@@ -30,12 +23,12 @@ const PRICE_CACHE_MS = 5000;
 export class CatalogService {
   private cachedPrices: { prices: Promise<Map<string, CurrentPrice>>; expiresAt: number } | null = null;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly prices: PricesRepository) {}
 
   /** The current price of a cost key, from a short-lived cache of the prices table. */
   async priceFor(costKey: string): Promise<CurrentPrice> {
     if (!this.cachedPrices || this.cachedPrices.expiresAt <= Date.now()) {
-      const prices = this.currentPrices();
+      const prices = this.prices.currentPrices();
       this.cachedPrices = { prices, expiresAt: Date.now() + PRICE_CACHE_MS };
       prices.catch(() => (this.cachedPrices = null));
     }
@@ -44,23 +37,9 @@ export class CatalogService {
     return price;
   }
 
-  /** Each cost key at its highest pricing version. */
-  async currentPrices(): Promise<Map<string, CurrentPrice>> {
-    const rows: Array<{ cost_key: string; credits: number; pricing_version: number }> = await this.dataSource.query(
-      `SELECT DISTINCT ON (cost_key) cost_key, credits, pricing_version
-         FROM prices ORDER BY cost_key, pricing_version DESC`,
-    );
-    return new Map(
-      rows.map((row) => [
-        row.cost_key,
-        { costKey: row.cost_key, credits: row.credits, pricingVersion: row.pricing_version },
-      ]),
-    );
-  }
-
   /** Every tool with its current price; a tool without a price row is a deployment error. */
   async pricedTools(): Promise<PricedTool[]> {
-    const prices = await this.currentPrices();
+    const prices = await this.prices.currentPrices();
     return TOOLS.map((tool) => {
       const price = prices.get(defaultCostKey(tool.id));
       if (!price) throw new Error(`No price for ${defaultCostKey(tool.id)}: the prices table is incomplete`);
@@ -70,7 +49,7 @@ export class CatalogService {
 
   /** The presets (of one operation, if given), each with its operation's current price. */
   async pricedPresets(operation?: ProductPhotoOperation): Promise<PricedPreset[]> {
-    const prices = await this.currentPrices();
+    const prices = await this.prices.currentPrices();
     return PRODUCT_PHOTO_PRESETS.filter((preset) => !operation || preset.operation === operation).map((preset) => {
       const costKey = productPhotoCostKey(preset.operation);
       const price = prices.get(costKey);

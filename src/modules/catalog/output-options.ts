@@ -1,7 +1,7 @@
+import { OUTPUT_FORMATS } from '../../core/image/output-format';
 import { DEFAULT_QUALITY } from '../../core/image/pipeline-steps';
 
-/** The formats a result can be written in; png (lossless, with transparency) unless the request says otherwise. */
-export const OUTPUT_FORMATS = ['jpg', 'png', 'webp'] as const;
+/** png (lossless, with transparency) unless the request says otherwise. */
 export const DEFAULT_FORMAT = 'png';
 
 /** The formats `output.quality` applies to: png is lossless, so a quality there would mean nothing. */

@@ -1,3 +1,4 @@
+import type { OutputFormat } from '../../core/image/output-format';
 export enum ProductPhotoOperation {
   ProductPhotoEnhance = 'product_photo_enhance',
   RemoveBackground = 'remove_background',
@@ -10,7 +11,6 @@ export enum ProductPhotoOperation {
 /** The price row of a product photo operation: each operation has its own. */
 export const productPhotoCostKey = (operation: ProductPhotoOperation) => `product_photo.${operation}`;
 
-export type PresetFormat = 'jpg' | 'png' | 'webp';
 export type PresetBackground = 'white' | 'transparent' | 'original' | 'generated_scene';
 
 export interface ProductPhotoPreset {
@@ -23,7 +23,7 @@ export interface ProductPhotoPreset {
   /** Output size in pixels; null keeps the source size. */
   width: number | null;
   height: number | null;
-  format: PresetFormat;
+  format: OutputFormat;
   background: PresetBackground;
 }
 

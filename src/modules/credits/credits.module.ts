@@ -1,13 +1,13 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AccountsRepositoryModule } from '../accounts/accounts-repository.module';
+import { AccountsModule } from '../accounts/accounts.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { CreditLedgerEntry } from './credit-ledger-entry.entity';
 import { CreditLedgerRepository } from './credit-ledger.repository';
 import { CreditsService } from './credits.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([CreditLedgerEntry]), AccountsRepositoryModule, IdempotencyModule],
+  imports: [TypeOrmModule.forFeature([CreditLedgerEntry]), AccountsModule, IdempotencyModule],
   providers: [CreditLedgerRepository, CreditsService],
   exports: [CreditsService],
 })

@@ -20,6 +20,12 @@ export interface BalanceChange {
   reason: string | null;
 }
 
+export interface NewAccount {
+  name: string;
+  credits: number;
+  apiAccess: boolean;
+}
+
 /**
  * Owns the balance and its ledger: every change to `accounts.paid_credits` happens here,
  * beside the ledger row that explains it, in the caller's transaction.
@@ -33,6 +39,22 @@ export class CreditsService {
     private readonly idempotency: IdempotencyService,
     private readonly metrics: CreditMetrics,
   ) {}
+
+  /** The account and its opening grant are one transaction: no account without its ledger. Returns its id. */
+  async openAccount({ name, credits, apiAccess }: NewAccount): Promise<string> {
+    return this.dataSource.transaction(async (manager) => {
+      const account = await this.accounts.insertEmpty(manager, { name, apiAccess });
+      if (credits > 0) {
+        await this.changeBalance(manager, {
+          accountId: account.id,
+          amount: credits,
+          kind: LedgerEntryKind.Grant,
+          reason: 'opening balance',
+        });
+      }
+      return account.id;
+    });
+  }
 
   /**
    * A grant (positive) or a correction (either sign) made by an operator. With an idempotency

@@ -12,7 +12,7 @@ import type { CreditsService } from '../credits/credits.service';
 import type { IdempotencyService } from '../idempotency/idempotency.service';
 import type { RateLimitService } from '../rate-limit/rate-limit.service';
 import type { RateLimitDecision } from '../rate-limit/rate-limit.types';
-import type { ToolAvailabilityService } from '../tools/tool-availability';
+import type { ToolAvailabilityService } from '../catalog/tool-availability';
 import type { JobRequest } from './dto/job-request';
 import { JobCreationService, type CreateJobCommand } from './job-creation.service';
 import type { Job } from './job.entity';

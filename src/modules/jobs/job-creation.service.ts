@@ -19,7 +19,7 @@ import { IdempotencyService, type IdempotentRequest } from '../idempotency/idemp
 import { rateLimitExceeded } from '../rate-limit/rate-limit.headers';
 import { RateLimitService } from '../rate-limit/rate-limit.service';
 import { RateLimitKind, type RateLimitDecision, type RateLimitSubject } from '../rate-limit/rate-limit.types';
-import { ToolAvailabilityService } from '../tools/tool-availability';
+import { ToolAvailabilityService } from '../catalog/tool-availability';
 import type { JobRequest } from './dto/job-request';
 import { Job } from './job.entity';
 import { JobResult } from './job-result.entity';

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { OutputFormat } from '../../core/image/output-format';
 import type { CapacityGroup, ToolId } from '../catalog/tools';
 import type { JobKind, JobStatus } from './job-status';
 
@@ -21,7 +22,7 @@ export class Job {
   @Column({ name: 'cost_key', type: 'text' }) costKey!: string;
   @Column({ name: 'pricing_version', type: 'integer' }) pricingVersion!: number;
   @Column({ name: 'credits_per_result', type: 'integer' }) creditsPerResult!: number;
-  @Column({ name: 'output_format', type: 'text' }) outputFormat!: 'jpg' | 'png' | 'webp';
+  @Column({ name: 'output_format', type: 'text' }) outputFormat!: OutputFormat;
   @Column({ type: 'jsonb' }) options!: Record<string, unknown>;
   @Column({ name: 'webhook_url', type: 'text', nullable: true }) webhookUrl!: string | null;
   @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;

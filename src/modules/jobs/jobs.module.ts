@@ -1,13 +1,13 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { StorageModule } from '../../core/storage/storage.module';
-import { AccountsRepositoryModule } from '../accounts/accounts-repository.module';
+import { AccountsModule } from '../accounts/accounts.module';
 import { CapacityModule } from '../capacity/capacity.module';
 import { CatalogModule } from '../catalog/catalog.module';
 import { CreditsModule } from '../credits/credits.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
-import { ToolAvailabilityModule } from '../tools/tool-availability';
+import { ToolAvailabilityModule } from '../catalog/tool-availability';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { CreateJobsController } from './create-jobs.controller';
 import { JobCreationService } from './job-creation.service';
@@ -25,7 +25,7 @@ import { ResultQueueProducer } from './result-queue.producer';
 @Module({
   imports: [
     TypeOrmModule.forFeature([Job, JobResult]),
-    AccountsRepositoryModule,
+    AccountsModule,
     CapacityModule,
     CatalogModule,
     CreditsModule,

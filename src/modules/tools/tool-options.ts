@@ -1,3 +1,6 @@
+import type { AdGoal } from '../../engine/ad/ad-layout';
+import type { AdPlatform } from '../../engine/ad/ad-platforms';
+import type { AdStyle } from '../../engine/ad/ad-styles';
 import type { ShadowKind } from '../../engine/compose/shadow';
 import type { PreservationLevel } from '../../engine/preserved-subject';
 import { ProductPhotoOperation, type ProductPhotoPreset } from '../catalog/product-photo-presets';
@@ -65,28 +68,6 @@ export type SceneOptions = {
 
 /** `POST /image/generate`. */
 export type ImageGenerationOptions = { prompt: string; options: { aspect_ratio?: string }; output: StoredOutput };
-
-/** The platforms, goals and styles `POST /ad/create` offers. */
-export const AD_PLATFORMS = [
-  'instagram_feed',
-  'instagram_story',
-  'facebook_feed',
-  'pinterest',
-  'tiktok',
-  'google_display',
-] as const;
-export const AD_GOALS = ['awareness', 'consideration', 'conversion'] as const;
-export const AD_STYLES = ['minimal', 'bold', 'luxury', 'playful'] as const;
-/**
- * The brand colour when a request gives none: a clear mid blue. Blue ties an ad to no one
- * industry, and this one carries white text (5.2:1) and still reads on the luxury style's
- * near-black (3.6:1), so every style works with it.
- */
-export const DEFAULT_BRAND_COLOUR = '#2563EB';
-
-type AdPlatform = (typeof AD_PLATFORMS)[number];
-type AdGoal = (typeof AD_GOALS)[number];
-type AdStyle = (typeof AD_STYLES)[number];
 
 /** `POST /ad/create`. */
 export type AdCreativeOptions = {

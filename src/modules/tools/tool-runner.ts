@@ -1,8 +1,7 @@
+import type { OutputFormat } from '../../core/image/output-format';
 import type { SubjectHints } from '../../engine/mask/subject-hints';
 import type { ToolId } from '../catalog/tools';
 import type { MetadataChoice, StoredOutput, ToolOptions } from './tool-options';
-
-export type OutputFormat = 'jpg' | 'png' | 'webp';
 
 /** How a result's file is written beyond its format: `output.quality`, `output.dpi` and `output.metadata`. */
 export interface FileChoices {

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ToolId } from '../catalog/tools';
-import { ToolAvailabilityService } from './tool-availability';
+import { ToolAvailabilityService } from '../catalog/tool-availability';
 import { pipelineOf } from './tool-pipelines';
 import type { ToolRunner, TypedToolTask } from './tool-runner';
 

@@ -14,7 +14,7 @@ import { ImageEditingRunner } from './image-editing/image-editing.runner';
 import { SandboxSimulator } from './sandbox/sandbox-simulator';
 import { ResultFrame } from './shared/result-frame';
 import { SourceLoader } from './shared/source-loader';
-import { ToolAvailabilityModule } from './tool-availability';
+import { ToolAvailabilityModule } from '../catalog/tool-availability';
 import type { ToolRunner } from './tool-runner';
 import { LIVE_TOOL_RUNNERS, SANDBOX_RUNNER, ToolRunners, type LiveToolRunners } from './tool-runners';
 

@@ -1,5 +1,3 @@
-import { JobStatus, ResultStatus } from '../jobs/job-status';
-
 /** The event types of spec section 6. */
 export enum WebhookEventType {
   ResultCompleted = 'image_api.result.completed',
@@ -15,18 +13,25 @@ export const JOB_EVENT_TYPES: ReadonlySet<string> = new Set([
   WebhookEventType.JobPartiallyCompleted,
 ]);
 
-export function resultEventType(status: ResultStatus.Completed | ResultStatus.Failed): WebhookEventType {
-  return status === ResultStatus.Completed ? WebhookEventType.ResultCompleted : WebhookEventType.ResultFailed;
+/**
+ * The statuses an event reports, in the values the jobs module gives its `JobStatus` and
+ * `ResultStatus` (whose members are assignable to these). Webhooks sit below jobs, so they name
+ * only the values their events tell apart rather than import the jobs' enums.
+ */
+export type EventResultStatus = 'completed' | 'failed';
+
+export function resultEventType(status: EventResultStatus): WebhookEventType {
+  return status === 'completed' ? WebhookEventType.ResultCompleted : WebhookEventType.ResultFailed;
 }
 
 /** A job that ends by cancellation emits no job event: the spec names none for it. */
-export function jobEventType(status: JobStatus): WebhookEventType | null {
+export function jobEventType(status: string): WebhookEventType | null {
   switch (status) {
-    case JobStatus.Completed:
+    case 'completed':
       return WebhookEventType.JobCompleted;
-    case JobStatus.Failed:
+    case 'failed':
       return WebhookEventType.JobFailed;
-    case JobStatus.PartiallyCompleted:
+    case 'partially_completed':
       return WebhookEventType.JobPartiallyCompleted;
     default:
       return null;

@@ -3,16 +3,16 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { ResultUrls } from '../../core/storage/result-urls';
 import type { ToolId } from '../catalog/tools';
-import { ResultStatus, type JobStatus } from '../jobs/job-status';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookDeliveryQueue } from './webhook-delivery.queue';
-import { jobEventType, resultEventType, type WebhookEventType } from './webhook-event-type';
+import { jobEventType, resultEventType, type EventResultStatus, type WebhookEventType } from './webhook-event-type';
 
 export interface EventJob {
   id: string;
   accountId: string;
   api: ToolId;
-  status: JobStatus;
+  /** The job's status (a `JobStatus` value); a terminal one picks the job event. */
+  status: string;
   sandbox: boolean;
   webhookUrl: string | null;
 }
@@ -20,7 +20,7 @@ export interface EventJob {
 export interface EventResult {
   id: string;
   externalId: string | null;
-  status: ResultStatus.Completed | ResultStatus.Failed;
+  status: EventResultStatus;
   resultKey: string | null;
   thumbnailKey: string | null;
   /** The cut-out's uncertainty (0 sure .. 1 unsure), as stored; null for a result that is not a cut-out, or failed. */
@@ -50,7 +50,7 @@ export class WebhookOutbox {
   ) {}
 
   async recordResult(manager: EntityManager, job: EventJob, result: EventResult): Promise<RecordedDelivery[]> {
-    const failed = result.status === ResultStatus.Failed;
+    const failed = result.status === 'failed';
     return this.record(manager, job, resultEventType(result.status), result.id, {
       result: {
         id: result.id,

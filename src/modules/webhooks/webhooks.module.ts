@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { StorageModule } from '../../core/storage/storage.module';
-import { AccountsRepositoryModule } from '../accounts/accounts-repository.module';
+import { AccountsModule } from '../accounts/accounts.module';
 import { WebhookAdminController } from './webhook-admin.controller';
 import { WebhookAdminService } from './webhook-admin.service';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
@@ -18,7 +18,7 @@ import { WebhookAttempt, WebhookDelivery, WebhookEvent, WebhookSecret } from './
 @Module({
   imports: [
     TypeOrmModule.forFeature([WebhookSecret, WebhookEvent, WebhookDelivery, WebhookAttempt]),
-    AccountsRepositoryModule,
+    AccountsModule,
     StorageModule,
   ],
   controllers: [WebhookAdminController],

@@ -1,5 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { AD_GOALS } from '../../../engine/ad/ad-layout';
+import { AD_PLATFORMS } from '../../../engine/ad/ad-platforms';
+import { AD_STYLES, DEFAULT_BRAND_COLOUR } from '../../../engine/ad/ad-styles';
 import {
   HexColor,
   InputImageDto,
@@ -10,7 +13,6 @@ import {
   RequiredNestedObject,
   WebhookUrl,
 } from './shared.dto';
-import { AD_GOALS, AD_PLATFORMS, AD_STYLES, DEFAULT_BRAND_COLOUR } from '../../tools/tool-options';
 
 export class CreativeDto {
   @ApiProperty({ enum: AD_PLATFORMS })

@@ -1,4 +1,5 @@
 import { DomainError, type FieldError } from '../../../core/errors/domain-error';
+import type { OutputFormat } from '../../../core/image/output-format';
 import { DEFAULT_FORMAT, DEFAULT_METADATA, QUALITY_FORMATS } from '../../catalog/output-options';
 import { findPreset, ProductPhotoOperation, productPhotoCostKey } from '../../catalog/product-photo-presets';
 import { defaultCostKey, ToolId } from '../../catalog/tools';
@@ -24,7 +25,7 @@ import type { ImageGenerateRequestDto } from './image-generate.dto';
 import type { ProductPhotoJobRequestDto } from './product-photo-job.dto';
 import type { RemoveBackgroundRequestDto } from './remove-background.dto';
 import type { SceneCreateRequestDto } from './scene-create.dto';
-import type { InputImageDto, OutputFormatOption, OutputOptionsDto } from './shared.dto';
+import type { InputImageDto, OutputOptionsDto } from './shared.dto';
 import { subjectHintProblems, type SubjectHintsDto } from './subject-hints.dto';
 
 export const MAX_RESULTS_PER_JOB = 20;
@@ -47,7 +48,7 @@ export type JobRequest<O extends ToolOptions = ToolOptions> = O & {
   costKey: string;
   sources: JobSource[];
   imagesPerSource: number;
-  format: OutputFormatOption;
+  format: OutputFormat;
   webhookUrl: string | null;
 };
 
@@ -105,7 +106,7 @@ const unusableHints = (field: string, images: HintedImage[], why: string): Field
 
 /** A mask is one channel of a PNG: no other format, and nothing but the product's own alpha in it. */
 function maskProblems(
-  format: OutputFormatOption | undefined,
+  format: OutputFormat | undefined,
   background: { type: string; shadow: string },
 ): Array<FieldError | false> {
   return [
@@ -127,7 +128,7 @@ function maskProblems(
 
 /** A result's format and where it comes from, for the messages that refuse what the format cannot do. */
 interface ResultFormat {
-  format: OutputFormatOption;
+  format: OutputFormat;
   /** Why the result has this format: `output.format`, the default, or a preset. */
   origin: string;
 }

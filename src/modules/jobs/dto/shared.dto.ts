@@ -22,17 +22,16 @@ import {
   ValidateNested,
   type ValidationArguments,
 } from 'class-validator';
+import { OUTPUT_FORMATS, type OutputFormat } from '../../../core/image/output-format';
 import { isUploadScheme, uploadIdOf } from '../../../core/uploads/upload-url';
 import {
   DEFAULT_FORMAT,
   DEFAULT_METADATA,
   DPI_RANGE,
   METADATA_CHOICES,
-  OUTPUT_FORMATS,
   QUALITY_RANGE,
 } from '../../catalog/output-options';
 
-export type OutputFormatOption = (typeof OUTPUT_FORMATS)[number];
 export type MetadataOption = (typeof METADATA_CHOICES)[number];
 export const SHADOWS = ['none', 'soft', 'natural'] as const;
 export const MAX_URL_LENGTH = 2048;
@@ -161,7 +160,7 @@ export class OutputOptionsDto {
   @ApiPropertyOptional({ enum: OUTPUT_FORMATS, default: DEFAULT_FORMAT })
   @IsOptional()
   @IsIn(OUTPUT_FORMATS)
-  format?: OutputFormatOption;
+  format?: OutputFormat;
 
   @OutputQuality()
   quality?: number;

@@ -1,3 +1,4 @@
+import type { OutputFormat } from '../../../core/image/output-format';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Inject, Injectable, Logger } from '@nestjs/common';
@@ -9,7 +10,7 @@ import { ImageService } from '../../../core/image/image.service';
 import { JobMetrics } from '../../../core/metrics/job.metrics';
 import { ResultStorage } from '../../../core/storage/result-storage';
 import { ResultErrorCode, ResultFailure, TransientResultFailure } from '../../tools/result-failure';
-import { typedTask, type OutputFormat, type ToolOutput, type ToolTask } from '../../tools/tool-runner';
+import { typedTask, type ToolOutput, type ToolTask } from '../../tools/tool-runner';
 import { ToolRunners } from '../../tools/tool-runners';
 import { JobLifecycleService } from '../job-lifecycle.service';
 

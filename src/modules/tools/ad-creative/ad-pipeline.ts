@@ -10,10 +10,11 @@ import { ResultErrorCode, ResultFailure } from '../result-failure';
 import { encodeImage, type EncodedImage } from '../shared/encoding';
 import type { PipelineLimits } from '../shared/pipeline-limits';
 import { decodePhoto } from '../shared/photo-decoding';
-import { coverTo } from '../shared/provider-images';
-import type { FileChoices, OutputFormat } from '../tool-runner';
-import { PLATFORM_FRAMES } from './ad-platforms';
-import type { AdInput, RgbaPixels } from './ad-renderer';
+import { coverTo } from '../../../core/image/provider-images';
+import type { OutputFormat } from '../../../core/image/output-format';
+import type { FileChoices } from '../tool-runner';
+import { PLATFORM_FRAMES } from '../../../engine/ad/ad-platforms';
+import type { AdInput, RgbaPixels } from '../../../engine/ad/ad-renderer';
 import type { AdRequest } from './ad-request';
 
 /** One ad result: which variant of its source, where the client says the product is, and its format and file. */

@@ -1,7 +1,7 @@
 import type { ProductPhotoPreset } from '../../catalog/product-photo-presets';
 import { isProductPhoto, type AdCreativeOptions, type ProductPhotoOptions } from '../tool-options';
-import type { AdInput } from './ad-renderer';
-import { AD_PLATFORMS, PLATFORM_FRAMES, presetFrame } from './ad-platforms';
+import type { AdInput } from '../../../engine/ad/ad-renderer';
+import { AD_PLATFORMS, PLATFORM_FRAMES, presetFrame } from '../../../engine/ad/ad-platforms';
 
 /** What `premium_ad` asks a provider for behind the product when the client gave no instructions. */
 export const PREMIUM_BACKDROP_PROMPT =

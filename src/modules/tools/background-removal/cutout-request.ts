@@ -13,7 +13,8 @@ import {
   type ProductPhotoOptions,
   type RemoveBackgroundOptions,
 } from '../tool-options';
-import { fileChoicesOf, variantOf, type FileChoices, type OutputFormat, type TypedToolTask } from '../tool-runner';
+import type { OutputFormat } from '../../../core/image/output-format';
+import { fileChoicesOf, variantOf, type FileChoices, type TypedToolTask } from '../tool-runner';
 
 /** One cut-out result, whatever endpoint asked for it. */
 export interface CutoutRequest extends ProductCorrections {

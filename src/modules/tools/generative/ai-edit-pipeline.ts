@@ -10,7 +10,7 @@ import type { Segmenter } from '../../../core/segmentation/segmenter';
 import { encodeImage, type EncodedImage } from '../shared/encoding';
 import type { PipelineLimits } from '../shared/pipeline-limits';
 import { decodePhoto } from '../shared/photo-decoding';
-import { coverTo, keepMaskPng, providerPng } from '../shared/provider-images';
+import { coverTo, keepMaskPng, providerPng } from '../../../core/image/provider-images';
 import type { ResultOutput } from '../tool-runner';
 import type { PreservationLevel } from '../tool-options';
 import type { AiEditRequest } from './generative-request';

@@ -1,29 +1,16 @@
-import sharp from 'sharp';
 import { canvasWithin, shapeFor } from '../../../core/image/aspect-ratio';
-import type { Size } from '../../../core/image/raw-image';
 import type { SourceImage } from '../../../core/image/source-image';
-import { ImageProviderError, type ImageProvider } from '../../../core/image-provider/image-provider';
+import type { ImageProvider } from '../../../core/image-provider/image-provider';
 import { encodeImage, type EncodedImage } from '../shared/encoding';
 import type { PipelineLimits } from '../shared/pipeline-limits';
 import { decodePhoto, photoPlan } from '../shared/photo-decoding';
-import { coverTo, PROVIDER_LONG_SIDE, providerPng } from '../shared/provider-images';
+import { coverTo, paintedSize, PROVIDER_LONG_SIDE, providerPng } from '../../../core/image/provider-images';
 import type { ResultOutput } from '../tool-runner';
 import type { GenerationRequest } from './generative-request';
 
 /** The result's reference image as the provider is sent it: PNG, no larger than the provider paints. */
 async function referencePng(reference: SourceImage, limits: PipelineLimits & { signal: AbortSignal }): Promise<Buffer> {
   return providerPng(await decodePhoto(reference, photoPlan(reference, PROVIDER_LONG_SIDE), limits));
-}
-
-/** The painted image's upright size; what is not an image is the provider's failure. */
-async function paintedSize(painted: Buffer): Promise<Size> {
-  const meta = await sharp(painted)
-    .metadata()
-    .catch(() => null);
-  if (!meta?.width || !meta.height)
-    throw new ImageProviderError('provider_error', 'The image provider returned something that is not an image.');
-  const turned = (meta.orientation ?? 1) >= 5;
-  return turned ? { width: meta.height, height: meta.width } : { width: meta.width, height: meta.height };
 }
 
 /**

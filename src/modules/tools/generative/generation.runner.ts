@@ -4,7 +4,7 @@ import { IMAGE_PROVIDER, type ImageProvider } from '../../../core/image-provider
 import { ToolId } from '../../catalog/tools';
 import { ResultErrorCode, ResultFailure } from '../result-failure';
 import { NO_PROVIDER } from '../shared/failure-translation';
-import { PROVIDER_LONG_SIDE } from '../shared/provider-images';
+import { PROVIDER_LONG_SIDE } from '../../../core/image/provider-images';
 import { ResultFrame, type FramedTool, type ResultContext } from '../shared/result-frame';
 import { resultOutputOf, type ToolOutput, type ToolRunner, type TypedToolTask } from '../tool-runner';
 import { runGeneration } from './generation-pipeline';

@@ -14,8 +14,9 @@ import { shadowStyle } from '../shared/cutout-style';
 import { encodeImage, type EncodedImage } from '../shared/encoding';
 import type { PipelineLimits } from '../shared/pipeline-limits';
 import { decodePhoto } from '../shared/photo-decoding';
-import { coverTo, keepMaskPng, providerPng } from '../shared/provider-images';
-import type { FileChoices, OutputFormat } from '../tool-runner';
+import { coverTo, keepMaskPng, providerPng } from '../../../core/image/provider-images';
+import type { OutputFormat } from '../../../core/image/output-format';
+import type { FileChoices } from '../tool-runner';
 import type { SceneRequest } from './generative-request';
 
 /** The subject's bounding box fills this share of the canvas along its tighter side: room for the scene around it. */

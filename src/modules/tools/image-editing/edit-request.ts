@@ -1,5 +1,6 @@
 import type { ShadowStyle } from '../../../engine/compose/shadow';
 import type { ResizeRequest } from '../../../core/image/geometry';
+import type { OutputFormat } from '../../../core/image/output-format';
 import { NO_HINTS, type SubjectHints } from '../../../engine/mask/subject-hints';
 import type { SharpenStrength } from '../../../core/image/pipeline-steps';
 import { ProductPhotoOperation } from '../../catalog/product-photo-presets';
@@ -11,14 +12,7 @@ import {
   type ImageEditOptions,
   type ProductPhotoOptions,
 } from '../tool-options';
-import {
-  resultOutputOf,
-  variantOf,
-  type FileChoices,
-  type OutputFormat,
-  type ResultOutput,
-  type TypedToolTask,
-} from '../tool-runner';
+import { resultOutputOf, variantOf, type FileChoices, type ResultOutput, type TypedToolTask } from '../tool-runner';
 
 /**
  * How the `number_of_images` variants of one source differ. Each row changes only what an

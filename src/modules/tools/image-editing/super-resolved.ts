@@ -1,6 +1,6 @@
-import sharp from 'sharp';
 import type { GeometryPlan } from '../../../core/image/geometry';
-import { fromRaw, toRaw, type RawImage, type Size } from '../../../core/image/raw-image';
+import { planeResampledToPlan, resampledToPlan } from '../../../core/image/plan-resampling';
+import type { RawImage } from '../../../core/image/raw-image';
 import { TILE_OVERLAP } from '../../../core/super-resolution/tiling';
 import type { ModelScale, Upscaler } from '../../../core/super-resolution/upscaler';
 import type { PixelEngine } from '../../../engine/pixel-engine';
@@ -27,25 +27,16 @@ export async function superResolved(
   options: { signal: AbortSignal; timeoutSeconds: number; engine: PixelEngine },
 ): Promise<RawImage> {
   const { signal, timeoutSeconds, engine } = options;
-  const resample = (pipeline: sharp.Sharp) =>
-    pipeline.timeout({ seconds: timeoutSeconds }).resize(geometry.scaled.width, geometry.scaled.height, {
-      fit: geometry.mode === 'cover' ? 'cover' : 'fill',
-      position: 'centre',
-      kernel: 'lanczos3',
-    });
-  if (image.channels === 3) return toRaw(resample(fromRaw(await upscaler.enlarge(image, scale, signal))));
+  if (image.channels === 3) {
+    return resampledToPlan(await upscaler.enlarge(image, scale, signal), geometry, timeoutSeconds);
+  }
 
   const { colour, alpha } = await engine.run('colourUnderTransparency', [image, TRANSPARENT_COLOUR_RADII], [image]);
   const enlarged = await upscaler.enlarge(colour, scale, signal);
   signal.throwIfAborted();
   const [resampledColour, resampledAlpha] = await Promise.all([
-    toRaw(resample(fromRaw(enlarged))),
-    resample(plane(alpha, image)).toColourspace('b-w').raw().toBuffer(),
+    resampledToPlan(enlarged, geometry, timeoutSeconds),
+    planeResampledToPlan(alpha, image, geometry, timeoutSeconds),
   ]);
   return engine.run('withAlpha', [resampledColour, resampledAlpha], [resampledColour, resampledAlpha]);
-}
-
-/** A one-byte-per-pixel plane as a one-band image; kept one band (`b-w`) on output, where sharp would write sRGB. */
-function plane(data: Buffer, size: Size): sharp.Sharp {
-  return sharp(data, { raw: { width: size.width, height: size.height, channels: 1 } });
 }

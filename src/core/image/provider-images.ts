@@ -1,7 +1,7 @@
 import sharp from 'sharp';
-import type { AlphaMask } from '../../../engine/mask/alpha-mask';
-import { fromRaw, toRaw, type RawImage, type Size } from '../../../core/image/raw-image';
-import { ImageProviderError } from '../../../core/image-provider/image-provider';
+import type { AlphaMask } from '../../engine/mask/alpha-mask';
+import { fromRaw, toRaw, type RawImage, type Size } from './raw-image';
+import { ImageProviderError } from '../image-provider/image-provider';
 
 /**
  * Providers paint at most about this many pixels a side; a larger input only costs upload time,
@@ -49,4 +49,15 @@ export async function coverTo(encoded: Buffer, size: Size): Promise<RawImage> {
       `The image provider returned an image that could not be decoded (${String(error).slice(0, 160)}).`,
     );
   }
+}
+
+/** The painted image's upright size; what is not an image is the provider's failure. */
+export async function paintedSize(painted: Buffer): Promise<Size> {
+  const meta = await sharp(painted)
+    .metadata()
+    .catch(() => null);
+  if (!meta?.width || !meta.height)
+    throw new ImageProviderError('provider_error', 'The image provider returned something that is not an image.');
+  const turned = (meta.orientation ?? 1) >= 5;
+  return turned ? { width: meta.height, height: meta.width } : { width: meta.width, height: meta.height };
 }

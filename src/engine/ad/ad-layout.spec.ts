@@ -1,5 +1,5 @@
-import type { PixelBounds } from '../../../engine/mask/alpha-mask';
-import { inside, must, overlap } from '../../../../test/support/bounds';
+import type { PixelBounds } from '../mask/alpha-mask';
+import { inside, must, overlap } from '../../../test/support/bounds';
 import { AD_GOALS, layoutAd, placeTexts } from './ad-layout';
 import { AD_PLATFORMS, PLATFORM_FRAMES } from './ad-platforms';
 

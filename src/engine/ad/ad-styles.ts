@@ -1,11 +1,16 @@
-import { opaqueColour } from '../../../engine/compose/colour';
-import type { PixelBounds } from '../../../engine/mask/alpha-mask';
-import { AD_STYLES, DEFAULT_BRAND_COLOUR } from '../tool-options';
+import { opaqueColour } from '../compose/colour';
+import type { PixelBounds } from '../mask/alpha-mask';
 import type { AdLayout } from './ad-layout';
 import type { InterWeight } from './ad-text';
 
-/** The request's list and default (the DTO validates and documents them), so the two can never differ. */
-export { AD_STYLES, DEFAULT_BRAND_COLOUR };
+/** The styles `POST /ad/create` offers: the request's list (the DTO validates it), so the two can never differ. */
+export const AD_STYLES = ['minimal', 'bold', 'luxury', 'playful'] as const;
+/**
+ * The brand colour when a request gives none: a clear mid blue. Blue ties an ad to no one
+ * industry, and this one carries white text (5.2:1) and still reads on the luxury style's
+ * near-black (3.6:1), so every style works with it.
+ */
+export const DEFAULT_BRAND_COLOUR = '#2563EB';
 export type AdStyle = (typeof AD_STYLES)[number];
 
 const INK = '#16161A';

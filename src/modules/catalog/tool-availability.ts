@@ -2,7 +2,7 @@ import { Inject, Injectable, Module } from '@nestjs/common';
 import { APP_CONFIG } from '../../core/config/config.module';
 import type { AppConfig } from '../../core/config/config.schema';
 import { configuredProviderDescription } from '../../core/image-provider/image-provider.module';
-import { ToolId } from '../catalog/tools';
+import { ToolId } from './tools';
 
 /** Whether live keys can use a tool here, and how it runs (`mode`) or why not (`reason`), as the catalog says. */
 export type ToolAvailability = { available: true; mode?: string } | { available: false; reason: string };

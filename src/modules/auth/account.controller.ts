@@ -1,8 +1,8 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
-import { KeyEnvironment } from '../auth/api-key.entity';
-import { Auth, type AuthContext } from '../auth/auth-context';
-import { AccountsService } from './accounts.service';
+import { AccountsService } from '../accounts/accounts.service';
+import { KeyEnvironment } from './api-key.entity';
+import { Auth, type AuthContext } from './auth-context';
 
 class CallerAccountDto {
   @ApiProperty({ format: 'uuid' }) id!: string;

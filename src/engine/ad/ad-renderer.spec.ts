@@ -1,7 +1,7 @@
 import sharp from 'sharp';
-import { opaqueColour } from '../../../engine/compose/colour';
-import type { PixelBounds } from '../../../engine/mask/alpha-mask';
-import { inside, must, overlap } from '../../../../test/support/bounds';
+import { opaqueColour } from '../compose/colour';
+import type { PixelBounds } from '../mask/alpha-mask';
+import { inside, must, overlap } from '../../../test/support/bounds';
 import type { AdGoal } from './ad-layout';
 import { AD_PLATFORMS, PLATFORM_FRAMES, type AdPlatform } from './ad-platforms';
 import { paintAd, planAd, renderAd, type AdInput, type AdPlan, type RgbaPixels } from './ad-renderer';

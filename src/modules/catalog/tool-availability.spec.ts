@@ -1,4 +1,4 @@
-import { ToolId } from '../catalog/tools';
+import { ToolId } from './tools';
 import { configuredAvailability } from './tool-availability';
 
 const configured = (settings: Partial<Parameters<typeof configuredAvailability>[0]> = {}) =>

@@ -1,9 +1,15 @@
-import type { PixelBounds } from '../../../engine/mask/alpha-mask';
-import type { Size } from '../../../core/image/raw-image';
-import { AD_PLATFORMS } from '../tool-options';
+import type { PixelBounds } from '../mask/alpha-mask';
+import type { Size } from '../../core/image/raw-image';
 
-/** The request's list (the DTO validates it), so the two can never differ. */
-export { AD_PLATFORMS };
+/** The platforms `POST /ad/create` offers: the request's list (the DTO validates it), so the two can never differ. */
+export const AD_PLATFORMS = [
+  'instagram_feed',
+  'instagram_story',
+  'facebook_feed',
+  'pinterest',
+  'tiktok',
+  'google_display',
+] as const;
 export type AdPlatform = (typeof AD_PLATFORMS)[number];
 
 /** A platform's canvas and the part of it where text may go. */

@@ -1,11 +1,10 @@
-import type { PixelBounds } from '../../../engine/mask/alpha-mask';
-import type { Size } from '../../../core/image/raw-image';
-import { AD_GOALS } from '../tool-options';
+import type { PixelBounds } from '../mask/alpha-mask';
+import type { Size } from '../../core/image/raw-image';
 import { PLATFORM_FRAMES, type AdPlatform, type PlatformFrame } from './ad-platforms';
 import type { TextAlign } from './ad-text';
 
-/** The request's list (the DTO validates it), so the two can never differ. */
-export { AD_GOALS };
+/** The goals `POST /ad/create` offers: the request's list (the DTO validates it), so the two can never differ. */
+export const AD_GOALS = ['awareness', 'consideration', 'conversion'] as const;
 export type AdGoal = (typeof AD_GOALS)[number];
 
 /** A call to action is drawn as a button, or as a plain line of text where it should not compete. */
