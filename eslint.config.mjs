@@ -17,7 +17,7 @@ import tseslint from 'typescript-eslint';
  * - what builds on one record: auth (keys of an account, limited per IP), credits (the balance
  *   of an account and its ledger), capacity (a tool's capacity group), tools (the catalog's tool
  *   ids and options), webhooks (an account's secrets, events naming a tool);
- * - uploads, which authenticate and limit their callers;
+ * - uploads, which authenticate and limit their callers and take an Idempotency-Key;
  * - the two that compose the rest: admin (the operator's actions) and jobs (creating, running
  *   and settling jobs, which records their webhook events).
  * A module that needs something from one above it gets it moved down (a type, a token, data) or
@@ -33,7 +33,7 @@ export const MODULE_DEPENDENCIES = {
   capacity: ['catalog'],
   tools: ['catalog'],
   webhooks: ['accounts', 'catalog'],
-  uploads: ['auth', 'rate-limit'],
+  uploads: ['auth', 'idempotency', 'rate-limit'],
   admin: ['accounts', 'auth', 'credits', 'idempotency'],
   jobs: [
     'accounts',
