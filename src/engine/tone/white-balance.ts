@@ -57,10 +57,10 @@ const LOCUS: ReadonlyArray<[number, number]> = Array.from({ length: 49 }, (_, i)
 
 /**
  * How far from the loci a grey may lie: fluorescent and LED lights are greener or pinker than a
- * thermal light by up to about 10 % in G against R and B, and a grey card or paper is itself a
- * few per cent off neutral.
+ * thermal light by up to about 10 % in G against R and B (0.13 in this plane), and a grey card or
+ * paper is itself a few per cent off neutral.
  */
-const TINT_TOLERANCE = 0.1;
+const TINT_TOLERANCE = 0.15;
 /** Greys of one light are one point up to noise and JPEG rounding: about 5 % in each ratio. */
 const GREY_SPREAD = 0.05;
 /** Positions along the locus are counted in steps this long. */
@@ -83,12 +83,19 @@ const CAST_PRIOR_SPREAD = 0.75;
 const castPrior = (u: number, v: number) => Math.exp(-(u * u + v * v) / (2 * CAST_PRIOR_SPREAD ** 2));
 
 /**
- * A real cast moves every surface, so the photo's average colour (grey world) moves with it; a
- * coloured product taken for a grey moves only itself. The average must show at least half of the
- * cast (the colours of a product and its props pull it around by about that much) for all of it
- * to be undone; with less, less is.
+ * The light found must be able to have lit the whole photo (a gamut constraint, as in Forsyth's
+ * colour constancy): under it, every surface is the corrected colour, and no surface reflects more
+ * of any channel than a white does. The brightest greys found are at least a dark grey card (18 %),
+ * so a corrected channel may exceed their luminance by at most 1 / 0.18, with a margin: 6 times. A
+ * saturated product under a real cast stays inside (the cast dimmed the channels the correction
+ * raises); an orange product taken for a grey under tungsten, in a photo whose other surfaces are
+ * a bright blue, would need that blue to reflect ten times more than the "grey", so the cast is cut
+ * until no more than IMPOSSIBLE_SHARE of the photo would. A saturated product under a true cast
+ * therefore does not pull against the correction: it counts neither way.
  */
-const CONFIRMING_SHARE = 0.5;
+const BRIGHTEST_OVER_GREY = 6;
+const IMPOSSIBLE_SHARE = 0.02;
+
 /**
  * A neutral surface has one chromaticity however bright it is (light changes its channels by one
  * factor); wood, skin or fabric, the colours that pass for a grey under a warm or cold light, vary
@@ -148,39 +155,37 @@ function placeOnLocus(u: number, v: number): number {
 }
 
 /**
- * The most likely light's position along the locus: where the most greys lie within GREY_SPREAD,
- * each grey counted by the prior on its cast (castPrior).
+ * The likeliest lights' positions along the locus, likeliest first: where the most greys lie within
+ * GREY_SPREAD, each grey counted by the prior on its cast (castPrior). Each next one lies further
+ * than twice GREY_SPREAD from those before it, so it is another light, not the same one again.
  */
-function likeliestPosition(candidates: Candidates): number {
+function likeliestPositions(candidates: Candidates, wanted: number): number[] {
   const bins = new Float64Array(Math.ceil(LOCUS_LENGTH / LOCUS_STEP) + 1);
   for (let i = 0; i < candidates.count; i++) {
     const bin = Math.min(bins.length - 1, Math.floor(candidates.along[i] / LOCUS_STEP));
     bins[bin] += castPrior(candidates.u[i], candidates.v[i]);
   }
   const reach = Math.round(GREY_SPREAD / LOCUS_STEP);
-  let best = 0;
-  let bestWeight = -1;
-  for (let bin = 0; bin < bins.length; bin++) {
-    let around = 0;
+  const around = bins.map((_, bin) => {
+    let sum = 0;
     for (let other = Math.max(0, bin - reach); other <= Math.min(bins.length - 1, bin + reach); other++) {
-      around += bins[other];
+      sum += bins[other];
     }
-    if (around > bestWeight) {
-      bestWeight = around;
-      best = bin;
+    return sum;
+  });
+  const positions: number[] = [];
+  while (positions.length < wanted) {
+    let best = -1;
+    for (let bin = 0; bin < bins.length; bin++) {
+      if (around[bin] > 0 && (best < 0 || around[bin] > around[best])) best = bin;
+    }
+    if (best < 0) break;
+    positions.push((best + 0.5) * LOCUS_STEP);
+    for (let bin = Math.max(0, best - 2 * reach); bin <= Math.min(bins.length - 1, best + 2 * reach); bin++) {
+      around[bin] = 0;
     }
   }
-  return (best + 0.5) * LOCUS_STEP;
-}
-
-/** Chromaticity of the photo's mean linear colour, clipped pixels left out. */
-function greyWorld(rgb: Float32Array, count: number): [number, number] {
-  const sum = [0, 0, 0];
-  for (let i = 0; i < count; i++) {
-    if (Math.max(rgb[i * 3], rgb[i * 3 + 1], rgb[i * 3 + 2]) >= MAX_CHANNEL) continue;
-    for (let c = 0; c < 3; c++) sum[c] += rgb[i * 3 + c];
-  }
-  return chromaticity(sum);
+  return positions;
 }
 
 /** Pixels that may be a grey under some light: their linear RGB, chromaticity and place on the locus. */
@@ -260,44 +265,111 @@ function greysAround(
 /** The chromaticity of a linear RGB colour. */
 const chromaticity = ([r, g, b]: readonly number[]): [number, number] => [Math.log(r / g), Math.log(b / g)];
 
-/**
- * How much of a cast found on `greys` to undo, 0..1: the least of the evidence (grey share), the
- * photo's average colour confirming it, and the greys' tightness.
- */
-function trustIn(
-  cast: [number, number],
-  greys: { count: number; around: number },
-  world: [number, number],
-  count: number,
-) {
-  const size = cast[0] ** 2 + cast[1] ** 2;
-  // A cast too small to move an 8-bit level needs no confirmation.
-  const confirmed = size < 1e-6 ? 1 : (world[0] * cast[0] + world[1] * cast[1]) / (CONFIRMING_SHARE * size);
+/** How much of a cast found on `greys` to undo, 0..1, by the evidence: the grey share and tightness. */
+function trustIn(greys: { count: number; around: number }, count: number) {
   const tightness = (greys.count / greys.around - TIGHT_GREYS[0]) / (TIGHT_GREYS[1] - TIGHT_GREYS[0]);
-  return Math.max(0, Math.min(1, greys.count / (TRUSTED_GREY_SHARE * count), confirmed, tightness));
+  return Math.max(0, Math.min(1, greys.count / (TRUSTED_GREY_SHARE * count), tightness));
 }
+
+/** Gains that undo `share` of the cast (a shift in chromaticity), keeping a grey's luminance. */
+function gainsFor(cast: [number, number], share: number): [number, number, number] {
+  const r = Math.exp(share * cast[0]);
+  const b = Math.exp(share * cast[1]);
+  // The grey (r, 1, b) becomes (k, k, k), keeping its luminance k.
+  const k = luminance(r, 1, b);
+  return [k / r, k, k / b];
+}
+
+/** Luminance of the brightest greys (95th percentile) within GREY_SPREAD of the chromaticity (u, v). */
+function brightGreyLuminance(candidates: Candidates, [u, v]: [number, number]): number {
+  const luminances = new Float32Array(candidates.count);
+  let count = 0;
+  for (let i = 0; i < candidates.count; i++) {
+    if ((candidates.u[i] - u) ** 2 + (candidates.v[i] - v) ** 2 > GREY_SPREAD ** 2) continue;
+    const { rgb } = candidates;
+    luminances[count++] = luminance(rgb[i * 3], rgb[i * 3 + 1], rgb[i * 3 + 2]);
+  }
+  const sorted = luminances.subarray(0, count).sort();
+  return sorted[Math.floor(0.95 * (count - 1))];
+}
+
+/**
+ * Share of the photo that would reflect more than BRIGHTEST_OVER_GREY times the bright greys'
+ * luminance; clipped pixels, whose colour is unknown, are left out.
+ */
+function impossibleShare(rgb: Float32Array, count: number, gains: readonly number[], greyLuminance: number) {
+  const limit = BRIGHTEST_OVER_GREY * greyLuminance;
+  let impossible = 0;
+  for (let i = 0; i < count; i++) {
+    if (rgb[i * 3] >= MAX_CHANNEL || rgb[i * 3 + 1] >= MAX_CHANNEL || rgb[i * 3 + 2] >= MAX_CHANNEL) continue;
+    const r = rgb[i * 3] * gains[0];
+    const g = rgb[i * 3 + 1] * gains[1];
+    const b = rgb[i * 3 + 2] * gains[2];
+    if (r > limit || g > limit || b > limit) impossible++;
+  }
+  return impossible / count;
+}
+
+/**
+ * The light of the greys around a position along the locus: its cast, and the share of it to undo
+ * (the evidence, cut until the light could have lit every surface); or null with no greys there.
+ */
+function lightAt(
+  rgb: Float32Array,
+  count: number,
+  candidates: Candidates,
+  position: number,
+): { cast: [number, number]; share: number; trust: number } | null {
+  // The greys around the position in the plane, so their tint counts too; then once more around
+  // their mean, which no longer leans towards the locus.
+  const centre = chromaticityAt(candidates, position);
+  if (!centre) return null;
+  const first = greysAround(candidates, centre);
+  if (first.count === 0) return null;
+  const greys = greysAround(candidates, chromaticity(first.mean));
+  if (greys.count === 0) return null;
+
+  // A cast is a shift in chromaticity, so undoing part of it is a fraction of that shift; the
+  // share is cut (halving the gap each time) until the light found could have lit every surface.
+  const cast = chromaticity(greys.mean);
+  const greyLuminance = brightGreyLuminance(candidates, cast);
+  const trust = trustIn(greys, count);
+  let share = trust;
+  if (impossibleShare(rgb, count, gainsFor(cast, share), greyLuminance) > IMPOSSIBLE_SHARE) {
+    let possible = 0;
+    for (let step = 0; step < 6; step++) {
+      const middle = (possible + share) / 2;
+      if (impossibleShare(rgb, count, gainsFor(cast, middle), greyLuminance) > IMPOSSIBLE_SHARE) share = middle;
+      else possible = middle;
+    }
+    share = possible;
+  }
+  return { cast, share, trust };
+}
+
+/** The likeliest lights tried in turn, when one could not have lit the photo. */
+const LIGHTS_TRIED = 3;
 
 /**
  * Linear gains (R, G, B) that make the photo's greys neutral, or [1, 1, 1] when it has none. A grey
  * keeps its luminance: the gains move colour, not exposure. `rgb` holds `count` pixels of linear RGB.
+ * The likeliest light is taken unless it could not have lit the photo (its correction cut by the
+ * gamut constraint): a saturated product that passes for a grey under some light (a blue box under
+ * tungsten looks like a grey in blue shade) then gives way to the next likeliest, the walls and
+ * cards around it; if none could, the one whose correction goes furthest.
  */
 export function whiteBalanceGains(rgb: Float32Array, count: number): [number, number, number] {
   const candidates = candidatesOf(rgb, count);
-  // The likeliest light along the locus; then the greys around it in the plane, so their tint
-  // counts too; then once more around their mean, which no longer leans towards the locus.
-  const centre = chromaticityAt(candidates, likeliestPosition(candidates));
-  if (!centre) return [1, 1, 1];
-  const first = greysAround(candidates, centre);
-  if (first.count === 0) return [1, 1, 1];
-  const greys = greysAround(candidates, chromaticity(first.mean));
-  if (greys.count === 0) return [1, 1, 1];
-
-  // A cast is a shift in chromaticity, so undoing part of it is a fraction of that shift.
-  const cast = chromaticity(greys.mean);
-  const trust = trustIn(cast, greys, greyWorld(rgb, count), count);
-  const r = Math.exp(trust * cast[0]);
-  const b = Math.exp(trust * cast[1]);
-  // The grey (r, 1, b) becomes (k, k, k), keeping its luminance k.
-  const k = luminance(r, 1, b);
-  return [k / r, k, k / b];
+  let chosen: { cast: [number, number]; share: number } | null = null;
+  for (const position of likeliestPositions(candidates, LIGHTS_TRIED)) {
+    const light = lightAt(rgb, count, candidates, position);
+    if (!light) continue;
+    if (light.share >= light.trust - 1e-9) {
+      chosen = light;
+      break;
+    }
+    const size = (found: { cast: [number, number]; share: number }) => found.share * Math.hypot(...found.cast);
+    if (!chosen || size(light) > size(chosen)) chosen = light;
+  }
+  return chosen ? gainsFor(chosen.cast, chosen.share) : [1, 1, 1];
 }
