@@ -208,9 +208,17 @@ export function litScene(options: SceneOptions): LitScene {
  * `noise` levels of sensor noise; `encode` may replace the camera's tone response (linear 0..∞ to
  * an encoded level, noise added after).
  */
+export interface Camera {
+  light?: readonly number[];
+  exposure?: number;
+  noise?: number;
+  seed?: number;
+  encode?: (linear: number) => number;
+}
+
 export function photograph(
   scene: LitScene,
-  { light = [1, 1, 1], exposure = 1, noise = 1.5, seed = 1, encode = (value: number) => toEncoded(value) } = {},
+  { light = [1, 1, 1], exposure = 1, noise = 1.5, seed = 1, encode = toEncoded }: Camera = {},
 ): RawFixture {
   const grain = gaussian(random(seed));
   const data = Buffer.alloc(scene.width * scene.height * 3);
