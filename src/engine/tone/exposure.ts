@@ -93,10 +93,10 @@ export const NEAR_WHITE = 215;
 /**
  * A photo with nothing dark anywhere is washed out, whatever is white in it: a correctly exposed
  * photo of real surfaces has a shadow, a print or a saturated colour whose smallest channel is at L*
- * 40 (100) or below. A floor above it starts to count, at L* 55 (140) fully: a studio packshot on
+ * 46 (115) or below. A floor above it starts to count, at L* 60 (150) fully: a studio packshot on
  * white has a product with its own darks, a washed-out photo of a light wall has none.
  */
-const LIFTED_FLOOR: Ramp = [100, 140];
+const LIFTED_FLOOR: Ramp = [115, 150];
 /**
  * Overexposed with clipped highlights: 5 % of the photo clipped starts to count, 20 % fully, when the
  * rest has no true blacks (LIFTED_BLACK) and is not the well-exposed subject of a packshot on white.

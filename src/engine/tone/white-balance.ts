@@ -61,6 +61,12 @@ const LOCUS: ReadonlyArray<[number, number]> = Array.from({ length: 49 }, (_, i)
  * paper is itself a few per cent off neutral.
  */
 const TINT_TOLERANCE = 0.15;
+/**
+ * Pixels this far off the loci are kept beside the candidates: a light is found among those within
+ * TINT_TOLERANCE, but its greys are gathered around it from all, so greys under a tinted light that
+ * straddle the tolerance (noise, JPEG chroma) are not cut in half.
+ */
+const CANDIDATE_REACH = TINT_TOLERANCE + 0.15;
 /** Greys of one light are one point up to noise and JPEG rounding: about 5 % in each ratio. */
 const GREY_SPREAD = 0.05;
 /** Positions along the locus are counted in steps this long. */
@@ -99,12 +105,13 @@ const IMPOSSIBLE_SHARE = 0.02;
 /**
  * A neutral surface has one chromaticity however bright it is (light changes its channels by one
  * factor); wood, skin or fabric, the colours that pass for a grey under a warm or cold light, vary
- * with their texture. Of the candidates within TEXTURE_SPREAD of the light found, a grey surface
- * keeps 80 % or more within GREY_SPREAD (noise and JPEG chroma rounding spill the rest) and the
- * textured materials 70 % or less: the correction fades out from the one to 60 %.
+ * with their texture. Of the candidates within TEXTURE_SPREAD of the light found, the greys of a
+ * photo keep 60 % or more within GREY_SPREAD even as JPEG sends it (chroma rounding in a dim channel
+ * under a strong cast, and a wall a few per cent off neutral beside a grey card, spill the rest), and
+ * a wood grain far less: the correction fades out from 60 % to 40 %.
  */
 const TEXTURE_SPREAD = 3 * GREY_SPREAD;
-const TIGHT_GREYS: readonly [number, number] = [0.6, 0.8];
+const TIGHT_GREYS: readonly [number, number] = [0.4, 0.6];
 /**
  * Enough grey to trust: a grey card or white print at 3 % of the frame is a reliable light; below
  * it the correction fades out with the evidence, to none.
@@ -121,8 +128,8 @@ const SEGMENTS = LOCUS.slice(1).map(([u, v], i) => {
     dv: v - v0,
     lengthSquared: (u - u0) ** 2 + (v - v0) ** 2,
     // The band of ln B/G within which a chromaticity can be near this segment.
-    vLow: Math.min(v0, v) - TINT_TOLERANCE,
-    vHigh: Math.max(v0, v) + TINT_TOLERANCE,
+    vLow: Math.min(v0, v) - CANDIDATE_REACH,
+    vHigh: Math.max(v0, v) + CANDIDATE_REACH,
   };
 });
 const SEGMENT_STARTS = SEGMENTS.reduce<number[]>(
@@ -133,11 +140,11 @@ const LOCUS_LENGTH = SEGMENT_STARTS[SEGMENTS.length];
 
 /**
  * Where a chromaticity lies along the locus (arc length), or -1 when it is further than
- * TINT_TOLERANCE off it. Segments whose ln B/G range is further than that from `v` are skipped
- * before any arithmetic: most are, for any pixel.
+ * CANDIDATE_REACH off it; `off` receives its squared distance. Segments whose ln B/G range is
+ * further than that from `v` are skipped before any arithmetic: most are, for any pixel.
  */
-function placeOnLocus(u: number, v: number): number {
-  let nearest = TINT_TOLERANCE * TINT_TOLERANCE;
+function placeOnLocus(u: number, v: number, off: { squared: number }): number {
+  let nearest = CANDIDATE_REACH * CANDIDATE_REACH;
   let along = -1;
   for (let i = 0; i < SEGMENTS.length; i++) {
     const { u0, v0, du, dv, lengthSquared, vLow, vHigh } = SEGMENTS[i];
@@ -145,12 +152,13 @@ function placeOnLocus(u: number, v: number): number {
     const t = Math.min(1, Math.max(0, ((u - u0) * du + (v - v0) * dv) / lengthSquared));
     const offU = u - u0 - t * du;
     const offV = v - v0 - t * dv;
-    const off = offU * offU + offV * offV;
-    if (off <= nearest) {
-      nearest = off;
+    const distance = offU * offU + offV * offV;
+    if (distance <= nearest) {
+      nearest = distance;
       along = SEGMENT_STARTS[i] + t * Math.sqrt(lengthSquared);
     }
   }
+  off.squared = nearest;
   return along;
 }
 
@@ -162,6 +170,7 @@ function placeOnLocus(u: number, v: number): number {
 function likeliestPositions(candidates: Candidates, wanted: number): number[] {
   const bins = new Float64Array(Math.ceil(LOCUS_LENGTH / LOCUS_STEP) + 1);
   for (let i = 0; i < candidates.count; i++) {
+    if (candidates.onLocus[i] === 0) continue;
     const bin = Math.min(bins.length - 1, Math.floor(candidates.along[i] / LOCUS_STEP));
     bins[bin] += castPrior(candidates.u[i], candidates.v[i]);
   }
@@ -188,12 +197,16 @@ function likeliestPositions(candidates: Candidates, wanted: number): number[] {
   return positions;
 }
 
-/** Pixels that may be a grey under some light: their linear RGB, chromaticity and place on the locus. */
+/**
+ * Pixels that may be a grey under some light: their linear RGB, chromaticity, place on the locus,
+ * and whether they lie within TINT_TOLERANCE of it (1) or only within CANDIDATE_REACH (0).
+ */
 interface Candidates {
   rgb: Float32Array;
   u: Float32Array;
   v: Float32Array;
   along: Float32Array;
+  onLocus: Uint8Array;
   count: number;
 }
 
@@ -203,8 +216,10 @@ function candidatesOf(rgb: Float32Array, count: number): Candidates {
     u: new Float32Array(count),
     v: new Float32Array(count),
     along: new Float32Array(count),
+    onLocus: new Uint8Array(count),
     count: 0,
   };
+  const off = { squared: 0 };
   for (let i = 0; i < count; i++) {
     const r = rgb[i * 3];
     const g = rgb[i * 3 + 1];
@@ -214,7 +229,7 @@ function candidatesOf(rgb: Float32Array, count: number): Candidates {
     }
     const u = Math.log(r / g);
     const v = Math.log(b / g);
-    const along = placeOnLocus(u, v);
+    const along = placeOnLocus(u, v, off);
     if (along < 0) continue;
     const n = candidates.count++;
     candidates.rgb[n * 3] = r;
@@ -223,17 +238,18 @@ function candidatesOf(rgb: Float32Array, count: number): Candidates {
     candidates.u[n] = u;
     candidates.v[n] = v;
     candidates.along[n] = along;
+    candidates.onLocus[n] = off.squared <= TINT_TOLERANCE * TINT_TOLERANCE ? 1 : 0;
   }
   return candidates;
 }
 
-/** Mean chromaticity of the candidates within GREY_SPREAD of a position along the locus. */
+/** Mean chromaticity of the candidates on the locus within GREY_SPREAD of a position along it. */
 function chromaticityAt(candidates: Candidates, position: number): [number, number] | null {
   let u = 0;
   let v = 0;
   let count = 0;
   for (let i = 0; i < candidates.count; i++) {
-    if (Math.abs(candidates.along[i] - position) > GREY_SPREAD) continue;
+    if (candidates.onLocus[i] === 0 || Math.abs(candidates.along[i] - position) > GREY_SPREAD) continue;
     u += candidates.u[i];
     v += candidates.v[i];
     count++;
@@ -320,13 +336,19 @@ function lightAt(
   candidates: Candidates,
   position: number,
 ): { cast: [number, number]; share: number; trust: number } | null {
-  // The greys around the position in the plane, so their tint counts too; then once more around
-  // their mean, which no longer leans towards the locus.
-  const centre = chromaticityAt(candidates, position);
+  // The greys around the position in the plane, so their tint counts too; then again around their
+  // mean (a mean shift), until it settles: greys under a tinted light lie off the locus, and a
+  // first mean still leans towards it.
+  let centre = chromaticityAt(candidates, position);
   if (!centre) return null;
-  const first = greysAround(candidates, centre);
-  if (first.count === 0) return null;
-  const greys = greysAround(candidates, chromaticity(first.mean));
+  let greys = greysAround(candidates, centre);
+  for (let step = 0; step < MEAN_SHIFT_STEPS && greys.count > 0; step++) {
+    const next = chromaticity(greys.mean);
+    const moved = Math.hypot(next[0] - centre[0], next[1] - centre[1]);
+    centre = next;
+    greys = greysAround(candidates, centre);
+    if (moved < 0.002) break;
+  }
   if (greys.count === 0) return null;
 
   // A cast is a shift in chromaticity, so undoing part of it is a fraction of that shift; the
@@ -347,6 +369,9 @@ function lightAt(
   return { cast, share, trust };
 }
 
+/** At most this many re-centrings of the greys on their mean. */
+const MEAN_SHIFT_STEPS = 6;
+
 /** The likeliest lights tried in turn, when one could not have lit the photo. */
 const LIGHTS_TRIED = 3;
 
@@ -364,7 +389,7 @@ export function whiteBalanceGains(rgb: Float32Array, count: number): [number, nu
   for (const position of likeliestPositions(candidates, LIGHTS_TRIED)) {
     const light = lightAt(rgb, count, candidates, position);
     if (!light) continue;
-    if (light.share >= light.trust - 1e-9) {
+    if (light.trust > 0 && light.share >= light.trust - 1e-9) {
       chosen = light;
       break;
     }
