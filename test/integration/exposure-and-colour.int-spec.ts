@@ -19,6 +19,7 @@ import {
   tonalRange,
   whiteLevel,
 } from '../support/tone-figures';
+import { LIGHTS, litScene, photograph, washedOutResponse } from '../support/lit-scenes';
 import {
   CASTS,
   toneScene,
@@ -352,6 +353,103 @@ describe('exposure and colour through the API and a live worker', () => {
       expect(Math.abs(hueDifference(row['hue before'], row['hue after']))).toBeLessThanOrEqual(5);
       expect(row['chroma after'] / row['chroma before']).toBeGreaterThanOrEqual(0.9);
       expect(row['chroma after'] / row['chroma before']).toBeLessThanOrEqual(1.1);
+    }
+  });
+
+  it('light: pulls the reported washed-out photo down, and photos with nothing below 150', async () => {
+    // The report: a light wall, a coloured product, a brown table, every tone 150..255, mean ~220.
+    const scenes = [
+      { id: 'reported', scene: litScene({ seed: 29, products: ['red'], productShare: 0.25, wall: [0.7, 0.68, 0.64] }) },
+      { id: 'blue', scene: litScene({ seed: 31, products: ['blue'] }) },
+      { id: 'green', scene: litScene({ seed: 32, products: ['green'], card: true }) },
+    ];
+    const sources = scenes.map(({ id, scene }, i) => ({
+      id,
+      photo: photograph(scene, { seed: 29 + i, encode: washedOutResponse(150 + 3 * i, 0.8 + 0.3 * i) }),
+    }));
+    const results = await edited(
+      await Promise.all(sources.map(async ({ id, photo }) => ({ url: await serve(photo), id }))),
+      { adjustments: { light: true } },
+    );
+    const rows = sources.map(({ id, photo }) => {
+      const after = only(results, id);
+      return {
+        scene: id,
+        'source levels': levelsOf(photo).join('..'),
+        'mean before': round(meanLuma(photo)),
+        'mean after': round(meanLuma(after)),
+        'range before': round(tonalRange(photo)),
+        'range after': round(tonalRange(after)),
+        'midtone contrast before': round(midtoneContrast(photo)),
+        'midtone contrast after': round(midtoneContrast(after)),
+        'white before': round(whiteLevel(photo)),
+        'white after': round(whiteLevel(after)),
+      };
+    });
+    console.log('Washed out with nothing dark, light:');
+    console.table(rows);
+    for (const row of rows) {
+      expect(row['mean before'] - row['mean after']).toBeGreaterThanOrEqual(15);
+      expect(row['range after']).toBeGreaterThanOrEqual(1.3 * row['range before']);
+      expect(row['midtone contrast after']).toBeGreaterThanOrEqual(1.2 * row['midtone contrast before']);
+      expect(row['white after']).toBeGreaterThanOrEqual(row['white before'] - 3);
+    }
+  });
+
+  it('color: removes casts with saturated products filling the frame, keeping their hues', async () => {
+    // The report: a red ball and a blue box under a light that makes an 18 % grey (139, 119, 86).
+    const warm = [139, 119, 86].map((level) => ((level / 255 + 0.055) / 1.055) ** 2.4);
+    const top = Math.max(...warm);
+    const cases = [
+      {
+        id: 'reported warm',
+        light: warm.map((value) => value / top),
+        scene: litScene({
+          seed: 2900,
+          products: ['red', 'blue'],
+          productShare: 0.3,
+          card: true,
+          wall: [0.62, 0.62, 0.62],
+          cardReflectance: [top, top, top],
+        }),
+      },
+      ...Object.entries(LIGHTS).map(([name, light], i) => ({
+        id: `red+blue+green/${name}`,
+        light,
+        scene: litScene({ seed: 300 + i, products: ['red', 'blue', 'green'], card: true }),
+      })),
+    ];
+    const sources = cases.map(({ id, light, scene }, i) => ({
+      id,
+      scene,
+      truth: photograph(scene, { seed: i }),
+      photo: photograph(scene, { seed: i, light }),
+    }));
+    const results = await edited(
+      await Promise.all(sources.map(async ({ id, photo }) => ({ url: await serve(photo, 'jpg'), id }))),
+      { adjustments: { color: true } },
+    );
+    const rows = sources.map(({ id, scene, truth, photo }) => {
+      const after = only(results, id);
+      const card = scene.card as NonNullable<ToneScene['card']>;
+      const hueErrors = scene.products.map(({ mask }) =>
+        hueDifference(productColour(truth, mask).hue, productColour(after, mask).hue),
+      );
+      return {
+        scene: id,
+        'card dE00 before': round(cardDeltaE(photo, card).deltaE, 2),
+        'card dE00 after': round(cardDeltaE(after, card).deltaE, 2),
+        'hue errors': hueErrors.map((error) => round(error)).join(', '),
+        'worst hue error': round(Math.max(...hueErrors.map(Math.abs))),
+      };
+    });
+    console.log(
+      'Casts over saturated products, color (card dE00 from neutral; product hue against the photo under D65):',
+    );
+    console.table(rows);
+    for (const row of rows) {
+      expect(row['card dE00 after']).toBeLessThanOrEqual(3);
+      expect(row['worst hue error']).toBeLessThanOrEqual(3);
     }
   });
 

@@ -7,11 +7,22 @@ function greys(from: number, to: number): { rgb: Uint8Array; count: number } {
   return { rgb, count: to - from + 1 };
 }
 
-const levels = (black: number, key: number, white: number, whiteBackground = 0): ExposureLevels => ({
+const levels = (
+  black: number,
+  key: number,
+  white: number,
+  whiteBackground = 0,
+  more: Partial<ExposureLevels> = {},
+): ExposureLevels => ({
   black,
   key,
   white,
   whiteBackground,
+  floor: 0,
+  clipped: 0,
+  subjectKey: 0,
+  whiteBorder: 0,
+  ...more,
 });
 
 /** The largest slope of a curve over 0..255, measured in tenths of a level. */
@@ -25,7 +36,18 @@ describe(measureExposure.name, () => {
   it('measures black, key and white on the content, leaving clipped levels out', () => {
     // Levels 2..253 are content (252 samples): 0.5 % is 1.26 samples, so black is the second, 3.
     const { rgb, count } = greys(0, 255);
-    expect(measureExposure(rgb, count)).toEqual({ black: 3, key: 128, white: 252, whiteBackground: 41 / 256 });
+    expect(measureExposure(rgb, count)).toEqual({
+      black: 3,
+      key: 128,
+      white: 252,
+      whiteBackground: 41 / 256,
+      // The floor is the smallest channel 1 % of the photo lies below, white (254, 255) left out.
+      floor: 2,
+      clipped: 2 / 256,
+      // The subject: levels 2..214, neither clipped nor near-white.
+      subjectKey: 108,
+      whiteBorder: 0,
+    });
   });
 
   it('measures brightness as the largest channel, so a saturated colour counts as bright', () => {
@@ -84,6 +106,31 @@ describe(exposureCurve.name, () => {
 
   it('leaves a photo with a white studio background alone, however bright its content', () => {
     expect(exposureCurve(levels(130, 230, 250, 0.5))).toBeNull();
+    // Its product has darks of its own and a subject key in the midtones.
+    expect(exposureCurve(levels(60, 200, 250, 0.5, { floor: 20, clipped: 0.5, subjectKey: 150 }))).toBeNull();
+    // A saturated product has no dark largest channel, but the white runs all round the border.
+    expect(
+      exposureCurve(levels(115, 175, 253, 0.8, { floor: 19, clipped: 0.8, subjectKey: 175, whiteBorder: 0.95 })),
+    ).toBeNull();
+  });
+
+  it('pulls a photo with nothing dark anywhere down, even with a light wall near white', () => {
+    // Every channel of every pixel above 150: the wall is not a studio background.
+    const curve = exposureCurve(levels(165, 235, 252, 0.6, { floor: 150 })) as (brightness: number) => number;
+    expect(curve(165)).toBeCloseTo(85, 6);
+    expect(curve(235)).toBeCloseTo(200, 6);
+    expect(curve(252)).toBeCloseTo(252, 6);
+    expect(curve(255)).toBeCloseTo(255, 6);
+  });
+
+  it('pulls an overexposed photo with clipped highlights down, whites kept', () => {
+    // A fifth clipped; the rest without blacks and crowded at the top, its key normal by itself.
+    const curve = exposureCurve(levels(125, 190, 250, 0.3, { floor: 60, clipped: 0.3, subjectKey: 225 })) as (
+      brightness: number,
+    ) => number;
+    expect(curve(125)).toBeCloseTo(85, 6);
+    expect(curve(190)).toBeLessThan(85 + ((190 - 125) / 125) * 165 - 30);
+    expect(curve(250)).toBeCloseTo(250, 6);
   });
 
   it('corrects half as much where the photo is only half washed out', () => {

@@ -20,6 +20,18 @@ export interface ExposureLevels {
   white: number;
   /** Share of the whole photo that is near-white (every channel at NEAR_WHITE or more). */
   whiteBackground: number;
+  /**
+   * The photo's floor: its smallest channel that 1 % of it is darker in, white left out. Flare and
+   * overexposure lift every channel; a saturated colour keeps one low, so a red product on a light
+   * wall has a dark floor however bright its largest channel is.
+   */
+  floor: number;
+  /** Share of the whole photo with a channel clipped (at CLIPPED_WHITE or more). */
+  clipped: number;
+  /** Key (median brightness) of what is neither near-white nor clipped: the subject of a packshot. */
+  subjectKey: number;
+  /** Share of the photo's outermost pixels that are white (every channel at CLEAN_WHITE or more). */
+  whiteBorder: number;
 }
 
 /**
@@ -78,6 +90,45 @@ const CROWDED_KEY: Ramp = [200, 228];
  */
 const WHITE_BACKGROUND: Ramp = [0.1, 0.3];
 export const NEAR_WHITE = 215;
+/**
+ * A photo with nothing dark anywhere is washed out, whatever is white in it: a correctly exposed
+ * photo of real surfaces has a shadow, a print or a saturated colour whose smallest channel is at L*
+ * 46 (115) or below. A floor above it starts to count, at L* 60 (150) fully: a studio packshot on
+ * white has a product with its own darks, a washed-out photo of a light wall has none.
+ */
+const LIFTED_FLOOR: Ramp = [115, 150];
+/**
+ * Overexposed with clipped highlights: 5 % of the photo clipped starts to count, 20 % fully, when the
+ * rest has no true blacks (LIFTED_BLACK) and is not the well-exposed subject of a packshot on white.
+ */
+const CLIPPED_SHARE: Ramp = [0.05, 0.2];
+/**
+ * The subject of a packshot is exposed for itself, its key in the midtones; the subject of an
+ * overexposed photo crowds at the top. A subject key above 170 starts to count as overexposed, above
+ * 210 (L* 83) fully.
+ */
+const SUBJECT_KEY: Ramp = [170, 210];
+/** Or the subject has no darks at all: its black at L* 42 (100) or above starts to count, 120 fully. */
+const SUBJECT_BLACK: Ramp = [100, 120];
+/**
+ * Clipped areas lift nothing below them, so an overexposed photo's black is less lifted than a
+ * flared one's: from L* 29 (70), at L* 45 (110) fully. A packshot's product has darks below it.
+ */
+const CLIPPED_BLACK_RAMP: Ramp = [70, 110];
+/**
+ * How far an overexposed photo's key is pulled below where the stretch to a lowered black puts it:
+ * its clipped areas keep the mean high, so its midtones are taken a little further down.
+ */
+const OVEREXPOSED_KEY_DROP = 35;
+/**
+ * A packshot's backdrop is clean white all round the product, so nearly all of the photo's border is
+ * white; an overexposed photo's clipped wall leaves its table, floor or sides below white. A white
+ * border of 60 % starts to count as a packshot, 90 % fully.
+ */
+const WHITE_BORDER: Ramp = [0.6, 0.9];
+export const CLEAN_WHITE = 250;
+/** The floor's tail: 1 % of the photo. */
+const FLOOR_TAIL = 0.01;
 
 /** Where a quantity starts to count, and where it counts fully. */
 type Ramp = readonly [number, number];
@@ -95,19 +146,34 @@ function percentile(histogram: Uint32Array, total: number, fraction: number): nu
 }
 
 /** The levels of 8-bit RGB samples (`count` pixels), or null with too little content. */
-export function measureExposure(rgb: Uint8Array, count: number): ExposureLevels | null {
+export function measureExposure(rgb: Uint8Array, count: number, whiteBorder = 0): ExposureLevels | null {
   const histogram = new Uint32Array(256);
+  const floors = new Uint32Array(256);
+  const subject = new Uint32Array(256);
   let content = 0;
   let nearWhite = 0;
+  let clipped = 0;
+  let coloured = 0;
+  let subjectCount = 0;
   for (let i = 0; i < count; i++) {
     const r = rgb[i * 3];
     const g = rgb[i * 3 + 1];
     const b = rgb[i * 3 + 2];
-    if (Math.min(r, g, b) >= NEAR_WHITE) nearWhite++;
+    const smallest = Math.min(r, g, b);
     const brightness = Math.max(r, g, b);
+    if (smallest >= NEAR_WHITE) nearWhite++;
+    if (brightness >= CLIPPED_WHITE) clipped++;
+    if (smallest < CLIPPED_WHITE) {
+      floors[smallest]++;
+      coloured++;
+    }
     if (brightness <= CLIPPED_BLACK || brightness >= CLIPPED_WHITE) continue;
     histogram[brightness]++;
     content++;
+    if (smallest < NEAR_WHITE) {
+      subject[brightness]++;
+      subjectCount++;
+    }
   }
   if (content === 0 || content < MIN_CONTENT_SHARE * count) return null;
   return {
@@ -115,7 +181,34 @@ export function measureExposure(rgb: Uint8Array, count: number): ExposureLevels 
     key: percentile(histogram, content, 0.5),
     white: percentile(histogram, content, 1 - TAIL),
     whiteBackground: nearWhite / count,
+    floor: percentile(floors, coloured, FLOOR_TAIL),
+    clipped: clipped / count,
+    subjectKey: subjectCount === 0 ? 255 : percentile(subject, subjectCount, 0.5),
+    whiteBorder,
   };
+}
+
+/**
+ * How washed out or overexposed a photo is, 0..1, in three ways: a lifted black with a crowded key
+ * on a photo that is not a white studio background; nothing dark anywhere (a lifted floor) with a
+ * crowded key; or large clipped areas over a subject without blacks that is crowded at the top
+ * (not a packshot on white, whose subject is exposed for itself and whose white runs all round the
+ * border). The second part is the share of
+ * the last way, which pulls the key further down.
+ */
+function overexposure(levels: ExposureLevels): { washed: number; clipping: number } {
+  const { black, key, whiteBackground, floor, clipped, subjectKey, whiteBorder } = levels;
+  const crowded = ramp(key, CROWDED_KEY);
+  const liftedBlack = crowded * ramp(black, LIFTED_BLACK) * (1 - ramp(whiteBackground, WHITE_BACKGROUND));
+  const liftedFloor = crowded * ramp(floor, LIFTED_FLOOR);
+  // A packshot's product has darks of its own (black below LIFTED_BLACK) or is exposed for itself
+  // (its key in the midtones); an overexposed photo's content has neither.
+  const clipping =
+    ramp(clipped, CLIPPED_SHARE) *
+    ramp(black, CLIPPED_BLACK_RAMP) *
+    Math.max(ramp(subjectKey, SUBJECT_KEY), ramp(black, SUBJECT_BLACK)) *
+    (1 - ramp(whiteBorder, WHITE_BORDER));
+  return { washed: Math.max(liftedBlack, liftedFloor, clipping), clipping };
 }
 
 /**
@@ -144,8 +237,7 @@ export function exposureCurve(levels: ExposureLevels, brightnessOffset = 0): ((b
   const span = white - black;
   if (span < 1) return null;
 
-  const washedOut =
-    ramp(black, LIFTED_BLACK) * ramp(key, CROWDED_KEY) * (1 - ramp(levels.whiteBackground, WHITE_BACKGROUND));
+  const { washed: washedOut, clipping } = overexposure(levels);
   // Underexposed: white lifted to its range.
   const whiteGoal = WHITE_LEVEL + (LIFTED_WHITE - WHITE_LEVEL) * ramp(white, DARK_WHITE);
   const whiteTarget = white >= WHITE_LEVEL ? white : Math.min(whiteGoal, black + MAX_GAIN * span);
@@ -164,7 +256,8 @@ export function exposureCurve(levels: ExposureLevels, brightnessOffset = 0): ((b
 
   // Washed out: the key pulled down towards its range too, which steepens the crowded top.
   const levelledKey = blackTarget + t * range;
-  const keyTarget = levelledKey - washedOut * Math.max(0, levelledKey - CROWDED_KEY[0]);
+  const keyTarget =
+    levelledKey - washedOut * Math.max(0, levelledKey - CROWDED_KEY[0]) - clipping * OVEREXPOSED_KEY_DROP;
   const keyInside = t > 0.02 && t < 0.98;
   let bend = keyInside ? bendThrough(t, inside((keyTarget - blackTarget) / range)) : 0;
   bend = Math.min(MAX_GAIN / stretch - 1, Math.max(stretch / MAX_GAIN - 1, bend));

@@ -1,4 +1,4 @@
-import { exposureCurve, measureExposure, NEAR_WHITE } from './exposure';
+import { CLEAN_WHITE, exposureCurve, measureExposure, NEAR_WHITE } from './exposure';
 import { LEVEL_OF_LINEAR, LINEAR_OF_LEVEL, LINEAR_STEPS, toEncoded, toLinear } from './linear-light';
 import type { RawImage } from '../../core/image/raw-image';
 import { whiteBalanceGains } from './white-balance';
@@ -69,6 +69,28 @@ function sample(image: RawImage): RawImage {
   return { data: data.subarray(0, count * 3), width: count, height: 1, channels: 3 };
 }
 
+/** Share of the image's outermost pixels (its one-pixel frame) that are white; transparent ones say nothing. */
+function whiteBorderShare(image: RawImage): number {
+  const { data, width, height, channels } = image;
+  let white = 0;
+  let counted = 0;
+  const visit = (x: number, y: number) => {
+    const i = (y * width + x) * channels;
+    if (channels === 4 && data[i + 3] < 128) return;
+    counted++;
+    if (data[i] >= CLEAN_WHITE && data[i + 1] >= CLEAN_WHITE && data[i + 2] >= CLEAN_WHITE) white++;
+  };
+  for (let x = 0; x < width; x++) {
+    visit(x, 0);
+    if (height > 1) visit(x, height - 1);
+  }
+  for (let y = 1; y < height - 1; y++) {
+    visit(0, y);
+    if (width > 1) visit(width - 1, y);
+  }
+  return counted === 0 ? 0 : white / counted;
+}
+
 /** 8-bit levels in linear light. */
 function linearOf(levels: Uint8Array): Float32Array {
   const linear = new Float32Array(levels.length);
@@ -120,7 +142,7 @@ export function analyseTone(image: RawImage, request: ToneRequest): ToneCorrecti
   // Measured as white balance leaves the photo, so exposure and saturation see the corrected colours.
   applyTone(samples, balancing);
 
-  const levels = request.light ? measureExposure(samples.data, count) : null;
+  const levels = request.light ? measureExposure(samples.data, count, whiteBorderShare(image)) : null;
   const curve = levels && exposureCurve(levels, request.brightnessOffset);
   const neutral = gains.every((gain) => Math.abs(gain - 1) < NEUTRAL);
   const map = neutral && !curve ? null : { ...balancing, exposure: curve && exposureGains(curve) };

@@ -51,10 +51,30 @@ describe(whiteBalanceGains.name, () => {
     expect(whiteBalanceGains(samples.rgb, samples.count)).toEqual([1, 1, 1]);
   });
 
-  it('does not take an orange product for a grey under tungsten when the rest of the photo is blue', () => {
-    // The orange is exactly a neutral grey under illuminant A, but the photo's average is not warm.
+  it('does not take an orange product for a grey under tungsten when the rest of the photo is a bright blue', () => {
+    // The orange is exactly a neutral grey under illuminant A, but tungsten could not have lit the
+    // blue: undoing the cast would make it reflect ten times more blue than the "grey" reflects.
     const samples = photo([lit([0.5, 0.5, 0.5], TUNGSTEN), 40], [[0.05, 0.12, 0.6], 60]);
-    expect(whiteBalanceGains(samples.rgb, samples.count)).toEqual([1, 1, 1]);
+    const gains = whiteBalanceGains(samples.rgb, samples.count);
+    const grey = luminance(lit([0.5, 0.5, 0.5], TUNGSTEN));
+    expect(Math.max(...balanced([0.05, 0.12, 0.6], gains))).toBeLessThanOrEqual(6 * grey + 1e-6);
+    // Most of the "cast" stays: the orange stays well away from grey.
+    expect(Math.log(spread(balanced(lit([0.5, 0.5, 0.5], TUNGSTEN), gains)))).toBeGreaterThan(
+      0.3 * Math.log(spread(lit([0.5, 0.5, 0.5], TUNGSTEN))),
+    );
+  });
+
+  it('removes a tungsten cast with saturated products filling the frame: they do not pull against it', () => {
+    // A grey card and a light wall, and a red and a blue product filling two thirds of the photo.
+    const samples = photo(
+      [lit([0.18, 0.18, 0.18], TUNGSTEN), 50],
+      [lit([0.6, 0.6, 0.58], TUNGSTEN), 250],
+      [lit([0.55, 0.035, 0.03], TUNGSTEN), 350],
+      [lit([0.025, 0.07, 0.48], TUNGSTEN), 350],
+    );
+    const gains = whiteBalanceGains(samples.rgb, samples.count);
+    // Within the few per cent the wall's own tint moves the greys' mean (uncorrected: 7.9).
+    expect(spread(balanced(lit([0.18, 0.18, 0.18], TUNGSTEN), gains))).toBeLessThan(1.05);
   });
 
   it('does not take wood for a grey: its colour varies with its grain', () => {

@@ -12,6 +12,8 @@ import {
   type Rgb,
 } from '../../../../test/support/image-fixtures';
 import { NearestUpscaler, nearestEnlargement } from '../../../../test/support/nearest-upscaler';
+import { litScene, photograph, washedOutResponse } from '../../../../test/support/lit-scenes';
+import { cardDeltaE, meanLuma, midtoneContrast, tonalRange } from '../../../../test/support/tone-figures';
 import { inspectSource } from '../../../core/image/source-image';
 import { runEdit } from './edit-pipeline';
 import { EDIT_VARIANTS, type EditRequest } from './edit-request';
@@ -195,6 +197,40 @@ describe(runEdit.name, () => {
       const [mr, mg, mb] = decoded.pixel(250, 170);
       expect(mb).toBeGreaterThan(mr + 60);
       expect(mb).toBeGreaterThan(mg + 40);
+    });
+  });
+
+  describe('adjustments on the reported photos', () => {
+    it('light: pulls a washed-out photo down (light wall, coloured product, brown table, all above 150)', async () => {
+      const scene = litScene({ seed: 29, products: ['red'], productShare: 0.25, wall: [0.7, 0.68, 0.64] });
+      const photo = photograph(scene, { seed: 29, encode: washedOutResponse(150, 0.8) });
+      const source = await fromFixture(photo).png().toBuffer();
+      const { decoded } = await edit(source, { light: true });
+      const before = await decodeRgba(source);
+      expect(meanLuma(before)).toBeGreaterThan(215);
+      expect(meanLuma(before) - meanLuma(decoded)).toBeGreaterThan(20);
+      expect(tonalRange(decoded)).toBeGreaterThan(1.5 * tonalRange(before));
+      expect(midtoneContrast(decoded)).toBeGreaterThan(1.5 * midtoneContrast(before));
+    });
+
+    it('color: removes a warm cast with a red ball and a blue box in the picture', async () => {
+      // The light that turns an 18 % grey card into (139, 119, 86).
+      const light = [139, 119, 86].map((level) => ((level / 255 + 0.055) / 1.055) ** 2.4);
+      const top = Math.max(...light);
+      const scene = litScene({
+        seed: 2900,
+        products: ['red', 'blue'],
+        productShare: 0.3,
+        card: true,
+        wall: [0.62, 0.62, 0.62],
+        cardReflectance: [top, top, top],
+      });
+      const photo = photograph(scene, { seed: 29, light: light.map((value) => value / top) });
+      const source = await fromFixture(photo).png().toBuffer();
+      const card = scene.card as NonNullable<typeof scene.card>;
+      const { decoded } = await edit(source, { color: true });
+      expect(cardDeltaE(await decodeRgba(source), card).deltaE).toBeGreaterThan(10);
+      expect(cardDeltaE(decoded, card).deltaE).toBeLessThanOrEqual(3);
     });
   });
 
