@@ -11,13 +11,15 @@ import type { Rectangle } from './tone-scenes';
  */
 
 export type Linear = [number, number, number];
-export type ProductColour = 'red' | 'blue' | 'green';
+/** Saturated products, and a pale one (cream) with no dark tones of its own. */
+export type ProductColour = 'red' | 'blue' | 'green' | 'cream';
 
 /** Saturated product reflectances in linear sRGB: each is varied a little by the seed. */
 const PRODUCTS: Record<ProductColour, Linear> = {
   red: [0.55, 0.035, 0.03],
   blue: [0.025, 0.07, 0.48],
   green: [0.04, 0.32, 0.05],
+  cream: [0.62, 0.55, 0.4],
 };
 
 const toLinear = (level: number) => {
