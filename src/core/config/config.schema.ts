@@ -56,222 +56,224 @@ const commaList = <T extends z.ZodTypeAny>(item: T) =>
  * Every setting the service reads. Names are the operator's interface (contract section 14);
  * the process validates them once at start and nothing else reads `process.env`.
  */
-export const configSchema = z
-  .object({
-    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-    /** Used when the role is not given on the command line. */
-    ROLE: z.enum(['api', 'worker', 'all']).optional(),
-    PORT: port.default(3000),
-    /** Processes of the api role sharing PORT, to use several cores in one container or host. */
-    API_PROCESSES: positiveInt.max(64).default(1),
-    /**
-     * Which proxies' X-Forwarded-For to believe for the client address: false (none), true
-     * (any), a hop count, or comma-separated addresses and CIDRs (Express's "trust proxy").
-     */
-    TRUST_PROXY: z
-      .string()
-      .trim()
-      .default('false')
-      .transform((value): boolean | number | string[] => {
-        if (value === 'true' || value === 'false') return value === 'true';
-        if (/^[0-9]+$/.test(value)) return Number(value);
-        return value
-          .split(',')
-          .map((part) => part.trim())
-          .filter((part) => part.length > 0);
-      })
-      .refine(
-        (value) =>
-          typeof value !== 'object' ||
-          value.every(
-            (entry) => isIP(entry.split('/')[0]) !== 0 || ['loopback', 'linklocal', 'uniquelocal'].includes(entry),
-          ),
-        'must be true, false, a hop count, or comma-separated IP addresses, CIDRs, loopback, linklocal or uniquelocal',
-      ),
-    DATABASE_URL: optionalUrl(['postgres:', 'postgresql:']),
-    DATABASE_POOL_SIZE: positiveInt.max(200).default(10),
-    DATABASE_MIGRATE_ON_START: booleanFlag.default('true'),
-    REDIS_URL: optionalUrl(['redis:', 'rediss:']),
-    REDIS_KEY_PREFIX: z
-      .string()
-      .regex(/^[a-z0-9_-]{1,40}$/i, 'must be 1 to 40 letters, digits, "_" or "-"')
-      .default('imgjobs'),
-    ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-    PUBLIC_BASE_URL: optionalUrl(['http:', 'https:']),
-    /** Where result files live: a local folder every API and worker shares, or an S3-compatible bucket. */
-    STORAGE_DRIVER: z.enum(['local', 's3']).default('local'),
-    STORAGE_DIR: z.string().min(1).default('./data/results'),
-    S3_BUCKET: z.string().min(1).optional(),
-    /** An S3-compatible server's URL (MinIO, Ceph, R2...); unset, AWS S3 in S3_REGION. */
-    S3_ENDPOINT: optionalUrl(['http:', 'https:']),
-    S3_REGION: z.string().min(1).default('us-east-1'),
-    /** Unset, the AWS SDK's default credential chain (instance role, environment, profile). */
-    S3_ACCESS_KEY_ID: z.string().min(1).optional(),
-    S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
-    /** Bucket in the path (`endpoint/bucket/key`) rather than the host name, as most self-hosted servers need. */
-    S3_FORCE_PATH_STYLE: booleanFlag.default('false'),
-    /**
-     * What result URLs point at: `api`, the API's own signed, expiring URLs (it streams the file
-     * from storage), or `presigned`, presigned S3 URLs that clients download from the bucket directly.
-     */
-    RESULT_URLS: z.enum(['api', 'presigned']).default('api'),
-    /** Result files and thumbnails are deleted this many days after their result finished. */
-    RESULT_RETENTION_DAYS: positiveInt.max(3650).default(30),
-    /** An uploaded source can be used this long after its upload; the retention sweep then deletes it. */
-    UPLOAD_RETENTION_HOURS: positiveInt.max(24 * 365).default(24),
-    /** How long a signed result or thumbnail URL works (contract section 13: 7 days). */
-    RESULT_URL_TTL_SECONDS: positiveInt.max(365 * 24 * 3600).default(7 * 24 * 3600),
-    /** HMAC key for result URLs; unset, a secret generated once and kept in PostgreSQL is shared by every instance. */
-    RESULT_URL_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-    DATA_DIR: z.string().min(1).default('./data'),
-    EMBEDDED_POSTGRES_PORT: port.default(54329),
-    OUTBOUND_ALLOWLIST: commaList(allowlistEntry).default(''),
-    WEBHOOK_RETRY_SCHEDULE: commaList(
-      z.coerce
-        .number()
-        .int()
-        .min(0)
-        .max(7 * 24 * 3600),
-    )
-      .refine((delays) => delays.length > 0, 'must list at least one delay')
-      .default('0,5,300,1800,7200,18000,36000,36000'),
-    /** A delivery attempt that has not answered in this time has failed (contract section 11: 15 s). */
-    WEBHOOK_TIMEOUT_SECONDS: positiveInt.max(120).default(15),
-    /** How long a rotated webhook secret keeps signing beside the new one (24 h). */
-    WEBHOOK_SECRET_OVERLAP_SECONDS: nonNegativeInt.max(30 * 24 * 3600).default(24 * 3600),
-    /** Deliveries one account may have in flight in one worker, so a slow receiver cannot hold every slot. */
-    WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT: positiveInt.max(1000).default(16),
-    /** Events, their deliveries and attempts older than this are deleted once nothing is pending. */
-    WEBHOOK_RETENTION_DAYS: positiveInt.max(3650).default(30),
-    LIMIT_CREATES_PER_HOUR_KEY: positiveInt.default(5),
-    LIMIT_CREATES_PER_HOUR_ACCOUNT: positiveInt.default(10),
-    LIMIT_CREATES_PER_HOUR_IP: positiveInt.default(50),
-    LIMIT_POLLS_PER_HOUR_KEY: positiveInt.default(120),
-    LIMIT_POLLS_PER_HOUR_ACCOUNT: positiveInt.default(240),
-    LIMIT_POLLS_PER_HOUR_IP: positiveInt.default(1200),
-    /**
-     * `POST /uploads` per window. A key's default covers its creates' worth of sources (5 creates
-     * of 20 images an hour); account 2x and IP 10x, as for the other limits.
-     */
-    LIMIT_UPLOADS_PER_HOUR_KEY: positiveInt.default(100),
-    LIMIT_UPLOADS_PER_HOUR_ACCOUNT: positiveInt.default(200),
-    LIMIT_UPLOADS_PER_HOUR_IP: positiveInt.default(1000),
-    /** Failed API-key authentications per client IP per window, so keys cannot be guessed at database cost. */
-    LIMIT_FAILED_AUTH_PER_HOUR_IP: positiveInt.default(100),
-    /** Length of the sliding window of the create and poll limits (the limits are per hour by default). */
-    RATE_LIMIT_WINDOW_SECONDS: positiveInt.max(86_400).default(3600),
-    LIMIT_ACTIVE_JOBS_PER_KEY: positiveInt.default(1),
-    LIMIT_ACTIVE_JOBS_PER_ACCOUNT: positiveInt.default(2),
-    CAPACITY_MAX_PENDING_RESULTS: positiveInt.default(200),
-    CAPACITY_ACCOUNT_SHARE: z.coerce.number().gt(0).max(1).default(0.25),
-    RESULT_ATTEMPTS: positiveInt.max(20).default(3),
-    /** Which queues a worker process consumes, so background removal can scale apart. */
-    WORKER_QUEUES: commaList(
-      z.enum(['background-removal', 'processing', 'sandbox', 'webhook-delivery', 'maintenance']),
-    ).default('background-removal,processing,sandbox,webhook-delivery,maintenance'),
-    /**
-     * Heavy results (cut-outs; edits, generations, scenes and ads) run at once per queue: one per
-     * core by default, so on 2 cores a worker does not interleave sixteen heavy results and starve
-     * its own event loop; the rest wait in the queue, where another worker can take them. Raise
-     * PROCESSING where results mostly wait on the image provider.
-     */
-    WORKER_CONCURRENCY_BACKGROUND_REMOVAL: positiveInt.max(256).default(CORES),
-    WORKER_CONCURRENCY_PROCESSING: positiveInt.max(256).default(CORES),
-    /** Sandbox results only write a small generated image (or wait, for `sandbox_slow`). */
-    WORKER_CONCURRENCY_SANDBOX: positiveInt.max(256).default(16),
-    WORKER_CONCURRENCY_WEBHOOKS: positiveInt.max(1024).default(64),
-    /**
-     * A running task's queue lock, renewed every half of it while its worker lives: a worker whose
-     * event loop stalls for less than half of it keeps its work. A dead worker's work is taken over
-     * by the first stalled check after its lock lapses, so at most lock + check after it died (14 s).
-     */
-    WORKER_LOCK_SECONDS: positiveInt.max(3600).default(10),
-    WORKER_STALLED_CHECK_SECONDS: positiveInt.max(3600).default(4),
-    WORKER_MAX_STALLED: nonNegativeInt.max(20).default(1),
-    SWEEP_INTERVAL_SECONDS: positiveInt.max(3600).default(30),
-    SWEEP_GRACE_SECONDS: positiveInt.max(86_400).default(60),
-    SANDBOX_SLOW_SECONDS: nonNegativeInt.max(600).default(10),
-    /** One deadline for a whole source download, redirects included (issue: 20 s). */
-    SOURCE_FETCH_TIMEOUT_SECONDS: positiveInt.max(300).default(20),
-    /** Largest source download, enforced while streaming (25 MiB). */
-    SOURCE_MAX_BYTES: positiveInt.max(1024 * 1024 * 1024).default(25 * 1024 * 1024),
-    /** Largest decoded source, refused from its header before any pixel is decoded (50 megapixels). */
-    SOURCE_MAX_MEGAPIXELS: positiveInt.max(500).default(50),
-    /** Memory for downloaded sources kept briefly so the variants of one source download it once. */
-    SOURCE_CACHE_MEGABYTES: nonNegativeInt.max(4096).default(128),
-    /** Longest one attempt at a result may take before it fails with `timeout`. */
-    RESULT_TIMEOUT_SECONDS: positiveInt.max(3600).default(120),
-    /** libvips threads per image pipeline; the worker runs several pipelines at once. */
-    IMAGE_PIPELINE_THREADS: positiveInt.max(64).default(1),
-    /**
-     * Threads of the image engine (the tools' pixel steps written in JavaScript), one per core by
-     * default; 0 runs them on the worker's event loop, for debugging only.
-     */
-    ENGINE_THREADS: nonNegativeInt.max(64).default(CORES),
-    /** Nice value added to the engine's threads: on a busy machine the event loop and libvips are scheduled first. */
-    ENGINE_THREAD_NICE: nonNegativeInt.max(19).default(5),
-    /** Decoded source pixels a worker holds at once; further results wait, so memory stays bounded. */
-    IMAGE_MEMORY_BUDGET_MEGAPIXELS: positiveInt.max(10_000).default(150),
-    /**
-     * Who cuts subjects out: `local` (the ISNet model on this worker's CPU), `remote` (an HTTP
-     * service at SEGMENTER_URL) or `none` (background removal unavailable).
-     */
-    SEGMENTER: z.enum(['local', 'remote', 'none']).default('local'),
-    /** The remote segmenter: it receives a PNG and answers the subject's mask as an image. */
-    SEGMENTER_URL: optionalUrl(['http:', 'https:']),
-    SEGMENTER_TIMEOUT_SECONDS: positiveInt.max(600).default(30),
-    /** The local model's square input side, in pixels; 768 was the smallest that lost no thin product detail. */
-    SEGMENTATION_INPUT_SIZE: z.coerce.number().int().min(320).max(1024).multipleOf(32).default(768),
-    /** Threads of the one inference session per worker; inferences in one process run one at a time. */
-    SEGMENTATION_THREADS: positiveInt.max(64).default(2),
-    /**
-     * Who enlarges for `upscale`: `local` (the slim ESRGAN super-resolution models on this
-     * worker's CPU) or `none` (live upscale results fail without being charged).
-     */
-    UPSCALER: z.enum(['local', 'none']).default('local'),
-    /** Threads of the upscaler's inference sessions per worker; tiles in one process run one at a time. */
-    UPSCALER_THREADS: positiveInt.max(64).default(2),
-    /** Where the prepared models are kept; unset, `<DATA_DIR>/models`. */
-    MODELS_DIR: z.string().min(1).optional(),
-    /**
-     * Who paints generated pixels (AI edits, generated scenes and images): `openai`, any server
-     * speaking the OpenAI images API at IMAGE_PROVIDER_BASE_URL, or `none` (those tools are
-     * unavailable to live keys, except where a local mode is enabled).
-     */
-    IMAGE_PROVIDER: z.enum(['openai', 'none']).default('none'),
-    IMAGE_PROVIDER_BASE_URL: optionalUrl(['http:', 'https:']),
-    IMAGE_PROVIDER_API_KEY: z.string().min(1).optional(),
-    IMAGE_PROVIDER_MODEL: z.string().min(1).default('gpt-image-1'),
-    /** Longest one provider call may take, retries included. */
-    IMAGE_PROVIDER_TIMEOUT_SECONDS: positiveInt.max(600).default(120),
-    /** Retries of one provider call after a 429 or 5xx, each after the provider's Retry-After. */
-    IMAGE_PROVIDER_MAX_RETRIES: nonNegativeInt.max(10).default(2),
-    /**
-     * Lets `ai_background` run without a provider on built-in studio backdrops (seamless paper,
-     * soft gradients, a floor with a horizon), named as such in the catalog.
-     */
-    STUDIO_BACKDROPS: booleanFlag.default('false'),
-    AUTH_CACHE_TTL_SECONDS: nonNegativeInt.max(300).default(30),
-    WORKER_HEALTH_PORT: port.default(3001),
-    /**
-     * After SIGTERM, how long the API keeps serving (readiness answering 503, every response with
-     * `Connection: close`) so load balancers stop routing to it before it stops accepting. Unset,
-     * 5 s, or a third of a grace period shorter than 15 s (a worker's setting need not fit the API).
-     */
-    SHUTDOWN_DRAIN_SECONDS: nonNegativeInt.max(300).optional(),
-    /** Longest shutdown after the first SIGTERM, drain included; past it the process exits with code 1. */
-    SHUTDOWN_GRACE_SECONDS: positiveInt.max(600).default(15),
-    DEMO_ACCOUNT_CREDITS: nonNegativeInt.default(1000),
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    /**
-     * Longest wait for a row or advisory lock in the service's PostgreSQL sessions (0: no limit).
-     * A transaction cut short by it is run again a few times, then answered as an error, rather
-     * than letting requests pile up behind one stuck lock. Migrations are not subject to it.
-     */
-    DATABASE_LOCK_TIMEOUT_MS: nonNegativeInt.max(600_000).default(5000),
-    /** Longest any one statement of the service may run (0: no limit); migrations are not subject to it. */
-    DATABASE_STATEMENT_TIMEOUT_MS: nonNegativeInt.max(3_600_000).default(30_000),
-  })
+export const configSettings = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  /** Used when the role is not given on the command line. */
+  ROLE: z.enum(['api', 'worker', 'all']).optional(),
+  PORT: port.default(3000),
+  /** Processes of the api role sharing PORT, to use several cores in one container or host. */
+  API_PROCESSES: positiveInt.max(64).default(1),
+  /**
+   * Which proxies' X-Forwarded-For to believe for the client address: false (none), true
+   * (any), a hop count, or comma-separated addresses and CIDRs (Express's "trust proxy").
+   */
+  TRUST_PROXY: z
+    .string()
+    .trim()
+    .default('false')
+    .transform((value): boolean | number | string[] => {
+      if (value === 'true' || value === 'false') return value === 'true';
+      if (/^[0-9]+$/.test(value)) return Number(value);
+      return value
+        .split(',')
+        .map((part) => part.trim())
+        .filter((part) => part.length > 0);
+    })
+    .refine(
+      (value) =>
+        typeof value !== 'object' ||
+        value.every(
+          (entry) => isIP(entry.split('/')[0]) !== 0 || ['loopback', 'linklocal', 'uniquelocal'].includes(entry),
+        ),
+      'must be true, false, a hop count, or comma-separated IP addresses, CIDRs, loopback, linklocal or uniquelocal',
+    ),
+  DATABASE_URL: optionalUrl(['postgres:', 'postgresql:']),
+  DATABASE_POOL_SIZE: positiveInt.max(200).default(10),
+  DATABASE_MIGRATE_ON_START: booleanFlag.default('true'),
+  REDIS_URL: optionalUrl(['redis:', 'rediss:']),
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9_-]{1,40}$/i, 'must be 1 to 40 letters, digits, "_" or "-"')
+    .default('imgjobs'),
+  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  PUBLIC_BASE_URL: optionalUrl(['http:', 'https:']),
+  /** Where result files live: a local folder every API and worker shares, or an S3-compatible bucket. */
+  STORAGE_DRIVER: z.enum(['local', 's3']).default('local'),
+  STORAGE_DIR: z.string().min(1).default('./data/results'),
+  S3_BUCKET: z.string().min(1).optional(),
+  /** An S3-compatible server's URL (MinIO, Ceph, R2...); unset, AWS S3 in S3_REGION. */
+  S3_ENDPOINT: optionalUrl(['http:', 'https:']),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  /** Unset, the AWS SDK's default credential chain (instance role, environment, profile). */
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /** Bucket in the path (`endpoint/bucket/key`) rather than the host name, as most self-hosted servers need. */
+  S3_FORCE_PATH_STYLE: booleanFlag.default('false'),
+  /**
+   * What result URLs point at: `api`, the API's own signed, expiring URLs (it streams the file
+   * from storage), or `presigned`, presigned S3 URLs that clients download from the bucket directly.
+   */
+  RESULT_URLS: z.enum(['api', 'presigned']).default('api'),
+  /** Result files and thumbnails are deleted this many days after their result finished. */
+  RESULT_RETENTION_DAYS: positiveInt.max(3650).default(30),
+  /** An uploaded source can be used this long after its upload; the retention sweep then deletes it. */
+  UPLOAD_RETENTION_HOURS: positiveInt.max(24 * 365).default(24),
+  /** How long a signed result or thumbnail URL works (contract section 13: 7 days). */
+  RESULT_URL_TTL_SECONDS: positiveInt.max(365 * 24 * 3600).default(7 * 24 * 3600),
+  /** HMAC key for result URLs; unset, a secret generated once and kept in PostgreSQL is shared by every instance. */
+  RESULT_URL_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  DATA_DIR: z.string().min(1).default('./data'),
+  EMBEDDED_POSTGRES_PORT: port.default(54329),
+  OUTBOUND_ALLOWLIST: commaList(allowlistEntry).default(''),
+  WEBHOOK_RETRY_SCHEDULE: commaList(
+    z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(7 * 24 * 3600),
+  )
+    .refine((delays) => delays.length > 0, 'must list at least one delay')
+    .default('0,5,300,1800,7200,18000,36000,36000'),
+  /** A delivery attempt that has not answered in this time has failed (contract section 11: 15 s). */
+  WEBHOOK_TIMEOUT_SECONDS: positiveInt.max(120).default(15),
+  /** How long a rotated webhook secret keeps signing beside the new one (24 h). */
+  WEBHOOK_SECRET_OVERLAP_SECONDS: nonNegativeInt.max(30 * 24 * 3600).default(24 * 3600),
+  /** Deliveries one account may have in flight in one worker, so a slow receiver cannot hold every slot. */
+  WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT: positiveInt.max(1000).default(16),
+  /** Events, their deliveries and attempts older than this are deleted once nothing is pending. */
+  WEBHOOK_RETENTION_DAYS: positiveInt.max(3650).default(30),
+  LIMIT_CREATES_PER_HOUR_KEY: positiveInt.default(5),
+  LIMIT_CREATES_PER_HOUR_ACCOUNT: positiveInt.default(10),
+  LIMIT_CREATES_PER_HOUR_IP: positiveInt.default(50),
+  LIMIT_POLLS_PER_HOUR_KEY: positiveInt.default(120),
+  LIMIT_POLLS_PER_HOUR_ACCOUNT: positiveInt.default(240),
+  LIMIT_POLLS_PER_HOUR_IP: positiveInt.default(1200),
+  /**
+   * `POST /uploads` per window. A key's default covers its creates' worth of sources (5 creates
+   * of 20 images an hour); account 2x and IP 10x, as for the other limits.
+   */
+  LIMIT_UPLOADS_PER_HOUR_KEY: positiveInt.default(100),
+  LIMIT_UPLOADS_PER_HOUR_ACCOUNT: positiveInt.default(200),
+  LIMIT_UPLOADS_PER_HOUR_IP: positiveInt.default(1000),
+  /** Failed API-key authentications per client IP per window, so keys cannot be guessed at database cost. */
+  LIMIT_FAILED_AUTH_PER_HOUR_IP: positiveInt.default(100),
+  /** Length of the sliding window of the create and poll limits (the limits are per hour by default). */
+  RATE_LIMIT_WINDOW_SECONDS: positiveInt.max(86_400).default(3600),
+  LIMIT_ACTIVE_JOBS_PER_KEY: positiveInt.default(1),
+  LIMIT_ACTIVE_JOBS_PER_ACCOUNT: positiveInt.default(2),
+  CAPACITY_MAX_PENDING_RESULTS: positiveInt.default(200),
+  CAPACITY_ACCOUNT_SHARE: z.coerce.number().gt(0).max(1).default(0.25),
+  RESULT_ATTEMPTS: positiveInt.max(20).default(3),
+  /** Which queues a worker process consumes, so background removal can scale apart. */
+  WORKER_QUEUES: commaList(
+    z.enum(['background-removal', 'processing', 'sandbox', 'webhook-delivery', 'maintenance']),
+  ).default('background-removal,processing,sandbox,webhook-delivery,maintenance'),
+  /**
+   * Heavy results (cut-outs; edits, generations, scenes and ads) run at once per queue: one per
+   * core by default, so on 2 cores a worker does not interleave sixteen heavy results and starve
+   * its own event loop; the rest wait in the queue, where another worker can take them. Raise
+   * PROCESSING where results mostly wait on the image provider.
+   */
+  WORKER_CONCURRENCY_BACKGROUND_REMOVAL: positiveInt.max(256).default(CORES),
+  WORKER_CONCURRENCY_PROCESSING: positiveInt.max(256).default(CORES),
+  /** Sandbox results only write a small generated image (or wait, for `sandbox_slow`). */
+  WORKER_CONCURRENCY_SANDBOX: positiveInt.max(256).default(16),
+  WORKER_CONCURRENCY_WEBHOOKS: positiveInt.max(1024).default(64),
+  /**
+   * A running task's queue lock, renewed every half of it while its worker lives: a worker whose
+   * event loop stalls for less than half of it keeps its work. A dead worker's work is taken over
+   * by the first stalled check after its lock lapses, so at most lock + check after it died (14 s).
+   */
+  WORKER_LOCK_SECONDS: positiveInt.max(3600).default(10),
+  WORKER_STALLED_CHECK_SECONDS: positiveInt.max(3600).default(4),
+  WORKER_MAX_STALLED: nonNegativeInt.max(20).default(1),
+  SWEEP_INTERVAL_SECONDS: positiveInt.max(3600).default(30),
+  SWEEP_GRACE_SECONDS: positiveInt.max(86_400).default(60),
+  SANDBOX_SLOW_SECONDS: nonNegativeInt.max(600).default(10),
+  /** One deadline for a whole source download, redirects included (issue: 20 s). */
+  SOURCE_FETCH_TIMEOUT_SECONDS: positiveInt.max(300).default(20),
+  /** Largest source download, enforced while streaming (25 MiB). */
+  SOURCE_MAX_BYTES: positiveInt.max(1024 * 1024 * 1024).default(25 * 1024 * 1024),
+  /** Largest decoded source, refused from its header before any pixel is decoded (50 megapixels). */
+  SOURCE_MAX_MEGAPIXELS: positiveInt.max(500).default(50),
+  /** Memory for downloaded sources kept briefly so the variants of one source download it once. */
+  SOURCE_CACHE_MEGABYTES: nonNegativeInt.max(4096).default(128),
+  /** Longest one attempt at a result may take before it fails with `timeout`. */
+  RESULT_TIMEOUT_SECONDS: positiveInt.max(3600).default(120),
+  /** libvips threads per image pipeline; the worker runs several pipelines at once. */
+  IMAGE_PIPELINE_THREADS: positiveInt.max(64).default(1),
+  /**
+   * Threads of the image engine (the tools' pixel steps written in JavaScript), one per core by
+   * default; 0 runs them on the worker's event loop, for debugging only.
+   */
+  ENGINE_THREADS: nonNegativeInt.max(64).default(CORES),
+  /** Nice value added to the engine's threads: on a busy machine the event loop and libvips are scheduled first. */
+  ENGINE_THREAD_NICE: nonNegativeInt.max(19).default(5),
+  /** Decoded source pixels a worker holds at once; further results wait, so memory stays bounded. */
+  IMAGE_MEMORY_BUDGET_MEGAPIXELS: positiveInt.max(10_000).default(150),
+  /**
+   * Who cuts subjects out: `local` (the ISNet model on this worker's CPU), `remote` (an HTTP
+   * service at SEGMENTER_URL) or `none` (background removal unavailable).
+   */
+  SEGMENTER: z.enum(['local', 'remote', 'none']).default('local'),
+  /** The remote segmenter: it receives a PNG and answers the subject's mask as an image. */
+  SEGMENTER_URL: optionalUrl(['http:', 'https:']),
+  SEGMENTER_TIMEOUT_SECONDS: positiveInt.max(600).default(30),
+  /** The local model's square input side, in pixels; 768 was the smallest that lost no thin product detail. */
+  SEGMENTATION_INPUT_SIZE: z.coerce.number().int().min(320).max(1024).multipleOf(32).default(768),
+  /** Threads of the one inference session per worker; inferences in one process run one at a time. */
+  SEGMENTATION_THREADS: positiveInt.max(64).default(2),
+  /**
+   * Who enlarges for `upscale`: `local` (the slim ESRGAN super-resolution models on this
+   * worker's CPU) or `none` (live upscale results fail without being charged).
+   */
+  UPSCALER: z.enum(['local', 'none']).default('local'),
+  /** Threads of the upscaler's inference sessions per worker; tiles in one process run one at a time. */
+  UPSCALER_THREADS: positiveInt.max(64).default(2),
+  /** Where the prepared models are kept; unset, `<DATA_DIR>/models`. */
+  MODELS_DIR: z.string().min(1).optional(),
+  /**
+   * Who paints generated pixels (AI edits, generated scenes and images): `openai`, any server
+   * speaking the OpenAI images API at IMAGE_PROVIDER_BASE_URL, or `none` (those tools are
+   * unavailable to live keys, except where a local mode is enabled).
+   */
+  IMAGE_PROVIDER: z.enum(['openai', 'none']).default('none'),
+  IMAGE_PROVIDER_BASE_URL: optionalUrl(['http:', 'https:']),
+  IMAGE_PROVIDER_API_KEY: z.string().min(1).optional(),
+  IMAGE_PROVIDER_MODEL: z.string().min(1).default('gpt-image-1'),
+  /** Longest one provider call may take, retries included. */
+  IMAGE_PROVIDER_TIMEOUT_SECONDS: positiveInt.max(600).default(120),
+  /** Retries of one provider call after a 429 or 5xx, each after the provider's Retry-After. */
+  IMAGE_PROVIDER_MAX_RETRIES: nonNegativeInt.max(10).default(2),
+  /**
+   * Lets `ai_background` run without a provider on built-in studio backdrops (seamless paper,
+   * soft gradients, a floor with a horizon), named as such in the catalog.
+   */
+  STUDIO_BACKDROPS: booleanFlag.default('false'),
+  AUTH_CACHE_TTL_SECONDS: nonNegativeInt.max(300).default(30),
+  WORKER_HEALTH_PORT: port.default(3001),
+  /**
+   * After SIGTERM, how long the API keeps serving (readiness answering 503, every response with
+   * `Connection: close`) so load balancers stop routing to it before it stops accepting. Unset,
+   * 5 s, or a third of a grace period shorter than 15 s (a worker's setting need not fit the API).
+   */
+  SHUTDOWN_DRAIN_SECONDS: nonNegativeInt.max(300).optional(),
+  /** Longest shutdown after the first SIGTERM, drain included; past it the process exits with code 1. */
+  SHUTDOWN_GRACE_SECONDS: positiveInt.max(600).default(15),
+  DEMO_ACCOUNT_CREDITS: nonNegativeInt.default(1000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * Longest wait for a row or advisory lock in the service's PostgreSQL sessions (0: no limit).
+   * A transaction cut short by it is run again a few times, then answered as an error, rather
+   * than letting requests pile up behind one stuck lock. Migrations are not subject to it.
+   */
+  DATABASE_LOCK_TIMEOUT_MS: nonNegativeInt.max(600_000).default(5000),
+  /** Longest any one statement of the service may run (0: no limit); migrations are not subject to it. */
+  DATABASE_STATEMENT_TIMEOUT_MS: nonNegativeInt.max(3_600_000).default(30_000),
+});
+
+/** The settings validated together: cross-setting rules, then the values derived from others. */
+export const configSchema = configSettings
   .superRefine((env, context) => {
     if (env.SHUTDOWN_DRAIN_SECONDS !== undefined && env.SHUTDOWN_DRAIN_SECONDS >= env.SHUTDOWN_GRACE_SECONDS) {
       context.addIssue({
