@@ -86,7 +86,7 @@ STOPSIGNAL SIGTERM
 # Exec form, not `npm start` or a shell: node is PID 1 and receives the signal itself. The API
 # drains (readiness 503 and Connection: close for SHUTDOWN_DRAIN_SECONDS, then no new
 # connections, requests in flight answered) and a worker stops taking results and finishes or
-# hands back the running ones; both exit 0 within SHUTDOWN_GRACE_SECONDS (README, "Stopping and
+# hands back the running ones; both exit 0 within SHUTDOWN_GRACE_SECONDS (docs/operating.md, "Stopping and
 # rolling a deployment"). Node reaps no orphaned processes as PID 1, and this image starts none
 # (API_PROCESSES' processes are its own children); add `--init` (tini) if you add one.
 CMD ["node", "dist/main.js", "api"]

@@ -14,7 +14,7 @@ export const QUALITY_RANGE = { minimum: 1, maximum: 100 } as const;
  */
 export const DPI_RANGE = { minimum: 1, maximum: 2400 } as const;
 
-/** `output.metadata`: `strip` writes nothing of the source; `keep` carries its rights, EXIF and XMP (see README). */
+/** `output.metadata`: `strip` writes nothing of the source; `keep` carries its rights, EXIF and XMP (docs/api.md). */
 export const METADATA_CHOICES = ['strip', 'keep'] as const;
 export const DEFAULT_METADATA = 'strip';
 
