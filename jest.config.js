@@ -1,3 +1,5 @@
+const { availableParallelism } = require('node:os');
+
 /** Three kinds of test, each selectable with `--selectProjects unit|integration|e2e`. */
 const tsJest = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] };
 /** Node's environment with the main realm's Float32Array, so onnxruntime works under jest (see the file). */
@@ -31,4 +33,7 @@ module.exports = {
     { ...common, displayName: 'e2e', rootDir: '.', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
   ],
   testTimeout: 60000,
+  // Files run in parallel (each has its own schema and key prefix): one worker per core, and at
+  // least two, since much of an integration test's time is spent waiting on the service.
+  maxWorkers: Math.max(2, availableParallelism()),
 };
