@@ -110,7 +110,7 @@ const OTHER_SHOTS: ReadonlyArray<readonly [string, Backdrop]> = [
 ];
 /**
  * Today (2026-11-27, BENCHMARKS.md "Quality"): full plain mean 0.9857, worst 0.9116; hard mean 0.8337; rank
- * correlation 0.592 over 138 shots. The subset: plain mean 0.9840, worst 0.9300; hard mean 0.8600; correlation 0.480
+ * correlation 0.592 over 138 shots. The subset: plain mean 0.9840, worst 0.9300; hard mean 0.8600; correlation 0.465
  * over 30 shots. Its worst plain shot and hard mean keep the full set's margins (0.012 and 0.014) above their floors.
  */
 const FLOORS = {
@@ -119,7 +119,7 @@ const FLOORS = {
     plainMean: 0.95,
     plainWorst: 0.92,
     hardMean: 0.845,
-    // Lower than the full set's 0.5 because the subset's own figure is 0.480: over 30 shots Spearman's
+    // Lower than the full set's 0.5 because the subset's own figure is 0.465: over 30 shots Spearman's
     // correlation is too coarse for 0.5 (random subsets of 8 plain and 22 hard shots range from 0.36 to 0.73,
     // 90 % of them, around the full set's 0.59), and holding 0.5 stably takes about half of the set. 0.42 still
     // fails when the uncertainty stops ranking the bad cut-outs: an uninformative score reaches 0.41 on 30 shots
