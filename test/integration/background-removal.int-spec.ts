@@ -6,15 +6,15 @@ import { creditTotals, idempotencyKey, waitForJob, resultFile, writtenRows, type
 import { GENEROUS_LIMITS } from '../support/limits';
 import {
   alphaIoU,
-  BACKDROPS,
-  HARD_SHOT_SPECS,
   hardShot,
   HELD_OUT_PROP_FAMILIES,
   PRODUCTS,
   productShot,
+  type Backdrop,
   type HardShot,
   type ProductShot,
 } from '../support/product-shots';
+import { hardQualitySpecs, plainQualityShots, qualitySet } from '../support/product-shots/quality-sets';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 import { readUntil } from '../support/waiting';
 
@@ -89,40 +89,94 @@ function groupTable(rows: Array<{ group: string; iou: number }>): string {
     .join('\n');
 }
 
+/**
+ * QUALITY_SET picks the shots scored (test/support/product-shots/quality-sets.ts): 'ci' (the
+ * default) a fifth of each set, chosen by a rule on their places in the lists, 'full' all of them
+ * (`npm run bench:quality`, figures in BENCHMARKS.md). The floors are per set: the full set's are
+ * what it reaches today less a margin; the subset's are at least as tight unless its own figures
+ * say otherwise, as noted where that is so.
+ */
+const SET = qualitySet();
+const PLAIN_SHOTS = plainQualityShots(SET);
+const HARD_SPECS = hardQualitySpecs(SET);
+/** The plain shots the other tests use, whichever set is scored. */
+const OTHER_SHOTS: ReadonlyArray<readonly [string, Backdrop]> = [
+  [PRODUCTS[0], 'studio'],
+  [PRODUCTS[1], 'tabletop'],
+  [PRODUCTS[2], 'gradient'],
+  [PRODUCTS[0], 'tabletop'],
+  [PRODUCTS[3], 'clutter'],
+  [PRODUCTS[4], 'similar'],
+];
+/**
+ * Today (2026-11-27, BENCHMARKS.md "Quality"): full plain mean 0.9857, worst 0.9116; hard mean 0.8337; rank
+ * correlation 0.592 over 138 shots. The subset: plain mean 0.9840, worst 0.9300; hard mean 0.8600; correlation 0.465
+ * over 30 shots. Its worst plain shot and hard mean keep the full set's margins (0.012 and 0.014) above their floors.
+ */
+const FLOORS = {
+  full: { plainMean: 0.95, plainWorst: 0.9, hardMean: 0.82, rankCorrelation: 0.5, regionGain: 0.02 },
+  ci: {
+    plainMean: 0.95,
+    plainWorst: 0.92,
+    hardMean: 0.845,
+    // Lower than the full set's 0.5 because the subset's own figure is 0.465: over 30 shots Spearman's
+    // correlation is too coarse for 0.5 (random subsets of 8 plain and 22 hard shots range from 0.36 to 0.73,
+    // 90 % of them, around the full set's 0.59), and holding 0.5 stably takes about half of the set. 0.42 still
+    // fails when the uncertainty stops ranking the bad cut-outs: an uninformative score reaches 0.41 on 30 shots
+    // once in a hundred.
+    rankCorrelation: 0.42,
+    regionGain: 0.02,
+  },
+}[SET];
+
 describe('live background removal with the local model, through the API and a worker', () => {
   let t: TestApp;
   let server: ImageSourceServer;
   let account: SeededAccount;
   const shots = new Map<string, ProductShot>();
   const hardShots = new Map<string, HardShot>();
+  /** The names of the plain shots scored, in PLAIN_SHOTS's order. */
+  const plainNames = PLAIN_SHOTS.map(({ product, backdrop }) => `${product}-on-${backdrop}`);
 
-  beforeAll(async () => {
-    for (const spec of HARD_SHOT_SPECS) {
-      const shot = await hardShot(spec);
-      hardShots.set(shot.name, shot);
-    }
-    server = await ImageSourceServer.start();
-    for (const product of PRODUCTS) {
-      for (const backdrop of BACKDROPS) {
+  beforeAll(
+    async () => {
+      const started = Date.now();
+      for (const spec of HARD_SPECS) {
+        const shot = await hardShot(spec);
+        hardShots.set(shot.name, shot);
+      }
+      server = await ImageSourceServer.start();
+      for (const { product, backdrop } of [
+        ...PLAIN_SHOTS,
+        ...OTHER_SHOTS.map(([product, backdrop]) => ({ product, backdrop })),
+      ]) {
+        if (shots.has(`${product}-on-${backdrop}`)) continue;
         const shot = await productShot(product, backdrop);
         shots.set(shot.name, shot);
         server.serve(`/${shot.name}.jpg`, shot.jpeg, { contentType: 'image/jpeg' });
       }
-    }
-    for (const shot of hardShots.values()) server.serve(`/${shot.name}.jpg`, shot.jpeg, { contentType: 'image/jpeg' });
-    t = await createTestApp(
-      {
-        ...GENEROUS_LIMITS,
-        CAPACITY_ACCOUNT_SHARE: '1',
-        SEGMENTER: 'local',
-        OUTBOUND_ALLOWLIST: '127.0.0.1',
-        WORKER_CONCURRENCY_BACKGROUND_REMOVAL: '2',
-        RESULT_TIMEOUT_SECONDS: '300',
-      },
-      { role: ProcessRole.All },
-    );
-    account = await seedAccount(t, { credits: 1000 });
-  }, 300_000);
+      for (const shot of hardShots.values())
+        server.serve(`/${shot.name}.jpg`, shot.jpeg, { contentType: 'image/jpeg' });
+      process.stdout.write(
+        `\nquality set '${SET}': ${plainNames.length} plain shots and ${hardShots.size} hard ones scored, ` +
+          `${shots.size + hardShots.size} drawn in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+      );
+      t = await createTestApp(
+        {
+          ...GENEROUS_LIMITS,
+          CAPACITY_ACCOUNT_SHARE: '1',
+          SEGMENTER: 'local',
+          OUTBOUND_ALLOWLIST: '127.0.0.1',
+          WORKER_CONCURRENCY_BACKGROUND_REMOVAL: '2',
+          RESULT_TIMEOUT_SECONDS: '300',
+        },
+        { role: ProcessRole.All },
+      );
+      account = await seedAccount(t, { credits: 1000 });
+    },
+    // Drawing the full sets alone took 221 s on a busy 2-core machine; the subset's 33 shots a quarter of that.
+    SET === 'full' ? 1_200_000 : 300_000,
+  );
   afterAll(async () => {
     await t.close();
     await server.stop();
@@ -242,17 +296,19 @@ describe('live background removal with the local model, through the API and a wo
 
   let baseScores = new Map<string, { iou: number; uncertainty: number }>();
   it('cuts every generated product shot out with mean alpha IoU >= 0.95 and none below 0.90', async () => {
-    baseScores = await scoreShots([...shots.keys()], (name) => shot(name).mask);
+    baseScores = await scoreShots(plainNames, (name) => shot(name).mask);
     const table = [...baseScores]
       .map(
         ([name, { iou, uncertainty }]) => `${name.padEnd(28)} ${iou.toFixed(4)} uncertainty ${uncertainty.toFixed(3)}`,
       )
       .join('\n');
-    process.stdout.write(`\nalpha IoU per shot (local segmenter):\n${table}\n`);
+    const backdrops = groupTable([...baseScores].map(([name, { iou }]) => ({ group: shot(name).backdrop, iou })));
+    const all = groupTable([...baseScores].map(([, { iou }]) => ({ group: 'all', iou })));
+    process.stdout.write(`\nalpha IoU per shot (local segmenter):\n${table}\nper backdrop:\n${backdrops}\n${all}\n`);
     const values = [...baseScores.values()].map(({ iou }) => iou);
-    expect(values).toHaveLength(shots.size);
-    expect(mean(values)).toBeGreaterThanOrEqual(0.95);
-    expect(Math.min(...values)).toBeGreaterThanOrEqual(0.9);
+    expect(values).toHaveLength(plainNames.length);
+    expect(mean(values)).toBeGreaterThanOrEqual(FLOORS.plainMean);
+    expect(Math.min(...values)).toBeGreaterThanOrEqual(FLOORS.plainWorst);
   }, 900_000);
 
   /**
@@ -269,7 +325,11 @@ describe('live background removal with the local model, through the API and a wo
     const table = rows
       .map(({ name, iou, uncertainty }) => `${name.padEnd(40)} ${iou.toFixed(4)} uncertainty ${uncertainty.toFixed(3)}`)
       .join('\n');
-    const kinds = groupTable(rows.map(({ iou, shot }) => ({ group: shot.kind, iou })));
+    const kinds = groupTable([
+      ...rows.map(({ iou, shot }) => ({ group: shot.kind, iou })),
+      ...rows.map(({ iou }) => ({ group: 'all hard', iou })),
+      ...[...baseScores.values(), ...rows].map(({ iou }) => ({ group: 'all, plain and hard', iou })),
+    ]);
     const families = groupTable(
       rows
         .filter(({ shot }) => shot.propFamily)
@@ -282,12 +342,12 @@ describe('live background removal with the local model, through the API and a wo
       `\nhard shots, alpha IoU per shot:\n${table}\nper kind:\n${kinds}\nper prop family:\n${families}\n`,
     );
     const values = rows.map(({ iou }) => iou);
-    expect(values).toHaveLength(HARD_SHOT_SPECS.length);
-    expect(mean(values)).toBeGreaterThanOrEqual(0.82);
+    expect(values).toHaveLength(HARD_SPECS.length);
+    expect(mean(values)).toBeGreaterThanOrEqual(FLOORS.hardMean);
     for (const { uncertainty } of rows) expect(uncertainty).toBeGreaterThanOrEqual(0);
     // Unsure cut-outs are the bad ones: the score ranks with (1 - IoU) across the whole set, plain shots and hard ones.
     const all = [...baseScores.values(), ...hardScores.values()];
-    expect(all).toHaveLength(shots.size + hardShots.size);
+    expect(all).toHaveLength(plainNames.length + hardShots.size);
     const correlation = rankCorrelation(
       all.map(({ uncertainty }) => uncertainty),
       all.map(({ iou }) => 1 - iou),
@@ -300,7 +360,7 @@ describe('live background removal with the local model, through the API and a wo
       `uncertainty rank correlation with (1 - IoU): ${correlation.toFixed(3)} over all ${all.length} ` +
         `shots, ${hardOnly.toFixed(3)} over the hard ones\n`,
     );
-    expect(correlation).toBeGreaterThanOrEqual(0.5);
+    expect(correlation).toBeGreaterThanOrEqual(FLOORS.rankCorrelation);
   }, 1_200_000);
 
   it('does better on the prop shots with a region around the product, and no worse with a keep point', async () => {
@@ -322,7 +382,8 @@ describe('live background removal with the local model, through the API and a wo
       .map(
         (name) =>
           `${name.padEnd(40)} none ${plain(name).toFixed(4)} ` +
-          `region ${(regionScores.get(name) as { iou: number }).iou.toFixed(4)}`,
+          `region ${(regionScores.get(name) as { iou: number }).iou.toFixed(4)}` +
+          (pointScores.has(name) ? ` point ${(pointScores.get(name) as { iou: number }).iou.toFixed(4)}` : ''),
       )
       .join('\n');
     process.stdout.write(`\nprop shots with hints, alpha IoU:\n${table}\n`);
@@ -332,7 +393,7 @@ describe('live background removal with the local model, through the API and a wo
       `region on ${names.length} prop shots: mean ${mean(withRegion).toFixed(4)} ` +
         `against ${mean(names.map(plain)).toFixed(4)} without\n`,
     );
-    expect(mean(withRegion)).toBeGreaterThan(mean(names.map(plain)) + 0.02);
+    expect(mean(withRegion)).toBeGreaterThan(mean(names.map(plain)) + FLOORS.regionGain);
     const withPoint = pointNames.map((name) => (pointScores.get(name) as { iou: number }).iou);
     process.stdout.write(
       `keep points on ${pointNames.length} touching shots: mean ${mean(withPoint).toFixed(4)} ` +
