@@ -21,9 +21,9 @@ import { PROP_FAMILIES } from './props';
  *     second; touching (k 0) and beside (k 3) take complementary halves of the families, so the
  *     hint shots (touching and beside) hold every family once. Materials rotate with kind, family
  *     and repeat in HARD_SHOT_SPECS, so all three come in;
- *   - shots without props (filling, white, thin): every fourth of the kind's list, starting at the
- *     kind's index mod 4 (2 each).
- *   That is 8 of 48 plain shots and 22 of 90 hard ones.
+ *   - shots without props (filling, white, thin): every second of the kind's list, starting at the
+ *     kind's index mod 2 (half of each kind, its hardest products among them: a product keeps to
+ *     neighbouring places in its kind's list, so no product is left out).
  */
 export type QualitySet = 'full' | 'ci';
 
@@ -56,7 +56,7 @@ function inCiSubset(spec: HardShotSpec, index: number, specs: readonly HardShotS
     return (f + k) % 2 === 0 && repeat === k >> 1;
   }
   const position = specs.slice(0, index).filter((other) => other.kind === spec.kind).length;
-  return position % 4 === k % 4;
+  return position % 2 === k % 2;
 }
 
 /** The hard shots of the set, in HARD_SHOT_SPECS's order. */
