@@ -1,4 +1,4 @@
-// The documents by audience (README.md and docs/*.md) link to each other and to files of the
+// The documents by audience (README.md, BENCHMARKS.md and docs/*.md) link to each other and to files of the
 // repository: every relative link must reach an existing file and, for a Markdown file, an
 // existing heading (GitHub's anchors); and no document may cite a path outside the repository.
 // Runs with Node's test runner (`npm run lint:boundaries`, part of `npm run lint`).
@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DOCUMENTS = [
   'README.md',
+  'BENCHMARKS.md',
   ...readdirSync(join(REPO, 'docs'))
     .filter((name) => name.endsWith('.md'))
     .map((name) => `docs/${name}`),
