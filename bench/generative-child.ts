@@ -45,7 +45,12 @@ export interface GenerativeReport {
 
 const HEADLINE = 'Ultra-light trail running shoes built for all mountain paths';
 const SCENE_RATIOS = ['1:1', '3:2'] as const;
-const LIMITS = { maxPixels: 50_000_000, timeoutSeconds: 120, engine: INLINE_ENGINE };
+const LIMITS = {
+  maxPixels: 50_000_000,
+  timeoutSeconds: 120,
+  engine: INLINE_ENGINE,
+  signal: new AbortController().signal,
+};
 const peakRssMb = () => process.resourceUsage().maxRSS / 1024;
 
 async function timed(runs: number, warmup: number, work: (i: number) => Promise<unknown>): Promise<number[]> {

@@ -5,7 +5,7 @@ import { INLINE_ENGINE } from '../src/engine/pixel-engine';
  * and exits.
  *
  * - `throughput`: warm up, then run each size's images through `ours` (the worker's path:
- *   inspectSource, then runEdit inside PixelBudget, as ImageEditingRunner does it, thumbnail
+ *   inspectSource, then EDIT_PIPELINE inside PixelBudget, as ImageEditingRunner does it, thumbnail
  *   included), `bare` or `bareInside` (bench/bare-sharp.ts) with `concurrency` images in flight.
  * - `memory`: start every input of `ours` at once, through a PixelBudget of `budgetMegapixels`.
  *
@@ -17,7 +17,9 @@ import sharp from 'sharp';
 import { planGeometry } from '../src/core/image/geometry';
 import { PixelBudget } from '../src/core/image/pixel-budget';
 import { inspectSource } from '../src/core/image/source-image';
-import { runEdit } from '../src/modules/tools/image-editing/edit-pipeline';
+import { EDIT_PIPELINE } from '../src/modules/tools/image-editing/edit-pipeline';
+import { runPipeline } from '../src/modules/tools/shared/tool-steps';
+import { editContext } from '../test/support/tool-contexts';
 import { EDIT_VARIANTS, type EditRequest } from '../src/modules/tools/image-editing/edit-request';
 import { DEFAULT_FILE_CHOICES } from '../src/modules/tools/tool-runner';
 import { bareEdit, bareEditInside } from './bare-sharp';
@@ -117,7 +119,10 @@ async function ours(bytes: Buffer, budget: PixelBudget, running?: { now: number;
   const edited = await budget.run(pixels, async () => {
     if (running) running.max = Math.max(running.max, ++running.now);
     try {
-      return await runEdit(source, BENCH_EDIT, LIMITS);
+      return await runPipeline(
+        EDIT_PIPELINE,
+        editContext(BENCH_EDIT, source, { segmenter: null, upscaler: null }, LIMITS),
+      );
     } finally {
       if (running) running.now--;
     }

@@ -3,7 +3,7 @@ import { INLINE_ENGINE } from '../src/engine/pixel-engine';
  * The upscale part of `npm run bench:pipeline`, forked by bench/pipeline.ts so its peak RSS is
  * its own. For each case (x2 of a 1 MP source, x4 of a 0.25 MP source):
  *
- * 1. the worker's path: inspectSource, then runEdit with `restorations.upscale` and the size the
+ * 1. the worker's path: inspectSource, then EDIT_PIPELINE with `restorations.upscale` and the size the
  *    scale gives, thumbnail included, one result at a time (the first run, which loads the
  *    model, is reported apart);
  * 2. the ONNX model run bare on one tile as the upscaler cuts them, and on the whole image tile by
@@ -24,7 +24,9 @@ import { esrganSource } from '../src/core/super-resolution/esrgan-model';
 import type { ModelScale } from '../src/core/super-resolution/upscaler';
 import { LocalUpscaler } from '../src/core/super-resolution/local-upscaler';
 import { timeUpscaling, type UpscaleTimings } from '../src/core/super-resolution/upscale-timing';
-import { runEdit } from '../src/modules/tools/image-editing/edit-pipeline';
+import { EDIT_PIPELINE } from '../src/modules/tools/image-editing/edit-pipeline';
+import { runPipeline } from '../src/modules/tools/shared/tool-steps';
+import { editContext } from '../test/support/tool-contexts';
 import { EDIT_VARIANTS, type EditRequest } from '../src/modules/tools/image-editing/edit-request';
 import { DEFAULT_FILE_CHOICES } from '../src/modules/tools/tool-runner';
 import { fromFixture, productPhoto } from '../test/support/image-fixtures';
@@ -131,7 +133,7 @@ async function main(): Promise<void> {
     const request = upscaleTo(bench.width * bench.scale);
     const run = async () => {
       const source = await inspectSource(bytes, LIMITS.maxPixels);
-      return runEdit(source, request, { ...LIMITS, signal: new AbortController().signal }, null, upscaler);
+      return runPipeline(EDIT_PIPELINE, editContext(request, source, { segmenter: null, upscaler }, LIMITS));
     };
     const [first, firstRunMs] = await timed(run);
     const runsMs: number[] = [];

@@ -3,15 +3,18 @@ import type { SourceImage } from '../../../core/image/source-image';
 import { IMAGE_PROVIDER, type ImageProvider } from '../../../core/image-provider/image-provider';
 import { SEGMENTER, type Segmenter } from '../../../core/segmentation/segmenter';
 import { ToolId } from '../../catalog/tools';
-import { ResultErrorCode, ResultFailure } from '../result-failure';
 import { photoPlan } from '../shared/photo-decoding';
-import { ResultFrame, type FramedTool, type ResultContext } from '../shared/result-frame';
-import { fileChoicesOf, variantOf, type ToolOutput, type ToolRunner, type TypedToolTask } from '../tool-runner';
-import { runAd } from './ad-pipeline';
+import {
+  ResultFrame,
+  type FramedTool,
+  type PipelineOf,
+  type PreparedRequest,
+  type TaskOf,
+} from '../shared/result-frame';
+import type { ToolOutput, ToolRunner, TypedToolTask } from '../tool-runner';
+import { AD_PHOTO_LONG_SIDE, AD_PIPELINE, type AdPainters, type AdWork } from './ad-pipeline';
 import { adRequestOf, type AdRequest } from './ad-request';
 
-/** The product photo is decoded no larger than this: an ad canvas is at most 1920 a side. */
-const PHOTO_LONG_SIDE = 2048;
 /** The photo, its mask, the cut-out, the canvas and its encoded copy. */
 const AD_LAYERS = 5;
 
@@ -23,11 +26,14 @@ const AD_LAYERS = 5;
  * frame:
  *
  * 1. the request (see ad-request.ts);
- * 2. the source; its share of the budget: the photo at PHOTO_LONG_SIDE times AD_LAYERS;
- * 3. runAd's steps (see ad-pipeline.ts), ending with the image and thumbnail encoded.
+ * 2. the source; its share of the budget: the photo at AD_PHOTO_LONG_SIDE times AD_LAYERS;
+ * 3. AD_STEPS (see ad-pipeline.ts), ending with the image and thumbnail encoded.
  */
 @Injectable()
-export class AdCreativeRunner implements ToolRunner, FramedTool<AdRequest> {
+export class AdCreativeRunner implements ToolRunner, FramedTool<ToolId.AdCreative, AdRequest, AdPainters, AdWork> {
+  readonly runs: PipelineOf<ToolId.AdCreative> = { name: 'ad', tools: [ToolId.AdCreative] };
+  readonly pipeline = AD_PIPELINE;
+
   constructor(
     @Inject(SEGMENTER) private readonly segmenter: Segmenter | null,
     @Inject(IMAGE_PROVIDER) private readonly provider: ImageProvider | null,
@@ -38,30 +44,12 @@ export class AdCreativeRunner implements ToolRunner, FramedTool<AdRequest> {
     return this.frame.run(task, signal, this);
   }
 
-  request(task: TypedToolTask): AdRequest {
-    if (task.tool !== ToolId.AdCreative) {
-      throw new ResultFailure(
-        ResultErrorCode.ProcessingFailed,
-        `The ${task.tool} tool does not run on the ad pipeline.`,
-      );
-    }
-    return adRequestOf(task.options);
+  prepare(task: TaskOf<ToolId.AdCreative>): PreparedRequest<AdRequest, AdPainters> {
+    return { request: adRequestOf(task.options), dependencies: { segmenter: this.segmenter, provider: this.provider } };
   }
 
   pixels(source: SourceImage): number {
-    const { scaled } = photoPlan(source, PHOTO_LONG_SIDE);
+    const { scaled } = photoPlan(source, AD_PHOTO_LONG_SIDE);
     return scaled.width * scaled.height * AD_LAYERS;
-  }
-
-  pipeline({ task, source, request, limits }: ResultContext<AdRequest>) {
-    const job = { variant: variantOf(task), hints: task.subjectHints, format: task.format, file: fileChoicesOf(task) };
-    return runAd(
-      source,
-      photoPlan(source, PHOTO_LONG_SIDE),
-      request,
-      job,
-      { segmenter: this.segmenter, provider: this.provider },
-      limits,
-    );
   }
 }

@@ -1,29 +1,19 @@
 import { shapeFor } from '../../../core/image/aspect-ratio';
-import type { GeometryPlan } from '../../../core/image/geometry';
 import { subjectBounds, type AlphaMask } from '../../../engine/mask/alpha-mask';
-import type { SubjectHints } from '../../../engine/mask/subject-hints';
 import { fromRaw, type RawImage, type Size } from '../../../core/image/raw-image';
-import type { SourceImage } from '../../../core/image/source-image';
 import type { ImageProvider } from '../../../core/image-provider/image-provider';
 import type { Segmenter } from '../../../core/segmentation/segmenter';
 import { ResultErrorCode, ResultFailure } from '../result-failure';
 import { encodeImage, type EncodedImage } from '../shared/encoding';
-import type { PipelineLimits } from '../shared/pipeline-limits';
-import { decodePhoto } from '../shared/photo-decoding';
+import { decodePhoto, photoPlan } from '../shared/photo-decoding';
+import { made, type ToolContext, type ToolPipeline, type ToolStep } from '../shared/tool-steps';
 import { coverTo } from '../../../core/image/provider-images';
-import type { OutputFormat } from '../../../core/image/output-format';
-import type { FileChoices } from '../tool-runner';
 import { PLATFORM_FRAMES } from '../../../engine/ad/ad-platforms';
 import type { AdInput, RgbaPixels } from '../../../engine/ad/ad-renderer';
 import type { AdRequest } from './ad-request';
 
-/** One ad result: which variant of its source, where the client says the product is, and its format and file. */
-export interface AdJob {
-  variant: number;
-  hints: SubjectHints;
-  format: OutputFormat;
-  file: FileChoices;
-}
+/** The product photo is decoded no larger than this: an ad canvas is at most 1920 a side. */
+export const AD_PHOTO_LONG_SIDE = 2048;
 
 /**
  * What an ad runs with: the segmenter (else the photo whole) and the provider for `premium_ad` backdrops, when
@@ -34,36 +24,71 @@ export interface AdPainters {
   provider: ImageProvider | null;
 }
 
-/**
- * One ad, in order: decode the photo at `plan`'s size; segment it (keeping to the client's
- * hints); the provider's backdrop, for a request that asks for one; lay the ad out on the
- * platform's canvas; encode with the thumbnail.
- */
-export async function runAd(
-  source: SourceImage,
-  plan: GeometryPlan,
-  request: AdRequest,
-  job: AdJob,
-  { segmenter, provider }: AdPainters,
-  limits: PipelineLimits & { signal: AbortSignal },
-): Promise<EncodedImage> {
-  const { signal } = limits;
-  const photo = await decodePhoto(source, plan, limits);
-  const alpha = segmenter ? (await segmenter.segment(photo, signal, job.hints)).mask : null;
+export type AdContext = ToolContext<AdRequest, AdPainters>;
+
+/** An ad between its steps. */
+export interface AdWork {
+  photo: RawImage | null;
+  /** The subject's mask; null without a segmenter. */
+  alpha: AlphaMask | null;
+  /** The provider's backdrop, for a request that asks for one. */
+  background: RgbaPixels | undefined;
+  ad: RawImage | null;
+  encoded: EncodedImage | null;
+}
+
+type AdStep = ToolStep<AdContext, AdWork>;
+
+/** The photo at AD_PHOTO_LONG_SIDE. */
+const decodeSource: AdStep = async function decodeSource({ source, limits }, work) {
+  return { ...work, photo: await decodePhoto(source, photoPlan(source, AD_PHOTO_LONG_SIDE), limits) };
+};
+
+/** The product's mask, keeping to the client's hints; without a segmenter the photo is used whole. */
+const segmentSubject: AdStep = async function segmentSubject({ dependencies, signal, choices }, work) {
+  if (!dependencies.segmenter) return work;
+  const photo = made(work.photo, 'decoded photo');
+  return { ...work, alpha: (await dependencies.segmenter.segment(photo, signal, choices.hints)).mask };
+};
+
+/** The provider's backdrop, for a request that asks for one on a deployment that has a provider. */
+const paintBackdrop: AdStep = async function paintBackdrop({ request, dependencies, signal }, work) {
+  if (!request.backdropPrompt || !dependencies.provider) return work;
   const canvas = (request.frame ?? PLATFORM_FRAMES[request.platform]).canvas;
-  const background =
-    request.backdropPrompt && provider
-      ? await paintedBackdrop(provider, request.backdropPrompt, canvas, signal)
-      : undefined;
-  const input: AdInput = { ...request, subject: subjectOf(photo, alpha), variant: job.variant, background };
-  const image = await limits.engine.run('layOutAd', [input]).catch((error: unknown) => {
+  return { ...work, background: await paintedBackdrop(dependencies.provider, request.backdropPrompt, canvas, signal) };
+};
+
+/** The ad laid out on the platform's canvas. */
+const layOutAd: AdStep = async function layOutAd({ request, limits, choices }, work) {
+  const photo = made(work.photo, 'decoded photo');
+  const input: AdInput = {
+    ...request,
+    subject: subjectOf(photo, work.alpha),
+    variant: choices.variant,
+    background: work.background,
+  };
+  const ad = await limits.engine.run('layOutAd', [input]).catch((error: unknown) => {
     throw new ResultFailure(
       ResultErrorCode.ProcessingFailed,
       `The ad could not be laid out (${String(error).slice(0, 200)}).`,
     );
   });
-  return encodeImage(image, { format: job.format, file: job.file, source });
-}
+  return { ...work, ad };
+};
+
+/** Encode with the thumbnail. */
+const encodeResult: AdStep = async function encodeResult({ source, choices }, work) {
+  return { ...work, encoded: await encodeImage(made(work.ad, 'laid-out ad'), { ...choices.output, source }) };
+};
+
+/** One ad, in this order. */
+export const AD_STEPS: readonly AdStep[] = [decodeSource, segmentSubject, paintBackdrop, layOutAd, encodeResult];
+
+export const AD_PIPELINE: ToolPipeline<AdContext, AdWork> = {
+  start: () => ({ photo: null, alpha: null, background: undefined, ad: null, encoded: null }),
+  steps: AD_STEPS,
+  result: ({ encoded }) => made(encoded, 'encoded image'),
+};
 
 /** The provider's backdrop, fitted to the canvas, as RGBA. */
 async function paintedBackdrop(

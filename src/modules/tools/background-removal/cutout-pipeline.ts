@@ -1,9 +1,11 @@
 import { planGeometry, type GeometryPlan } from '../../../core/image/geometry';
 import type { Size } from '../../../core/image/raw-image';
-import type { SourceImage } from '../../../core/image/source-image';
+import type { RawImage } from '../../../core/image/raw-image';
+import type { CutoutPixels } from '../../../engine/cutout-pixels';
+import type { Cutout } from '../../../engine/mask/subject-hints';
 import type { Segmenter } from '../../../core/segmentation/segmenter';
 import { encodeImage, encodeMaskImage, type EncodedImage } from '../shared/encoding';
-import type { PipelineLimits } from '../shared/pipeline-limits';
+import { made, type ToolContext, type ToolPipeline, type ToolStep } from '../shared/tool-steps';
 import { decodePhoto } from '../shared/photo-decoding';
 import type { CutoutRequest } from './cutout-request';
 
@@ -16,39 +18,70 @@ export function cutoutPlan(source: Size): GeometryPlan {
   return planGeometry(source, { width: Math.max(1, Math.floor(source.width * factor)), upscale: false });
 }
 
-/** A cut-out result with how unsure the segmenter was of its mask (0 sure, 1 unsure). */
-export interface CutoutImage extends EncodedImage {
-  uncertainty: number;
+/** A cut-out runs with the segmenter, checked before the download. */
+export interface CutoutDependencies {
+  segmenter: Segmenter;
 }
+
+export type CutoutContext = ToolContext<CutoutRequest, CutoutDependencies>;
+
+/** A cut-out between its steps. */
+export interface CutoutWork {
+  photo: RawImage | null;
+  subject: Cutout | null;
+  pixels: CutoutPixels | null;
+  encoded: EncodedImage | null;
+}
+
+type CutoutStep = ToolStep<CutoutContext, CutoutWork>;
+
+/** Decode, flattening any transparency onto white, which is what the model was trained on. */
+const decodeSource: CutoutStep = async function decodeSource({ source, limits }, work) {
+  return { ...work, photo: await decodePhoto(source, cutoutPlan(source), limits) };
+};
+
+/** The subject's mask and how unsure the segmenter was of it, keeping to the client's hints. */
+const segmentSubject: CutoutStep = async function segmentSubject({ dependencies, signal, choices }, work) {
+  const photo = made(work.photo, 'decoded photo');
+  return { ...work, subject: await dependencies.segmenter.segment(photo, signal, choices.hints) };
+};
 
 /**
- * One cut-out result: decode (flattening any transparency onto white, which is what the model
- * was trained on), segment (keeping to the client's hints), then the engine's cutoutPixels
- * (correct the product's pixels, draw the shadow, frame: the whole photo, a crop around the
- * subject, or a canvas the subject fills a set share of; compose onto the background), and
- * encode with the thumbnail. A mask (`channels` `alpha`) is the framed alpha itself, encoded as
- * one channel: the same pixels as the alpha of the transparent cut-out, since a mask has neither
- * a background colour nor a shadow.
+ * The engine's cutoutPixels: correct the product's pixels, draw the shadow, frame (the whole
+ * photo, a crop around the subject, or a canvas the subject fills a set share of), compose onto
+ * the background. A mask (`channels` `alpha`) is the framed alpha itself: the same pixels as the
+ * alpha of the transparent cut-out, since a mask has neither a background colour nor a shadow.
  */
-export async function runCutout(
-  source: SourceImage,
-  request: CutoutRequest,
-  segmenter: Segmenter,
-  limits: PipelineLimits & { signal: AbortSignal },
-): Promise<CutoutImage> {
-  const photo = await decodePhoto(source, cutoutPlan(source), limits);
-  const { mask: alpha, uncertainty } = await segmenter.segment(photo, limits.signal, request.hints);
-  limits.signal.throwIfAborted();
+const composeCutout: CutoutStep = async function composeCutout({ request, limits }, work) {
+  const photo = made(work.photo, 'decoded photo');
+  const { mask } = made(work.subject, 'subject mask');
   const pixels = await limits.engine.run(
     'cutoutPixels',
-    [photo, alpha, { ...request, channels: request.channels }, limits.timeoutSeconds],
-    [photo, alpha],
+    [photo, mask, { ...request, channels: request.channels }, limits.timeoutSeconds],
+    [photo, mask],
   );
-  limits.signal.throwIfAborted();
+  return { ...work, pixels };
+};
 
+/** Encode with the thumbnail; a mask as one channel. */
+const encodeResult: CutoutStep = async function encodeResult({ source, choices }, work) {
+  const pixels = made(work.pixels, 'cut-out pixels');
+  const { format, file } = choices.output;
   const encoded =
     pixels.kind === 'mask'
-      ? await encodeMaskImage(pixels.mask, { file: request.file, source })
-      : await encodeImage(pixels.image, { format: request.format, file: request.file, source });
-  return { ...encoded, uncertainty };
-}
+      ? await encodeMaskImage(pixels.mask, { file, source })
+      : await encodeImage(pixels.image, { format, file, source });
+  return { ...work, encoded };
+};
+
+/** One cut-out result, in this order. */
+export const CUTOUT_STEPS: readonly CutoutStep[] = [decodeSource, segmentSubject, composeCutout, encodeResult];
+
+export const CUTOUT_PIPELINE: ToolPipeline<CutoutContext, CutoutWork> = {
+  start: () => ({ photo: null, subject: null, pixels: null, encoded: null }),
+  steps: CUTOUT_STEPS,
+  result: ({ encoded, subject }) => ({
+    ...made(encoded, 'encoded image'),
+    uncertainty: made(subject, 'subject mask').uncertainty,
+  }),
+};

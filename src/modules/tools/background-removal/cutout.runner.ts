@@ -1,19 +1,20 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { SourceImage } from '../../../core/image/source-image';
 import { SEGMENTER, type Segmenter } from '../../../core/segmentation/segmenter';
+import { ToolId } from '../../catalog/tools';
 import { ResultErrorCode, ResultFailure } from '../result-failure';
 import { CUTOUT_LAYERS } from '../shared/cut-out';
 import { NO_SEGMENTER } from '../shared/failure-translation';
-import { ResultFrame, type FramedTool, type ResultContext } from '../shared/result-frame';
+import {
+  ResultFrame,
+  type FramedTool,
+  type PipelineOf,
+  type PreparedRequest,
+  type TaskOf,
+} from '../shared/result-frame';
 import type { ToolOutput, ToolRunner, TypedToolTask } from '../tool-runner';
-import { cutoutPlan, runCutout } from './cutout-pipeline';
+import { CUTOUT_PIPELINE, cutoutPlan, type CutoutDependencies, type CutoutWork } from './cutout-pipeline';
 import { cutoutRequestOf, type CutoutRequest } from './cutout-request';
-
-/** A cut-out request with the segmenter that will make it, checked before the download. */
-interface SegmentedRequest {
-  cutout: CutoutRequest;
-  segmenter: Segmenter;
-}
 
 /**
  * Live cut-outs: `remove_background` itself, and the product photo operations that cut the
@@ -22,10 +23,16 @@ interface SegmentedRequest {
  *
  * 1. the request, refused before the download on a deployment without a segmenter;
  * 2. the source; its share of the budget: the cut-out's size times CUTOUT_LAYERS;
- * 3. runCutout's steps (see cutout-pipeline.ts), ending with the image and thumbnail encoded.
+ * 3. CUTOUT_STEPS (see cutout-pipeline.ts), ending with the image and thumbnail encoded.
  */
+type CutoutTool = ToolId.RemoveBackground | ToolId.ImageEditing;
+
 @Injectable()
-export class CutoutRunner implements ToolRunner, FramedTool<SegmentedRequest> {
+export class CutoutRunner implements ToolRunner, FramedTool<CutoutTool, CutoutRequest, CutoutDependencies, CutoutWork> {
+  /** The cut-out's own tool, and the product photo operations labelled image editing that cut the product out. */
+  readonly runs: PipelineOf<CutoutTool> = { name: 'cut-out', tools: [ToolId.RemoveBackground, ToolId.ImageEditing] };
+  readonly pipeline = CUTOUT_PIPELINE;
+
   constructor(
     @Inject(SEGMENTER) private readonly segmenter: Segmenter | null,
     private readonly frame: ResultFrame,
@@ -35,20 +42,16 @@ export class CutoutRunner implements ToolRunner, FramedTool<SegmentedRequest> {
     return this.frame.run(task, signal, this);
   }
 
-  request(task: TypedToolTask): SegmentedRequest {
+  prepare(task: TaskOf<CutoutTool>): PreparedRequest<CutoutRequest, CutoutDependencies> {
     const cutout = cutoutRequestOf(task);
     if (!cutout)
       throw new ResultFailure(ResultErrorCode.ProcessingFailed, 'This operation does not cut the product out.');
     if (!this.segmenter) throw new ResultFailure(ResultErrorCode.ProcessingFailed, `This result ${NO_SEGMENTER}.`);
-    return { cutout, segmenter: this.segmenter };
+    return { request: cutout, dependencies: { segmenter: this.segmenter } };
   }
 
   pixels(source: SourceImage): number {
     const { scaled } = cutoutPlan(source);
     return scaled.width * scaled.height * CUTOUT_LAYERS;
-  }
-
-  pipeline({ source, request, limits }: ResultContext<SegmentedRequest>) {
-    return runCutout(source, request.cutout, request.segmenter, limits);
   }
 }

@@ -1,17 +1,14 @@
 import { canvasHolding, shapeFor, type AspectRatio } from '../../../core/image/aspect-ratio';
 import { composite } from '../../../engine/compose/composite';
 import { reframe, type CutoutLayers } from '../../../engine/compose/cutout-layers';
-import type { GeometryPlan } from '../../../core/image/geometry';
 import { subjectBounds, type AlphaMask, type PixelBounds } from '../../../engine/mask/alpha-mask';
 import type { RawImage, Size } from '../../../core/image/raw-image';
-import type { SourceImage } from '../../../core/image/source-image';
 import type { ImageProvider } from '../../../core/image-provider/image-provider';
 import type { Segmenter } from '../../../core/segmentation/segmenter';
 import { encodeImage, type EncodedImage } from '../shared/encoding';
-import type { PipelineLimits } from '../shared/pipeline-limits';
-import { decodePhoto } from '../shared/photo-decoding';
+import { decodePhoto, photoPlan } from '../shared/photo-decoding';
+import { made, type ToolContext, type ToolPipeline, type ToolStep } from '../shared/tool-steps';
 import { coverTo, keepMaskPng, providerPng } from '../../../core/image/provider-images';
-import type { ResultOutput } from '../tool-runner';
 import type { PreservationLevel } from '../tool-options';
 import type { AiEditRequest } from './generative-request';
 
@@ -73,43 +70,112 @@ export function photoArea(placement: { canvas: Size; left: number; top: number }
   return { data, width: canvas.width, height: canvas.height };
 }
 
+/** The photo is decoded no larger than this: providers paint at about 1.5k a side. */
+export const AI_EDIT_PHOTO_LONG_SIDE = 2048;
+
 /** What an AI edit runs with: its provider, and the segmenter unless the level is `creative`. */
 export interface AiEditPainters {
   provider: ImageProvider;
   segmenter: Segmenter | null;
 }
 
-/**
- * One AI edit, in order: decode the photo at `plan`'s size; the subject's mask (the whole photo
- * for `creative`, which keeps nothing); place the photo on a canvas of the requested ratio around
- * the subject; send the provider the placed photo and the mask of what it must keep; fit its
- * answer to the canvas; keep the product's own pixels as the preservation level promises;
- * encode with the thumbnail.
- */
-export async function runAiEdit(
-  source: SourceImage,
-  plan: GeometryPlan,
-  request: AiEditRequest,
-  { provider, segmenter }: AiEditPainters,
-  limits: PipelineLimits & { signal: AbortSignal },
-  output: ResultOutput,
-): Promise<EncodedImage> {
-  const photo = await decodePhoto(source, plan, limits);
-  const alpha = segmenter
-    ? (await segmenter.segment(photo, limits.signal)).mask
-    : { data: new Uint8Array(photo.width * photo.height).fill(255), width: photo.width, height: photo.height };
-  const placement = placeOnCanvas(photo, segmenter ? subjectBounds(alpha) : null, request.ratio);
-  const placed = await photoOnCanvas(photo, alpha, placement);
-  const inputs = providerInputs(placed, photoArea(placement, photo), request.preservation);
+export type AiEditContext = ToolContext<AiEditRequest, AiEditPainters>;
+
+/** A placement of the photo on the canvas (see placeOnCanvas). */
+type Placement = ReturnType<typeof placeOnCanvas>;
+
+/** An AI edit between its steps. */
+export interface AiEditWork {
+  photo: RawImage | null;
+  alpha: AlphaMask | null;
+  /** The subject's bounds in the photo, null for `creative` (which keeps nothing). */
+  subject: PixelBounds | null;
+  placement: Placement | null;
+  placed: CutoutLayers | null;
+  /** The provider's answer fitted to the canvas. */
+  painted: RawImage | null;
+  edited: RawImage | null;
+  encoded: EncodedImage | null;
+}
+
+type AiEditStep = ToolStep<AiEditContext, AiEditWork>;
+
+/** The photo at AI_EDIT_PHOTO_LONG_SIDE. */
+const decodeSource: AiEditStep = async function decodeSource({ source, limits }, work) {
+  return { ...work, photo: await decodePhoto(source, photoPlan(source, AI_EDIT_PHOTO_LONG_SIDE), limits) };
+};
+
+/** The subject's mask; the whole photo for `creative`, which keeps nothing. */
+const segmentSubject: AiEditStep = async function segmentSubject({ dependencies: { segmenter }, signal }, work) {
+  const photo = made(work.photo, 'decoded photo');
+  if (!segmenter) {
+    const whole = {
+      data: new Uint8Array(photo.width * photo.height).fill(255),
+      width: photo.width,
+      height: photo.height,
+    };
+    return { ...work, alpha: whole, subject: null };
+  }
+  const alpha = (await segmenter.segment(photo, signal)).mask;
+  return { ...work, alpha, subject: subjectBounds(alpha) };
+};
+
+/** The photo placed on a canvas of the requested ratio, around the subject. */
+const placePhoto: AiEditStep = async function placePhoto({ request }, work) {
+  const photo = made(work.photo, 'decoded photo');
+  const placement = placeOnCanvas(photo, work.subject, request.ratio);
+  return { ...work, placement, placed: await photoOnCanvas(photo, made(work.alpha, 'subject mask'), placement) };
+};
+
+/** The provider sent the placed photo and the mask of what it must keep; its answer fitted to the canvas. */
+const paintEdit: AiEditStep = async function paintEdit({ request, dependencies: { provider }, signal }, work) {
+  const photo = made(work.photo, 'decoded photo');
+  const placement = made(work.placement, 'placement');
+  const inputs = providerInputs(made(work.placed, 'placed photo'), photoArea(placement, photo), request.preservation);
   const [png, mask] = await Promise.all([providerPng(inputs.image), keepMaskPng(inputs.keep)]);
   const painted = await provider.edit(
     { image: png, mask, prompt: request.prompt, shape: shapeFor(placement.canvas) },
-    limits.signal,
+    signal,
   );
-  const edited = await limits.engine.run(
-    'preservedSubject',
-    [placed, await coverTo(painted, placement.canvas), request.preservation],
-    [placed],
-  );
-  return encodeImage(edited, { ...output, source });
-}
+  return { ...work, painted: await coverTo(painted, placement.canvas) };
+};
+
+/** The product's own pixels kept as the preservation level promises. */
+const keepSubject: AiEditStep = async function keepSubject({ request, limits }, work) {
+  const placed = made(work.placed, 'placed photo');
+  const painted = made(work.painted, 'painted edit');
+  return {
+    ...work,
+    edited: await limits.engine.run('preservedSubject', [placed, painted, request.preservation], [placed]),
+  };
+};
+
+/** Encode with the thumbnail. */
+const encodeResult: AiEditStep = async function encodeResult({ source, choices }, work) {
+  return { ...work, encoded: await encodeImage(made(work.edited, 'edited image'), { ...choices.output, source }) };
+};
+
+/** One AI edit, in this order. */
+export const AI_EDIT_STEPS: readonly AiEditStep[] = [
+  decodeSource,
+  segmentSubject,
+  placePhoto,
+  paintEdit,
+  keepSubject,
+  encodeResult,
+];
+
+export const AI_EDIT_PIPELINE: ToolPipeline<AiEditContext, AiEditWork> = {
+  start: () => ({
+    photo: null,
+    alpha: null,
+    subject: null,
+    placement: null,
+    placed: null,
+    painted: null,
+    edited: null,
+    encoded: null,
+  }),
+  steps: AI_EDIT_STEPS,
+  result: ({ encoded }) => made(encoded, 'encoded image'),
+};

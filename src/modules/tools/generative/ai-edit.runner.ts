@@ -6,17 +6,19 @@ import { ToolId } from '../../catalog/tools';
 import { ResultErrorCode, ResultFailure } from '../result-failure';
 import { NO_PROVIDER, NO_SEGMENTER } from '../shared/failure-translation';
 import { photoPlan } from '../shared/photo-decoding';
-import { ResultFrame, type FramedTool, type ResultContext } from '../shared/result-frame';
-import { resultOutputOf, type ToolOutput, type ToolRunner, type TypedToolTask } from '../tool-runner';
-import { runAiEdit, type AiEditPainters } from './ai-edit-pipeline';
+import {
+  ResultFrame,
+  type FramedTool,
+  type PipelineOf,
+  type PreparedRequest,
+  type TaskOf,
+} from '../shared/result-frame';
+import type { ToolOutput, ToolRunner, TypedToolTask } from '../tool-runner';
+import { AI_EDIT_PHOTO_LONG_SIDE, AI_EDIT_PIPELINE, type AiEditPainters, type AiEditWork } from './ai-edit-pipeline';
 import { aiEditRequestOf, type AiEditRequest } from './generative-request';
 
-/** The photo is decoded no larger than this: providers paint at about 1.5k a side. */
-const PHOTO_LONG_SIDE = 2048;
 /** The photo, its mask, the placed layers, the provider's image and the result. */
 const EDIT_LAYERS = 5;
-
-type AiEditWork = AiEditRequest & AiEditPainters;
 
 /**
  * Live `image_ai_edit`: the provider edits the photo from the prompt; the service fits its answer
@@ -26,11 +28,16 @@ type AiEditWork = AiEditRequest & AiEditPainters;
  *
  * 1. the request, refused before the download without a provider, or without a segmenter for
  *    `strict` and `balanced`;
- * 2. the source; its share of the budget: the photo at PHOTO_LONG_SIDE times EDIT_LAYERS;
- * 3. runAiEdit's steps (see ai-edit-pipeline.ts), ending with the image and thumbnail encoded.
+ * 2. the source; its share of the budget: the photo at AI_EDIT_PHOTO_LONG_SIDE times EDIT_LAYERS;
+ * 3. AI_EDIT_STEPS (see ai-edit-pipeline.ts), ending with the image and thumbnail encoded.
  */
 @Injectable()
-export class AiEditRunner implements ToolRunner, FramedTool<AiEditWork> {
+export class AiEditRunner
+  implements ToolRunner, FramedTool<ToolId.ImageAiEdit, AiEditRequest, AiEditPainters, AiEditWork>
+{
+  readonly runs: PipelineOf<ToolId.ImageAiEdit> = { name: 'AI edit', tools: [ToolId.ImageAiEdit] };
+  readonly pipeline = AI_EDIT_PIPELINE;
+
   constructor(
     @Inject(SEGMENTER) private readonly segmenter: Segmenter | null,
     @Inject(IMAGE_PROVIDER) private readonly provider: ImageProvider | null,
@@ -41,15 +48,9 @@ export class AiEditRunner implements ToolRunner, FramedTool<AiEditWork> {
     return this.frame.run(task, signal, this);
   }
 
-  request(task: TypedToolTask): AiEditWork {
+  prepare(task: TaskOf<ToolId.ImageAiEdit>): PreparedRequest<AiEditRequest, AiEditPainters> {
     const provider = this.provider;
     if (!provider) throw new ResultFailure(ResultErrorCode.ProcessingFailed, `This edit ${NO_PROVIDER}.`);
-    if (task.tool !== ToolId.ImageAiEdit) {
-      throw new ResultFailure(
-        ResultErrorCode.ProcessingFailed,
-        `The ${task.tool} tool does not run on the AI edit pipeline.`,
-      );
-    }
     const request = aiEditRequestOf(task.options);
     const segmenter = request.preservation === 'creative' ? null : this.segmenter;
     if (request.preservation !== 'creative' && !segmenter) {
@@ -58,16 +59,11 @@ export class AiEditRunner implements ToolRunner, FramedTool<AiEditWork> {
         `The ${request.preservation} preservation level ${NO_SEGMENTER}.`,
       );
     }
-    return { ...request, provider, segmenter };
+    return { request, dependencies: { provider, segmenter } };
   }
 
   pixels(source: SourceImage): number {
-    const { scaled } = photoPlan(source, PHOTO_LONG_SIDE);
+    const { scaled } = photoPlan(source, AI_EDIT_PHOTO_LONG_SIDE);
     return scaled.width * scaled.height * EDIT_LAYERS;
-  }
-
-  pipeline({ task, source, request, limits }: ResultContext<AiEditWork>) {
-    const plan = photoPlan(source, PHOTO_LONG_SIDE);
-    return runAiEdit(source, plan, request, request, limits, resultOutputOf(task));
   }
 }

@@ -5,9 +5,15 @@ import { ToolId } from '../../catalog/tools';
 import { ResultErrorCode, ResultFailure } from '../result-failure';
 import { NO_PROVIDER } from '../shared/failure-translation';
 import { PROVIDER_LONG_SIDE } from '../../../core/image/provider-images';
-import { ResultFrame, type FramedTool, type ResultContext } from '../shared/result-frame';
-import { resultOutputOf, type ToolOutput, type ToolRunner, type TypedToolTask } from '../tool-runner';
-import { runGeneration } from './generation-pipeline';
+import {
+  ResultFrame,
+  type FramedTool,
+  type PipelineOf,
+  type PreparedRequest,
+  type TaskOf,
+} from '../shared/result-frame';
+import type { ToolOutput, ToolRunner, TypedToolTask } from '../tool-runner';
+import { GENERATION_PIPELINE, type GenerationPainters, type GenerationWork } from './generation-pipeline';
 import { generationRequestOf, type GenerationRequest } from './generative-request';
 
 /**
@@ -15,8 +21,6 @@ import { generationRequestOf, type GenerationRequest } from './generative-reques
  * and a reference image, sent no larger than PROVIDER_LONG_SIDE, fits in the same share.
  */
 const GENERATION_PIXELS = 2 * PROVIDER_LONG_SIDE * PROVIDER_LONG_SIDE;
-
-type GenerationWork = GenerationRequest & { provider: ImageProvider };
 
 /**
  * Live `image_generation`: the provider paints from the prompt, guided by the result's reference
@@ -26,10 +30,17 @@ type GenerationWork = GenerationRequest & { provider: ImageProvider };
  *
  * 1. the request, refused before any download without a provider;
  * 2. the reference image, when the result has one; its share of the budget: GENERATION_PIXELS;
- * 3. runGeneration's steps (see generation-pipeline.ts), ending with the image and thumbnail encoded.
+ * 3. GENERATION_STEPS (see generation-pipeline.ts), ending with the image and thumbnail encoded.
  */
 @Injectable()
-export class GenerationRunner implements ToolRunner, FramedTool<GenerationWork, SourceImage | null> {
+export class GenerationRunner
+  implements
+    ToolRunner,
+    FramedTool<ToolId.ImageGeneration, GenerationRequest, GenerationPainters, GenerationWork, SourceImage | null>
+{
+  readonly runs: PipelineOf<ToolId.ImageGeneration> = { name: 'generation', tools: [ToolId.ImageGeneration] };
+  readonly pipeline = GENERATION_PIPELINE;
+
   constructor(
     @Inject(IMAGE_PROVIDER) private readonly provider: ImageProvider | null,
     private readonly frame: ResultFrame,
@@ -39,23 +50,13 @@ export class GenerationRunner implements ToolRunner, FramedTool<GenerationWork, 
     return this.frame.runWithOptionalSource(task, signal, this);
   }
 
-  request(task: TypedToolTask): GenerationWork {
+  prepare(task: TaskOf<ToolId.ImageGeneration>): PreparedRequest<GenerationRequest, GenerationPainters> {
     const provider = this.provider;
     if (!provider) throw new ResultFailure(ResultErrorCode.ProcessingFailed, `This generation ${NO_PROVIDER}.`);
-    if (task.tool !== ToolId.ImageGeneration) {
-      throw new ResultFailure(
-        ResultErrorCode.ProcessingFailed,
-        `The ${task.tool} tool does not run on the generation pipeline.`,
-      );
-    }
-    return { ...generationRequestOf(task.options), provider };
+    return { request: generationRequestOf(task.options), dependencies: { provider } };
   }
 
   pixels(): number {
     return GENERATION_PIXELS;
-  }
-
-  pipeline({ task, source, request, limits }: ResultContext<GenerationWork, SourceImage | null>) {
-    return runGeneration(source, request, request.provider, limits, resultOutputOf(task));
   }
 }

@@ -9,10 +9,17 @@ import { renderStudioBackdrop, STUDIO_BACKDROPS, studioBackdropFor } from '../..
 import { inspectSource } from '../../../core/image/source-image';
 import { photoArea, photoOnCanvas, placeOnCanvas, providerInputs } from './ai-edit-pipeline';
 import { DEFAULT_FILE_CHOICES } from '../tool-runner';
-import { runGeneration } from './generation-pipeline';
+import { runPipeline } from '../shared/tool-steps';
+import { toolContext } from '../../../../test/support/tool-contexts';
+import { GENERATION_PIPELINE } from './generation-pipeline';
 import { composeScene, type BackdropPainter } from './scene-pipeline';
 
-const LIMITS = { maxPixels: 50_000_000, timeoutSeconds: 30, engine: INLINE_ENGINE };
+const LIMITS = {
+  maxPixels: 50_000_000,
+  timeoutSeconds: 30,
+  engine: INLINE_ENGINE,
+  signal: new AbortController().signal,
+};
 
 /** A 200 x 120 photo: an orange square at x 70..129, y 30..89 on blue-grey, and its exact mask. */
 function photoWithSquare(): { photo: RawImage; alpha: AlphaMask } {
@@ -154,12 +161,9 @@ describe('generation pipeline', () => {
       LIMITS.maxPixels,
     );
     const output = { format: 'jpg' as const, file: { ...DEFAULT_FILE_CHOICES, metadata: 'keep' as const } };
-    const { image } = await runGeneration(
-      reference,
-      { prompt: 'a mug', ratio: null },
-      provider,
-      { ...LIMITS, signal: new AbortController().signal },
-      output,
+    const { image } = await runPipeline(
+      GENERATION_PIPELINE,
+      toolContext({ prompt: 'a mug', ratio: null }, reference, { provider }, { limits: LIMITS, choices: { output } }),
     );
     expect(await fileStatement(image)).toMatchObject({ exif: null, xmp: null });
   });

@@ -1,23 +1,19 @@
-import { shapeFor } from '../../../core/image/aspect-ratio';
+import { shapeFor, withLongSide } from '../../../core/image/aspect-ratio';
 import { reframe, type CutoutLayers, type Frame } from '../../../engine/compose/cutout-layers';
 import type { ShadowStyle } from '../../../engine/compose/shadow';
 import { renderStudioBackdrop, studioBackdropFor } from '../../../engine/compose/studio-backdrop';
-import type { GeometryPlan } from '../../../core/image/geometry';
 import { subjectBounds, type AlphaMask } from '../../../engine/mask/alpha-mask';
-import type { SubjectHints } from '../../../engine/mask/subject-hints';
 import type { RawImage, Size } from '../../../core/image/raw-image';
-import type { SourceImage } from '../../../core/image/source-image';
 import type { ImageProvider } from '../../../core/image-provider/image-provider';
 import type { Segmenter } from '../../../core/segmentation/segmenter';
 import { cutOut } from '../shared/cut-out';
 import { shadowStyle } from '../shared/cutout-style';
 import { encodeImage, type EncodedImage } from '../shared/encoding';
 import type { PipelineLimits } from '../shared/pipeline-limits';
-import { decodePhoto } from '../shared/photo-decoding';
+import { decodePhoto, photoPlan } from '../shared/photo-decoding';
+import { made, runSteps, type ToolContext, type ToolPipeline, type ToolStep } from '../shared/tool-steps';
 import { coverTo, keepMaskPng, providerPng } from '../../../core/image/provider-images';
-import type { OutputFormat } from '../../../core/image/output-format';
-import type { FileChoices } from '../tool-runner';
-import type { SceneRequest } from './generative-request';
+import { exactCanvas, type SceneRequest } from './generative-request';
 
 /** The subject's bounding box fills this share of the canvas along its tighter side: room for the scene around it. */
 const SUBJECT_FILL = 0.62;
@@ -58,25 +54,148 @@ export function sceneFrame(subject: Frame, plan: ScenePlan): Frame {
   };
 }
 
+/** The photo is decoded no larger than this: the subject fills well under it on the scene's canvas. */
+export const SCENE_PHOTO_LONG_SIDE = 2048;
+/** A scene's longer side without a preset: the largest side the providers paint natively. */
+const SCENE_LONG_SIDE = 1536;
+
+/** The preset's canvas; else the requested ratio exactly; else the photo's own shape. */
+export function sceneCanvas(request: SceneRequest, photo: Size): Size {
+  if (request.canvas) return request.canvas;
+  if (request.ratio) return exactCanvas(request.ratio, SCENE_LONG_SIDE);
+  return withLongSide(photo, SCENE_LONG_SIDE);
+}
+
+/** What a scene runs with: the segmenter, and the provider that paints its backdrop (the studio's without one). */
+export interface ScenePainters {
+  segmenter: Segmenter;
+  provider: ImageProvider | null;
+}
+
+export type SceneContext = ToolContext<SceneRequest, ScenePainters>;
+
+/** A scene between its steps: where the subject goes and what paints the backdrop, then the layers as made. */
+export interface SceneWork {
+  plan: ScenePlan;
+  painter: BackdropPainter;
+  photo: RawImage | null;
+  alpha: AlphaMask | null;
+  /** The cut-out with its shadow, at the photo's size. */
+  layers: CutoutLayers | null;
+  /** The cut-out placed on the canvas. */
+  placed: CutoutLayers | null;
+  backdrop: RawImage | null;
+  scene: RawImage | null;
+  encoded: EncodedImage | null;
+}
+
+type SceneStep = ToolStep<SceneContext, SceneWork>;
+/** A step of the composition, which needs nothing of the context but the limits. */
+type CompositionStep = ToolStep<Pick<SceneContext, 'limits' | 'signal'>, SceneWork>;
+
+/** The photo at SCENE_PHOTO_LONG_SIDE. */
+const decodeSource: SceneStep = async function decodeSource({ source, limits }, work) {
+  return { ...work, photo: await decodePhoto(source, photoPlan(source, SCENE_PHOTO_LONG_SIDE), limits) };
+};
+
+/** The subject's mask, keeping to the client's hints. */
+const segmentSubject: SceneStep = async function segmentSubject({ dependencies, signal, choices }, work) {
+  const photo = made(work.photo, 'decoded photo');
+  return { ...work, alpha: (await dependencies.segmenter.segment(photo, signal, choices.hints)).mask };
+};
+
+/** The product cut out of its photo with its shadow; its pixels are the photo's own. */
+const cutOutSubject: CompositionStep = async function cutOutSubject({ limits }, work) {
+  const photo = made(work.photo, 'decoded photo');
+  const alpha = made(work.alpha, 'subject mask');
+  const style = { shadow: work.plan.shadow, light: false, color: false, polish: false };
+  return { ...work, layers: await cutOut(photo, alpha, style, limits) };
+};
+
+/** The cut-out placed on the canvas, standing on the scene's floor line (only scaled). */
+const placeSubject: CompositionStep = async function placeSubject(_context, work) {
+  const alpha = made(work.alpha, 'subject mask');
+  const layers = made(work.layers, 'cut-out layers');
+  const subject = subjectBounds(alpha) ?? { left: 0, top: 0, width: alpha.width, height: alpha.height };
+  return { ...work, placed: await reframe(layers, sceneFrame(subject, work.plan), work.plan.canvas) };
+};
+
+/** The backdrop behind the placed product: whatever paints it never repaints the product. */
+const paintBackdrop: CompositionStep = async function paintBackdrop(_context, work) {
+  return { ...work, backdrop: await work.painter(made(work.placed, 'placed cut-out'), work.plan.canvas) };
+};
+
+/** The product composited over the backdrop. */
+const compositeScene: CompositionStep = async function compositeScene({ limits }, work) {
+  const placed = made(work.placed, 'placed cut-out');
+  const backdrop = made(work.backdrop, 'backdrop');
+  return { ...work, scene: await limits.engine.run('compositeOnImage', [placed, backdrop], [placed, backdrop]) };
+};
+
+/** Encode with the thumbnail. */
+const encodeResult: SceneStep = async function encodeResult({ source, choices }, work) {
+  return { ...work, encoded: await encodeImage(made(work.scene, 'scene'), { ...choices.output, source }) };
+};
+
 /**
  * A product in a scene: cut out of its photo with its shadow, placed on the canvas standing on
  * the scene's floor line, and composited over the backdrop. The product's pixels are always the
  * photo's own (only scaled): whatever paints the backdrop never repaints the product.
  */
+export const SCENE_COMPOSITION: readonly CompositionStep[] = [
+  cutOutSubject,
+  placeSubject,
+  paintBackdrop,
+  compositeScene,
+];
+
+/** One scene, in this order. */
+export const SCENE_STEPS: readonly SceneStep[] = [decodeSource, segmentSubject, ...SCENE_COMPOSITION, encodeResult];
+
+const NOTHING_MADE = {
+  photo: null,
+  alpha: null,
+  layers: null,
+  placed: null,
+  backdrop: null,
+  scene: null,
+  encoded: null,
+};
+
+/**
+ * The backdrop is the provider's, else the variant's studio backdrop, each with its floor line;
+ * the canvas is planned from the request and the photo's planned size.
+ */
+export const SCENE_PIPELINE: ToolPipeline<SceneContext, SceneWork> = {
+  start: ({ source, request, dependencies: { provider }, limits, choices: { variant } }) => {
+    const studio = studioBackdropFor(variant);
+    return {
+      plan: {
+        canvas: sceneCanvas(request, photoPlan(source, SCENE_PHOTO_LONG_SIDE).scaled),
+        shadow: shadowStyle(request.shadow, variant),
+        floorLine: provider ? PROVIDER_FLOOR_LINE : studio.floorLine,
+        variant,
+      },
+      painter: provider
+        ? providerBackdrop(provider, request.prompt, limits)
+        : (_placed, size) => renderStudioBackdrop(studio, size),
+      ...NOTHING_MADE,
+    };
+  },
+  steps: SCENE_STEPS,
+  result: ({ encoded }) => made(encoded, 'encoded image'),
+};
+
+/** SCENE_COMPOSITION over a photo and its subject's mask: the scene before encoding. */
 export async function composeScene(
   photo: RawImage,
   alpha: AlphaMask,
   plan: ScenePlan,
-  paintBackdrop: BackdropPainter,
+  painter: BackdropPainter,
   limits: PipelineLimits,
 ): Promise<RawImage> {
-  const layers = await cutOut(photo, alpha, { shadow: plan.shadow, light: false, color: false, polish: false }, limits);
-  const subject = subjectBounds(alpha) ?? { left: 0, top: 0, width: photo.width, height: photo.height };
-  const placed = await reframe(layers, sceneFrame(subject, plan), plan.canvas);
-  limits.signal?.throwIfAborted();
-  const backdrop = await paintBackdrop(placed, plan.canvas);
-  limits.signal?.throwIfAborted();
-  return limits.engine.run('compositeOnImage', [placed, backdrop], [placed, backdrop]);
+  const work = { ...NOTHING_MADE, plan, painter, photo, alpha };
+  return made((await runSteps(SCENE_COMPOSITION, { limits, signal: limits.signal }, work)).scene, 'scene');
 }
 
 /**
@@ -87,7 +206,7 @@ export async function composeScene(
 function providerBackdrop(
   provider: ImageProvider,
   prompt: string,
-  { signal, engine }: PipelineLimits & { signal: AbortSignal },
+  { signal, engine }: PipelineLimits,
 ): BackdropPainter {
   return async (placed, size) => {
     const subject = await engine.run('composite', [{ ...placed, shadow: null }, null]);
@@ -95,52 +214,4 @@ function providerBackdrop(
     const painted = await provider.edit({ image, mask, prompt, shape: shapeFor(size) }, signal);
     return coverTo(painted, size);
   };
-}
-
-/** One scene result: what it asks for, where on which canvas, and in which format. */
-export interface SceneJob {
-  request: SceneRequest;
-  canvas: Size;
-  variant: number;
-  hints: SubjectHints;
-  format: OutputFormat;
-  file: FileChoices;
-}
-
-/** What a scene runs with: the segmenter, and the provider that paints its backdrop (the studio's without one). */
-export interface ScenePainters {
-  segmenter: Segmenter;
-  provider: ImageProvider | null;
-}
-
-/**
- * One scene, in order: decode the photo at `plan`'s size; segment it (keeping to the client's
- * hints); choose the backdrop (the provider's, else the variant's studio backdrop, each with its
- * floor line); composeScene; encode with the thumbnail.
- */
-export async function runScene(
-  source: SourceImage,
-  plan: GeometryPlan,
-  job: SceneJob,
-  { segmenter, provider }: ScenePainters,
-  limits: PipelineLimits & { signal: AbortSignal },
-): Promise<EncodedImage> {
-  const photo = await decodePhoto(source, plan, limits);
-  const { mask: alpha } = await segmenter.segment(photo, limits.signal, job.hints);
-  const studio = studioBackdropFor(job.variant);
-  const painter: BackdropPainter = provider
-    ? providerBackdrop(provider, job.request.prompt, limits)
-    : (_placed, size) => renderStudioBackdrop(studio, size);
-  const floorLine = provider ? PROVIDER_FLOOR_LINE : studio.floorLine;
-  const scene = {
-    canvas: job.canvas,
-    shadow: shadowStyle(job.request.shadow, job.variant),
-    floorLine,
-    variant: job.variant,
-  };
-  return encodeImage(await composeScene(photo, alpha, scene, painter, limits), {
-    format: job.format,
-    file: job.file,
-    source,
-  });
 }

@@ -1,4 +1,3 @@
-import { INLINE_ENGINE } from '../../../engine/pixel-engine';
 import { fromFixture, paint } from '../../../../test/support/image-fixtures';
 import { planGeometry } from '../../../core/image/geometry';
 import type { AlphaMask } from '../../../engine/mask/alpha-mask';
@@ -7,7 +6,9 @@ import type { RawImage } from '../../../core/image/raw-image';
 import { inspectSource } from '../../../core/image/source-image';
 import type { Segmenter } from '../../../core/segmentation/segmenter';
 import { hintsInPart, visiblePart } from './edit-hints';
-import { runEdit } from './edit-pipeline';
+import { runPipeline } from '../shared/tool-steps';
+import { editContext } from '../../../../test/support/tool-contexts';
+import { EDIT_PIPELINE } from './edit-pipeline';
 import { EDIT_VARIANTS, type EditRequest } from './edit-request';
 import { DEFAULT_FILE_CHOICES } from '../tool-runner';
 
@@ -105,7 +106,7 @@ class RecordingSegmenter implements Segmenter {
   }
 }
 
-describe(`${runEdit.name} with subject hints`, () => {
+describe('EDIT_PIPELINE with subject hints', () => {
   const request = (resize: EditRequest['resize']): EditRequest => ({
     resize,
     cutout: { background: null, shadow: { kind: 'none', spread: 1, lean: 0 }, hints: HINTS },
@@ -127,18 +128,14 @@ describe(`${runEdit.name} with subject hints`, () => {
 
   it('hands the segmenter the hints in the frame it segments, and reports its uncertainty', async () => {
     const segmenter = new RecordingSegmenter();
-    const limits = {
-      maxPixels: 50_000_000,
-      timeoutSeconds: 60,
-      signal: new AbortController().signal,
-      engine: INLINE_ENGINE,
-    };
-    const whole = await runEdit(await source(), request({ width: 200, upscale: false }), limits, segmenter);
-    const covered = await runEdit(
-      await source(),
-      request({ width: 200, height: 200, fit: 'cover', upscale: false }),
-      limits,
-      segmenter,
+    const dependencies = { segmenter, upscaler: null };
+    const whole = await runPipeline(
+      EDIT_PIPELINE,
+      editContext(request({ width: 200, upscale: false }), await source(), dependencies),
+    );
+    const covered = await runPipeline(
+      EDIT_PIPELINE,
+      editContext(request({ width: 200, height: 200, fit: 'cover', upscale: false }), await source(), dependencies),
     );
     expect(segmenter.asked[0]).toEqual({ width: 200, height: 100, hints: HINTS });
     expect(segmenter.asked[1]).toMatchObject({ width: 200, height: 200, hints: { keepPoints: [{ x: 0.5, y: 0.5 }] } });
@@ -147,10 +144,12 @@ describe(`${runEdit.name} with subject hints`, () => {
   });
 
   it('reports no uncertainty for an edit that cuts nothing out', async () => {
-    const edited = await runEdit(
-      await source(),
-      { ...request({ width: 100, upscale: false }), cutout: null },
-      { maxPixels: 50_000_000, timeoutSeconds: 60, engine: INLINE_ENGINE },
+    const edited = await runPipeline(
+      EDIT_PIPELINE,
+      editContext({ ...request({ width: 100, upscale: false }), cutout: null }, await source(), {
+        segmenter: null,
+        upscaler: null,
+      }),
     );
     expect(edited.uncertainty).toBeUndefined();
   });

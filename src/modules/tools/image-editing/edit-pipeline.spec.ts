@@ -15,11 +15,14 @@ import { NearestUpscaler, nearestEnlargement } from '../../../../test/support/ne
 import { litScene, photograph, washedOutResponse } from '../../../../test/support/lit-scenes';
 import { cardDeltaE, meanLuma, midtoneContrast, tonalRange } from '../../../../test/support/tone-figures';
 import { inspectSource } from '../../../core/image/source-image';
-import { runEdit } from './edit-pipeline';
+import { runPipeline } from '../shared/tool-steps';
+import { editContext } from '../../../../test/support/tool-contexts';
+import { EDIT_PIPELINE, EDIT_STEPS } from './edit-pipeline';
 import { EDIT_VARIANTS, type EditRequest } from './edit-request';
 import { DEFAULT_FILE_CHOICES } from '../tool-runner';
 
 const LIMITS = { maxPixels: 50_000_000, timeoutSeconds: 60, engine: INLINE_ENGINE };
+const NO_DEPENDENCIES = { segmenter: null, upscaler: null };
 
 const request = (overrides: Partial<EditRequest> = {}): EditRequest => ({
   resize: { upscale: false },
@@ -35,7 +38,10 @@ const request = (overrides: Partial<EditRequest> = {}): EditRequest => ({
 });
 
 async function edit(source: Buffer, overrides: Partial<EditRequest> = {}) {
-  const edited = await runEdit(await inspectSource(source, LIMITS.maxPixels), request(overrides), LIMITS);
+  const edited = await runPipeline(
+    EDIT_PIPELINE,
+    editContext(request(overrides), await inspectSource(source, LIMITS.maxPixels), NO_DEPENDENCIES, LIMITS),
+  );
   return { ...edited, decoded: await decodeRgba(edited.image), metadata: await sharp(edited.image).metadata() };
 }
 
@@ -48,7 +54,19 @@ const bands = () =>
 const near = (actual: number[], expected: number[], tolerance = 12) =>
   expected.every((value, i) => Math.abs(actual[i] - value) <= tolerance);
 
-describe(runEdit.name, () => {
+describe('EDIT_STEPS', () => {
+  it('lists the edit in its order', () => {
+    expect(EDIT_STEPS.map((step) => step.name)).toEqual([
+      'decodeSource',
+      'enlargeWithModel',
+      'cropWindow',
+      'segmentSubject',
+      'correctPixels',
+      'replaceBackground',
+      'encodeResult',
+    ]);
+  });
+
   describe('resizing', () => {
     it('contain: fits inside and pads to exactly the box, white for jpg', async () => {
       const { decoded, metadata } = await edit(await bands(), {
@@ -267,12 +285,14 @@ describe(runEdit.name, () => {
     it("upscale: doubles the size with the model, and does not sharpen the model's output", async () => {
       const photo = productPhoto(300, 200);
       const upscaler = new NearestUpscaler();
-      const edited = await runEdit(
-        await inspectSource(await fromFixture(photo).png().toBuffer(), LIMITS.maxPixels),
-        request({ resize: { upscale: true } }),
-        { ...LIMITS, signal: new AbortController().signal },
-        null,
-        upscaler,
+      const edited = await runPipeline(
+        EDIT_PIPELINE,
+        editContext(
+          request({ resize: { upscale: true } }),
+          await inspectSource(await fromFixture(photo).png().toBuffer(), LIMITS.maxPixels),
+          { segmenter: null, upscaler },
+          LIMITS,
+        ),
       );
       expect(upscaler.calls).toEqual([{ scale: 2, width: 300, height: 200, channels: 3 }]);
       const decoded = await sharp(edited.image).raw().toBuffer({ resolveWithObject: true });

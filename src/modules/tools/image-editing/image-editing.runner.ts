@@ -8,9 +8,15 @@ import { ToolId } from '../../catalog/tools';
 import { ResultErrorCode, ResultFailure } from '../result-failure';
 import { CUTOUT_LAYERS } from '../shared/cut-out';
 import { NO_SEGMENTER, NO_UPSCALER } from '../shared/failure-translation';
-import { ResultFrame, type FramedTool, type ResultContext } from '../shared/result-frame';
+import {
+  ResultFrame,
+  type FramedTool,
+  type PipelineOf,
+  type PreparedRequest,
+  type TaskOf,
+} from '../shared/result-frame';
 import type { ToolOutput, ToolRunner, TypedToolTask } from '../tool-runner';
-import { runEdit } from './edit-pipeline';
+import { EDIT_PIPELINE, type EditDependencies, type EditWork } from './edit-pipeline';
 import { planEdit } from './edit-plan';
 import { editRequestOf, type EditRequest } from './edit-request';
 
@@ -24,10 +30,14 @@ import { editRequestOf, type EditRequest } from './edit-request';
  *    source's size (see planEdit); its share of the budget: the larger of the source and the
  *    planned size (times CUTOUT_LAYERS when the subject is cut out), or, when the model enlarges,
  *    the source, the model's output and the planned size together, which are held at once;
- * 3. runEdit's steps (see edit-pipeline.ts), ending with the image and thumbnail encoded.
+ * 3. EDIT_STEPS (see edit-pipeline.ts), ending with the image and thumbnail encoded.
  */
 @Injectable()
-export class ImageEditingRunner implements ToolRunner, FramedTool<EditRequest> {
+export class ImageEditingRunner
+  implements ToolRunner, FramedTool<ToolId.ImageEditing, EditRequest, EditDependencies, EditWork>
+{
+  readonly runs: PipelineOf<ToolId.ImageEditing> = { name: 'image editing', tools: [ToolId.ImageEditing] };
+  readonly pipeline = EDIT_PIPELINE;
   private readonly maxPixels: number;
 
   constructor(
@@ -43,13 +53,7 @@ export class ImageEditingRunner implements ToolRunner, FramedTool<EditRequest> {
     return this.frame.run(task, signal, this);
   }
 
-  request(task: TypedToolTask): EditRequest {
-    if (task.tool !== ToolId.ImageEditing) {
-      throw new ResultFailure(
-        ResultErrorCode.ProcessingFailed,
-        `The ${task.tool} tool does not run on the image editing pipeline.`,
-      );
-    }
+  prepare(task: TaskOf<ToolId.ImageEditing>): PreparedRequest<EditRequest, EditDependencies> {
     const request = editRequestOf(task);
     if (request.unsupported) throw new ResultFailure(ResultErrorCode.ProcessingFailed, request.unsupported);
     if (request.cutout && !this.segmenter) {
@@ -61,7 +65,7 @@ export class ImageEditingRunner implements ToolRunner, FramedTool<EditRequest> {
     if (request.resize.upscale && !this.upscaler) {
       throw new ResultFailure(ResultErrorCode.ProcessingFailed, `The upscale ${NO_UPSCALER}.`);
     }
-    return request;
+    return { request, dependencies: { segmenter: this.segmenter, upscaler: this.upscaler } };
   }
 
   pixels(source: SourceImage, request: EditRequest): number {
@@ -70,10 +74,6 @@ export class ImageEditingRunner implements ToolRunner, FramedTool<EditRequest> {
     const pixels = geometry.scaled.width * geometry.scaled.height;
     const enlarging = modelScale ? sourcePixels * (1 + modelScale * modelScale) + pixels : 0;
     return Math.max(sourcePixels, request.cutout ? pixels * CUTOUT_LAYERS : pixels, enlarging);
-  }
-
-  pipeline({ source, request, limits }: ResultContext<EditRequest>) {
-    return runEdit(source, request, limits, this.segmenter, this.upscaler);
   }
 }
 

@@ -5,7 +5,8 @@ export interface PipelineLimits {
   maxPixels: number;
   /** libvips' own deadline for each pipeline; the worker's time limit covers the whole result. */
   timeoutSeconds: number;
-  signal?: AbortSignal;
+  /** Aborts when the result is cancelled or out of time. */
+  signal: AbortSignal;
   /** Where the pipeline's pixel steps run: the worker's thread pool, never its event loop. */
   engine: PixelEngine;
 }
@@ -15,7 +16,7 @@ export function resultLimits(
   config: Pick<AppConfig, 'SOURCE_MAX_MEGAPIXELS' | 'RESULT_TIMEOUT_SECONDS'>,
   signal: AbortSignal,
   engine: PixelEngine,
-): PipelineLimits & { signal: AbortSignal } {
+): PipelineLimits {
   return {
     maxPixels: config.SOURCE_MAX_MEGAPIXELS * 1_000_000,
     timeoutSeconds: config.RESULT_TIMEOUT_SECONDS,

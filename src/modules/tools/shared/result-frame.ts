@@ -5,37 +5,63 @@ import { PIXEL_ENGINE } from '../../../core/engine/engine.module';
 import { PixelBudget } from '../../../core/image/pixel-budget';
 import type { PixelEngine } from '../../../engine/pixel-engine';
 import type { SourceImage } from '../../../core/image/source-image';
+import type { ToolId } from '../../catalog/tools';
+import { ResultErrorCode, ResultFailure } from '../result-failure';
 import type { ToolOutput, TypedToolTask } from '../tool-runner';
-import type { EncodedImage } from './encoding';
 import { asResultFailure } from './failure-translation';
-import { resultLimits, type PipelineLimits } from './pipeline-limits';
+import { resultLimits } from './pipeline-limits';
 import { SourceLoader } from './source-loader';
+import { resultChoicesOf, runPipeline, type ToolContext, type ToolPipeline } from './tool-steps';
 
-/** What a tool's steps run over: its typed request, the result's source and limits. */
-export interface ResultContext<R, S extends SourceImage | null = SourceImage> {
-  task: TypedToolTask;
+/** The pipeline a runner runs, and the tools whose results may run on it. */
+export interface PipelineOf<T extends ToolId = ToolId> {
+  /** Its name in the refusal of any other tool ("does not run on the image editing pipeline"). */
+  name: string;
+  tools: readonly T[];
+}
+
+/** A task of one of the tools `T`. */
+export type TaskOf<T extends ToolId> = TypedToolTask & { tool: T };
+
+/** A result's typed request and what its steps run with, both checked before the download. */
+export interface PreparedRequest<R, D> {
   request: R;
-  source: S;
-  limits: PipelineLimits & { signal: AbortSignal };
+  dependencies: D;
 }
 
 /**
  * A tool as the frame runs it. The frame's order is fixed:
  *
- * 1. `request`: the result's typed request; what this deployment cannot do is refused here,
- *    before the download, since nothing about the source could change the answer;
- * 2. the source downloaded, checked to be an image and within the pixel limit (SourceLoader);
- * 3. `pixels`: how many pixels the tool holds at once, its share of the worker's PixelBudget;
- * 4. `pipeline`, within that share: the tool's own named steps, from decoding to the encoded
- *    image and its thumbnail;
- * 5. any failure on the way translated into the result's error code.
+ * 1. a task of a tool that does not run on `runs` is refused (refuseOtherTools);
+ * 2. `prepare`: the result's typed request and the tool's dependencies; what this deployment
+ *    cannot do is refused here, before the download, since nothing about the source could change
+ *    the answer;
+ * 3. the source downloaded, checked to be an image and within the pixel limit (SourceLoader);
+ * 4. `pixels`: how many pixels the tool holds at once, its share of the worker's PixelBudget;
+ * 5. `pipeline`, within that share: the tool's named steps in order over one ToolContext, from
+ *    decoding to the encoded image and its thumbnail, the signal checked before each step;
+ * 6. any failure on the way translated into the result's error code.
  *
  * `S` is null for a tool that may run without a source (a generation without a reference image).
  */
-export interface FramedTool<R, S extends SourceImage | null = SourceImage> {
-  request(task: TypedToolTask): R;
+export interface FramedTool<T extends ToolId, R, D, W, S extends SourceImage | null = SourceImage> {
+  readonly runs: PipelineOf<T>;
+  prepare(task: TaskOf<T>): PreparedRequest<R, D>;
   pixels(source: S, request: R): number;
-  pipeline(context: ResultContext<R, S>): Promise<EncodedImage>;
+  readonly pipeline: ToolPipeline<ToolContext<R, D, S>, W>;
+}
+
+/** Refuses a task whose tool does not run on `pipeline`: written once, for every runner. */
+export function refuseOtherTools<T extends ToolId>(
+  task: TypedToolTask,
+  pipeline: PipelineOf<T>,
+): asserts task is TaskOf<T> {
+  if (!(pipeline.tools as readonly ToolId[]).includes(task.tool)) {
+    throw new ResultFailure(
+      ResultErrorCode.ProcessingFailed,
+      `The ${task.tool} tool does not run on the ${pipeline.name} pipeline.`,
+    );
+  }
 }
 
 /** The frame every live tool's result runs in (see FramedTool for its order). */
@@ -49,32 +75,38 @@ export class ResultFrame {
   ) {}
 
   /** A result made from its source image. */
-  run<R>(task: TypedToolTask, signal: AbortSignal, tool: FramedTool<R>): Promise<ToolOutput> {
+  run<T extends ToolId, R, D, W>(
+    task: TypedToolTask,
+    signal: AbortSignal,
+    tool: FramedTool<T, R, D, W>,
+  ): Promise<ToolOutput> {
     return this.framed(task, signal, tool, () => this.sources.load(task, signal));
   }
 
   /** A result whose source image is optional: loaded when the result has one. */
-  runWithOptionalSource<R>(
+  runWithOptionalSource<T extends ToolId, R, D, W>(
     task: TypedToolTask,
     signal: AbortSignal,
-    tool: FramedTool<R, SourceImage | null>,
+    tool: FramedTool<T, R, D, W, SourceImage | null>,
   ): Promise<ToolOutput> {
     return this.framed(task, signal, tool, async () => (task.sourceImageUrl ? this.sources.load(task, signal) : null));
   }
 
-  private async framed<R, S extends SourceImage | null>(
+  private async framed<T extends ToolId, R, D, W, S extends SourceImage | null>(
     task: TypedToolTask,
     signal: AbortSignal,
-    tool: FramedTool<R, S>,
+    tool: FramedTool<T, R, D, W, S>,
     load: () => Promise<S>,
   ): Promise<ToolOutput> {
-    const request = tool.request(task);
+    refuseOtherTools(task, tool.runs);
+    const { request, dependencies } = tool.prepare(task);
     const source = await load();
     const limits = resultLimits(this.config, signal, this.engine);
     const encoded = await this.budget
       .run(tool.pixels(source, request), () => {
         signal.throwIfAborted();
-        return tool.pipeline({ task, request, source, limits });
+        const context = { request, source, limits, dependencies, signal, choices: resultChoicesOf(task) };
+        return runPipeline(tool.pipeline, context);
       })
       .catch((error: unknown) => {
         throw asResultFailure(error);
