@@ -4,7 +4,7 @@
  *
  * 1. Fixtures: textured, noisy product photos (test/support/image-fixtures.ts) encoded once as
  *    JPEG into a temporary directory, 1 MP (1200 x 830) and 12 MP (4240 x 2830), several seeds each.
- * 2. Throughput: (a) `ours`, the worker's path (inspectSource, then runEdit inside PixelBudget,
+ * 2. Throughput: (a) `ours`, the worker's path (inspectSource, then EDIT_PIPELINE inside PixelBudget,
  *    thumbnail included), (b) `bare`, bench/bare-sharp.ts, and (b2) the same without padding
  *    (a reference), each in its own child process (bench/pipeline-child.ts), in turn a, b, b2,
  *    a, b, b2... for BENCH_ROUNDS rounds, with 2 images in flight: images/s, p50/p99 per image,

@@ -16,6 +16,9 @@ import type { ToolOutput, ToolRunner, TypedToolTask } from '../tool-runner';
 import { CUTOUT_PIPELINE, cutoutPlan, type CutoutDependencies, type CutoutWork } from './cutout-pipeline';
 import { cutoutRequestOf, type CutoutRequest } from './cutout-request';
 
+/** remove_background, and the product photo operations labelled image editing that cut the product out. */
+type CutoutTool = ToolId.RemoveBackground | ToolId.ImageEditing;
+
 /**
  * Live cut-outs: `remove_background` itself, and the product photo operations that cut the
  * product out (`studio_packshot`, `marketplace_clean`, `product_photo_enhance` on a white or
@@ -25,11 +28,8 @@ import { cutoutRequestOf, type CutoutRequest } from './cutout-request';
  * 2. the source; its share of the budget: the cut-out's size times CUTOUT_LAYERS;
  * 3. CUTOUT_STEPS (see cutout-pipeline.ts), ending with the image and thumbnail encoded.
  */
-type CutoutTool = ToolId.RemoveBackground | ToolId.ImageEditing;
-
 @Injectable()
 export class CutoutRunner implements ToolRunner, FramedTool<CutoutTool, CutoutRequest, CutoutDependencies, CutoutWork> {
-  /** The cut-out's own tool, and the product photo operations labelled image editing that cut the product out. */
   readonly runs: PipelineOf<CutoutTool> = { name: 'cut-out', tools: [ToolId.RemoveBackground, ToolId.ImageEditing] };
   readonly pipeline = CUTOUT_PIPELINE;
 

@@ -16,11 +16,7 @@ export function photoPlan(source: Size, longSide: number): GeometryPlan {
  * size with any transparency flattened onto white, which is what the segmentation model was
  * trained on.
  */
-export function decodePhoto(
-  source: SourceImage,
-  plan: GeometryPlan,
-  limits: PipelineLimits & { signal: AbortSignal },
-): Promise<RawImage> {
+export function decodePhoto(source: SourceImage, plan: GeometryPlan, limits: PipelineLimits): Promise<RawImage> {
   return decodeScaled(source, plan, {
     maxPixels: limits.maxPixels,
     flattenOnto: WHITE,
