@@ -1,7 +1,7 @@
 const { availableParallelism } = require('node:os');
 
 /** Three kinds of test, each selectable with `--selectProjects unit|integration|e2e`. */
-const tsJest = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] };
+const tsJest = { '^.+\\.ts$': ['<rootDir>/test/support/module-globals-transformer.js', { tsconfig: 'tsconfig.json' }] };
 /** Node's environment with the main realm's Float32Array, so onnxruntime works under jest (see the file). */
 const common = {
   moduleFileExtensions: ['ts', 'js', 'json'],
