@@ -2,7 +2,7 @@ import sharp from 'sharp';
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { decodeRgba } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
-import { creditTotals, idempotencyKey, waitForJob, resultFile, writtenRows, type ResultBody } from '../support/jobs';
+import { creditTotals, jobsClient, waitForJob, writtenRows, type ResultBody } from '../support/jobs';
 import { GENEROUS_LIMITS } from '../support/limits';
 import {
   alphaIoU,
@@ -182,17 +182,14 @@ describe('live background removal with the local model, through the API and a wo
     await server.stop();
   });
 
-  const create = (path: string, body: object) =>
-    t.http().post(path).set(bearer(account.liveKey)).set('Idempotency-Key', idempotencyKey()).send(body);
-  const results = async (jobId: string, timeoutMs = 240_000): Promise<ResultBody[]> => {
-    await waitForJob(t, jobId, undefined, timeoutMs);
-    return (await t.http().get(`/api/v1/jobs/${jobId}`).set(bearer(account.liveKey)).expect(200)).body.results;
-  };
-  const download = (url: string) => resultFile(t, url);
+  const jobs = () => jobsClient(t, () => account.liveKey, 240_000);
+  const create = (path: string, body: object) => jobs().create(path, body);
+  const results = (jobId: string, timeoutMs?: number): Promise<ResultBody[]> => jobs().results(jobId, timeoutMs);
+  const download = (url: string) => jobs().bytes(url);
   const shot = (name: string) => shots.get(name) as ProductShot;
   /** One remove-background result of `name` with `options`, decoded. */
   const cutOut = async (name: string, options: object = {}): Promise<Decoded> => {
-    const res = await create('/api/v1/remove-background', {
+    const res = await create('/remove-background', {
       input: [{ image_url: server.url(`/${name}.jpg`) }],
       ...options,
     }).expect(202);
@@ -236,7 +233,7 @@ describe('live background removal with the local model, through the API and a wo
     const scores = new Map<string, { iou: number; uncertainty: number }>();
     for (let first = 0; first < names.length; first += 20) {
       const batch = names.slice(first, first + 20);
-      const res = await create('/api/v1/remove-background', {
+      const res = await create('/remove-background', {
         input: batch.map((name) => ({
           image_url: server.url(`/${name}.jpg`),
           external_id: name,
@@ -459,7 +456,7 @@ describe('live background removal with the local model, through the API and a wo
     expect(solid).toBeGreaterThan(100);
     expect(differing / solid).toBeLessThan(0.01);
 
-    const res = await create('/api/v1/remove-background', {
+    const res = await create('/remove-background', {
       input: [{ image_url: server.url(`/${name}.jpg`) }],
       background: { type: 'white', shadow: 'natural' },
       output: { format: 'png', number_of_images: 2 },
@@ -483,7 +480,7 @@ describe('live background removal with the local model, through the API and a wo
 
   it('refuses jpg with a transparent background before creating anything', async () => {
     const before = await writtenRows(t);
-    const res = await create('/api/v1/image/edit', {
+    const res = await create('/image/edit', {
       input: [{ image_url: server.url(`/${PRODUCTS[0]}-on-studio.jpg`) }],
       operations: { background: { type: 'transparent' } },
       output: { format: 'jpg' },
@@ -497,7 +494,7 @@ describe('live background removal with the local model, through the API and a wo
       'operations: cut out, then resize and pad with the background',
     async () => {
       const name = `${PRODUCTS[2]}-on-gradient`;
-      const res = await create('/api/v1/image/edit', {
+      const res = await create('/image/edit', {
         input: [{ image_url: server.url(`/${name}.jpg`) }],
         operations: {
           background: { type: 'color', color: '#f0e0c0', shadow: 'soft' },
@@ -526,7 +523,7 @@ describe('live background removal with the local model, through the API and a wo
 
   describe('product photos', () => {
     const enhance = async (body: object) => {
-      const res = await create('/api/v1/product-photo-jobs', body).expect(202);
+      const res = await create('/product-photo-jobs', body).expect(202);
       await waitForJob(t, res.body.job.id, undefined, 240_000);
       return (
         await t

@@ -4,7 +4,7 @@ import { OUTBOUND_TLS } from '../../src/core/outbound/outbound.module';
 import { FakeSegmentationService } from '../support/fake-segmentation-service';
 import { decodeRgba, fromFixture, paint, type Rgb } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
-import { idempotencyKey, resultFile, waitForJob } from '../support/jobs';
+import { idempotencyKey, jobsClient, waitForJob, type ResultBody } from '../support/jobs';
 import { GENEROUS_LIMITS } from '../support/limits';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 import { testCertificate, WebhookReceiver } from '../support/webhook-receiver';
@@ -31,16 +31,6 @@ const ON_DISC = { x: DISC.cx / WIDTH, y: DISC.cy / HEIGHT };
 const ON_SQUARE = { x: 250 / WIDTH, y: 120 / HEIGHT };
 
 type Decoded = Awaited<ReturnType<typeof decodeRgba>>;
-
-interface ResultRecord {
-  id: string;
-  status: string;
-  error_message: string | null;
-  result_url: string | null;
-  thumbnail_url: string | null;
-  subject_hints: unknown;
-  uncertainty: number | null;
-}
 
 /** Alpha of every pixel a test names as the disc's or the square's, well inside their edges. */
 function alphaOver(image: Decoded, inside: (x: number, y: number) => boolean): { min: number; max: number } {
@@ -91,30 +81,24 @@ describe('cut-outs that keep the product: subject hints, masks and uncertainty, 
     await server?.stop();
   });
 
+  const jobs = () => jobsClient(t, () => account.liveKey);
   const create = async (path: string, body: object): Promise<string> => {
-    const res = await t
-      .http()
-      .post(path)
-      .set(bearer(account.liveKey))
-      .set('Idempotency-Key', idempotencyKey())
-      .send(body);
+    const res = await jobs().create(path, body);
     expect(res.status).toBe(202);
     return res.body.job.id as string;
   };
-  const results = async (jobId: string): Promise<ResultRecord[]> => {
-    await waitForJob(t, jobId, undefined, 60_000);
-    const read = await t.http().get(`/api/v1/jobs/${jobId}`).set(bearer(account.liveKey)).expect(200);
-    const shown = read.body.results as ResultRecord[];
+  const results = async (jobId: string): Promise<ResultBody[]> => {
+    const shown = await jobs().results(jobId);
     for (const result of shown)
       expect({ status: result.status, error: result.error_message }).toEqual({ status: 'completed', error: null });
     return shown;
   };
-  const bytes = (url: string | null): Promise<Buffer> => resultFile(t, url as string);
+  const bytes = (url: string | null): Promise<Buffer> => jobs().bytes(url as string);
   const download = async (url: string | null) => decodeRgba(await bytes(url));
 
   it('makes everything outside a region transparent: the prop outside it goes, the product inside stays', async () => {
     const hints = { region: LEFT_REGION };
-    const jobId = await create('/api/v1/remove-background', {
+    const jobId = await create('/remove-background', {
       input: [{ image_url: source, subject_hints: hints }, { image_url: source }],
     });
     const [hinted, unhinted] = await results(jobId);
@@ -132,7 +116,7 @@ describe('cut-outs that keep the product: subject hints, masks and uncertainty, 
   });
 
   it('keeps only the object under a keep point', async () => {
-    const jobId = await create('/api/v1/remove-background', {
+    const jobId = await create('/remove-background', {
       input: [
         { image_url: source, subject_hints: { keep_points: [ON_DISC] } },
         { image_url: source, subject_hints: { keep_points: [ON_SQUARE] } },
@@ -151,7 +135,7 @@ describe('cut-outs that keep the product: subject hints, masks and uncertainty, 
     "carries the hints through an edit's background operation " + 'and a product photo cut-out, and shows them back',
     async () => {
       const hints = { region: LEFT_REGION, keep_points: [ON_DISC] };
-      const editJob = await create('/api/v1/image/edit', {
+      const editJob = await create('/image/edit', {
         input: [{ image_url: source, subject_hints: hints }],
         operations: { background: { type: 'transparent' } },
       });
@@ -162,7 +146,7 @@ describe('cut-outs that keep the product: subject hints, masks and uncertainty, 
       expect(alphaOver(editedImage, wellInsideDisc).min).toBe(255);
       expect(alphaOver(editedImage, inSquare).max).toBe(0);
 
-      const productJob = await create('/api/v1/product-photo-jobs', {
+      const productJob = await create('/product-photo-jobs', {
         images: [{ source_url: source, external_id: 'sku-1', subject_hints: { keep_points: [ON_SQUARE] } }],
         preset: 'transparent_cutout',
       });
@@ -187,11 +171,11 @@ describe('cut-outs that keep the product: subject hints, masks and uncertainty, 
   it('gives the alpha mask alone as a one-channel PNG, pixel for pixel the alpha of the rgba cut-out', async () => {
     const framings = [{}, { crop_to_subject: true, margin_percent: 10 }];
     for (const framing of framings) {
-      const jobId = await create('/api/v1/remove-background', {
+      const jobId = await create('/remove-background', {
         input: [{ image_url: source, subject_hints: { keep_points: [ON_DISC] } }],
         output: { ...framing, channels: 'alpha' },
       });
-      const cutoutId = await create('/api/v1/remove-background', {
+      const cutoutId = await create('/remove-background', {
         input: [{ image_url: source, subject_hints: { keep_points: [ON_DISC] } }],
         output: framing,
       });
@@ -231,7 +215,7 @@ describe('cut-outs that keep the product: subject hints, masks and uncertainty, 
     'imitates both in the sandbox: a one-channel mask, a sure ' +
       'uncertainty, an unsure one on request, none for no cut-out',
     async () => {
-      const sandbox = async (path: string, body: object): Promise<ResultRecord[]> => {
+      const sandbox = async (path: string, body: object): Promise<ResultBody[]> => {
         const res = await t
           .http()
           .post(path)
@@ -271,11 +255,11 @@ describe('cut-outs that keep the product: subject hints, masks and uncertainty, 
       const receiver = await WebhookReceiver.start();
       segmentation.answerScale = 0.5;
       try {
-        const cutoutJob = await create('/api/v1/remove-background', {
+        const cutoutJob = await create('/remove-background', {
           input: [{ image_url: source }],
           webhook_url: receiver.url,
         });
-        const editJob = await create('/api/v1/image/edit', {
+        const editJob = await create('/image/edit', {
           input: [{ image_url: source }],
           operations: { resizing: { width: 160 } },
           webhook_url: receiver.url,

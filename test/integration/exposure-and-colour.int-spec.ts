@@ -2,7 +2,7 @@ import sharp from 'sharp';
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { decodeRgba, fromFixture, type RawFixture } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
-import { idempotencyKey, resultFile, waitForJob, type ResultBody } from '../support/jobs';
+import { jobsClient, waitForJob } from '../support/jobs';
 import { GENEROUS_LIMITS } from '../support/limits';
 import { productShot, type Backdrop } from '../support/product-shots';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
@@ -103,27 +103,22 @@ describe('exposure and colour through the API and a live worker', () => {
     operations: object,
     numberOfImages = 1,
   ): Promise<Map<string, Decoded[]>> {
-    const res = await t
-      .http()
-      .post('/api/v1/image/edit')
-      .set(bearer(account.liveKey))
-      .set('Idempotency-Key', idempotencyKey())
-      .send({
+    const jobs = jobsClient(t, () => account.liveKey, 120_000);
+    const res = await jobs
+      .create('/image/edit', {
         input: sources.map(({ url, id }) => ({ image_url: url, external_id: id })),
         operations,
         output: { format: 'png', number_of_images: numberOfImages },
       })
       .expect(202);
-    await waitForJob(t, res.body.job.id, undefined, 120_000);
-    const read = await t.http().get(`/api/v1/jobs/${res.body.job.id}`).set(bearer(account.liveKey)).expect(200);
-    const results = read.body.results as ResultBody[];
+    const results = await jobs.results(res.body.job.id);
     const byId = new Map<string, Decoded[]>();
     for (const result of results) {
       expect({ id: result.external_id, status: result.status }).toEqual({
         id: result.external_id,
         status: 'completed',
       });
-      const decoded = await decodeRgba(await resultFile(t, result.result_url as string));
+      const decoded = await jobs.download(result.result_url as string);
       byId.set(result.external_id, [...(byId.get(result.external_id) ?? []), decoded]);
     }
     return byId;
@@ -455,12 +450,9 @@ describe('exposure and colour through the API and a live worker', () => {
 
   it('product_photo_enhance does not damage a well-exposed white-background shot', async () => {
     const scenes = [await drawn('bottle-on-white'), await drawn('white-mug-on-white'), await shot('bottle', 'light')];
-    const res = await t
-      .http()
-      .post('/api/v1/product-photo-jobs')
-      .set(bearer(account.liveKey))
-      .set('Idempotency-Key', idempotencyKey())
-      .send({
+    const jobs = jobsClient(t, () => account.liveKey, 120_000);
+    const res = await jobs
+      .create('/product-photo-jobs', {
         images: await Promise.all(
           scenes.map(async (scene) => ({ source_url: await serve(scene.photo), external_id: scene.name })),
         ),
@@ -477,7 +469,7 @@ describe('exposure and colour through the API and a live worker', () => {
     const rows = await Promise.all(
       scenes.map(async (scene) => {
         const item = items.find((candidate) => candidate.external_id === scene.name) as { result_url: string };
-        const after = await decodeRgba(await resultFile(t, item.result_url));
+        const after = await jobs.download(item.result_url);
         return {
           scene: scene.name,
           'mean before': round(meanLuma(scene.photo)),

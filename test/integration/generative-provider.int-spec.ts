@@ -2,16 +2,8 @@ import { ProcessRole } from '../../src/core/bootstrap/role';
 import { OUTBOUND_TLS } from '../../src/core/outbound/outbound.module';
 import { FAKE_IMAGE_PROVIDER_KEY, FakeImageProvider } from '../support/fake-image-provider';
 import { decodeRgba } from '../support/image-fixtures';
-import {
-  BLUE_GREY,
-  DISC,
-  generativeClient,
-  near,
-  ORANGE,
-  startGenerativeSources,
-  type GenerativeSources,
-} from '../support/generative';
-import { creditTotals } from '../support/jobs';
+import { BLUE_GREY, DISC, near, ORANGE, startGenerativeSources, type GenerativeSources } from '../support/generative';
+import { creditTotals, jobsClient } from '../support/jobs';
 import { GENEROUS_LIMITS } from '../support/limits';
 import { createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 import { until } from '../support/waiting';
@@ -50,7 +42,7 @@ describe('Generative tools with an image provider, end to end', () => {
   let sources: GenerativeSources;
   let receiver: WebhookReceiver;
   let account: SeededAccount;
-  const client = () => generativeClient(t, () => account);
+  const client = () => jobsClient(t, () => account.liveKey);
 
   beforeAll(async () => {
     [provider, sources, receiver] = await Promise.all([

@@ -1,14 +1,7 @@
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { decodeRgba } from '../support/image-fixtures';
-import {
-  BLUE_GREY,
-  generativeClient,
-  near,
-  ORANGE,
-  startGenerativeSources,
-  type GenerativeSources,
-} from '../support/generative';
-import { creditTotals, writtenRows } from '../support/jobs';
+import { BLUE_GREY, near, ORANGE, startGenerativeSources, type GenerativeSources } from '../support/generative';
+import { creditTotals, jobsClient, writtenRows } from '../support/jobs';
 import { GENEROUS_LIMITS } from '../support/limits';
 import { createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 
@@ -16,7 +9,7 @@ describe('Generative tools without an image provider', () => {
   let t: TestApp;
   let sources: GenerativeSources;
   let account: SeededAccount;
-  const client = () => generativeClient(t, () => account);
+  const client = () => jobsClient(t, () => account.liveKey);
 
   beforeAll(async () => {
     sources = await startGenerativeSources();

@@ -4,7 +4,7 @@ import { DEFAULT_QUALITY } from '../../src/core/image/pipeline-steps';
 import { FakeSegmentationService } from '../support/fake-segmentation-service';
 import { decodeRgba, fromFixture, paint, productPhoto, type RawFixture } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
-import { idempotencyKey, resultFile, waitForJob, type ResultBody } from '../support/jobs';
+import { jobsClient } from '../support/jobs';
 import { GENEROUS_LIMITS } from '../support/limits';
 import {
   fileStatement,
@@ -15,7 +15,7 @@ import {
   XMP_RIGHTS,
   type FileStatement,
 } from '../support/photo-metadata';
-import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
+import { createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 
 /**
  * Output controls (issue 20, item 5) through the API with a live key and an in-process worker,
@@ -120,23 +120,18 @@ describe('output controls through the API and an in-process worker', () => {
 
   /** Creates a live job, waits for it, and downloads each result's image and thumbnail. */
   async function run(path: string, body: object): Promise<Array<{ image: Buffer; thumbnail: Buffer }>> {
-    const res = await t
-      .http()
-      .post(`/api/v1${path}`)
-      .set(bearer(account.liveKey))
-      .set('Idempotency-Key', idempotencyKey())
-      .send(body);
+    const jobs = jobsClient(t, () => account.liveKey);
+    const res = await jobs.create(path, body);
     expect(res.status).toBe(202);
-    await waitForJob(t, res.body.job.id, undefined, 60_000);
-    const read = await t.http().get(`/api/v1/jobs/${res.body.job.id}`).set(bearer(account.liveKey)).expect(200);
-    const results = read.body.results as ResultBody[];
+    const results = await jobs.results(res.body.job.id);
+    const read = { body: await jobs.read(res.body.job.id) };
     expect(results.map((result) => result.status)).toEqual(results.map(() => 'completed'));
     // Charged as usual: the options cost nothing extra.
     expect(read.body.job.credits_used).toBe(results.length);
     return Promise.all(
       results.map(async (result) => ({
-        image: await resultFile(t, result.result_url ?? ''),
-        thumbnail: await resultFile(t, result.thumbnail_url ?? ''),
+        image: await jobs.bytes(result.result_url ?? ''),
+        thumbnail: await jobs.bytes(result.thumbnail_url ?? ''),
       })),
     );
   }

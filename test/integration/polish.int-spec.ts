@@ -3,10 +3,10 @@ import { ProcessRole } from '../../src/core/bootstrap/role';
 import { detailKept, edgeContrastKept, noiseRms, smoothRegion, type Pixels } from '../support/denoise-measures';
 import { fromFixture } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
-import { idempotencyKey, resultFile, waitForJob, type ResultBody } from '../support/jobs';
+import { jobsClient } from '../support/jobs';
 import { GENEROUS_LIMITS } from '../support/limits';
 import { asJpeg, cleanPhotos, withGaussianNoise, type CleanPhoto } from '../support/polish-photos';
-import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
+import { createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 
 /**
  * `restorations.polish` through the API with a live key and a real worker, judged on decoded
@@ -87,27 +87,22 @@ describe('polish through the API and a live worker', () => {
   });
 
   it('halves Gaussian noise and JPEG blocking, keeps edges and texture, and leaves clean photos crisp', async () => {
-    const res = await t
-      .http()
-      .post('/api/v1/image/edit')
-      .set(bearer(account.liveKey))
-      .set('Idempotency-Key', idempotencyKey())
-      .send({
+    const jobs = jobsClient(t, () => account.liveKey);
+    const res = await jobs
+      .create('/image/edit', {
         input: cases.map(({ id }) => ({ image_url: server.url(`/${id}`), external_id: id })),
         operations: { restorations: { polish: true } },
         output: { format: 'png' },
       })
       .expect(202);
-    await waitForJob(t, res.body.job.id, undefined, 60_000);
-    const read = await t.http().get(`/api/v1/jobs/${res.body.job.id}`).set(bearer(account.liveKey)).expect(200);
-    const results = new Map((read.body.results as ResultBody[]).map((result) => [result.external_id, result]));
+    const results = new Map((await jobs.results(res.body.job.id)).map((result) => [result.external_id, result]));
 
     const rows: string[] = [];
     const measured: Array<Case & { before: number; after: number; edges: number; detail: number | null }> = [];
     for (const entry of cases) {
       const result = results.get(entry.id);
       expect({ id: entry.id, status: result?.status }).toEqual({ id: entry.id, status: 'completed' });
-      const polished = await decoded(await resultFile(t, result?.result_url as string));
+      const polished = await decoded(await jobs.bytes(result?.result_url as string));
       const clean = entry.photo.image;
       const region = smoothRegion(clean);
       const before = noiseRms(entry.given, clean, region);

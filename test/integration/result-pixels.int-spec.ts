@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { FAKE_IMAGE_PROVIDER_KEY, FakeImageProvider } from '../support/fake-image-provider';
-import { generativeClient } from '../support/generative';
+import { jobsClient } from '../support/jobs';
 import { fromFixture, productPhoto } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
 import { GENEROUS_LIMITS } from '../support/limits';
@@ -404,7 +404,7 @@ describe('result pixels for a fixed set of requests', () => {
     cases: Case[],
     mismatches: string[],
   ): Promise<Record<string, { compare: Comparison; results: string[] }>> {
-    const client = generativeClient(t, () => account);
+    const client = jobsClient(t, () => account.liveKey);
     const prints: Record<string, { compare: Comparison; results: string[] }> = {};
     for (const testCase of cases) {
       const res = await client.create(testCase.path, testCase.body(sources));

@@ -1,8 +1,6 @@
-import { decodeRgba, fromFixture, paint, type Rgb } from './image-fixtures';
+import { fromFixture, paint, type Rgb } from './image-fixtures';
 import { FakeSegmentationService } from './fake-segmentation-service';
 import { ImageSourceServer } from './image-source-server';
-import { idempotencyKey, resultFile, waitForJob, type ResultBody } from './jobs';
-import { bearer, type SeededAccount, type TestApp } from './test-app';
 
 /**
  * The product photo of the generative tests: an orange disc of radius 110 centred at (240, 180) on flat blue-grey, 480
@@ -31,17 +29,4 @@ export async function startGenerativeSources(): Promise<GenerativeSources> {
   const segmenter = new FakeSegmentationService();
   server.route('/segment', segmenter.handle);
   return { server, segmenter, photoUrl: server.url('/product.png') };
-}
-
-/** Creates live jobs, waits for their results and downloads their images. */
-export function generativeClient(t: TestApp, account: () => SeededAccount) {
-  const create = (path: string, body: object) =>
-    t.http().post(`/api/v1${path}`).set(bearer(account().liveKey)).set('Idempotency-Key', idempotencyKey()).send(body);
-  const results = async (jobId: string): Promise<ResultBody[]> => {
-    await waitForJob(t, jobId, undefined, 60_000);
-    return (await t.http().get(`/api/v1/jobs/${jobId}`).set(bearer(account().liveKey)).expect(200)).body.results;
-  };
-  const bytes = (url: string): Promise<Buffer> => resultFile(t, url);
-  const download = async (url: string) => decodeRgba(await bytes(url));
-  return { create, results, bytes, download };
 }

@@ -5,7 +5,8 @@ import { ResultErrorCode, ResultFailure } from '../../src/modules/tools/result-f
 import { TOOL_AVAILABILITY } from '../../src/modules/catalog/tool-availability';
 import type { ToolOutput, ToolRunner, ToolTask } from '../../src/modules/tools/tool-runner';
 import { LIVE_TOOL_RUNNERS } from '../../src/modules/tools/tool-runners';
-import type { TestApp } from './test-app';
+import { decodeRgba } from './image-fixtures';
+import { bearer, type TestApp } from './test-app';
 import { readUntil } from './waiting';
 
 /** A 1x1 PNG: enough for storage and thumbnails, with no image library in the test. */
@@ -104,6 +105,7 @@ export async function writtenRows(
 
 /** A result as `GET /jobs/{id}` shows it. */
 export interface ResultBody {
+  id: string;
   external_id: string;
   status: string;
   error_code: string | null;
@@ -113,6 +115,7 @@ export interface ResultBody {
   credits_used: number;
   /** 0 sure .. 1 unsure, for cut-out results; null for others. */
   uncertainty: number | null;
+  subject_hints: unknown;
 }
 
 /**
@@ -136,4 +139,26 @@ export async function resultFile(t: TestApp, url: string): Promise<Buffer> {
       .buffer(true)
       .expect(200)
   ).body as Buffer;
+}
+
+/**
+ * A key's jobs as the integration specs drive them through the API: `create` (with a fresh
+ * Idempotency-Key), `read` a job, `results` once the job has settled, a result's file as `bytes`
+ * or decoded (`download`).
+ */
+export function jobsClient(t: TestApp, key: () => string, timeoutMs = 60_000) {
+  const create = (path: string, body: object) =>
+    t.http().post(`/api/v1${path}`).set(bearer(key())).set('Idempotency-Key', idempotencyKey()).send(body);
+  const read = async (jobId: string) =>
+    (await t.http().get(`/api/v1/jobs/${jobId}`).set(bearer(key())).expect(200)).body as {
+      job: Record<string, unknown> & { credits_used: number };
+      results: ResultBody[];
+    };
+  const results = async (jobId: string, timeout = timeoutMs): Promise<ResultBody[]> => {
+    await waitForJob(t, jobId, undefined, timeout);
+    return (await read(jobId)).results;
+  };
+  const bytes = (url: string): Promise<Buffer> => resultFile(t, url);
+  const download = async (url: string) => decodeRgba(await bytes(url));
+  return { create, read, results, bytes, download };
 }
