@@ -62,6 +62,9 @@ class FakeService implements JobsApi {
   }
 
   async createJob(_endpoint: string, body: Record<string, unknown>, key: string): Promise<{ id: string }> {
+    // A held job is judged by the creates asked before this one: it is still running when this
+    // one arrives, however many polls it has had meanwhile.
+    const seenBefore = this.createsSeen;
     this.createsSeen += 1;
     const known = this.keys.get(key);
     if (known) {
@@ -74,7 +77,7 @@ class FakeService implements JobsApi {
     if (this.createTimes.length >= this.limits.createsPerWindow) {
       this.refuse('rate_limit_exceeded', Math.ceil((this.createTimes[0] + this.limits.windowMs - this.now) / 1000));
     }
-    if ([...this.jobs.values()].some((job) => !this.finished(job))) {
+    if ([...this.jobs.values()].some((job) => !this.finished(job, seenBefore))) {
       this.refuse('too_many_active_jobs', 30);
     }
     this.createTimes.push(this.now);
@@ -94,8 +97,8 @@ class FakeService implements JobsApi {
     return { id: jobId };
   }
 
-  private finished(job: { polls: number }): boolean {
-    return job.polls >= this.limits.pollsToFinish && this.createsSeen >= this.holdJobsUntilCreates;
+  private finished(job: { polls: number }, createsSeen = this.createsSeen): boolean {
+    return job.polls >= this.limits.pollsToFinish && createsSeen >= this.holdJobsUntilCreates;
   }
 
   async getJob(id: string): Promise<JobState> {
