@@ -108,6 +108,8 @@ describe('output controls through the API and an in-process worker', () => {
         SEGMENTER: 'remote',
         SEGMENTER_URL: server.url('/segment'),
         OUTBOUND_ALLOWLIST: '127.0.0.1',
+        // Every case creates from one address: more creates than the default per-address hourly limit.
+        LIMIT_CREATES_PER_HOUR_IP: '1000',
       },
       { role: ProcessRole.All },
     );
@@ -244,6 +246,36 @@ describe('output controls through the API and an in-process worker', () => {
     },
   );
 
+  it('applies dpi and metadata to background removal: cut-outs in png and webp, and the one-channel mask', async () => {
+    const cutout = (output: object) =>
+      run('/remove-background', { input: [{ image_url: server.url('/photographer.jpg') }], output });
+    const [png] = await cutout({ format: 'png', metadata: 'keep', dpi: 600 });
+    const [webp] = await cutout({ format: 'webp', quality: 70, metadata: 'keep' });
+    const [mask] = await cutout({ channels: 'alpha', metadata: 'keep', dpi: 600 });
+    const [strippedMask] = await cutout({ channels: 'alpha', dpi: 600 });
+    const rows: string[] = [];
+    for (const [name, file] of Object.entries({ png, webp, mask, strippedMask })) {
+      const stated = await fileStatement(file.image);
+      rows.push(
+        `${name.padEnd(13)} ${stated.format.padEnd(5)} channels ${stated.channels} density ${stated.density ?? '-'} ` +
+          `icc ${stated.icc?.description ?? '-'} copyright ${stated.exif?.image.get(TAG.copyright)?.value ?? '-'} ` +
+          `xmp ${stated.xmp ? 'yes' : 'no'}`,
+      );
+    }
+    console.log(`background removal with output controls\n${rows.join('\n')}`);
+
+    for (const file of [png, webp]) {
+      const stated = await fileStatement(file.image);
+      expectKept(stated);
+      expectSrgbTagged(stated);
+    }
+    expect((await fileStatement(png.image)).density).toBe(600);
+    const maskStated = await fileStatement(mask.image);
+    expectKept(maskStated);
+    expect(maskStated).toMatchObject({ format: 'png', channels: 1, icc: null, density: 600 });
+    expect(await fileStatement(strippedMask.image)).toMatchObject({ channels: 1, density: 600, exif: null, xmp: null });
+  }, 120_000);
+
   it("writes avif at the size asked, smaller at a lower quality, and keeps a cut-out's alpha", async () => {
     const source = sourcePath('product photo');
     const sized = (output: object) =>
@@ -314,35 +346,5 @@ describe('output controls through the API and an in-process worker', () => {
       Buffer.from(Array.from(image).map((value, i) => (image[i - (i % 4) + 3] === 0 ? 0 : value)));
     const [lossyPixels, pngPixels] = [await decodeRgba(cutout.image), await decodeRgba(cutoutPng.image)];
     expect(visible(lossyPixels.data).equals(visible(pngPixels.data))).toBe(true);
-  }, 120_000);
-
-  it('applies dpi and metadata to background removal: cut-outs in png and webp, and the one-channel mask', async () => {
-    const cutout = (output: object) =>
-      run('/remove-background', { input: [{ image_url: server.url('/photographer.jpg') }], output });
-    const [png] = await cutout({ format: 'png', metadata: 'keep', dpi: 600 });
-    const [webp] = await cutout({ format: 'webp', quality: 70, metadata: 'keep' });
-    const [mask] = await cutout({ channels: 'alpha', metadata: 'keep', dpi: 600 });
-    const [strippedMask] = await cutout({ channels: 'alpha', dpi: 600 });
-    const rows: string[] = [];
-    for (const [name, file] of Object.entries({ png, webp, mask, strippedMask })) {
-      const stated = await fileStatement(file.image);
-      rows.push(
-        `${name.padEnd(13)} ${stated.format.padEnd(5)} channels ${stated.channels} density ${stated.density ?? '-'} ` +
-          `icc ${stated.icc?.description ?? '-'} copyright ${stated.exif?.image.get(TAG.copyright)?.value ?? '-'} ` +
-          `xmp ${stated.xmp ? 'yes' : 'no'}`,
-      );
-    }
-    console.log(`background removal with output controls\n${rows.join('\n')}`);
-
-    for (const file of [png, webp]) {
-      const stated = await fileStatement(file.image);
-      expectKept(stated);
-      expectSrgbTagged(stated);
-    }
-    expect((await fileStatement(png.image)).density).toBe(600);
-    const maskStated = await fileStatement(mask.image);
-    expectKept(maskStated);
-    expect(maskStated).toMatchObject({ format: 'png', channels: 1, icc: null, density: 600 });
-    expect(await fileStatement(strippedMask.image)).toMatchObject({ channels: 1, density: 600, exif: null, xmp: null });
   }, 120_000);
 });
