@@ -4,9 +4,10 @@ import { createTestApp, type TestApp } from '../support/test-app';
 
 /** The file options every tool's `output` takes, written out: a changed bound or default must fail here. */
 const OUTPUT_OPTIONS = {
-  formats: ['jpg', 'png', 'webp'],
+  formats: ['jpg', 'png', 'webp', 'avif'],
   default_format: 'png',
-  quality: { formats: ['jpg', 'webp'], minimum: 1, maximum: 100, defaults: { jpg: 88, webp: 85 } },
+  quality: { formats: ['jpg', 'webp', 'avif'], minimum: 1, maximum: 100, defaults: { jpg: 88, webp: 85, avif: 60 } },
+  lossless: { formats: ['webp'], default: false },
   dpi: { minimum: 1, maximum: 2400, default: null },
   metadata: { values: ['strip', 'keep'], default: 'strip' },
 };

@@ -341,6 +341,29 @@ describe('image-jobs command line', () => {
     expect(await countOf('uploads', account.accountId)).toBe(0);
   });
 
+  it('writes avif and lossless webp with the sandbox key, refusing --lossless with another format', async () => {
+    const account = await seedAccount(t, { credits: 100 });
+    const photos = await drawPhotos(folder, ['kettle.jpg']);
+    const env = { IMAGE_JOBS_API_KEY: account.sandboxKey, IMAGE_JOBS_BASE_URL: base };
+    const avifOut = join(folder, 'avif');
+    const avif = await runCli(
+      ['remove-background', ...photos, '--format', 'avif', '--quality', '50', '--out', avifOut],
+      env,
+    );
+    expect(avif).toMatchObject({ code: 0 });
+    expect(await sharp(join(avifOut, 'kettle.avif')).metadata()).toMatchObject({ format: 'heif', compression: 'av1' });
+    const webpOut = join(folder, 'lossless');
+    const webp = await runCli(
+      ['remove-background', ...photos, '--format', 'webp', '--lossless', '--out', webpOut],
+      env,
+    );
+    expect(webp).toMatchObject({ code: 0 });
+    expect((await sharp(join(webpOut, 'kettle.webp')).metadata()).format).toBe('webp');
+    const refused = await runCli(['edit', ...photos, '--width', '10', '--lossless', '--out', join(folder, 'x')], env);
+    expect(refused.code).toBe(2);
+    expect(refused.output).toContain('--lossless applies to --format webp only');
+  });
+
   it('is installed as the image-jobs command, built, with --help for every command', async () => {
     // node_modules/.bin/image-jobs, linked by npm ci to the package's bin, which runs the build (npm test builds).
     const command = join('node_modules', '.bin', 'image-jobs');

@@ -128,6 +128,15 @@ const outputCases = (): RefusalCase[] => [
   ...fileChoiceCases(),
   ['output.quality with png', { output: { format: 'png', quality: 80 } }, ['output.quality']],
   ['output.quality with the default format (png)', { output: { format: undefined, quality: 80 } }, ['output.quality']],
+  ['output.lossless with jpg', { output: { format: 'jpg', lossless: true } }, ['output.lossless']],
+  ['output.lossless with avif', { output: { format: 'avif', lossless: true } }, ['output.lossless']],
+  [
+    'output.lossless with the default format (png)',
+    { output: { format: undefined, quality: undefined, lossless: true } },
+    ['output.lossless'],
+  ],
+  ['output.lossless with a quality', { output: { format: 'webp', lossless: true, quality: 80 } }, ['output.lossless']],
+  ['output.lossless a string', { output: { format: 'webp', lossless: 'true' } }, ['output.lossless']],
 ];
 
 /** N x M over 20 results (contract section 6): 6 images x 4 images each. */

@@ -237,7 +237,7 @@ describe('OpenAPI document', () => {
       ]),
     );
     expect(preset.properties?.width).toMatchObject({ type: 'integer', nullable: true });
-    expect(preset.properties?.format?.enum).toEqual(['jpg', 'png', 'webp']);
+    expect(preset.properties?.format?.enum).toEqual(['jpg', 'png', 'webp', 'avif']);
     const operation = doc.paths['/api/v1/product-photo-presets'].get as Operation & {
       parameters?: Array<{ name: string; in: string; required?: boolean }>;
     };

@@ -19,7 +19,7 @@ import { createTestApp, seedAccount, type SeededAccount, type TestApp } from '..
 
 /**
  * Output controls (issue 20, item 5) through the API with a live key and an in-process worker,
- * read back from the downloaded files with sharp: quality for jpg and webp, dpi written into the
+ * read back from the downloaded files with sharp: quality for jpg, webp and avif, lossless webp, dpi written into the
  * file, every result tagged sRGB, and metadata stripped (the default) or kept, on the edit tool
  * and on background removal (cut-out and mask).
  */
@@ -108,6 +108,8 @@ describe('output controls through the API and an in-process worker', () => {
         SEGMENTER: 'remote',
         SEGMENTER_URL: server.url('/segment'),
         OUTBOUND_ALLOWLIST: '127.0.0.1',
+        // Every case creates from one address: more creates than the default per-address hourly limit.
+        LIMIT_CREATES_PER_HOUR_IP: '1000',
       },
       { role: ProcessRole.All },
     );
@@ -272,5 +274,77 @@ describe('output controls through the API and an in-process worker', () => {
     expectKept(maskStated);
     expect(maskStated).toMatchObject({ format: 'png', channels: 1, icc: null, density: 600 });
     expect(await fileStatement(strippedMask.image)).toMatchObject({ channels: 1, density: 600, exif: null, xmp: null });
+  }, 120_000);
+
+  it("writes avif at the size asked, smaller at a lower quality, and keeps a cut-out's alpha", async () => {
+    const source = sourcePath('product photo');
+    const sized = (output: object) =>
+      run('/image/edit', {
+        input: [{ image_url: server.url(source) }],
+        operations: { resizing: { width: 300, height: 200, fit: 'cover' } },
+        output,
+      }).then(([result]) => result);
+    const [low, high, unasked] = await Promise.all([
+      sized({ format: 'avif', quality: 30 }),
+      sized({ format: 'avif', quality: 90 }),
+      sized({ format: 'avif' }),
+    ]);
+    console.log(
+      `avif 300x200: ${low.image.length} bytes at 30, ${high.image.length} at 90, ${unasked.image.length} unasked`,
+    );
+    for (const { image } of [low, high, unasked]) {
+      // libheif reports an AVIF as heif with the av1 compression.
+      expect(await sharp(image).metadata()).toMatchObject({
+        format: 'heif',
+        compression: 'av1',
+        width: 300,
+        height: 200,
+      });
+      expect(image.toString('ascii', 4, 12)).toBe('ftypavif');
+    }
+    expect(low.image.length).toBeLessThan(high.image.length);
+    // Thumbnails stay as they are: WebP.
+    expect(await sharp(low.thumbnail).metadata()).toMatchObject({ format: 'webp' });
+
+    const [cutout] = await run('/remove-background', {
+      input: [{ image_url: server.url('/photographer.jpg') }],
+      output: { format: 'avif' },
+    });
+    const cut = await sharp(cutout.image).metadata();
+    expect(cut).toMatchObject({ format: 'heif', compression: 'av1', hasAlpha: true });
+    const { data, info } = await sharp(cutout.image).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    const alphas = Array.from({ length: info.width * info.height }, (_, i) => data[i * 4 + 3]);
+    expect(Math.min(...alphas)).toBeLessThan(10);
+    expect(Math.max(...alphas)).toBeGreaterThan(245);
+  }, 120_000);
+
+  it("writes a lossless webp whose pixels are exactly the result's", async () => {
+    const source = sourcePath('product photo');
+    const [lossless] = await run('/image/edit', {
+      input: [{ image_url: server.url(source) }],
+      output: { format: 'webp', lossless: true },
+    });
+    const [png] = await run('/image/edit', { input: [{ image_url: server.url(source) }], output: { format: 'png' } });
+    const decoded = await decodeRgba(lossless.image);
+    const reference = await decodeRgba(png.image);
+    expect(await sharp(lossless.image).metadata()).toMatchObject({ format: 'webp', width: 480, height: 360 });
+    expect(decoded.data.equals(reference.data)).toBe(true);
+    // The source itself, unchanged by an edit without operations.
+    const original = await decodeRgba(await fromFixture(QUALITY_FIXTURES['product photo']).png().toBuffer());
+    expect(decoded.data.equals(original.data)).toBe(true);
+
+    const [cutout] = await run('/remove-background', {
+      input: [{ image_url: server.url('/photographer.jpg') }],
+      output: { format: 'webp', lossless: true },
+    });
+    const [cutoutPng] = await run('/remove-background', {
+      input: [{ image_url: server.url('/photographer.jpg') }],
+      output: { format: 'png' },
+    });
+    // Every pixel the cut-out shows is exact; where it is fully transparent the encoder may drop the hidden colour.
+    const visible = (image: Buffer) =>
+      Buffer.from(Array.from(image).map((value, i) => (image[i - (i % 4) + 3] === 0 ? 0 : value)));
+    const [lossyPixels, pngPixels] = [await decodeRgba(cutout.image), await decodeRgba(cutoutPng.image)];
+    expect(visible(lossyPixels.data).equals(visible(pngPixels.data))).toBe(true);
   }, 120_000);
 });

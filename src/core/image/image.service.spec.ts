@@ -6,9 +6,10 @@ const MAGIC: Record<OutputFormat, (bytes: Buffer) => boolean> = {
   png: (bytes) => bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
   jpg: (bytes) => bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff,
   webp: (bytes) => bytes.toString('ascii', 0, 4) === 'RIFF' && bytes.toString('ascii', 8, 12) === 'WEBP',
+  avif: (bytes) => bytes.toString('ascii', 4, 12) === 'ftypavif',
 };
 
-const SHARP_FORMAT: Record<OutputFormat, string> = { png: 'png', jpg: 'jpeg', webp: 'webp' };
+const SHARP_FORMAT: Record<OutputFormat, string> = { png: 'png', jpg: 'jpeg', webp: 'webp', avif: 'heif' };
 
 const spec = (overrides: Partial<SimulatedResultSpec> = {}): SimulatedResultSpec => ({
   width: 512,
@@ -38,7 +39,7 @@ describe(ImageService.name, () => {
   const images = new ImageService();
 
   describe('renderSimulatedResult', () => {
-    it.each<OutputFormat>(['png', 'jpg', 'webp'])('encodes %s at the requested size', async (format) => {
+    it.each<OutputFormat>(['png', 'jpg', 'webp', 'avif'])('encodes %s at the requested size', async (format) => {
       const image = await images.renderSimulatedResult(spec({ format }));
       expect(MAGIC[format](image)).toBe(true);
       const metadata = await sharp(image).metadata();

@@ -16,7 +16,7 @@ import { saturationMatrix } from '../../engine/tone/tone';
  */
 
 /** Encoder quality where a request gives none: where the eye does not see the difference. */
-export const DEFAULT_QUALITY = { jpg: 88, webp: 85 } as const;
+export const DEFAULT_QUALITY = { jpg: 88, webp: 85, avif: 60 } as const;
 
 /**
  * The resolution written where a file must state one and nothing chose it: libvips writes a
@@ -35,8 +35,10 @@ export interface FileMetadata {
 /** How a result's file is written. */
 export interface FileOptions extends FileMetadata {
   format: OutputFormat;
-  /** 1 to 100 for jpg and webp; null for DEFAULT_QUALITY. png is lossless and has none. */
+  /** 1 to 100 for jpg, webp and avif; null for DEFAULT_QUALITY. png is lossless and has none. */
   quality: number | null;
+  /** A lossless webp; ignored by the other formats. */
+  lossless?: boolean;
 }
 
 export interface Rgba {
@@ -178,7 +180,13 @@ function encoded(pipeline: sharp.Sharp, file: FileOptions): sharp.Sharp {
     case 'png':
       return output.png({ compressionLevel: 6, adaptiveFiltering: false });
     case 'webp':
-      return output.webp({ quality: file.quality ?? DEFAULT_QUALITY.webp, alphaQuality: 90, effort: 4 });
+      return file.lossless
+        ? output.webp({ lossless: true, effort: 4 })
+        : output.webp({ quality: file.quality ?? DEFAULT_QUALITY.webp, alphaQuality: 90, effort: 4 });
+    case 'avif':
+      // Effort 4 of 0 to 9: the higher efforts save a few percent more for several times the encoding
+      // time, which a worker spends per result; 4 keeps a large result's encode within a second or two.
+      return output.avif({ quality: file.quality ?? DEFAULT_QUALITY.avif, effort: 4 });
   }
 }
 

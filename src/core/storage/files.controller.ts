@@ -43,7 +43,7 @@ export class FilesController {
   })
   @ApiQuery({ name: 'expires', description: 'Unix time (seconds) when the URL stops working.', example: '1767225600' })
   @ApiQuery({ name: 'signature', description: 'base64url HMAC-SHA256 of `<key>:<expires>`.' })
-  @ApiProduces('image/png', 'image/jpeg', 'image/webp')
+  @ApiProduces('image/png', 'image/jpeg', 'image/webp', 'image/avif')
   @ApiOkResponse({
     description: 'The image bytes.',
     schema: { type: 'string', format: 'binary' },

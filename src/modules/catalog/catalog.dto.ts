@@ -6,6 +6,7 @@ import {
   DEFAULT_FORMAT,
   DEFAULT_METADATA,
   DPI_RANGE,
+  LOSSLESS_FORMATS,
   METADATA_CHOICES,
   QUALITY_FORMATS,
   QUALITY_RANGE,
@@ -30,6 +31,14 @@ export class QualityOptionDto {
     description: 'The quality of each format when a request gives none.',
   })
   defaults!: Record<string, number>;
+}
+
+export class LosslessOptionDto {
+  @ApiProperty({ enum: LOSSLESS_FORMATS, isArray: true, description: 'The formats `output.lossless` applies to.' })
+  formats!: readonly string[];
+
+  @ApiProperty({ example: false })
+  default!: boolean;
 }
 
 export class DpiOptionDto {
@@ -61,6 +70,12 @@ export class OutputOptionsCatalogDto {
 
   @ApiProperty({ type: QualityOptionDto })
   quality!: QualityOptionDto;
+
+  @ApiProperty({
+    type: LosslessOptionDto,
+    description: 'A lossless file instead of a quality, where the format has one.',
+  })
+  lossless!: LosslessOptionDto;
 
   @ApiProperty({ type: DpiOptionDto, description: 'Pixels per inch written into the file.' })
   dpi!: DpiOptionDto;

@@ -5,7 +5,10 @@ import { DEFAULT_QUALITY } from '../../core/image/pipeline-steps';
 export const DEFAULT_FORMAT = 'png';
 
 /** The formats `output.quality` applies to: png is lossless, so a quality there would mean nothing. */
-export const QUALITY_FORMATS = ['jpg', 'webp'] as const;
+export const QUALITY_FORMATS = ['jpg', 'webp', 'avif'] as const;
+
+/** The formats `output.lossless` applies to: webp only (png is always lossless; jpg and avif are written lossy). */
+export const LOSSLESS_FORMATS = ['webp'] as const;
 export const QUALITY_RANGE = { minimum: 1, maximum: 100 } as const;
 
 /**
@@ -23,6 +26,7 @@ export const OUTPUT_OPTIONS = {
   formats: OUTPUT_FORMATS,
   default_format: DEFAULT_FORMAT,
   quality: { formats: QUALITY_FORMATS, ...QUALITY_RANGE, defaults: DEFAULT_QUALITY },
+  lossless: { formats: LOSSLESS_FORMATS, default: false },
   dpi: { ...DPI_RANGE, default: null },
   metadata: { values: METADATA_CHOICES, default: DEFAULT_METADATA },
 } as const;

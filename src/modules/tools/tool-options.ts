@@ -20,7 +20,14 @@ export type MetadataChoice = 'strip' | 'keep';
  * is, and the client's choices for the file: `metadata` always, `quality` and `dpi` when given.
  * Jobs stored before these choices existed have none of them.
  */
-export type StoredOutput = { number_of_images: number; quality?: number; dpi?: number; metadata?: MetadataChoice };
+export type StoredOutput = {
+  number_of_images: number;
+  quality?: number;
+  dpi?: number;
+  metadata?: MetadataChoice;
+  /** webp only; absent (stored before it existed, or not asked) is lossy. */
+  lossless?: boolean;
+};
 
 /** How much of the photo's own product an AI edit keeps: the image engine's own levels. */
 export type { PreservationLevel };

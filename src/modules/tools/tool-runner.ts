@@ -10,6 +10,8 @@ export interface FileChoices {
   /** Pixels per inch written into the file; null for none. */
   dpi: number | null;
   metadata: MetadataChoice;
+  /** A lossless webp (the quality then does not apply); false for every other format. */
+  lossless: boolean;
 }
 
 /** A result's format and file choices. */
@@ -82,14 +84,15 @@ export function resultOutputOf(task: Pick<ToolTask, 'format'> & { options: { out
 }
 
 /** The choices of a request that makes none: the encoder's quality, no dpi, metadata stripped. */
-export const DEFAULT_FILE_CHOICES: FileChoices = { quality: null, dpi: null, metadata: 'strip' };
+export const DEFAULT_FILE_CHOICES: FileChoices = { quality: null, dpi: null, metadata: 'strip', lossless: false };
 
 /** A task's file choices; jobs stored before they existed have none, so they get DEFAULT_FILE_CHOICES. */
 export function fileChoicesOf(task: { options: { output: StoredOutput } }): FileChoices {
-  const { quality, dpi, metadata } = task.options.output;
+  const { quality, dpi, metadata, lossless } = task.options.output;
   return {
     quality: quality ?? DEFAULT_FILE_CHOICES.quality,
     dpi: dpi ?? DEFAULT_FILE_CHOICES.dpi,
     metadata: metadata ?? DEFAULT_FILE_CHOICES.metadata,
+    lossless: lossless ?? DEFAULT_FILE_CHOICES.lossless,
   };
 }

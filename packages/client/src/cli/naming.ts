@@ -1,7 +1,7 @@
 import { basename, extname } from 'node:path';
 
 /** The file extension each output format is written with. */
-export const EXTENSION_OF_FORMAT = { jpg: 'jpg', png: 'png', webp: 'webp' } as const;
+export const EXTENSION_OF_FORMAT = { jpg: 'jpg', png: 'png', webp: 'webp', avif: 'avif' } as const;
 export type OutputFormat = keyof typeof EXTENSION_OF_FORMAT;
 
 /** A source's name without folder and extension: `photos/shoe.jpg` -> `shoe`. */

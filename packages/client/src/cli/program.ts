@@ -31,7 +31,7 @@ export interface ProgramContext {
   sleep: (ms: number) => Promise<void>;
 }
 
-const FORMATS: readonly OutputFormat[] = ['png', 'jpg', 'webp'];
+const FORMATS: readonly OutputFormat[] = ['png', 'jpg', 'webp', 'avif'];
 const SHADOWS = ['none', 'soft', 'natural'] as const;
 
 function addRunOptions(command: Command): Command {
@@ -53,7 +53,8 @@ function addRunOptions(command: Command): Command {
 function addOutputOptions(command: Command): Command {
   return command
     .addOption(new Option('--format <format>', 'result format (default png)').choices(FORMATS))
-    .addOption(new Option('--quality <1-100>', 'jpg and webp encoder quality').argParser(integerFrom(1, 100)));
+    .addOption(new Option('--quality <1-100>', 'jpg, webp and avif encoder quality').argParser(integerFrom(1, 100)))
+    .addOption(new Option('--lossless', 'a lossless webp (with --format webp, without --quality)'));
 }
 
 export function buildProgram(context: ProgramContext): Command {

@@ -64,6 +64,7 @@ export function compact(value: Record<string, unknown>): Record<string, unknown>
 export interface OutputFlags {
   format?: OutputFormat;
   quality?: number;
+  lossless?: boolean;
 }
 
 export interface RemoveBackgroundFlags extends OutputFlags {
@@ -111,25 +112,33 @@ function checkBackground(flags: { background?: string; backgroundColor?: string 
     throw new UsageError('--background-color goes with --background color');
   }
   if (format === 'jpg' && flags.background === 'transparent') {
-    throw new UsageError('jpg has no transparency: choose --format png or webp, or another --background');
+    throw new UsageError('jpg has no transparency: choose --format png, webp or avif, or another --background');
   }
 }
 
 function checkQuality(quality: number | undefined, format: OutputFormat): void {
   if (quality !== undefined && format === 'png') {
-    throw new UsageError('png is lossless: --quality applies to jpg and webp only');
+    throw new UsageError('png is lossless: --quality applies to jpg, webp and avif only');
   }
+}
+
+function checkLossless(flags: OutputFlags, format: OutputFormat): void {
+  if (!flags.lossless) return;
+  if (format !== 'webp') throw new UsageError('--lossless applies to --format webp only');
+  if (flags.quality !== undefined) throw new UsageError('--lossless has no quality: leave --quality out');
 }
 
 export function removeBackgroundRequest(flags: RemoveBackgroundFlags): ToolRequest {
   const format = flags.format ?? 'png';
   checkBackground({ background: flags.background ?? 'transparent', backgroundColor: flags.backgroundColor }, format);
   checkQuality(flags.quality, format);
+  checkLossless(flags, format);
   const options = compact({
     background: { type: flags.background, color: flags.backgroundColor, shadow: flags.shadow },
     output: {
       format: flags.format,
       quality: flags.quality,
+      lossless: flags.lossless,
       crop_to_subject: flags.cropToSubject,
       margin_percent: flags.margin,
     },
@@ -147,6 +156,7 @@ export function editRequest(flags: EditFlags): ToolRequest {
   const format = flags.format ?? 'png';
   checkBackground(flags, format);
   checkQuality(flags.quality, format);
+  checkLossless(flags, format);
   if (flags.fit && (flags.width === undefined || flags.height === undefined)) {
     throw new UsageError('--fit applies when both --width and --height are given');
   }
@@ -159,7 +169,10 @@ export function editRequest(flags: EditFlags): ToolRequest {
   if (!compact(operations)) {
     throw new UsageError('say what to edit: --width/--height, --background, --light, --colour, --upscale or --polish');
   }
-  const options = compact({ operations, output: { format: flags.format, quality: flags.quality } });
+  const options = compact({
+    operations,
+    output: { format: flags.format, quality: flags.quality, lossless: flags.lossless },
+  });
   return {
     command: 'edit',
     endpoint: 'image/edit',

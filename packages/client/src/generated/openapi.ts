@@ -505,7 +505,7 @@ export interface components {
         ToolId: "remove_background" | "image_editing" | "image_ai_edit" | "ai_background" | "image_generation" | "ad_creative";
         QualityOptionDto: {
             /** @description The formats a quality applies to. */
-            formats: ("jpg" | "webp")[];
+            formats: ("jpg" | "webp" | "avif")[];
             /** @example 1 */
             minimum: number;
             /** @example 100 */
@@ -514,12 +514,19 @@ export interface components {
              * @description The quality of each format when a request gives none.
              * @example {
              *       "jpg": 88,
-             *       "webp": 85
+             *       "webp": 85,
+             *       "avif": 60
              *     }
              */
             defaults: {
                 [key: string]: number;
             };
+        };
+        LosslessOptionDto: {
+            /** @description The formats `output.lossless` applies to. */
+            formats: "webp"[];
+            /** @example false */
+            default: boolean;
         };
         DpiOptionDto: {
             /** @example 1 */
@@ -541,13 +548,15 @@ export interface components {
             default: "strip" | "keep";
         };
         OutputOptionsCatalogDto: {
-            formats: ("jpg" | "png" | "webp")[];
+            formats: ("jpg" | "png" | "webp" | "avif")[];
             /**
              * @example png
              * @enum {string}
              */
-            default_format: "jpg" | "png" | "webp";
+            default_format: "jpg" | "png" | "webp" | "avif";
             quality: components["schemas"]["QualityOptionDto"];
+            /** @description A lossless file instead of a quality, where the format has one. */
+            lossless: components["schemas"]["LosslessOptionDto"];
             /** @description Pixels per inch written into the file. */
             dpi: components["schemas"]["DpiOptionDto"];
             /** @description Whether the source photo's EXIF and XMP are kept. */
@@ -593,7 +602,7 @@ export interface components {
             width: number | null;
             height: number | null;
             /** @enum {string} */
-            format: "jpg" | "png" | "webp";
+            format: "jpg" | "png" | "webp" | "avif";
             /** @enum {string} */
             background: "white" | "transparent" | "original" | "generated_scene";
             /** @description Current credit cost per image of the preset's operation. */
@@ -718,12 +727,18 @@ export interface components {
              * @default png
              * @enum {string}
              */
-            format?: "jpg" | "png" | "webp";
+            format?: "jpg" | "png" | "webp" | "avif";
             /**
-             * @description Encoder quality for jpg and webp, from 1 (smallest file) to 100 (finest). Without it: 88 for jpg, 85 for webp. png is lossless: a quality with png, the default format included, is a 400.
+             * @description Encoder quality for jpg, webp and avif, from 1 (smallest file) to 100 (finest). Without it: 88 for jpg, 85 for webp, 60 for avif. png is lossless: a quality with png, the default format included, is a 400.
              * @example 80
              */
             quality?: number;
+            /**
+             * @description A lossless webp: the decoded pixels are exactly the result's. Only with format webp, and without a quality; with another format, or with output.quality, it is a 400.
+             * @default false
+             * @example true
+             */
+            lossless?: boolean;
             /**
              * @description Resolution written into the file, in pixels per inch (the pixels are not resampled): the EXIF resolution in jpg and webp, the pHYs chunk and EXIF in png (a one-channel mask: pHYs only). Such a file has an EXIF block even with metadata `strip`, holding only the resolution, orientation 1, colour space and size. Without it: with metadata `keep` the source's own resolution; otherwise none in jpg and webp, and png's pHYs keeps the neutral 1 pixel per millimetre it has always had.
              * @example 300
@@ -837,7 +852,7 @@ export interface components {
             width?: number;
             height?: number;
             /**
-             * @description Used when both width and height are given (one alone keeps the aspect ratio). `contain`: fit inside and pad to exactly width x height, centred (white for jpg, transparent for png and webp). `cover`: fill the box and cut the overflow, centred. `crop`: cut exactly width x height at the source's own scale around its most interesting region, scaling up only a source smaller than the box. No side is ever above 8192.
+             * @description Used when both width and height are given (one alone keeps the aspect ratio). `contain`: fit inside and pad to exactly width x height, centred (white for jpg, transparent for png, webp and avif). `cover`: fill the box and cut the overflow, centred. `crop`: cut exactly width x height at the source's own scale around its most interesting region, scaling up only a source smaller than the box. No side is ever above 8192.
              * @default contain
              * @enum {string}
              */
@@ -860,12 +875,18 @@ export interface components {
              * @default png
              * @enum {string}
              */
-            format?: "jpg" | "png" | "webp";
+            format?: "jpg" | "png" | "webp" | "avif";
             /**
-             * @description Encoder quality for jpg and webp, from 1 (smallest file) to 100 (finest). Without it: 88 for jpg, 85 for webp. png is lossless: a quality with png, the default format included, is a 400.
+             * @description Encoder quality for jpg, webp and avif, from 1 (smallest file) to 100 (finest). Without it: 88 for jpg, 85 for webp, 60 for avif. png is lossless: a quality with png, the default format included, is a 400.
              * @example 80
              */
             quality?: number;
+            /**
+             * @description A lossless webp: the decoded pixels are exactly the result's. Only with format webp, and without a quality; with another format, or with output.quality, it is a 400.
+             * @default false
+             * @example true
+             */
+            lossless?: boolean;
             /**
              * @description Resolution written into the file, in pixels per inch (the pixels are not resampled): the EXIF resolution in jpg and webp, the pHYs chunk and EXIF in png (a one-channel mask: pHYs only). Such a file has an EXIF block even with metadata `strip`, holding only the resolution, orientation 1, colour space and size. Without it: with metadata `keep` the source's own resolution; otherwise none in jpg and webp, and png's pHYs keeps the neutral 1 pixel per millimetre it has always had.
              * @example 300
@@ -1033,7 +1054,7 @@ export interface components {
         };
         ProductPhotoOutputDto: {
             /**
-             * @description Encoder quality for jpg and webp, from 1 (smallest file) to 100 (finest). Without it: 88 for jpg, 85 for webp. png is lossless: a quality with png, the default format included, is a 400.
+             * @description Encoder quality for jpg, webp and avif, from 1 (smallest file) to 100 (finest). Without it: 88 for jpg, 85 for webp, 60 for avif. png is lossless: a quality with png, the default format included, is a 400.
              * @example 80
              */
             quality?: number;
@@ -2700,6 +2721,7 @@ export interface operations {
                     "image/png": string;
                     "image/jpeg": string;
                     "image/webp": string;
+                    "image/avif": string;
                 };
             };
             /** @description `invalid_request`: a parameter or the body is not valid */
@@ -2720,6 +2742,7 @@ export interface operations {
                     "image/png": components["schemas"]["ErrorResponseDto"];
                     "image/jpeg": components["schemas"]["ErrorResponseDto"];
                     "image/webp": components["schemas"]["ErrorResponseDto"];
+                    "image/avif": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description `internal_error` */

@@ -77,9 +77,9 @@ export class ResizingDto {
     default: 'contain',
     description:
       'Used when both width and height are given (one alone keeps the aspect ratio). `contain`: fit inside and pad ' +
-      'to exactly width x height, centred (white for jpg, transparent for png and webp). `cover`: fill the box and ' +
-      "cut the overflow, centred. `crop`: cut exactly width x height at the source's own scale around its most " +
-      'interesting region, scaling up only a source smaller than the box. No side is ever above 8192.',
+      'to exactly width x height, centred (white for jpg, transparent for png, webp and avif). `cover`: fill the ' +
+      "box and cut the overflow, centred. `crop`: cut exactly width x height at the source's own scale around its " +
+      'most interesting region, scaling up only a source smaller than the box. No side is ever above 8192.',
   })
   @IsOptional()
   @IsIn(RESIZE_FITS)

@@ -1,6 +1,6 @@
 import { DomainError, type FieldError } from '../../../core/errors/domain-error';
 import type { OutputFormat } from '../../../core/image/output-format';
-import { DEFAULT_FORMAT, DEFAULT_METADATA, QUALITY_FORMATS } from '../../catalog/output-options';
+import { DEFAULT_FORMAT, DEFAULT_METADATA, LOSSLESS_FORMATS, QUALITY_FORMATS } from '../../catalog/output-options';
 import { findPreset, ProductPhotoOperation, productPhotoCostKey } from '../../catalog/product-photo-presets';
 import { defaultCostKey, ToolId } from '../../catalog/tools';
 import {
@@ -145,9 +145,22 @@ function qualityProblems(output: OutputOptionsDto | undefined, { format, origin 
   return [
     {
       path: 'output.quality',
-      message: `quality applies to jpg and webp; this result is ${format} (${origin}), which is lossless`,
+      message: `quality applies to jpg, webp and avif; this result is ${format} (${origin}), which is lossless`,
     },
   ];
+}
+
+/** `output.lossless` is a webp choice: refused with any other format, and with a quality (which it would ignore). */
+function losslessProblems(output: OutputOptionsDto | undefined, { format, origin }: ResultFormat): FieldError[] {
+  const formats: readonly string[] = LOSSLESS_FORMATS;
+  if (output?.lossless !== true) return [];
+  if (!formats.includes(format)) {
+    return [{ path: 'output.lossless', message: `lossless applies to webp; this result is ${format} (${origin})` }];
+  }
+  if (output.quality != null) {
+    return [{ path: 'output.lossless', message: 'a lossless webp has no quality; leave output.quality out' }];
+  }
+  return [];
 }
 
 /**
@@ -158,6 +171,7 @@ const storedFileChoices = (output: OutputOptionsDto | undefined) => ({
   quality: output?.quality ?? undefined,
   dpi: output?.dpi ?? undefined,
   metadata: output?.metadata ?? DEFAULT_METADATA,
+  lossless: output?.lossless || undefined,
 });
 
 /** The request of one create endpoint: its tool and that tool's options. */
@@ -181,6 +195,7 @@ function build<O extends ToolOptions>(
   const results = sources.length * imagesPerSource;
   rejectIf([
     ...qualityProblems(output, resultFormat),
+    ...losslessProblems(output, resultFormat),
     results > MAX_RESULTS_PER_JOB && {
       path: 'output.number_of_images',
       message:
@@ -221,7 +236,7 @@ export function removeBackgroundJob(
       dto.output?.format === 'jpg' &&
       background.type === 'transparent' && {
         path: 'output.format',
-        message: 'jpg cannot hold a transparent background; use png or webp, or a white or color background',
+        message: 'jpg cannot hold a transparent background; use png, webp or avif, or a white or color background',
       },
     ...(mask ? maskProblems(dto.output?.format, background) : []),
     ...hintProblems('input', dto.input),
@@ -265,7 +280,7 @@ export function imageEditJob(
     dto.output?.format === 'jpg' &&
       dto.operations?.background?.type === 'transparent' && {
         path: 'output.format',
-        message: 'jpg cannot hold a transparent background; use png or webp, or a white or color background',
+        message: 'jpg cannot hold a transparent background; use png, webp or avif, or a white or color background',
       },
     ...hintProblems('input', dto.input),
     ...(cutsSubjectOut(dto.operations?.background)

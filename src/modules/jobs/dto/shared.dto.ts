@@ -5,6 +5,7 @@ import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
+  IsBoolean,
   IsIn,
   IsInt,
   IsObject,
@@ -110,13 +111,28 @@ export const OutputQuality = () =>
       ...QUALITY_RANGE,
       example: 80,
       description:
-        'Encoder quality for jpg and webp, from 1 (smallest file) to 100 (finest). Without it: 88 for jpg, 85 for ' +
-        'webp. png is lossless: a quality with png, the default format included, is a 400.',
+        'Encoder quality for jpg, webp and avif, from 1 (smallest file) to 100 (finest). Without it: 88 for jpg, 85 ' +
+        'for webp, 60 for avif. png is lossless: a quality with png, the default format included, is a 400.',
     }),
     IsOptional(),
     IsInt(),
     Min(QUALITY_RANGE.minimum),
     Max(QUALITY_RANGE.maximum),
+  );
+
+/** `output.lossless`: webp only, refused with another format or a quality where the job request knows both. */
+export const OutputLossless = () =>
+  applyDecorators(
+    ApiPropertyOptional({
+      type: 'boolean',
+      default: false,
+      example: true,
+      description:
+        "A lossless webp: the decoded pixels are exactly the result's. Only with format webp, and without a quality; " +
+        'with another format, or with output.quality, it is a 400.',
+    }),
+    IsOptional(),
+    IsBoolean(),
   );
 
 export const OutputDpi = () =>
@@ -164,6 +180,9 @@ export class OutputOptionsDto {
 
   @OutputQuality()
   quality?: number;
+
+  @OutputLossless()
+  lossless?: boolean;
 
   @OutputDpi()
   dpi?: number;

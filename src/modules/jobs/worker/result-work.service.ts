@@ -14,7 +14,12 @@ import { typedTask, type ToolOutput, type ToolTask } from '../../tools/tool-runn
 import { ToolRunners } from '../../tools/tool-runners';
 import { JobLifecycleService } from '../job-lifecycle.service';
 
-const CONTENT_TYPES: Record<OutputFormat, string> = { jpg: 'image/jpeg', png: 'image/png', webp: 'image/webp' };
+const CONTENT_TYPES: Record<OutputFormat, string> = {
+  jpg: 'image/jpeg',
+  png: 'image/png',
+  webp: 'image/webp',
+  avif: 'image/avif',
+};
 
 /** BullMQ's reason for a job whose worker stopped renewing its lock too many times. */
 const STALLED_REASON = /stalled/i;

@@ -40,7 +40,12 @@ export async function encodeImage(
   canvas: Size | null = null,
   padding?: Rgba,
 ): Promise<EncodedImage> {
-  const file = { format: output.format, quality: output.file.quality, ...(await fileMetadata(output)) };
+  const file = {
+    format: output.format,
+    quality: output.file.quality,
+    lossless: output.file.lossless,
+    ...(await fileMetadata(output)),
+  };
   const [encoded, thumbnail] = await Promise.all([
     encode(image, file, canvas, padding),
     encodeThumbnail(image, output.format, canvas, padding),
