@@ -65,11 +65,17 @@ describe('cutoutRequestOf (POST /remove-background)', () => {
 
   it('carries the file choices, and the defaults for jobs stored before they existed', () => {
     const chosen = stored({}, { quality: 70, dpi: 300, metadata: 'keep' });
-    expect(cutoutRequestOf(removeBackgroundTask(chosen))?.file).toEqual({ quality: 70, dpi: 300, metadata: 'keep' });
+    expect(cutoutRequestOf(removeBackgroundTask(chosen))?.file).toEqual({
+      quality: 70,
+      dpi: 300,
+      metadata: 'keep',
+      lossless: false,
+    });
     expect(cutoutRequestOf(removeBackgroundTask(stored({})))?.file).toEqual({
       quality: null,
       dpi: null,
       metadata: 'strip',
+      lossless: false,
     });
   });
 
