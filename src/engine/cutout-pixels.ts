@@ -1,5 +1,6 @@
 import { composite } from './compose/composite';
 import { reframe } from './compose/cutout-layers';
+import { resampleExactly } from './compose/exact-resample';
 import { planFrame, union, type Placement } from './compose/framing';
 import type { ShadowStyle } from './compose/shadow';
 import { subjectBounds, type AlphaMask } from './mask/alpha-mask';
@@ -25,8 +26,8 @@ export type CutoutPixels = { kind: 'image'; image: RawImage } | { kind: 'mask'; 
 /**
  * A cut-out from its photo and the subject's mask: the product's pixels corrected and cleaned
  * with its shadow drawn (not for a mask, which has neither colours nor a shadow), framed (the
- * whole photo, a crop around the subject and its shadow, or a canvas the subject fills a set
- * share of) and composed onto the background.
+ * whole photo, a crop around the subject and its shadow, a canvas the subject fills a set
+ * share of, or the client's placement on a canvas) and composed onto the background.
  */
 export async function cutoutPixels(
   photo: RawImage,
@@ -41,11 +42,9 @@ export async function cutoutPixels(
 
   const subject = subjectBounds(alpha);
   const shadow = layers.shadow && subjectBounds(layers.shadow, SHADOW_FRAME_THRESHOLD);
-  const framing = planFrame(
-    photo,
-    composition.placement.kind === 'crop' ? union(subject, shadow) : subject,
-    composition.placement,
-  );
+  const { placement } = composition;
+  const withShadow = placement.kind === 'crop' || (placement.kind === 'layout' && placement.shadowInBox);
+  const framing = planFrame(photo, withShadow ? union(subject, shadow) : subject, placement);
   const whole =
     framing.frame.left === 0 &&
     framing.frame.top === 0 &&
@@ -53,7 +52,11 @@ export async function cutoutPixels(
     framing.frame.height === photo.height &&
     framing.size.width === photo.width &&
     framing.size.height === photo.height;
-  const placed = whole ? layers : await reframe(layers, framing.frame, framing.size);
+  const placed = whole
+    ? layers
+    : placement.kind === 'layout'
+      ? resampleExactly(layers, framing.frame, framing.size)
+      : await reframe(layers, framing.frame, framing.size);
   return mask
     ? { kind: 'mask', mask: placed.alpha }
     : { kind: 'image', image: composite(placed, composition.background) };

@@ -38,6 +38,28 @@ export type ResizeFit = 'contain' | 'cover' | 'crop';
 /** A background as the create requests give it: `type` and, for `color`, the colour. */
 export type StoredBackground = { type?: string; color?: string };
 
+/** One side's padding as a job stores it: whole pixels, or "N%" of the canvas side in its direction. */
+export type StoredPaddingLength = number | string;
+export type StoredPadding = {
+  top: StoredPaddingLength;
+  right: StoredPaddingLength;
+  bottom: StoredPaddingLength;
+  left: StoredPaddingLength;
+};
+
+/** `placement` (remove-background) and `operations.placement` (image/edit), defaults applied. */
+export type StoredPlacement = {
+  /** Both or neither; neither is the source's size. */
+  width?: number;
+  height?: number;
+  padding: StoredPadding;
+  horizontal_alignment: 'left' | 'center' | 'right';
+  vertical_alignment: 'top' | 'center' | 'bottom';
+  /** `fit`, `fill` or "N%". */
+  scale: string;
+  shadow_in_box: boolean;
+};
+
 /** `POST /remove-background`. */
 export type RemoveBackgroundOptions = {
   background: { type: 'transparent' | 'white' | 'color'; color?: string; shadow: ShadowKind };
@@ -48,6 +70,8 @@ export type RemoveBackgroundOptions = {
     channels?: CutoutChannels;
     format?: string;
   };
+  /** Absent when the request has none (and in jobs stored before it existed): the source's frame. */
+  placement?: StoredPlacement;
 };
 
 /** The operations of `POST /image/edit`, each optional. */
@@ -56,6 +80,7 @@ export type EditOperations = {
   background?: { type?: EditBackgroundType; color?: string; shadow?: ShadowKind };
   resizing?: { width?: number; height?: number; fit?: ResizeFit };
   restorations?: { upscale?: boolean; polish?: boolean };
+  placement?: StoredPlacement;
 };
 
 /** `POST /image/edit`. */

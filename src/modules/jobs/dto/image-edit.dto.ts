@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { HexColor, NestedObject, OutputOptionsDto, SHADOWS, WebhookUrl } from './shared.dto';
+import { PLACEMENT_DESCRIPTION, PLACEMENT_EXAMPLE, PlacementDto } from './placement.dto';
 import { CutoutInputImageDto, CutoutInputImages } from './subject-hints.dto';
 
 export const EDIT_BACKGROUNDS = ['original', 'transparent', 'white', 'color'] as const;
@@ -115,6 +116,16 @@ export class EditOperationsDto {
   background?: EditBackgroundDto;
   @ApiPropertyOptional({ type: ResizingDto }) @NestedObject(() => ResizingDto) resizing?: ResizingDto;
   @ApiPropertyOptional({ type: RestorationsDto }) @NestedObject(() => RestorationsDto) restorations?: RestorationsDto;
+
+  @ApiPropertyOptional({
+    type: PlacementDto,
+    example: PLACEMENT_EXAMPLE,
+    description:
+      `${PLACEMENT_DESCRIPTION} Only with a \`background\` of type \`transparent\`, \`white\` or \`color\` ` +
+      '(the product is cut out onto the canvas), and not with `resizing`.',
+  })
+  @NestedObject(() => PlacementDto)
+  placement?: PlacementDto;
 }
 
 export class ImageEditRequestDto {

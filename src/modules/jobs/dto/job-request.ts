@@ -26,6 +26,7 @@ import type { ProductPhotoJobRequestDto } from './product-photo-job.dto';
 import type { RemoveBackgroundRequestDto } from './remove-background.dto';
 import type { SceneCreateRequestDto } from './scene-create.dto';
 import type { InputImageDto, OutputOptionsDto } from './shared.dto';
+import { placementProblems, storedPlacement } from './placement.dto';
 import { subjectHintProblems, type SubjectHintsDto } from './subject-hints.dto';
 
 export const MAX_RESULTS_PER_JOB = 20;
@@ -231,6 +232,12 @@ export function removeBackgroundJob(
   const output = withDefaults({ crop_to_subject: false, margin_percent: 0, channels: 'rgba' }, dto.output);
   const mask = output.channels === 'alpha';
   rejectIf([
+    ...placementProblems('placement', dto.placement),
+    dto.placement !== undefined &&
+      (dto.output?.crop_to_subject === true || dto.output?.margin_percent !== undefined) && {
+        path: 'placement',
+        message: 'placement and output.crop_to_subject (with margin_percent) both frame the result; use one of them',
+      },
     ...colourProblems('background', dto.background),
     !mask &&
       dto.output?.format === 'jpg' &&
@@ -241,8 +248,9 @@ export function removeBackgroundJob(
     ...(mask ? maskProblems(dto.output?.format, background) : []),
     ...hintProblems('input', dto.input),
   ]);
+  const placement = dto.placement && storedPlacement(dto.placement);
   return build(
-    { tool: ToolId.RemoveBackground, options: { background, output } },
+    { tool: ToolId.RemoveBackground, options: { background, output, ...(placement ? { placement } : {}) } },
     sourcesOf(dto.input),
     dto.output,
     dto.webhook_url,
@@ -255,7 +263,10 @@ export function removeBackgroundJob(
  * at once (SOURCE_MAX_MEGAPIXELS); any other upscale whose result would pass the limits fails at
  * the worker, once the source's size shows it.
  */
-function upscaleSizeProblems(operations: EditOperations | undefined, maxPixels: number): Array<FieldError | false> {
+function upscaleSizeProblems(
+  operations: Pick<EditOperations, 'resizing' | 'restorations'> | undefined,
+  maxPixels: number,
+): Array<FieldError | false> {
   const { width, height } = operations?.resizing ?? {};
   if (operations?.restorations?.upscale !== true || width === undefined || height === undefined) return [];
   const megapixels = (pixels: number) => `${Math.round(pixels / 1e5) / 10} megapixels`;
@@ -274,7 +285,21 @@ export function imageEditJob(
   dto: ImageEditRequestDto,
   maxUpscaledPixels: number,
 ): ToolJobRequest<ToolId.ImageEditing, ImageEditOptions> {
+  const placement = dto.operations?.placement;
   rejectIf([
+    ...placementProblems('operations.placement', placement),
+    placement !== undefined &&
+      !cutsSubjectOnto(dto.operations?.background) && {
+        path: 'operations.placement',
+        message:
+          'placement puts the cut-out product on a canvas: it needs operations.background with type transparent, ' +
+          'white or color',
+      },
+    placement !== undefined &&
+      dto.operations?.resizing !== undefined && {
+        path: 'operations.placement',
+        message: 'placement sets the result size itself; leave operations.resizing out',
+      },
     ...colourProblems('operations.background', dto.operations?.background),
     ...upscaleSizeProblems(dto.operations, maxUpscaledPixels),
     dto.output?.format === 'jpg' &&
@@ -292,12 +317,24 @@ export function imageEditJob(
             'without one nothing is cut out',
         )),
   ]);
+  const operations = plainOperations(dto.operations);
   return build(
-    { tool: ToolId.ImageEditing, options: { operations: dto.operations ?? {} } },
+    { tool: ToolId.ImageEditing, options: { operations } },
     sourcesOf(dto.input),
     dto.output,
     dto.webhook_url,
   );
+}
+
+/** A background that cuts the product out onto something new (not `original`, which keeps the photo). */
+const cutsSubjectOnto = (background: { type?: string } | undefined): boolean =>
+  background?.type !== undefined && background.type !== 'original';
+
+/** The operations as stored: a placement with its defaults applied. */
+function plainOperations(operations: ImageEditRequestDto['operations']): EditOperations {
+  if (!operations) return {};
+  const { placement, ...others } = operations;
+  return placement ? { ...others, placement: storedPlacement(placement) } : others;
 }
 
 export function imageAiEditJob(dto: ImageAiEditRequestDto): ToolJobRequest<ToolId.ImageAiEdit, ImageAiEditOptions> {

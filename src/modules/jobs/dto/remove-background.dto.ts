@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, Max, Min } from 'class-validator';
 import { HexColor, NestedObject, OptionalWithDefault, OutputOptionsDto, SHADOWS, WebhookUrl } from './shared.dto';
+import { PLACEMENT_DESCRIPTION, PLACEMENT_EXAMPLE, PlacementDto } from './placement.dto';
 import { CutoutInputImageDto, CutoutInputImages } from './subject-hints.dto';
 
 export const REMOVED_BACKGROUNDS = ['transparent', 'white', 'color'] as const;
@@ -73,6 +74,16 @@ export class RemoveBackgroundRequestDto {
   @ApiPropertyOptional({ type: CutoutOutputDto })
   @NestedObject(() => CutoutOutputDto)
   output?: CutoutOutputDto;
+
+  @ApiPropertyOptional({
+    type: PlacementDto,
+    example: PLACEMENT_EXAMPLE,
+    description:
+      `${PLACEMENT_DESCRIPTION} Not with \`output.crop_to_subject\` or \`output.margin_percent\`. With ` +
+      '`channels` `alpha` the mask is placed alike.',
+  })
+  @NestedObject(() => PlacementDto)
+  placement?: PlacementDto;
 
   @WebhookUrl()
   webhook_url?: string;

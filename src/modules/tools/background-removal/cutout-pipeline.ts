@@ -4,6 +4,7 @@ import type { RawImage } from '../../../core/image/raw-image';
 import type { CutoutPixels } from '../../../engine/cutout-pixels';
 import type { Cutout } from '../../../engine/mask/subject-hints';
 import type { Segmenter } from '../../../core/segmentation/segmenter';
+import { checkRoomOnCanvas } from '../shared/canvas-placement';
 import { encodeImage, encodeMaskImage, type EncodedImage } from '../shared/encoding';
 import { made, type ToolContext, type ToolPipeline, type ToolStep } from '../shared/tool-steps';
 import { decodePhoto } from '../shared/photo-decoding';
@@ -48,13 +49,15 @@ const segmentSubject: CutoutStep = async function segmentSubject({ dependencies,
 
 /**
  * The engine's cutoutPixels: correct the product's pixels, draw the shadow, frame (the whole
- * photo, a crop around the subject, or a canvas the subject fills a set share of), compose onto
+ * photo, a crop around the subject, a canvas the subject fills a set share of, or the client's
+ * placement on a canvas), compose onto
  * the background. A mask (`channels` `alpha`) is the framed alpha itself: the same pixels as the
  * alpha of the transparent cut-out, since a mask has neither a background colour nor a shadow.
  */
 const composeCutout: CutoutStep = async function composeCutout({ request, limits }, work) {
   const photo = made(work.photo, 'decoded photo');
   const { mask } = made(work.subject, 'subject mask');
+  if (request.placement.kind === 'layout') checkRoomOnCanvas(request.placement, photo);
   const pixels = await limits.engine.run(
     'cutoutPixels',
     [photo, mask, { ...request, channels: request.channels }, limits.timeoutSeconds],

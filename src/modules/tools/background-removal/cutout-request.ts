@@ -5,6 +5,7 @@ import type { SubjectHints } from '../../../engine/mask/subject-hints';
 import { ProductPhotoOperation } from '../../catalog/product-photo-presets';
 import { ToolId } from '../../catalog/tools';
 import type { ProductCorrections } from '../shared/cut-out';
+import { canvasLayoutOf } from '../shared/canvas-placement';
 import { backgroundOf, shadowStyle, type CutoutBackground } from '../shared/cutout-style';
 import {
   isProductPhoto,
@@ -33,11 +34,15 @@ export interface CutoutRequest extends ProductCorrections {
 function fromRemoveBackground(
   task: Pick<TypedToolTask, 'format' | 'index' | 'subjectHints'> & { options: RemoveBackgroundOptions },
 ): CutoutRequest {
-  const { background, output } = task.options;
+  const { background, output, placement } = task.options;
   return {
     background: backgroundOf(background),
     shadow: shadowStyle(background.shadow, variantOf(task)),
-    placement: output.crop_to_subject ? { kind: 'crop', marginPercent: output.margin_percent } : { kind: 'source' },
+    placement: placement
+      ? canvasLayoutOf(placement)
+      : output.crop_to_subject
+        ? { kind: 'crop', marginPercent: output.margin_percent }
+        : { kind: 'source' },
     light: false,
     color: false,
     polish: false,

@@ -6,6 +6,7 @@ import type { RawImage } from '../../../core/image/raw-image';
 import type { Segmenter } from '../../../core/segmentation/segmenter';
 import type { ModelScale, Upscaler } from '../../../core/super-resolution/upscaler';
 import { SourceImageError, SourceImageProblem, type SourceImage } from '../../../core/image/source-image';
+import { checkRoomOnCanvas } from '../shared/canvas-placement';
 import { encodeImage, type EncodedImage } from '../shared/encoding';
 import { made, type ToolContext, type ToolPipeline, type ToolStep } from '../shared/tool-steps';
 import { hintsInPart, visiblePart } from './edit-hints';
@@ -131,11 +132,35 @@ const correctPixels: EditStep = async function correctPixels({ source, request, 
   };
 };
 
-/** `background` and `shadow`: the subject over its new background and shadow. */
+/**
+ * `background` and `shadow`: the subject over its new background and shadow, in the photo's frame;
+ * with `placement`, framed onto its canvas as a cut-out is (the engine's cutoutPixels, with the
+ * corrections already made by correctPixels).
+ */
 const replaceBackground: EditStep = async function replaceBackground({ request, limits }, work) {
   if (!request.cutout || !work.cutout) return work;
   const image = made(work.image, 'decoded image');
   const { mask } = work.cutout;
+  const { background, shadow, placement } = request.cutout;
+  if (placement && background !== 'original') {
+    checkRoomOnCanvas(placement, image);
+    const composition = {
+      channels: 'rgba' as const,
+      background,
+      shadow,
+      placement,
+      light: false,
+      color: false,
+      polish: false,
+    };
+    const placed = await limits.engine.run(
+      'cutoutPixels',
+      [image, mask, composition, limits.timeoutSeconds],
+      [image, mask],
+    );
+    if (placed.kind !== 'image') throw new Error('A placed cut-out of an edit is an image');
+    return { ...work, image: placed.image };
+  }
   return {
     ...work,
     image: await limits.engine.run('replacedBackground', [image, mask, request.cutout], [image, mask]),

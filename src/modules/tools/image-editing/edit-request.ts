@@ -4,6 +4,8 @@ import type { OutputFormat } from '../../../core/image/output-format';
 import { NO_HINTS, type SubjectHints } from '../../../engine/mask/subject-hints';
 import type { SharpenStrength } from '../../../core/image/pipeline-steps';
 import { ProductPhotoOperation } from '../../catalog/product-photo-presets';
+import type { CanvasLayout } from '../../../engine/compose/framing';
+import { canvasLayoutOf } from '../shared/canvas-placement';
 import { backgroundOf, shadowStyle, type CutoutBackground } from '../shared/cutout-style';
 import {
   cutsSubjectOut,
@@ -46,6 +48,8 @@ export interface EditCutout {
   shadow: ShadowStyle;
   /** Where the client says the subject is, in fractions of the source image. */
   hints: SubjectHints;
+  /** `placement`: the cut-out on a canvas; null keeps the photo's frame. */
+  placement: CanvasLayout | null;
 }
 
 /** One result's edit, whatever endpoint asked for it. */
@@ -64,13 +68,15 @@ export interface EditRequest {
   unsupported: string | null;
 }
 
-function cutoutOf(background: EditOperations['background'], variant: number, hints: SubjectHints): EditCutout | null {
+function cutoutOf(operations: EditOperations, variant: number, hints: SubjectHints): EditCutout | null {
+  const { background, placement } = operations;
   if (!background || !cutsSubjectOut(background)) return null;
   const type = background.type ?? 'original';
   return {
     background: type === 'original' ? 'original' : backgroundOf(background),
     shadow: shadowStyle(background.shadow ?? 'none', variant),
     hints,
+    placement: placement ? canvasLayoutOf(placement) : null,
   };
 }
 
@@ -87,7 +93,7 @@ function fromOperations(
       fit: operations.resizing?.fit,
       upscale: operations.restorations?.upscale === true,
     },
-    cutout: cutoutOf(operations.background, variant, hints),
+    cutout: cutoutOf(operations, variant, hints),
     light: operations.adjustments?.light === true,
     color: operations.adjustments?.color === true,
     polish: operations.restorations?.polish === true,

@@ -35,8 +35,25 @@ function cutoutKind(job: ToolOptions): 'none' | 'cutout' | 'mask' {
   }
 }
 
-/** The requested shape, from `resizing` or an `aspect_ratio`, scaled to the simulated size. */
+/** The canvas a placement asks for, where the job has one with its size given. */
+function placementSize(job: ToolOptions): { width: number; height: number } | null {
+  if (isProductPhoto(job.options)) return null;
+  const placement =
+    job.tool === ToolId.RemoveBackground
+      ? job.options.placement
+      : job.tool === ToolId.ImageEditing
+        ? job.options.operations.placement
+        : undefined;
+  return placement?.width && placement.height ? { width: placement.width, height: placement.height } : null;
+}
+
+/**
+ * The requested shape, from `resizing` or an `aspect_ratio`, scaled to the simulated size; a
+ * placement's canvas exactly, since a client lays out its pages by that size.
+ */
 export function simulatedSize(job: ToolOptions): { width: number; height: number } {
+  const canvas = placementSize(job);
+  if (canvas) return canvas;
   let ratio = 1;
   const resizing =
     job.tool === ToolId.ImageEditing && !isProductPhoto(job.options) ? job.options.operations.resizing : undefined;
