@@ -141,10 +141,11 @@ export function resampleExactly(layers: CutoutLayers, frame: Frame, size: Size):
       if (shadow) shadow[out] = Math.round(clamp(sums[at + 4]));
     }
   }
+  const { width: outWidth, height: outHeight } = size;
   return {
-    colour: { data: colour, width: size.width, height: size.height, channels: 3 },
-    alpha: { data: alpha, ...size },
-    shadow: shadow && { data: shadow, ...size },
+    colour: { data: colour, width: outWidth, height: outHeight, channels: 3 },
+    alpha: { data: alpha, width: outWidth, height: outHeight },
+    shadow: shadow && { data: shadow, width: outWidth, height: outHeight },
   };
 }
 

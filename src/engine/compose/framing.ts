@@ -94,7 +94,8 @@ export function union(a: Frame | null, b: Frame | null): Frame | null {
 
 /** The canvas of a layout and the box its padding leaves, in canvas pixels; null when the padding leaves no room. */
 export function paddedBox(source: Size, layout: CanvasLayout): { canvas: Size; box: Frame } | null {
-  const canvas = layout.size ?? source;
+  // Only the sides: `source` may be the photo itself, whose pixels must not travel with a size.
+  const canvas = layout.size ?? { width: source.width, height: source.height };
   const { padding } = layout;
   const left = paddingPixels(padding.left, canvas.width);
   const right = paddingPixels(padding.right, canvas.width);

@@ -235,12 +235,7 @@ describe('cutoutPixels without a placement on a canvas', () => {
     ],
   ] as const)('gives the same bytes as before for %s', async (_name, composition, fingerprint) => {
     const { photo, alpha } = fingerprintPhoto();
-    const out = await cutoutPixels(
-      photo,
-      alpha,
-      { ...composition, light: false, color: false, polish: false },
-      30,
-    );
+    const out = await cutoutPixels(photo, alpha, { ...composition, light: false, color: false, polish: false }, 30);
     const data = out.kind === 'image' ? out.image.data : out.mask.data;
     expect(createHash('sha256').update(data).digest('hex').slice(0, 16)).toBe(fingerprint);
   });
