@@ -364,6 +364,40 @@ describe('image-jobs command line', () => {
     expect(refused.output).toContain('--lossless applies to --format webp only');
   });
 
+  it('places the product on a canvas with --placement-size, --padding, --align and --scale', async () => {
+    const account = await seedAccount(t, { credits: 100 });
+    const photos = await drawPhotos(folder, ['kettle.jpg']);
+    const env = { IMAGE_JOBS_API_KEY: account.sandboxKey, IMAGE_JOBS_BASE_URL: base };
+    const out = join(folder, 'placed');
+    const placed = await runCli(
+      [
+        'remove-background',
+        ...photos,
+        '--placement-size',
+        '321x123',
+        '--padding',
+        '5%,4,5%,4',
+        '--align',
+        'center,bottom',
+        '--scale',
+        '90%',
+        '--shadow-in-box',
+        '--out',
+        out,
+      ],
+      env,
+    );
+    expect(placed).toMatchObject({ code: 0 });
+    // The sandbox answers with the canvas's size.
+    expect(await sharp(join(out, 'kettle.png')).metadata()).toMatchObject({ width: 321, height: 123 });
+    const refused = await runCli(
+      ['remove-background', ...photos, '--scale', 'fit', '--crop-to-subject', '--out', join(folder, 'y')],
+      env,
+    );
+    expect(refused.code).toBe(2);
+    expect(refused.output).toContain('--crop-to-subject and --margin frame the result as placement does');
+  });
+
   it('is installed as the image-jobs command, built, with --help for every command', async () => {
     // node_modules/.bin/image-jobs, linked by npm ci to the package's bin, which runs the build (npm test builds).
     const command = join('node_modules', '.bin', 'image-jobs');

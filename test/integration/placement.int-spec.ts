@@ -209,7 +209,7 @@ describe('placement on a canvas through the API and an in-process worker', () =>
     const shadowRows = (image: Decoded) => {
       const rows: number[] = [];
       for (let y = 0; y < image.height; y++) {
-        const [r, g, b] = image.pixel(250, y);
+        const [r, , b] = image.pixel(250, y);
         // Grey (the shadow on white), not the product's orange.
         if (r < 245 && Math.abs(r - b) < 8) rows.push(y);
       }
@@ -390,7 +390,7 @@ describe('placement on a canvas through the API and an in-process worker', () =>
       expect(await creditTotals(t, account.accountId)).toEqual(creditsBefore);
     });
 
-    it('fails a result whose padding leaves no room on a canvas of the source size, releasing its credits', async () => {
+    it('fails a result whose padding leaves no room on a source-size canvas, releasing its credits', async () => {
       const before = await creditTotals(t, account.accountId);
       const res = await jobs().create('/remove-background', {
         input: [{ image_url: source }],

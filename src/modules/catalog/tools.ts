@@ -30,14 +30,17 @@ export const TOOLS: readonly ToolDefinition[] = [
     description:
       'Cuts the product out of its background: transparent, white or a solid colour, with an optional shadow, or ' +
       'its alpha mask alone as a one-channel PNG (output.channels alpha). Per image, subject_hints (a region, keep ' +
-      'points) say where the product is; each cut-out reports its uncertainty.',
+      'points) say where the product is; each cut-out reports its uncertainty. placement puts the product on a ' +
+      'canvas: its size, padding per side, alignment, scale and whether the shadow counts in its box.',
     capacityGroup: CapacityGroup.BackgroundRemoval,
   },
   {
     id: ToolId.ImageEditing,
     name: 'Image editing',
     endpoint: '/api/v1/image/edit',
-    description: 'Structured edits: resize, crop, relight, colour correction, upscale, polish, background and shadow.',
+    description:
+      'Structured edits: resize, crop, relight, colour correction, upscale, polish, background and shadow, and ' +
+      'the cut-out placed on a canvas (operations.placement).',
     capacityGroup: CapacityGroup.Processing,
   },
   {

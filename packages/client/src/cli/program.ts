@@ -4,6 +4,7 @@ import type { JobsApi } from './jobs-api';
 import { BATCH_SIZE_RANGE, DEFAULT_BASE_URL, hexColour, integerFrom, type GlobalFlags, type RunFlags } from './options';
 import { Pacing } from './pacing';
 import { groupItems } from './plan';
+import { alignFlag, canvasSize, paddingFlag, scaleFlag } from './placement-flags';
 import { BarProgress, LineProgress } from './progress';
 import { externalIdOf, resultsWrittenBefore, runJobs, type RunOutcome } from './run-jobs';
 import { stateScope } from './state-file';
@@ -50,6 +51,31 @@ function addRunOptions(command: Command): Command {
     );
 }
 
+/** Placement on a canvas: the cut-out's canvas, padding, alignment, scale and whether the shadow counts. */
+function addPlacementOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option('--placement-size <WxH>', 'place the product on a canvas of this size (1200x1200)').argParser(
+        canvasSize,
+      ),
+    )
+    .addOption(
+      new Option('--padding <lengths>', 'canvas padding: 24, 24px or 5%, or top,right,bottom,left').argParser(
+        paddingFlag,
+      ),
+    )
+    .addOption(
+      new Option(
+        '--align <alignment>',
+        'product alignment on the canvas: left, right, top, bottom, center or center,bottom',
+      ).argParser(alignFlag),
+    )
+    .addOption(
+      new Option('--scale <scale>', "the product's size on the canvas: fit, fill or 80% of fit").argParser(scaleFlag),
+    )
+    .option('--shadow-in-box', "count the product's shadow in its box on the canvas");
+}
+
 function addOutputOptions(command: Command): Command {
   return command
     .addOption(new Option('--format <format>', 'result format (default png)').choices(FORMATS))
@@ -76,12 +102,14 @@ export function buildProgram(context: ProgramContext): Command {
         'Exit code: 0 when every result was written, 1 when any failed, 2 for a usage error.',
     );
 
-  addOutputOptions(
-    addRunOptions(
-      program
-        .command('remove-background')
-        .description('Cut the product out of each photo: a transparent, white or coloured background.')
-        .argument('<files...>', 'image files, or folders of them'),
+  addPlacementOptions(
+    addOutputOptions(
+      addRunOptions(
+        program
+          .command('remove-background')
+          .description('Cut the product out of each photo: a transparent, white or coloured background.')
+          .argument('<files...>', 'image files, or folders of them'),
+      ),
     ),
   )
     .addOption(
@@ -99,12 +127,14 @@ export function buildProgram(context: ProgramContext): Command {
       execute(context, command, files, flags, () => Promise.resolve(removeBackgroundRequest(flags))),
     );
 
-  addOutputOptions(
-    addRunOptions(
-      program
-        .command('edit')
-        .description('Resize, relight, correct colour, upscale, polish or replace the background of each photo.')
-        .argument('<files...>', 'image files, or folders of them'),
+  addPlacementOptions(
+    addOutputOptions(
+      addRunOptions(
+        program
+          .command('edit')
+          .description('Resize, relight, correct colour, upscale, polish or replace the background of each photo.')
+          .argument('<files...>', 'image files, or folders of them'),
+      ),
     ),
   )
     .addOption(new Option('--width <px>', 'result width').argParser(integerFrom(1, 8192)))

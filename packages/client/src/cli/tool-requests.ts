@@ -1,4 +1,5 @@
 import type { OutputFormat } from './naming';
+import { placementOf, type PlacementFlags } from './placement-flags';
 
 /** The create endpoints the command line uses, as the client names them. */
 export type CreateEndpoint = 'remove-background' | 'image/edit' | 'product-photo-jobs';
@@ -67,7 +68,7 @@ export interface OutputFlags {
   lossless?: boolean;
 }
 
-export interface RemoveBackgroundFlags extends OutputFlags {
+export interface RemoveBackgroundFlags extends OutputFlags, PlacementFlags {
   background?: 'transparent' | 'white' | 'color';
   backgroundColor?: string;
   shadow?: 'none' | 'soft' | 'natural';
@@ -75,7 +76,7 @@ export interface RemoveBackgroundFlags extends OutputFlags {
   margin?: number;
 }
 
-export interface EditFlags extends OutputFlags {
+export interface EditFlags extends OutputFlags, PlacementFlags {
   width?: number;
   height?: number;
   fit?: 'contain' | 'cover' | 'crop';
@@ -133,7 +134,12 @@ export function removeBackgroundRequest(flags: RemoveBackgroundFlags): ToolReque
   checkBackground({ background: flags.background ?? 'transparent', backgroundColor: flags.backgroundColor }, format);
   checkQuality(flags.quality, format);
   checkLossless(flags, format);
+  const placement = placementOf(flags);
+  if (placement && (flags.cropToSubject || flags.margin !== undefined)) {
+    throw new UsageError('--crop-to-subject and --margin frame the result as placement does: use one or the other');
+  }
   const options = compact({
+    placement,
     background: { type: flags.background, color: flags.backgroundColor, shadow: flags.shadow },
     output: {
       format: flags.format,
@@ -160,7 +166,17 @@ export function editRequest(flags: EditFlags): ToolRequest {
   if (flags.fit && (flags.width === undefined || flags.height === undefined)) {
     throw new UsageError('--fit applies when both --width and --height are given');
   }
+  const placement = placementOf(flags);
+  if (placement && !['transparent', 'white', 'color'].includes(flags.background ?? 'original')) {
+    throw new UsageError('placement puts the cut-out on a canvas: it needs --background transparent, white or color');
+  }
+  if (placement && (flags.width !== undefined || flags.height !== undefined || flags.fit)) {
+    throw new UsageError(
+      'placement sets the result size itself (--placement-size): leave --width, --height and --fit out',
+    );
+  }
   const operations = {
+    placement,
     adjustments: { light: flags.light, color: flags.colour },
     background: { type: flags.background, color: flags.backgroundColor, shadow: flags.shadow },
     resizing: { width: flags.width, height: flags.height, fit: flags.fit },

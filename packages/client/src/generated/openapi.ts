@@ -766,10 +766,75 @@ export interface components {
              */
             channels?: "rgba" | "alpha";
         };
+        PlacementDto: {
+            /**
+             * @description The canvas width in pixels. Give both width and height, or neither: without them the canvas is the source's own size (as the cut-out decodes it: sources above 25 megapixels are scaled down to it).
+             * @example 1200
+             */
+            width?: number;
+            /**
+             * @description The canvas height in pixels. Give both width and height, or neither: without them the canvas is the source's own size (as the cut-out decodes it: sources above 25 megapixels are scaled down to it).
+             * @example 1200
+             */
+            height?: number;
+            /**
+             * @description Space kept clear inside the canvas edges: one length for every side, or an object of `top`, `right`, `bottom` and `left` (a side left out is 0). Whole pixels (a number, or a string such as "24px", up to 8192) or a percent of the canvas side in its direction ("5%": of the width for left and right, of the height for top and bottom; from 0 to below 50, up to two decimals, rounded to the nearest pixel). The product's box is placed in the box the padding leaves; padding that leaves no room (left + right at least the width, or top + bottom at least the height) is a 400, or, on a canvas of the source's size that only the source shows, fails the result with `processing_failed` (not charged).
+             * @default 0
+             * @example {
+             *       "top": "5%",
+             *       "right": 24,
+             *       "bottom": "5%",
+             *       "left": 24
+             *     }
+             */
+            padding?: number | string | {
+                top?: number | string;
+                right?: number | string;
+                bottom?: number | string;
+                left?: number | string;
+            };
+            /**
+             * @description Where the product's box sits across the padded box: flush with its left or right side, or centred (an odd pixel left over goes to the right).
+             * @default center
+             * @enum {string}
+             */
+            horizontal_alignment?: "left" | "center" | "right";
+            /**
+             * @description Where the product's box sits down the padded box: flush with its top or bottom, or centred (an odd pixel left over goes to the bottom).
+             * @default center
+             * @example bottom
+             * @enum {string}
+             */
+            vertical_alignment?: "top" | "center" | "bottom";
+            /**
+             * @description The product's size: `fit` scales its box to fit inside the padded box (touching it on the tighter side), `fill` to cover it (the overflow past the canvas is cut), `"N%"` (above 0 to 100) to N percent of the fitted size. The box's sides are rounded to whole pixels. The product is enlarged when it must be.
+             * @default fit
+             * @example 80%
+             */
+            scale?: string;
+            /**
+             * @description Whether the product's box takes in its shadow (where the shadow is visible), so the product and its shadow together are fitted and aligned; without it the shadow may reach into the padding.
+             * @default false
+             */
+            shadow_in_box?: boolean;
+        };
         RemoveBackgroundRequestDto: {
             input: components["schemas"]["CutoutInputImageDto"][];
             background?: components["schemas"]["RemovedBackgroundDto"];
             output?: components["schemas"]["CutoutOutputDto"];
+            /**
+             * @description The product placed on a canvas: its size, padding, alignment, the product's scale and whether its shadow counts in its box (defaults: the source's size, no padding, centred, fit, without the shadow). Without it the result keeps the source's frame as before. The product's box is its alpha bounds (alpha at least 128). Not with `output.crop_to_subject` or `output.margin_percent`. With `channels` `alpha` the mask is placed alike.
+             * @example {
+             *       "width": 1200,
+             *       "height": 1200,
+             *       "padding": "5%",
+             *       "horizontal_alignment": "center",
+             *       "vertical_alignment": "bottom",
+             *       "scale": "fit",
+             *       "shadow_in_box": true
+             *     }
+             */
+            placement?: components["schemas"]["PlacementDto"];
             /**
              * Format: uri
              * @description HTTPS URL that receives signed events.
@@ -869,6 +934,19 @@ export interface components {
             background?: components["schemas"]["EditBackgroundDto"];
             resizing?: components["schemas"]["ResizingDto"];
             restorations?: components["schemas"]["RestorationsDto"];
+            /**
+             * @description The product placed on a canvas: its size, padding, alignment, the product's scale and whether its shadow counts in its box (defaults: the source's size, no padding, centred, fit, without the shadow). Without it the result keeps the source's frame as before. The product's box is its alpha bounds (alpha at least 128). Only with a `background` of type `transparent`, `white` or `color` (the product is cut out onto the canvas), and not with `resizing`.
+             * @example {
+             *       "width": 1200,
+             *       "height": 1200,
+             *       "padding": "5%",
+             *       "horizontal_alignment": "center",
+             *       "vertical_alignment": "bottom",
+             *       "scale": "fit",
+             *       "shadow_in_box": true
+             *     }
+             */
+            placement?: components["schemas"]["PlacementDto"];
         };
         OutputOptionsDto: {
             /**
