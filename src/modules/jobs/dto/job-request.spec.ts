@@ -189,3 +189,45 @@ describe('file choices (output.quality, output.dpi, output.metadata)', () => {
     expect(job.options.output).toEqual({ number_of_images: 1, dpi: 300, metadata: 'keep' });
   });
 });
+
+describe('placement on a canvas', () => {
+  const cutout = (body: object) => removeBackgroundJob(plainToInstance(RemoveBackgroundRequestDto, { input, ...body }));
+  const edit = (operations: object) => imageEditJob(plainToInstance(ImageEditRequestDto, { input, operations }), 5e7);
+
+  it('stores nothing new without a placement, so such jobs run as before', () => {
+    expect(Object.keys(cutout({}).options).sort()).toEqual(['background', 'output']);
+    expect(edit({ background: { type: 'white' } }).options.operations).toEqual({ background: { type: 'white' } });
+  });
+
+  it('stores a placement with its defaults, padding one length per side', () => {
+    expect(cutout({ placement: {} }).options.placement).toEqual({
+      padding: { top: 0, right: 0, bottom: 0, left: 0 },
+      horizontal_alignment: 'center',
+      vertical_alignment: 'center',
+      scale: 'fit',
+      shadow_in_box: false,
+    });
+    expect(
+      edit({
+        background: { type: 'transparent' },
+        placement: { width: 800, height: 600, padding: { top: '5%', left: '12px' }, scale: '75.5%' },
+      }).options.operations.placement,
+    ).toMatchObject({ width: 800, height: 600, padding: { top: '5%', right: 0, bottom: 0, left: 12 }, scale: '75.5%' });
+    expect(cutout({ placement: { padding: '2.5%' } }).options.placement?.padding).toEqual({
+      top: '2.5%',
+      right: '2.5%',
+      bottom: '2.5%',
+      left: '2.5%',
+    });
+  });
+
+  it('refuses padding that leaves no room on a given canvas, counting percent as the service rounds it', () => {
+    // 49.5 % of 101 is 49.995, rounded to 50: 100 of 101 pixels leaves one.
+    expect(
+      refusedAt(() => cutout({ placement: { width: 101, height: 10, padding: { left: '49.5%', right: '49.5%' } } })),
+    ).toEqual([]);
+    expect(
+      refusedAt(() => cutout({ placement: { width: 100, height: 10, padding: { left: '49.5%', right: '49.5%' } } })),
+    ).toEqual(['placement.padding']);
+  });
+});

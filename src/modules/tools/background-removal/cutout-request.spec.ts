@@ -52,6 +52,31 @@ describe('cutoutRequestOf (POST /remove-background)', () => {
     ).toEqual({ kind: 'crop', marginPercent: 12 });
   });
 
+  it('places the cut-out on a canvas as the stored placement says', () => {
+    const placement = {
+      width: 1200,
+      height: 900,
+      padding: { top: '5%', right: 24, bottom: '2.5%', left: 0 },
+      horizontal_alignment: 'left',
+      vertical_alignment: 'bottom',
+      scale: '80%',
+      shadow_in_box: true,
+    };
+    expect(cutoutRequestOf(removeBackgroundTask({ ...stored({}), placement }))?.placement).toEqual({
+      kind: 'layout',
+      size: { width: 1200, height: 900 },
+      padding: { top: { percent: 5 }, right: { px: 24 }, bottom: { percent: 2.5 }, left: { px: 0 } },
+      horizontal: 'left',
+      vertical: 'bottom',
+      scale: { kind: 'percent', percent: 80 },
+      shadowInBox: true,
+    });
+    const { width: _width, height: _height, ...sourceSized } = placement;
+    expect(
+      cutoutRequestOf(removeBackgroundTask({ ...stored({}), placement: { ...sourceSized, scale: 'fill' } }))?.placement,
+    ).toMatchObject({ kind: 'layout', size: null, scale: { kind: 'fill' } });
+  });
+
   it("carries the task's subject hints and the channels asked for (rgba for jobs stored before masks existed)", () => {
     const hints = { region: { left: 0.1, top: 0.2, right: 0.6, bottom: 0.9 }, keepPoints: [{ x: 0.3, y: 0.5 }] };
     const task = { ...removeBackgroundTask(stored({}, { channels: 'alpha' })), subjectHints: hints };
