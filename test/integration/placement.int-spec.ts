@@ -281,6 +281,14 @@ describe('placement on a canvas through the API and an in-process worker', () =>
       ['a width of 0', '/remove-background', { placement: { width: 0, height: 10 } }, ['placement.width']],
       ['a height above 8192', '/remove-background', { placement: { width: 10, height: 8193 } }, ['placement.height']],
       ['a fractional width', '/remove-background', { placement: { width: 10.5, height: 10 } }, ['placement.width']],
+      // 8192 x 8192 is 67.1 megapixels; a worker holds at most SOURCE_MAX_MEGAPIXELS (50).
+      ['a canvas of 67 megapixels', '/remove-background', { placement: { width: 8192, height: 8192 } }, ['placement']],
+      [
+        'a canvas of 67 megapixels on an edit',
+        '/image/edit',
+        { operations: { background: { type: 'white' }, placement: { width: 8192, height: 8192 } } },
+        ['operations.placement'],
+      ],
       ['padding as an array', '/remove-background', { placement: { padding: [1, 2] } }, ['placement.padding']],
       ['padding of 50 %', '/remove-background', { placement: { padding: '50%' } }, ['placement.padding']],
       ['a negative padding', '/remove-background', { placement: { padding: -1 } }, ['placement.padding']],

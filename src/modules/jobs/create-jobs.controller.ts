@@ -105,7 +105,7 @@ export class CreateJobsController {
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<{ job: JobSummaryDto; remaining_paid_credits: number }> {
-    return this.createStandard(caller, key, removeBackgroundJob(body), req, res);
+    return this.createStandard(caller, key, removeBackgroundJob(body, this.maxUpscaledPixels), req, res);
   }
 
   @Post('image/edit')

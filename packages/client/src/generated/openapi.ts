@@ -768,12 +768,12 @@ export interface components {
         };
         PlacementDto: {
             /**
-             * @description The canvas width in pixels. Give both width and height, or neither: without them the canvas is the source's own size (as the cut-out decodes it: sources above 25 megapixels are scaled down to it).
+             * @description The canvas width in pixels. Give both width and height, or neither: without them the canvas is the source's own size (as the cut-out decodes it: sources above 25 megapixels are scaled down to it). width x height may not pass the deployment's pixel limit (50 megapixels by default): a 400.
              * @example 1200
              */
             width?: number;
             /**
-             * @description The canvas height in pixels. Give both width and height, or neither: without them the canvas is the source's own size (as the cut-out decodes it: sources above 25 megapixels are scaled down to it).
+             * @description The canvas height in pixels. Give both width and height, or neither: without them the canvas is the source's own size (as the cut-out decodes it: sources above 25 megapixels are scaled down to it). width x height may not pass the deployment's pixel limit (50 megapixels by default): a 400.
              * @example 1200
              */
             height?: number;

@@ -225,14 +225,16 @@ function build<O extends ToolOptions>(
   return request as JobRequest<O>;
 }
 
+/** `maxCanvasPixels`: the largest placement canvas (SOURCE_MAX_MEGAPIXELS; the controller passes it). */
 export function removeBackgroundJob(
   dto: RemoveBackgroundRequestDto,
+  maxCanvasPixels = Number.POSITIVE_INFINITY,
 ): ToolJobRequest<ToolId.RemoveBackground, RemoveBackgroundOptions> {
   const background = withDefaults({ type: 'transparent' as const, shadow: 'none' as const }, dto.background);
   const output = withDefaults({ crop_to_subject: false, margin_percent: 0, channels: 'rgba' }, dto.output);
   const mask = output.channels === 'alpha';
   rejectIf([
-    ...placementProblems('placement', dto.placement),
+    ...placementProblems('placement', dto.placement, maxCanvasPixels),
     dto.placement !== undefined &&
       (dto.output?.crop_to_subject === true || dto.output?.margin_percent !== undefined) && {
         path: 'placement',
@@ -280,14 +282,14 @@ function upscaleSizeProblems(
   ];
 }
 
-/** `maxUpscaledPixels`: the largest image an upscale may make (SOURCE_MAX_MEGAPIXELS). */
+/** `maxUpscaledPixels`: the largest image an upscale or a placement's canvas may make (SOURCE_MAX_MEGAPIXELS). */
 export function imageEditJob(
   dto: ImageEditRequestDto,
   maxUpscaledPixels: number,
 ): ToolJobRequest<ToolId.ImageEditing, ImageEditOptions> {
   const placement = dto.operations?.placement;
   rejectIf([
-    ...placementProblems('operations.placement', placement),
+    ...placementProblems('operations.placement', placement, maxUpscaledPixels),
     placement !== undefined &&
       !cutsSubjectOnto(dto.operations?.background) && {
         path: 'operations.placement',

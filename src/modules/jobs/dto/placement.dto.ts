@@ -77,7 +77,8 @@ const CanvasSide = (side: 'width' | 'height', example: number) =>
       example,
       description:
         `The canvas ${side} in pixels. Give both width and height, or neither: without them the canvas is the ` +
-        "source's own size (as the cut-out decodes it: sources above 25 megapixels are scaled down to it).",
+        "source's own size (as the cut-out decodes it: sources above 25 megapixels are scaled down to it). " +
+        "width x height may not pass the deployment's pixel limit (50 megapixels by default): a 400.",
     }),
     IsOptional(),
     IsInt(),
@@ -192,18 +193,27 @@ export const PLACEMENT_EXAMPLE = {
   shadow_in_box: true,
 };
 
+const megapixels = (pixels: number) => `${Math.round(pixels / 1e5) / 10} megapixels`;
+
 /**
  * What the DTO's decorators cannot see: each side of `padding` (at `path.padding.top` and so on),
- * width and height given together, and padding that leaves no room on a canvas whose size is
- * given. `path` is where the placement is (`placement` or `operations.placement`).
+ * width and height given together, a canvas no larger than a worker holds (`maxPixels`), and
+ * padding that leaves no room on a canvas whose size is given. `path` is where the placement is
+ * (`placement` or `operations.placement`).
  */
-export function placementProblems(path: string, placement: PlacementDto | undefined): FieldError[] {
+export function placementProblems(path: string, placement: PlacementDto | undefined, maxPixels: number): FieldError[] {
   if (!placement) return [];
   const problems: FieldError[] = [];
   const { width, height } = placement;
   if ((width === undefined) !== (height === undefined)) {
     const missing = width === undefined ? 'width' : 'height';
     problems.push({ path: `${path}.${missing}`, message: 'give both width and height, or neither' });
+  }
+  if (width !== undefined && height !== undefined && width * height > maxPixels) {
+    problems.push({
+      path,
+      message: `a canvas is at most ${megapixels(maxPixels)}; ${width} x ${height} is ${megapixels(width * height)}`,
+    });
   }
   const sides = paddingSides(path, placement.padding, problems);
   if (sides && width !== undefined && height !== undefined) {

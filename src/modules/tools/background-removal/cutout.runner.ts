@@ -3,6 +3,7 @@ import type { SourceImage } from '../../../core/image/source-image';
 import { SEGMENTER, type Segmenter } from '../../../core/segmentation/segmenter';
 import { ToolId } from '../../catalog/tools';
 import { ResultErrorCode, ResultFailure } from '../result-failure';
+import { canvasPixels } from '../shared/canvas-placement';
 import { CUTOUT_LAYERS } from '../shared/cut-out';
 import { NO_SEGMENTER } from '../shared/failure-translation';
 import {
@@ -25,7 +26,7 @@ type CutoutTool = ToolId.RemoveBackground | ToolId.ImageEditing;
  * transparent preset), in the result frame:
  *
  * 1. the request, refused before the download on a deployment without a segmenter;
- * 2. the source; its share of the budget: the cut-out's size times CUTOUT_LAYERS;
+ * 2. the source; its share of the budget: the cut-out's size times CUTOUT_LAYERS, and a placement's canvas;
  * 3. CUTOUT_STEPS (see cutout-pipeline.ts), ending with the image and thumbnail encoded.
  */
 @Injectable()
@@ -50,8 +51,8 @@ export class CutoutRunner implements ToolRunner, FramedTool<CutoutTool, CutoutRe
     return { request: cutout, dependencies: { segmenter: this.segmenter } };
   }
 
-  pixels(source: SourceImage): number {
+  pixels(source: SourceImage, request: CutoutRequest): number {
     const { scaled } = cutoutPlan(source);
-    return scaled.width * scaled.height * CUTOUT_LAYERS;
+    return scaled.width * scaled.height * CUTOUT_LAYERS + canvasPixels(request.placement, scaled);
   }
 }

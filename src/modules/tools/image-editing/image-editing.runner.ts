@@ -6,6 +6,7 @@ import { SEGMENTER, type Segmenter } from '../../../core/segmentation/segmenter'
 import { UPSCALER, type Upscaler } from '../../../core/super-resolution/upscaler';
 import { ToolId } from '../../catalog/tools';
 import { ResultErrorCode, ResultFailure } from '../result-failure';
+import { canvasPixels } from '../shared/canvas-placement';
 import { CUTOUT_LAYERS } from '../shared/cut-out';
 import { NO_SEGMENTER, NO_UPSCALER } from '../shared/failure-translation';
 import {
@@ -28,8 +29,9 @@ import { editRequestOf, type EditRequest } from './edit-request';
  *    deployment lacks;
  * 2. the source; an `upscale` whose result would pass the result limits fails here, from the
  *    source's size (see planEdit); its share of the budget: the larger of the source and the
- *    planned size (times CUTOUT_LAYERS when the subject is cut out), or, when the model enlarges,
- *    the source, the model's output and the planned size together, which are held at once;
+ *    planned size (times CUTOUT_LAYERS when the subject is cut out, plus a placement's canvas), or,
+ *    when the model enlarges, the source, the model's output and the planned size together, which
+ *    are held at once;
  * 3. EDIT_STEPS (see edit-pipeline.ts), ending with the image and thumbnail encoded.
  */
 @Injectable()
@@ -73,7 +75,8 @@ export class ImageEditingRunner
     const sourcePixels = source.width * source.height;
     const pixels = geometry.scaled.width * geometry.scaled.height;
     const enlarging = modelScale ? sourcePixels * (1 + modelScale * modelScale) + pixels : 0;
-    return Math.max(sourcePixels, request.cutout ? pixels * CUTOUT_LAYERS : pixels, enlarging);
+    const placed = canvasPixels(request.cutout?.placement ?? null, geometry.scaled);
+    return Math.max(sourcePixels, request.cutout ? pixels * CUTOUT_LAYERS + placed : pixels, enlarging);
   }
 }
 

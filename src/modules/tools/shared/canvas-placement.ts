@@ -1,4 +1,4 @@
-import { paddedBox, type CanvasLayout, type PaddingLength } from '../../../engine/compose/framing';
+import { paddedBox, type CanvasLayout, type PaddingLength, type Placement } from '../../../engine/compose/framing';
 import type { Size } from '../../../core/image/raw-image';
 import { ResultErrorCode, ResultFailure } from '../result-failure';
 import type { StoredPaddingLength, StoredPlacement } from '../tool-options';
@@ -42,4 +42,17 @@ export function checkRoomOnCanvas(layout: CanvasLayout, photo: Size): void {
     `The placement's padding leaves no room on this ${photo.width} x ${photo.height} canvas (the source's size). ` +
       'Give a smaller padding, or a canvas width and height.',
   );
+}
+
+/**
+ * A canvas holds the placed layers (colour, alpha, shadow) and the composite beside the photo's
+ * own layers, so it takes this many shares of the pixel budget per canvas pixel.
+ */
+const CANVAS_LAYERS = 2;
+
+/** The pixel budget a placement's canvas adds to its result's (none without one). */
+export function canvasPixels(placement: Placement | null, photo: Size): number {
+  if (placement?.kind !== 'layout') return 0;
+  const canvas = placement.size ?? photo;
+  return canvas.width * canvas.height * CANVAS_LAYERS;
 }
