@@ -1,5 +1,7 @@
 import type { CutoutLayers } from './compose/cutout-layers';
-import { composite, shaded } from './compose/composite';
+import { fittedPhoto, type Backdrop } from './compose/backdrop';
+import { blurredBackground } from './compose/blurred-background';
+import { composite, compositeOnImage, shaded } from './compose/composite';
 import type { Rgba } from '../core/image/pipeline-steps';
 import { drawShadow, type ShadowStyle } from './compose/shadow';
 import type { AlphaMask } from './mask/alpha-mask';
@@ -69,6 +71,8 @@ export async function productLayers(
 /** A new background for a photo's subject, or 'original' to keep the photo and cast the shadow on it. */
 export interface BackgroundChange {
   background: Rgba | null | 'original';
+  /** A photo fitted to the image, or the image's own background blurred, under the subject; null for none. */
+  backdrop: Backdrop | null;
   shadow: ShadowStyle;
 }
 
@@ -80,5 +84,12 @@ export async function replacedBackground(
 ): Promise<RawImage> {
   const shadow = await drawShadow(alpha, change.shadow);
   if (change.background === 'original') return shadow ? shaded(photo, alpha, shadow) : photo;
-  return composite({ colour: decontaminate(photo, alpha), alpha, shadow }, change.background);
+  const layers = { colour: decontaminate(photo, alpha), alpha, shadow };
+  const { backdrop } = change;
+  if (!backdrop) return composite(layers, change.background);
+  const behind =
+    backdrop.kind === 'photo'
+      ? await fittedPhoto(backdrop.image, photo, backdrop.fit, backdrop.pad)
+      : await blurredBackground(photo, alpha, backdrop.blur);
+  return compositeOnImage(layers, behind);
 }

@@ -1,4 +1,5 @@
-import { composite } from './compose/composite';
+import { fittedPhoto, preparedBlur, type Backdrop } from './compose/backdrop';
+import { composite, compositeOnImage } from './compose/composite';
 import { reframe } from './compose/cutout-layers';
 import { planFrame, union, type Placement } from './compose/framing';
 import type { ShadowStyle } from './compose/shadow';
@@ -15,6 +16,8 @@ export interface CutoutComposition extends ProductCorrections {
   /** `alpha`: the framed mask alone (no background colour, no shadow); `rgba`: the composed cut-out. */
   channels: 'rgba' | 'alpha';
   background: Rgba | null;
+  /** A photo or the photo's own background blurred, composed under the subject instead of `background`; or null. */
+  backdrop: Backdrop | null;
   shadow: ShadowStyle;
   placement: Placement;
 }
@@ -26,7 +29,9 @@ export type CutoutPixels = { kind: 'image'; image: RawImage } | { kind: 'mask'; 
  * A cut-out from its photo and the subject's mask: the product's pixels corrected and cleaned
  * with its shadow drawn (not for a mask, which has neither colours nor a shadow), framed (the
  * whole photo, a crop around the subject and its shadow, or a canvas the subject fills a set
- * share of) and composed onto the background.
+ * share of) and composed onto the background: a colour, transparency, a photo fitted to the
+ * result, or the photo's own background blurred (which keeps the photo's frame: a blur is never
+ * reframed, the requests that would move it are refused at create).
  */
 export async function cutoutPixels(
   photo: RawImage,
@@ -35,6 +40,7 @@ export async function cutoutPixels(
   timeoutSeconds: number,
 ): Promise<CutoutPixels> {
   const mask = composition.channels === 'alpha';
+  const blurred = mask ? null : await preparedBlur(photo, alpha, composition.backdrop);
   const layers = mask
     ? { colour: photo, alpha, shadow: null }
     : await productLayers(photo, alpha, composition, timeoutSeconds);
@@ -54,7 +60,13 @@ export async function cutoutPixels(
     framing.size.width === photo.width &&
     framing.size.height === photo.height;
   const placed = whole ? layers : await reframe(layers, framing.frame, framing.size);
-  return mask
-    ? { kind: 'mask', mask: placed.alpha }
-    : { kind: 'image', image: composite(placed, composition.background) };
+  if (mask) return { kind: 'mask', mask: placed.alpha };
+  const { backdrop } = composition;
+  if (!backdrop) return { kind: 'image', image: composite(placed, composition.background) };
+  if (backdrop.kind === 'photo') {
+    const behind = await fittedPhoto(backdrop.image, framing.size, backdrop.fit, backdrop.pad);
+    return { kind: 'image', image: compositeOnImage(placed, behind) };
+  }
+  if (!whole || !blurred) throw new Error("A blurred background keeps the photo's own frame");
+  return { kind: 'image', image: compositeOnImage(placed, blurred) };
 }

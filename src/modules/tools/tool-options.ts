@@ -32,15 +32,30 @@ export type StoredOutput = {
 /** How much of the photo's own product an AI edit keeps: the image engine's own levels. */
 export type { PreservationLevel };
 export type CutoutChannels = 'rgba' | 'alpha';
-export type EditBackgroundType = 'original' | 'transparent' | 'white' | 'color';
+export type EditBackgroundType = 'original' | 'transparent' | 'white' | 'color' | 'image' | 'blur';
 export type ResizeFit = 'contain' | 'cover' | 'crop';
 
-/** A background as the create requests give it: `type` and, for `color`, the colour. */
-export type StoredBackground = { type?: string; color?: string };
+/** A background photo's fit, and a blur of the photo's own background, as the create requests store them. */
+export type StoredBackdropFit = 'cover' | 'contain';
+/** Stored with both members; typed optional because the DTO's nested instance is stored as it is for `image/edit`. */
+export type StoredBlur = { mode?: 'gaussian' | 'bokeh'; strength?: number };
+
+/**
+ * A background as the create requests give it: `type`; for `color`, the colour; for `image`, the
+ * photo's URL, its fit (stored with its default) and the colour it is contained on; for `blur`,
+ * the blur (stored with its defaults). Jobs stored before photos and blurs have neither.
+ */
+export type StoredBackground = {
+  type?: string;
+  color?: string;
+  image_url?: string;
+  fit?: StoredBackdropFit;
+  blur?: StoredBlur;
+};
 
 /** `POST /remove-background`. */
 export type RemoveBackgroundOptions = {
-  background: { type: 'transparent' | 'white' | 'color'; color?: string; shadow: ShadowKind };
+  background: StoredBackground & { type: 'transparent' | 'white' | 'color' | 'image' | 'blur'; shadow: ShadowKind };
   /** `channels` is absent from jobs created before masks were offered (they are `rgba`). */
   output: StoredOutput & {
     crop_to_subject: boolean;
@@ -53,7 +68,7 @@ export type RemoveBackgroundOptions = {
 /** The operations of `POST /image/edit`, each optional. */
 export type EditOperations = {
   adjustments?: { light?: boolean; color?: boolean };
-  background?: { type?: EditBackgroundType; color?: string; shadow?: ShadowKind };
+  background?: StoredBackground & { type?: EditBackgroundType; shadow?: ShadowKind };
   resizing?: { width?: number; height?: number; fit?: ResizeFit };
   restorations?: { upscale?: boolean; polish?: boolean };
 };

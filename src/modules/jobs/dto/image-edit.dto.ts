@@ -1,9 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { BackdropOptionsDto } from './backdrop.dto';
 import { HexColor, NestedObject, OutputOptionsDto, SHADOWS, WebhookUrl } from './shared.dto';
 import { CutoutInputImageDto, CutoutInputImages } from './subject-hints.dto';
 
-export const EDIT_BACKGROUNDS = ['original', 'transparent', 'white', 'color'] as const;
+export const EDIT_BACKGROUNDS = ['original', 'transparent', 'white', 'color', 'image', 'blur'] as const;
 export const RESIZE_FITS = ['contain', 'cover', 'crop'] as const;
 
 export class AdjustmentsDto {
@@ -30,11 +31,12 @@ export class AdjustmentsDto {
   color?: boolean;
 }
 
-export class EditBackgroundDto {
+export class EditBackgroundDto extends BackdropOptionsDto {
   @ApiPropertyOptional({
     enum: EDIT_BACKGROUNDS,
     description:
-      'Anything but `original` cuts the subject out and puts it on the new background (`color` takes `color`); ' +
+      'Anything but `original` cuts the subject out and puts it on the new background (`color` takes `color`, ' +
+      "`image` a photo of yours by `image_url`, `blur` keeps the photo's own background, blurred); " +
       '`contain` padding uses the same background. `jpg` with `transparent` is refused. On a deployment without ' +
       'background removal such a live result fails with `processing_failed` and its credits are released.',
   })
@@ -42,7 +44,7 @@ export class EditBackgroundDto {
   @IsIn(EDIT_BACKGROUNDS)
   type?: (typeof EDIT_BACKGROUNDS)[number];
 
-  /** Required when `type` is `color`. */
+  /** Required when `type` is `color`; with `image` and `fit` `contain`, what the photo is shown on. */
   @HexColor()
   color?: string;
 

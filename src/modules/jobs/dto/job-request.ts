@@ -19,6 +19,7 @@ import {
 } from '../../tools/tool-options';
 import type { StoredSubjectHints } from '../result-subject-hints';
 import type { AdCreateRequestDto } from './ad-create.dto';
+import { backdropProblems, blurFrameProblem, withBackdropDefaults } from './backdrop-request';
 import type { ImageAiEditRequestDto } from './image-ai-edit.dto';
 import type { ImageEditRequestDto } from './image-edit.dto';
 import type { ImageGenerateRequestDto } from './image-generate.dto';
@@ -81,7 +82,7 @@ function rejectIf(problems: Array<FieldError | false>): void {
   if (errors.length > 0) throw DomainError.invalid(errors);
 }
 
-/** A colour must be given exactly when the background type is `color`. */
+/** A colour must be given when the background type is `color`, and may be given for a contained photo. */
 function colourProblems(
   path: string,
   background: { type?: string; color?: string } | undefined,
@@ -90,7 +91,11 @@ function colourProblems(
     background?.type === 'color' &&
       !background.color && { path: `${path}.color`, message: 'color is required when type is color' },
     background?.color !== undefined &&
-      background.type !== 'color' && { path: `${path}.color`, message: 'color is only allowed when type is color' },
+      background.type !== 'color' &&
+      background.type !== 'image' && {
+        path: `${path}.color`,
+        message: 'color is only allowed when type is color, or image (what a contained photo is shown on)',
+      },
   ];
 }
 
@@ -227,11 +232,15 @@ function build<O extends ToolOptions>(
 export function removeBackgroundJob(
   dto: RemoveBackgroundRequestDto,
 ): ToolJobRequest<ToolId.RemoveBackground, RemoveBackgroundOptions> {
-  const background = withDefaults({ type: 'transparent' as const, shadow: 'none' as const }, dto.background);
+  const background = withBackdropDefaults(
+    withDefaults({ type: 'transparent' as const, shadow: 'none' as const }, dto.background),
+  );
   const output = withDefaults({ crop_to_subject: false, margin_percent: 0, channels: 'rgba' }, dto.output);
   const mask = output.channels === 'alpha';
   rejectIf([
     ...colourProblems('background', dto.background),
+    ...backdropProblems('background', dto.background),
+    ...(output.crop_to_subject ? blurFrameProblem('output.crop_to_subject', dto.background) : []),
     !mask &&
       dto.output?.format === 'jpg' &&
       background.type === 'transparent' && {
@@ -269,6 +278,12 @@ function upscaleSizeProblems(operations: EditOperations | undefined, maxPixels: 
   ];
 }
 
+/** The edit's operations as stored: a background photo's or blur's defaults filled in. */
+function editOperations(operations: ImageEditRequestDto['operations']): EditOperations {
+  if (!operations?.background) return operations ?? {};
+  return { ...operations, background: withBackdropDefaults(operations.background) };
+}
+
 /** `maxUpscaledPixels`: the largest image an upscale may make (SOURCE_MAX_MEGAPIXELS). */
 export function imageEditJob(
   dto: ImageEditRequestDto,
@@ -276,6 +291,7 @@ export function imageEditJob(
 ): ToolJobRequest<ToolId.ImageEditing, ImageEditOptions> {
   rejectIf([
     ...colourProblems('operations.background', dto.operations?.background),
+    ...backdropProblems('operations.background', dto.operations?.background),
     ...upscaleSizeProblems(dto.operations, maxUpscaledPixels),
     dto.output?.format === 'jpg' &&
       dto.operations?.background?.type === 'transparent' && {
@@ -293,7 +309,7 @@ export function imageEditJob(
         )),
   ]);
   return build(
-    { tool: ToolId.ImageEditing, options: { operations: dto.operations ?? {} } },
+    { tool: ToolId.ImageEditing, options: { operations: editOperations(dto.operations) } },
     sourcesOf(dto.input),
     dto.output,
     dto.webhook_url,

@@ -1,20 +1,27 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, Max, Min } from 'class-validator';
+import { BackdropOptionsDto } from './backdrop.dto';
 import { HexColor, NestedObject, OptionalWithDefault, OutputOptionsDto, SHADOWS, WebhookUrl } from './shared.dto';
 import { CutoutInputImageDto, CutoutInputImages } from './subject-hints.dto';
 
-export const REMOVED_BACKGROUNDS = ['transparent', 'white', 'color'] as const;
+export const REMOVED_BACKGROUNDS = ['transparent', 'white', 'color', 'image', 'blur'] as const;
 /** What a cut-out result holds: the product on its background, or its alpha mask alone (remove.bg's `channels`). */
 export const CUTOUT_CHANNELS = ['rgba', 'alpha'] as const;
 export type CutoutChannels = (typeof CUTOUT_CHANNELS)[number];
 
-export class RemovedBackgroundDto {
-  @ApiPropertyOptional({ enum: REMOVED_BACKGROUNDS, default: 'transparent' })
+export class RemovedBackgroundDto extends BackdropOptionsDto {
+  @ApiPropertyOptional({
+    enum: REMOVED_BACKGROUNDS,
+    default: 'transparent',
+    description:
+      "`transparent`, `white`, a `color`, a photo of yours (`image`, with `image_url`), or the photo's own " +
+      'background blurred behind the product (`blur`).',
+  })
   @OptionalWithDefault()
   @IsIn(REMOVED_BACKGROUNDS)
   type?: (typeof REMOVED_BACKGROUNDS)[number];
 
-  /** Required when `type` is `color`. */
+  /** Required when `type` is `color`; with `image` and `fit` `contain`, what the photo is shown on. */
   @HexColor()
   color?: string;
 

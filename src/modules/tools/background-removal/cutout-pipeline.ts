@@ -4,6 +4,9 @@ import type { RawImage } from '../../../core/image/raw-image';
 import type { CutoutPixels } from '../../../engine/cutout-pixels';
 import type { Cutout } from '../../../engine/mask/subject-hints';
 import type { Segmenter } from '../../../core/segmentation/segmenter';
+import type { Backdrop } from '../../../engine/compose/backdrop';
+import type { Placement } from '../../../engine/compose/framing';
+import { loadedBackdrop, type BackdropSource } from '../shared/backdrop-loading';
 import { encodeImage, encodeMaskImage, type EncodedImage } from '../shared/encoding';
 import { made, type ToolContext, type ToolPipeline, type ToolStep } from '../shared/tool-steps';
 import { decodePhoto } from '../shared/photo-decoding';
@@ -18,9 +21,11 @@ export function cutoutPlan(source: Size): GeometryPlan {
   return planGeometry(source, { width: Math.max(1, Math.floor(source.width * factor)), upscale: false });
 }
 
-/** A cut-out runs with the segmenter, checked before the download. */
+/** A cut-out runs with the segmenter, checked before the download, and loads its background photo, if any. */
 export interface CutoutDependencies {
   segmenter: Segmenter;
+  /** Loads a background photo (`background.type` `image`); absent where no cut-out loads one (benchmarks, unit specs). */
+  backdrops?: BackdropSource;
 }
 
 export type CutoutContext = ToolContext<CutoutRequest, CutoutDependencies>;
@@ -28,6 +33,8 @@ export type CutoutContext = ToolContext<CutoutRequest, CutoutDependencies>;
 /** A cut-out between its steps. */
 export interface CutoutWork {
   photo: RawImage | null;
+  /** The background photo decoded, or the blur asked for; null for a colour or transparency. */
+  backdrop: Backdrop | null;
   subject: Cutout | null;
   pixels: CutoutPixels | null;
   encoded: EncodedImage | null;
@@ -38,6 +45,16 @@ type CutoutStep = ToolStep<CutoutContext, CutoutWork>;
 /** Decode, flattening any transparency onto white, which is what the model was trained on. */
 const decodeSource: CutoutStep = async function decodeSource({ source, limits }, work) {
   return { ...work, photo: await decodePhoto(source, cutoutPlan(source), limits) };
+};
+
+/**
+ * The background photo, fetched once per job and decoded to cover the largest result it can be
+ * under; before the model runs, so a broken background fails the result without that cost.
+ */
+const loadBackdrop: CutoutStep = async function loadBackdrop({ request, dependencies, limits }, work) {
+  const photo = made(work.photo, 'decoded photo');
+  const box = coverBox(photo, request.placement);
+  return { ...work, backdrop: await loadedBackdrop(request.backdrop, box, dependencies.backdrops, limits) };
 };
 
 /** The subject's mask and how unsure the segmenter was of it, keeping to the client's hints. */
@@ -55,10 +72,11 @@ const segmentSubject: CutoutStep = async function segmentSubject({ dependencies,
 const composeCutout: CutoutStep = async function composeCutout({ request, limits }, work) {
   const photo = made(work.photo, 'decoded photo');
   const { mask } = made(work.subject, 'subject mask');
+  const { backdrop } = work;
   const pixels = await limits.engine.run(
     'cutoutPixels',
-    [photo, mask, { ...request, channels: request.channels }, limits.timeoutSeconds],
-    [photo, mask],
+    [photo, mask, { ...request, backdrop }, limits.timeoutSeconds],
+    backdrop?.kind === 'photo' ? [photo, mask, backdrop.image] : [photo, mask],
   );
   return { ...work, pixels };
 };
@@ -75,13 +93,25 @@ const encodeResult: CutoutStep = async function encodeResult({ source, choices }
 };
 
 /** One cut-out result, in this order. */
-export const CUTOUT_STEPS: readonly CutoutStep[] = [decodeSource, segmentSubject, composeCutout, encodeResult];
+export const CUTOUT_STEPS: readonly CutoutStep[] = [
+  decodeSource,
+  loadBackdrop,
+  segmentSubject,
+  composeCutout,
+  encodeResult,
+];
 
 export const CUTOUT_PIPELINE: ToolPipeline<CutoutContext, CutoutWork> = {
-  start: () => ({ photo: null, subject: null, pixels: null, encoded: null }),
+  start: () => ({ photo: null, backdrop: null, subject: null, pixels: null, encoded: null }),
   steps: CUTOUT_STEPS,
   result: ({ encoded, subject }) => ({
     ...made(encoded, 'encoded image'),
     uncertainty: made(subject, 'subject mask').uncertainty,
   }),
 };
+
+/** The largest result a background photo can be under: the photo's frame, or the canvas where that is larger. */
+function coverBox(photo: Size, placement: Placement): Size {
+  const canvas = placement.kind === 'canvas' ? placement : photo;
+  return { width: Math.max(photo.width, canvas.width), height: Math.max(photo.height, canvas.height) };
+}

@@ -5,7 +5,7 @@ import type { SubjectHints } from '../../../engine/mask/subject-hints';
 import { ProductPhotoOperation } from '../../catalog/product-photo-presets';
 import { ToolId } from '../../catalog/tools';
 import type { ProductCorrections } from '../shared/cut-out';
-import { backgroundOf, shadowStyle, type CutoutBackground } from '../shared/cutout-style';
+import { backdropOf, backgroundOf, shadowStyle, type BackdropRequest, type CutoutBackground } from '../shared/cutout-style';
 import {
   isProductPhoto,
   type CutoutChannels,
@@ -19,6 +19,8 @@ import { fileChoicesOf, variantOf, type FileChoices, type TypedToolTask } from '
 /** One cut-out result, whatever endpoint asked for it. */
 export interface CutoutRequest extends ProductCorrections {
   background: CutoutBackground;
+  /** A background photo or a blur of the photo's own background, under the subject instead of `background`. */
+  backdrop: BackdropRequest | null;
   shadow: ShadowStyle;
   placement: Placement;
   format: OutputFormat;
@@ -36,6 +38,7 @@ function fromRemoveBackground(
   const { background, output } = task.options;
   return {
     background: backgroundOf(background),
+    backdrop: backdropOf(background),
     shadow: shadowStyle(background.shadow, variantOf(task)),
     placement: output.crop_to_subject ? { kind: 'crop', marginPercent: output.margin_percent } : { kind: 'source' },
     light: false,
@@ -81,6 +84,7 @@ export function productPhotoCutout(
     format,
     file: fileChoicesOf({ options }),
     channels: 'rgba' as const,
+    backdrop: null,
     hints,
     shadow: shadowStyle('none', 0),
     ...corrections(level),

@@ -5,6 +5,7 @@ import { ToolId } from '../../catalog/tools';
 import { ResultErrorCode, ResultFailure } from '../result-failure';
 import { CUTOUT_LAYERS } from '../shared/cut-out';
 import { NO_SEGMENTER } from '../shared/failure-translation';
+import { SourceLoader } from '../shared/source-loader';
 import {
   ResultFrame,
   type FramedTool,
@@ -36,6 +37,7 @@ export class CutoutRunner implements ToolRunner, FramedTool<CutoutTool, CutoutRe
   constructor(
     @Inject(SEGMENTER) private readonly segmenter: Segmenter | null,
     private readonly frame: ResultFrame,
+    private readonly sources: SourceLoader,
   ) {}
 
   run(task: TypedToolTask, signal: AbortSignal): Promise<ToolOutput> {
@@ -47,11 +49,13 @@ export class CutoutRunner implements ToolRunner, FramedTool<CutoutTool, CutoutRe
     if (!cutout)
       throw new ResultFailure(ResultErrorCode.ProcessingFailed, 'This operation does not cut the product out.');
     if (!this.segmenter) throw new ResultFailure(ResultErrorCode.ProcessingFailed, `This result ${NO_SEGMENTER}.`);
-    return { request: cutout, dependencies: { segmenter: this.segmenter } };
+    const backdrops = (url: string, signal: AbortSignal) => this.sources.loadBackdrop(task, url, signal);
+    return { request: cutout, dependencies: { segmenter: this.segmenter, backdrops } };
   }
 
-  pixels(source: SourceImage): number {
+  /** A background photo or blur is one layer more. */
+  pixels(source: SourceImage, request: CutoutRequest): number {
     const { scaled } = cutoutPlan(source);
-    return scaled.width * scaled.height * CUTOUT_LAYERS;
+    return scaled.width * scaled.height * (CUTOUT_LAYERS + (request.backdrop ? 1 : 0));
   }
 }

@@ -6,6 +6,8 @@ import type { RawImage } from '../../../core/image/raw-image';
 import type { Segmenter } from '../../../core/segmentation/segmenter';
 import type { ModelScale, Upscaler } from '../../../core/super-resolution/upscaler';
 import { SourceImageError, SourceImageProblem, type SourceImage } from '../../../core/image/source-image';
+import type { Backdrop } from '../../../engine/compose/backdrop';
+import { loadedBackdrop, type BackdropSource } from '../shared/backdrop-loading';
 import { encodeImage, type EncodedImage } from '../shared/encoding';
 import { made, type ToolContext, type ToolPipeline, type ToolStep } from '../shared/tool-steps';
 import { hintsInPart, visiblePart } from './edit-hints';
@@ -24,6 +26,8 @@ const describe = (error: unknown) =>
 export interface EditDependencies {
   segmenter: Segmenter | null;
   upscaler: Upscaler | null;
+  /** Loads a background photo (`background.type` `image`); absent where no edit loads one (benchmarks, unit specs). */
+  backdrops?: BackdropSource;
 }
 
 export type EditContext = ToolContext<EditRequest, EditDependencies>;
@@ -35,6 +39,8 @@ export interface EditWork {
   /** Where `crop` cut its window, when it cut one. */
   window: WindowPosition | null;
   cutout: Cutout | null;
+  /** The background photo decoded, or the blur asked for; null for a colour, transparency or the original. */
+  backdrop: Backdrop | null;
   encoded: EncodedImage | null;
 }
 
@@ -131,15 +137,25 @@ const correctPixels: EditStep = async function correctPixels({ source, request, 
   };
 };
 
+/**
+ * `background` `image`: the photo, fetched once per job and decoded to cover the image as the
+ * earlier steps left it (the size the background is fitted to).
+ */
+const loadBackdrop: EditStep = async function loadBackdrop({ request, dependencies, limits }, work) {
+  if (!request.cutout?.backdrop) return work;
+  const image = made(work.image, 'decoded image');
+  return { ...work, backdrop: await loadedBackdrop(request.cutout.backdrop, image, dependencies.backdrops, limits) };
+};
+
 /** `background` and `shadow`: the subject over its new background and shadow. */
 const replaceBackground: EditStep = async function replaceBackground({ request, limits }, work) {
   if (!request.cutout || !work.cutout) return work;
   const image = made(work.image, 'decoded image');
   const { mask } = work.cutout;
-  return {
-    ...work,
-    image: await limits.engine.run('replacedBackground', [image, mask, request.cutout], [image, mask]),
-  };
+  const { backdrop } = work;
+  const change = { ...request.cutout, backdrop };
+  const transfer = backdrop?.kind === 'photo' ? [image, mask, backdrop.image] : [image, mask];
+  return { ...work, image: await limits.engine.run('replacedBackground', [image, mask, change], transfer) };
 };
 
 /** `contain`: pad to the box with the chosen background; encode; the thumbnail from the same pixels. */
@@ -160,6 +176,7 @@ export const EDIT_STEPS: readonly EditStep[] = [
   cropWindow,
   segmentSubject,
   correctPixels,
+  loadBackdrop,
   replaceBackground,
   encodeResult,
 ];
@@ -170,6 +187,7 @@ export const EDIT_PIPELINE: ToolPipeline<EditContext, EditWork> = {
     image: null,
     window: null,
     cutout: null,
+    backdrop: null,
     encoded: null,
   }),
   steps: EDIT_STEPS,

@@ -4,7 +4,7 @@ import type { OutputFormat } from '../../../core/image/output-format';
 import { NO_HINTS, type SubjectHints } from '../../../engine/mask/subject-hints';
 import type { SharpenStrength } from '../../../core/image/pipeline-steps';
 import { ProductPhotoOperation } from '../../catalog/product-photo-presets';
-import { backgroundOf, shadowStyle, type CutoutBackground } from '../shared/cutout-style';
+import { backdropOf, backgroundOf, shadowStyle, type BackdropRequest, type CutoutBackground } from '../shared/cutout-style';
 import {
   cutsSubjectOut,
   isProductPhoto,
@@ -43,6 +43,8 @@ export const EDIT_VARIANTS: readonly EditVariant[] = [
  */
 export interface EditCutout {
   background: CutoutBackground | 'original';
+  /** A background photo fitted to the image, or the image's own background blurred; null for neither. */
+  backdrop: BackdropRequest | null;
   shadow: ShadowStyle;
   /** Where the client says the subject is, in fractions of the source image. */
   hints: SubjectHints;
@@ -69,6 +71,7 @@ function cutoutOf(background: EditOperations['background'], variant: number, hin
   const type = background.type ?? 'original';
   return {
     background: type === 'original' ? 'original' : backgroundOf(background),
+    backdrop: backdropOf(background),
     shadow: shadowStyle(background.shadow ?? 'none', variant),
     hints,
   };

@@ -2,6 +2,7 @@ import { resizeOnly } from '../../../../test/support/edit-requests';
 import { NearestUpscaler } from '../../../../test/support/nearest-upscaler';
 import type { SourceImage } from '../../../core/image/source-image';
 import type { ResultFrame } from '../shared/result-frame';
+import type { SourceLoader } from '../shared/source-loader';
 import { ImageEditingRunner } from './image-editing.runner';
 
 const source = (width: number, height: number): SourceImage => ({
@@ -16,7 +17,7 @@ const edit = resizeOnly;
 
 describe('ImageEditingRunner.pixels', () => {
   // The frame is not used by pixels().
-  const runner = new ImageEditingRunner(null, new NearestUpscaler(), { SOURCE_MAX_MEGAPIXELS: 50 }, {} as ResultFrame);
+  const runner = new ImageEditingRunner(null, new NearestUpscaler(), { SOURCE_MAX_MEGAPIXELS: 50 }, {} as ResultFrame, {} as SourceLoader);
 
   it("counts the source, the model's output and the planned image together when the model enlarges", () => {
     // 1000 x 1000 doubled by the x2 model: 1 + 4 (model) + 4 (planned) megapixels.

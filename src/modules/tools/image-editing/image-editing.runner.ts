@@ -8,6 +8,7 @@ import { ToolId } from '../../catalog/tools';
 import { ResultErrorCode, ResultFailure } from '../result-failure';
 import { CUTOUT_LAYERS } from '../shared/cut-out';
 import { NO_SEGMENTER, NO_UPSCALER } from '../shared/failure-translation';
+import { SourceLoader } from '../shared/source-loader';
 import {
   ResultFrame,
   type FramedTool,
@@ -45,6 +46,7 @@ export class ImageEditingRunner
     @Inject(UPSCALER) private readonly upscaler: Upscaler | null,
     @Inject(APP_CONFIG) config: Pick<AppConfig, 'SOURCE_MAX_MEGAPIXELS'>,
     private readonly frame: ResultFrame,
+    private readonly sources: SourceLoader,
   ) {
     this.maxPixels = config.SOURCE_MAX_MEGAPIXELS * 1_000_000;
   }
@@ -65,7 +67,8 @@ export class ImageEditingRunner
     if (request.resize.upscale && !this.upscaler) {
       throw new ResultFailure(ResultErrorCode.ProcessingFailed, `The upscale ${NO_UPSCALER}.`);
     }
-    return { request, dependencies: { segmenter: this.segmenter, upscaler: this.upscaler } };
+    const backdrops = (url: string, signal: AbortSignal) => this.sources.loadBackdrop(task, url, signal);
+    return { request, dependencies: { segmenter: this.segmenter, upscaler: this.upscaler, backdrops } };
   }
 
   pixels(source: SourceImage, request: EditRequest): number {
@@ -73,7 +76,8 @@ export class ImageEditingRunner
     const sourcePixels = source.width * source.height;
     const pixels = geometry.scaled.width * geometry.scaled.height;
     const enlarging = modelScale ? sourcePixels * (1 + modelScale * modelScale) + pixels : 0;
-    return Math.max(sourcePixels, request.cutout ? pixels * CUTOUT_LAYERS : pixels, enlarging);
+    const cutoutLayers = CUTOUT_LAYERS + (request.cutout?.backdrop ? 1 : 0);
+    return Math.max(sourcePixels, request.cutout ? pixels * cutoutLayers : pixels, enlarging);
   }
 }
 
