@@ -1,4 +1,3 @@
-import sharp from 'sharp';
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { FakeSegmentationService } from '../support/fake-segmentation-service';
 import { expectError } from '../support/http-errors';

@@ -16,6 +16,10 @@ const FULL_STRENGTH_RADIUS = 0.04;
 const SUBJECT_ALPHA = 8;
 /** A bokeh disc is drawn at most this many working pixels wide each side; wider ones at a reduced scale. */
 const BOKEH_WORKING_RADIUS = 6;
+/** The most pixels a bokeh is drawn on (its cost is its pixels times the disc's), whatever the radius. */
+const BOKEH_PIXELS = 4_000_000;
+/** The hole is filled from a pyramid at most this large: a fill is an average, detail there is never seen. */
+const FILL_PIXELS = 1_000_000;
 /** Linear light above this blooms into bright discs, as highlights do through a wide-open lens. */
 const HIGHLIGHT_KNEE = 0.75;
 const HIGHLIGHT_GAIN = 3;
@@ -34,19 +38,16 @@ export function blurRadius(size: Size, strength: number): number {
 export async function blurredBackground(photo: RawImage, alpha: AlphaMask, blur: BackgroundBlur): Promise<RawImage> {
   const radius = blurRadius(photo, blur.strength);
   const guard = Math.max(2, Math.round(Math.max(photo.width, photo.height) * 0.004));
-  const filled = filledHole(photo, backgroundWeights(alpha, guard));
+  const filled = filledHole(photo, holeOf(alpha, guard));
   return blur.mode === 'bokeh' ? bokeh(filled, radius) : gaussian(filled, radius);
 }
 
-/** 1 where the pixel is background, 0 on the subject and within `guard` pixels of it. */
-function backgroundWeights(alpha: AlphaMask, guard: number): Float32Array {
+/** 1 on the subject and within `guard` pixels of it: what the background is made without. */
+function holeOf(alpha: AlphaMask, guard: number): Uint8Array {
   const { width, height, data } = alpha;
   const subject = new Uint8Array(width * height);
   for (let i = 0; i < subject.length; i++) subject[i] = data[i] >= SUBJECT_ALPHA ? 1 : 0;
-  const grown = dilated(subject, width, height, guard);
-  const weights = new Float32Array(width * height);
-  for (let i = 0; i < weights.length; i++) weights[i] = grown[i] ? 0 : 1;
-  return weights;
+  return dilated(subject, width, height, guard);
 }
 
 /** A square dilation by `radius`, as two running-window passes (rows, then columns). */
@@ -91,32 +92,87 @@ interface Level {
 }
 
 /**
- * The photo with every zero-weight pixel filled from the background around it (push-pull,
- * Gortler et al. 1996): each coarser level sums 2x2 children and clamps the weight to 1; going
- * back up, a pixel keeps its own share and takes the rest from its parent level, read
- * bilinearly so the fill has no blocks. Hand-written: no image library fills a hole by weight.
+ * The photo with its hole filled from the background around it (push-pull, Gortler et al.
+ * 1996): each coarser level sums 2x2 children and clamps the weight to 1; going back up, a pixel
+ * keeps its own share and takes the rest from its parent level, read bilinearly so the fill has
+ * no blocks. The fill is smooth by nature, so the pyramid starts at a reduced scale on a large
+ * photo (at most FILL_PIXELS) and only the hole's pixels take from it; the rest are the photo's
+ * own. Hand-written: no image library fills a hole by weight.
  */
-function filledHole(photo: RawImage, weights: Float32Array): RawImage {
+function filledHole(photo: RawImage, hole: Uint8Array): RawImage {
   const { width, height, channels } = photo;
-  const base: Level = { width, height, colour: new Float32Array(width * height * 3), weight: weights };
-  let known = 0;
-  for (let i = 0; i < width * height; i++) {
-    known += weights[i];
-    for (let c = 0; c < 3; c++) base.colour[i * 3 + c] = photo.data[i * channels + c] * weights[i];
-  }
   const data = Buffer.alloc(width * height * 3);
-  if (known === 0) {
-    // Nothing but subject: there is no background to keep, so the photo itself is blurred.
-    for (let i = 0; i < width * height; i++) for (let c = 0; c < 3; c++) data[i * 3 + c] = photo.data[i * channels + c];
-    return { data, width, height, channels: 3 };
+  for (let i = 0; i < width * height; i++) {
+    for (let c = 0; c < 3; c++) data[i * 3 + c] = photo.data[i * channels + c];
   }
+  const factor = Math.max(1, Math.ceil(Math.sqrt((width * height) / FILL_PIXELS)));
+  const base = reducedBackground(photo, hole, factor);
+  // Nothing but subject: there is no background to keep, so the photo itself is blurred.
+  if (!base.weight.some((weight) => weight > 0)) return { data, width, height, channels: 3 };
   const levels = [base];
   while (levels[levels.length - 1].width > 1 || levels[levels.length - 1].height > 1) {
     levels.push(coarser(levels[levels.length - 1]));
   }
   for (let k = levels.length - 2; k >= 0; k--) pushDown(levels[k], levels[k + 1]);
-  for (let i = 0; i < width * height * 3; i++) data[i] = Math.round(Math.min(255, Math.max(0, base.colour[i])));
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = y * width + x;
+      if (!hole[i]) continue;
+      const fill = bilinear(base, (x + 0.5) / factor - 0.5, (y + 0.5) / factor - 0.5);
+      for (let c = 0; c < 3; c++) data[i * 3 + c] = Math.round(Math.min(255, Math.max(0, fill[c])));
+    }
+  }
   return { data, width, height, channels: 3 };
+}
+
+/**
+ * The photo's background (the hole left out) averaged over `factor` x `factor` boxes, weighted by
+ * how much of each box it covers.
+ */
+function reducedBackground(photo: RawImage, hole: Uint8Array, factor: number): Level {
+  const { width: fullWidth, height: fullHeight, channels } = photo;
+  const width = Math.ceil(fullWidth / factor);
+  const height = Math.ceil(fullHeight / factor);
+  const colour = new Float32Array(width * height * 3);
+  const weight = new Float32Array(width * height);
+  const area = new Float32Array(width * height);
+  for (let y = 0; y < fullHeight; y++) {
+    const row = Math.floor(y / factor) * width;
+    for (let x = 0; x < fullWidth; x++) {
+      const o = row + Math.floor(x / factor);
+      const i = y * fullWidth + x;
+      area[o]++;
+      if (hole[i]) continue;
+      weight[o]++;
+      for (let c = 0; c < 3; c++) colour[o * 3 + c] += photo.data[i * channels + c];
+    }
+  }
+  for (let o = 0; o < width * height; o++) {
+    for (let c = 0; c < 3; c++) colour[o * 3 + c] /= area[o];
+    weight[o] /= area[o];
+  }
+  return { width, height, colour, weight };
+}
+
+/** A complete level's colour at fractional coordinates, clamped to its edges. */
+function bilinear(level: Level, fx: number, fy: number): [number, number, number] {
+  const cx = Math.min(level.width - 1, Math.max(0, fx));
+  const cy = Math.min(level.height - 1, Math.max(0, fy));
+  const x0 = Math.floor(cx);
+  const y0 = Math.floor(cy);
+  const x1 = Math.min(level.width - 1, x0 + 1);
+  const y1 = Math.min(level.height - 1, y0 + 1);
+  const ax = cx - x0;
+  const ay = cy - y0;
+  const out: [number, number, number] = [0, 0, 0];
+  for (let c = 0; c < 3; c++) {
+    const top =
+      level.colour[(y0 * level.width + x0) * 3 + c] * (1 - ax) + level.colour[(y0 * level.width + x1) * 3 + c] * ax;
+    const bottom =
+      level.colour[(y1 * level.width + x0) * 3 + c] * (1 - ax) + level.colour[(y1 * level.width + x1) * 3 + c] * ax;
+    out[c] = top * (1 - ay) + bottom * ay;
+  }
+  return out;
 }
 
 function coarser(fine: Level): Level {
@@ -158,27 +214,12 @@ function coarser(fine: Level): Level {
 /** `fine` completed from `coarse` (already complete): its own premultiplied colour plus the rest from the parent. */
 function pushDown(fine: Level, coarse: Level): void {
   for (let y = 0; y < fine.height; y++) {
-    const cy = Math.min(coarse.height - 1, Math.max(0, (y + 0.5) / 2 - 0.5));
-    const y0 = Math.floor(cy);
-    const y1 = Math.min(coarse.height - 1, y0 + 1);
-    const fy = cy - y0;
     for (let x = 0; x < fine.width; x++) {
       const i = y * fine.width + x;
       const rest = 1 - fine.weight[i];
       if (rest <= 0) continue;
-      const cx = Math.min(coarse.width - 1, Math.max(0, (x + 0.5) / 2 - 0.5));
-      const x0 = Math.floor(cx);
-      const x1 = Math.min(coarse.width - 1, x0 + 1);
-      const fx = cx - x0;
-      for (let c = 0; c < 3; c++) {
-        const top =
-          coarse.colour[(y0 * coarse.width + x0) * 3 + c] * (1 - fx) +
-          coarse.colour[(y0 * coarse.width + x1) * 3 + c] * fx;
-        const bottom =
-          coarse.colour[(y1 * coarse.width + x0) * 3 + c] * (1 - fx) +
-          coarse.colour[(y1 * coarse.width + x1) * 3 + c] * fx;
-        fine.colour[i * 3 + c] += rest * (top * (1 - fy) + bottom * fy);
-      }
+      const parent = bilinear(coarse, (x + 0.5) / 2 - 0.5, (y + 0.5) / 2 - 0.5);
+      for (let c = 0; c < 3; c++) fine.colour[i * 3 + c] += rest * parent[c];
       fine.weight[i] = 1;
     }
   }
@@ -200,7 +241,7 @@ async function gaussian(image: RawImage, radius: number): Promise<RawImage> {
  * working pixels) and the result enlarged back, which keeps the cost flat in the radius.
  */
 async function bokeh(image: RawImage, radius: number): Promise<RawImage> {
-  const scale = Math.max(1, radius / BOKEH_WORKING_RADIUS);
+  const scale = Math.max(1, radius / BOKEH_WORKING_RADIUS, Math.sqrt((image.width * image.height) / BOKEH_PIXELS));
   const working = {
     width: Math.max(1, Math.round(image.width / scale)),
     height: Math.max(1, Math.round(image.height / scale)),

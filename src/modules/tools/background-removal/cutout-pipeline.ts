@@ -24,7 +24,7 @@ export function cutoutPlan(source: Size): GeometryPlan {
 /** A cut-out runs with the segmenter, checked before the download, and loads its background photo, if any. */
 export interface CutoutDependencies {
   segmenter: Segmenter;
-  /** Loads a background photo (`background.type` `image`); absent where no cut-out loads one (benchmarks, unit specs). */
+  /** Loads a background photo (`background.type` `image`); absent where none is loaded (benchmarks, unit specs). */
   backdrops?: BackdropSource;
 }
 

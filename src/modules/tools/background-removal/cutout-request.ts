@@ -5,7 +5,13 @@ import type { SubjectHints } from '../../../engine/mask/subject-hints';
 import { ProductPhotoOperation } from '../../catalog/product-photo-presets';
 import { ToolId } from '../../catalog/tools';
 import type { ProductCorrections } from '../shared/cut-out';
-import { backdropOf, backgroundOf, shadowStyle, type BackdropRequest, type CutoutBackground } from '../shared/cutout-style';
+import {
+  backdropOf,
+  backgroundOf,
+  shadowStyle,
+  type BackdropRequest,
+  type CutoutBackground,
+} from '../shared/cutout-style';
 import {
   isProductPhoto,
   type CutoutChannels,

@@ -4,7 +4,13 @@ import type { OutputFormat } from '../../../core/image/output-format';
 import { NO_HINTS, type SubjectHints } from '../../../engine/mask/subject-hints';
 import type { SharpenStrength } from '../../../core/image/pipeline-steps';
 import { ProductPhotoOperation } from '../../catalog/product-photo-presets';
-import { backdropOf, backgroundOf, shadowStyle, type BackdropRequest, type CutoutBackground } from '../shared/cutout-style';
+import {
+  backdropOf,
+  backgroundOf,
+  shadowStyle,
+  type BackdropRequest,
+  type CutoutBackground,
+} from '../shared/cutout-style';
 import {
   cutsSubjectOut,
   isProductPhoto,

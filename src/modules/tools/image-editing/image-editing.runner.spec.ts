@@ -17,7 +17,13 @@ const edit = resizeOnly;
 
 describe('ImageEditingRunner.pixels', () => {
   // The frame is not used by pixels().
-  const runner = new ImageEditingRunner(null, new NearestUpscaler(), { SOURCE_MAX_MEGAPIXELS: 50 }, {} as ResultFrame, {} as SourceLoader);
+  const runner = new ImageEditingRunner(
+    null,
+    new NearestUpscaler(),
+    { SOURCE_MAX_MEGAPIXELS: 50 },
+    {} as ResultFrame,
+    {} as SourceLoader,
+  );
 
   it("counts the source, the model's output and the planned image together when the model enlarges", () => {
     // 1000 x 1000 doubled by the x2 model: 1 + 4 (model) + 4 (planned) megapixels.
