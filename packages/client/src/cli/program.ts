@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { describeQuote, unitPrice } from './dry-run';
+import { backgroundImageUrl } from './background-image';
 import type { JobsApi } from './jobs-api';
 import { BATCH_SIZE_RANGE, DEFAULT_BASE_URL, hexColour, integerFrom, type GlobalFlags, type RunFlags } from './options';
 import { Pacing } from './pacing';
@@ -13,6 +14,7 @@ import {
   presetRequest,
   removeBackgroundRequest,
   UsageError,
+  type BackdropFlags,
   type EditFlags,
   type PresetFlags,
   type RemoveBackgroundFlags,
@@ -50,6 +52,33 @@ function addRunOptions(command: Command): Command {
     );
 }
 
+/** `--background image` and `blur`: the photo and its fit, the blur's kind and strength. */
+function addBackdropOptions(command: Command): Command {
+  return command
+    .option('--background-image <file or URL>', 'with --background image: a local photo (uploaded once) or its URL')
+    .addOption(
+      new Option('--background-fit <fit>', 'with --background image: cover (default) or contain').choices([
+        'cover',
+        'contain',
+      ]),
+    )
+    .addOption(
+      new Option('--blur-mode <mode>', 'with --background blur: gaussian (default) or bokeh').choices([
+        'gaussian',
+        'bokeh',
+      ]),
+    )
+    .addOption(
+      new Option('--blur-strength <1-100>', 'with --background blur (default 50)').argParser(integerFrom(1, 100)),
+    );
+}
+
+/** The flags with a local `--background-image` uploaded, unless this is a dry run. */
+async function withBackgroundImage<F extends BackdropFlags & RunFlags>(flags: F, api: JobsApi): Promise<F> {
+  if (!flags.backgroundImage) return flags;
+  return { ...flags, backgroundImage: await backgroundImageUrl(flags.backgroundImage, api, flags.dryRun === true) };
+}
+
 function addOutputOptions(command: Command): Command {
   return command
     .addOption(new Option('--format <format>', 'result format (default png)').choices(FORMATS))
@@ -76,12 +105,14 @@ export function buildProgram(context: ProgramContext): Command {
         'Exit code: 0 when every result was written, 1 when any failed, 2 for a usage error.',
     );
 
-  addOutputOptions(
-    addRunOptions(
-      program
-        .command('remove-background')
-        .description('Cut the product out of each photo: a transparent, white or coloured background.')
-        .argument('<files...>', 'image files, or folders of them'),
+  addBackdropOptions(
+    addOutputOptions(
+      addRunOptions(
+        program
+          .command('remove-background')
+          .description('Cut the product out of each photo: a transparent, white or coloured background.')
+          .argument('<files...>', 'image files, or folders of them'),
+      ),
     ),
   )
     .addOption(
@@ -89,6 +120,8 @@ export function buildProgram(context: ProgramContext): Command {
         'transparent',
         'white',
         'color',
+        'image',
+        'blur',
       ]),
     )
     .option('--background-color <#RRGGBB>', 'the colour of --background color', hexColour)
@@ -96,15 +129,19 @@ export function buildProgram(context: ProgramContext): Command {
     .option('--crop-to-subject', 'crop each result to the product and its shadow')
     .addOption(new Option('--margin <percent>', 'margin around a cropped product').argParser(integerFrom(0, 40)))
     .action((files: string[], flags: RemoveBackgroundFlags & RunFlags, command: Command) =>
-      execute(context, command, files, flags, () => Promise.resolve(removeBackgroundRequest(flags))),
+      execute(context, command, files, flags, async (api) =>
+        removeBackgroundRequest(await withBackgroundImage(flags, api)),
+      ),
     );
 
-  addOutputOptions(
-    addRunOptions(
-      program
-        .command('edit')
-        .description('Resize, relight, correct colour, upscale, polish or replace the background of each photo.')
-        .argument('<files...>', 'image files, or folders of them'),
+  addBackdropOptions(
+    addOutputOptions(
+      addRunOptions(
+        program
+          .command('edit')
+          .description('Resize, relight, correct colour, upscale, polish or replace the background of each photo.')
+          .argument('<files...>', 'image files, or folders of them'),
+      ),
     ),
   )
     .addOption(new Option('--width <px>', 'result width').argParser(integerFrom(1, 8192)))
@@ -122,6 +159,8 @@ export function buildProgram(context: ProgramContext): Command {
         'transparent',
         'white',
         'color',
+        'image',
+        'blur',
       ]),
     )
     .option('--background-color <#RRGGBB>', 'the colour of --background color', hexColour)
@@ -131,7 +170,7 @@ export function buildProgram(context: ProgramContext): Command {
     .option('--upscale', 'enlarge with super-resolution (twice the size, or to --width/--height)')
     .option('--polish', 'denoise and sharpen')
     .action((files: string[], flags: EditFlags & RunFlags, command: Command) =>
-      execute(context, command, files, flags, () => Promise.resolve(editRequest(flags))),
+      execute(context, command, files, flags, async (api) => editRequest(await withBackgroundImage(flags, api))),
     );
 
   addRunOptions(

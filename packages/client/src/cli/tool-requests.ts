@@ -67,19 +67,27 @@ export interface OutputFlags {
   lossless?: boolean;
 }
 
-export interface RemoveBackgroundFlags extends OutputFlags {
-  background?: 'transparent' | 'white' | 'color';
+/** A background photo or a blur of the photo's own background (`--background image` or `blur`). */
+export interface BackdropFlags {
+  backgroundImage?: string;
+  backgroundFit?: 'cover' | 'contain';
+  blurMode?: 'gaussian' | 'bokeh';
+  blurStrength?: number;
+}
+
+export interface RemoveBackgroundFlags extends OutputFlags, BackdropFlags {
+  background?: 'transparent' | 'white' | 'color' | 'image' | 'blur';
   backgroundColor?: string;
   shadow?: 'none' | 'soft' | 'natural';
   cropToSubject?: boolean;
   margin?: number;
 }
 
-export interface EditFlags extends OutputFlags {
+export interface EditFlags extends OutputFlags, BackdropFlags {
   width?: number;
   height?: number;
   fit?: 'contain' | 'cover' | 'crop';
-  background?: 'original' | 'transparent' | 'white' | 'color';
+  background?: 'original' | 'transparent' | 'white' | 'color' | 'image' | 'blur';
   backgroundColor?: string;
   shadow?: 'none' | 'soft' | 'natural';
   light?: boolean;
@@ -104,12 +112,24 @@ export interface PresetDescription extends ListedPrice {
 /** Options that cannot work together, refused before anything is uploaded or created. */
 export class UsageError extends Error {}
 
-function checkBackground(flags: { background?: string; backgroundColor?: string }, format: OutputFormat): void {
+function checkBackground(
+  flags: BackdropFlags & { background?: string; backgroundColor?: string },
+  format: OutputFormat,
+): void {
   if (flags.background === 'color' && !flags.backgroundColor) {
     throw new UsageError('--background color needs --background-color #RRGGBB');
   }
-  if (flags.backgroundColor && flags.background !== 'color') {
-    throw new UsageError('--background-color goes with --background color');
+  if (flags.backgroundColor && flags.background !== 'color' && flags.background !== 'image') {
+    throw new UsageError('--background-color goes with --background color (or image, what a contained photo is on)');
+  }
+  if (flags.background === 'image' && !flags.backgroundImage) {
+    throw new UsageError('--background image needs --background-image <file or URL>');
+  }
+  if ((flags.backgroundImage || flags.backgroundFit) && flags.background !== 'image') {
+    throw new UsageError('--background-image and --background-fit go with --background image');
+  }
+  if ((flags.blurMode || flags.blurStrength !== undefined) && flags.background !== 'blur') {
+    throw new UsageError('--blur-mode and --blur-strength go with --background blur');
   }
   if (format === 'jpg' && flags.background === 'transparent') {
     throw new UsageError('jpg has no transparency: choose --format png, webp or avif, or another --background');
@@ -128,13 +148,25 @@ function checkLossless(flags: OutputFlags, format: OutputFormat): void {
   if (flags.quality !== undefined) throw new UsageError('--lossless has no quality: leave --quality out');
 }
 
+/** The request's `background`, its photo or blur included. */
+function backgroundOption(flags: BackdropFlags & { background?: string; backgroundColor?: string; shadow?: string }) {
+  return {
+    type: flags.background,
+    color: flags.backgroundColor,
+    image_url: flags.backgroundImage,
+    fit: flags.backgroundFit,
+    blur: { mode: flags.blurMode, strength: flags.blurStrength },
+    shadow: flags.shadow,
+  };
+}
+
 export function removeBackgroundRequest(flags: RemoveBackgroundFlags): ToolRequest {
   const format = flags.format ?? 'png';
-  checkBackground({ background: flags.background ?? 'transparent', backgroundColor: flags.backgroundColor }, format);
+  checkBackground({ ...flags, background: flags.background ?? 'transparent' }, format);
   checkQuality(flags.quality, format);
   checkLossless(flags, format);
   const options = compact({
-    background: { type: flags.background, color: flags.backgroundColor, shadow: flags.shadow },
+    background: backgroundOption(flags),
     output: {
       format: flags.format,
       quality: flags.quality,
@@ -162,7 +194,7 @@ export function editRequest(flags: EditFlags): ToolRequest {
   }
   const operations = {
     adjustments: { light: flags.light, color: flags.colour },
-    background: { type: flags.background, color: flags.backgroundColor, shadow: flags.shadow },
+    background: backgroundOption(flags),
     resizing: { width: flags.width, height: flags.height, fit: flags.fit },
     restorations: { upscale: flags.upscale, polish: flags.polish },
   };

@@ -707,12 +707,47 @@ export interface components {
              */
             subject_hints?: components["schemas"]["SubjectHintsDto"];
         };
+        BackgroundBlurDto: {
+            /**
+             * @description `gaussian`: a smooth blur. `bokeh`: a lens-like disc blur in which highlights open into bright discs.
+             * @default gaussian
+             * @enum {string}
+             */
+            mode?: "gaussian" | "bokeh";
+            /**
+             * @description How far the background is blurred: the blur's radius is strength / 100 x 4 % of the photo's longer side (a disc of that radius for `bokeh`, a gaussian of half that sigma), so 50 on a 2000 px photo is 40 px.
+             * @default 50
+             * @example 60
+             */
+            strength?: number;
+        };
         RemovedBackgroundDto: {
             /**
+             * Format: uri
+             * @description With `type` `image` (and only then, where it is required): the background photo, an http or https URL fetched with the same rules, limits and deadline as sources, or an `upload://` URL of your own. Fetched once per job however many results use it; oriented and converted to sRGB like a source. A background that cannot be fetched or decoded fails the result with `background_fetch_failed`, `background_blocked`, `background_too_large` or `background_not_image`, and its credits are released.
+             * @example https://cdn.example.com/backgrounds/marble.jpg
+             */
+            image_url?: string;
+            /**
+             * @description With `type` `image`: `cover` fills the result with the photo and cuts the overflow, centred; `contain` shows it whole, centred, on `color` (white when no colour is given).
+             * @default cover
+             * @enum {string}
+             */
+            fit?: "cover" | "contain";
+            /**
+             * @description With `type` `blur`: the photo's own background kept behind the sharp product and blurred. The product is taken out of the background first (its place filled from the background around it), so no halo of it is smeared into the blur. Keeps the photo's own frame: no `crop_to_subject`.
+             * @example {
+             *       "mode": "bokeh",
+             *       "strength": 60
+             *     }
+             */
+            blur?: components["schemas"]["BackgroundBlurDto"];
+            /**
+             * @description `transparent`, `white`, a `color`, a photo of yours (`image`, with `image_url`), or the photo's own background blurred behind the product (`blur`).
              * @default transparent
              * @enum {string}
              */
-            type?: "transparent" | "white" | "color";
+            type?: "transparent" | "white" | "color" | "image" | "blur";
             /** @example #F5F5F5 */
             color?: string;
             /**
@@ -836,10 +871,30 @@ export interface components {
         };
         EditBackgroundDto: {
             /**
-             * @description Anything but `original` cuts the subject out and puts it on the new background (`color` takes `color`); `contain` padding uses the same background. `jpg` with `transparent` is refused. On a deployment without background removal such a live result fails with `processing_failed` and its credits are released.
+             * Format: uri
+             * @description With `type` `image` (and only then, where it is required): the background photo, an http or https URL fetched with the same rules, limits and deadline as sources, or an `upload://` URL of your own. Fetched once per job however many results use it; oriented and converted to sRGB like a source. A background that cannot be fetched or decoded fails the result with `background_fetch_failed`, `background_blocked`, `background_too_large` or `background_not_image`, and its credits are released.
+             * @example https://cdn.example.com/backgrounds/marble.jpg
+             */
+            image_url?: string;
+            /**
+             * @description With `type` `image`: `cover` fills the result with the photo and cuts the overflow, centred; `contain` shows it whole, centred, on `color` (white when no colour is given).
+             * @default cover
              * @enum {string}
              */
-            type?: "original" | "transparent" | "white" | "color";
+            fit?: "cover" | "contain";
+            /**
+             * @description With `type` `blur`: the photo's own background kept behind the sharp product and blurred. The product is taken out of the background first (its place filled from the background around it), so no halo of it is smeared into the blur. Keeps the photo's own frame: no `crop_to_subject`.
+             * @example {
+             *       "mode": "bokeh",
+             *       "strength": 60
+             *     }
+             */
+            blur?: components["schemas"]["BackgroundBlurDto"];
+            /**
+             * @description Anything but `original` cuts the subject out and puts it on the new background (`color` takes `color`, `image` a photo of yours by `image_url`, `blur` keeps the photo's own background, blurred); `contain` padding uses the same background. `jpg` with `transparent` is refused. On a deployment without background removal such a live result fails with `processing_failed` and its credits are released.
+             * @enum {string}
+             */
+            type?: "original" | "transparent" | "white" | "color" | "image" | "blur";
             /** @example #F5F5F5 */
             color?: string;
             /**
@@ -1115,7 +1170,7 @@ export interface components {
         /** @enum {string} */
         ResultStatus: "queued" | "processing" | "completed" | "failed" | "cancelled";
         /** @enum {string} */
-        ResultErrorCode: "source_fetch_failed" | "source_blocked" | "source_too_large" | "source_not_image" | "processing_failed" | "provider_error" | "timeout" | "sandbox_simulated_failure";
+        ResultErrorCode: "source_fetch_failed" | "source_blocked" | "source_too_large" | "source_not_image" | "background_fetch_failed" | "background_blocked" | "background_too_large" | "background_not_image" | "processing_failed" | "provider_error" | "timeout" | "sandbox_simulated_failure";
         JobResultDto: {
             /** Format: uuid */
             id: string;
@@ -1157,7 +1212,7 @@ export interface components {
             /** @description Signed URL of a WebP thumbnail (longest side 256 px). */
             thumbnail_url: string | null;
             /** @enum {string|null} */
-            error_code: "source_fetch_failed" | "source_blocked" | "source_too_large" | "source_not_image" | "processing_failed" | "provider_error" | "timeout" | "sandbox_simulated_failure" | null;
+            error_code: "source_fetch_failed" | "source_blocked" | "source_too_large" | "source_not_image" | "background_fetch_failed" | "background_blocked" | "background_too_large" | "background_not_image" | "processing_failed" | "provider_error" | "timeout" | "sandbox_simulated_failure" | null;
             error_message: string | null;
             /**
              * @description How unsure background removal is of this cut-out: 0 = sure, 1 = unsure; send high ones to a person. It ranks cut-outs, it is not a probability of error. Three decimals. Set on completed results that are cut-outs: `remove_background` (including masks), `image_editing` with a `background` operation that cuts the subject out, and the product photo operations that cut the product out; null on every other result (tools that make no cut-out of their own, results not completed). Sandbox cut-outs carry 0.05, or 0.9 when `external_id` starts with `sandbox_unsure`.

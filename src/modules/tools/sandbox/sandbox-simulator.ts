@@ -35,6 +35,23 @@ function cutoutKind(job: ToolOptions): 'none' | 'cutout' | 'mask' {
   }
 }
 
+/**
+ * What the live result would be composed over, when that is more than a colour: named in the
+ * simulated image's label, since the sandbox downloads nothing (a background photo included).
+ */
+function backdropLabel(job: ToolOptions): string {
+  if (isProductPhoto(job.options)) return '';
+  const background =
+    job.tool === ToolId.RemoveBackground
+      ? job.options.background
+      : job.tool === ToolId.ImageEditing
+        ? job.options.operations.background
+        : undefined;
+  if (background?.type === 'image') return ' on a background photo';
+  if (background?.type === 'blur') return ` on its own background, ${background.blur?.mode ?? 'gaussian'} blur`;
+  return '';
+}
+
 /** The requested shape, from `resizing` or an `aspect_ratio`, scaled to the simulated size. */
 export function simulatedSize(job: ToolOptions): { width: number; height: number } {
   let ratio = 1;
@@ -90,7 +107,7 @@ export class SandboxSimulator implements ToolRunner {
     const image = await this.images.renderSimulatedResult({
       ...simulatedSize(task),
       format: task.format,
-      label: `sandbox ${task.tool} #${task.index + 1}`,
+      label: `sandbox ${task.tool} #${task.index + 1}${backdropLabel(task)}`,
       seed: task.resultId,
       greyscale: kind === 'mask',
     });
