@@ -28,7 +28,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'Background removal',
     endpoint: '/api/v1/remove-background',
     description:
-      'Cuts the product out of its background: transparent, white or a solid colour, with an optional shadow, or ' +
+      'Cuts the product out of its background: transparent, white, a solid colour, a photo of yours (background.type ' +
+      'image) or its own background blurred (blur: gaussian or bokeh), with an optional shadow, or ' +
       'its alpha mask alone as a one-channel PNG (output.channels alpha). Per image, subject_hints (a region, keep ' +
       'points) say where the product is; each cut-out reports its uncertainty.',
     capacityGroup: CapacityGroup.BackgroundRemoval,
@@ -37,7 +38,9 @@ export const TOOLS: readonly ToolDefinition[] = [
     id: ToolId.ImageEditing,
     name: 'Image editing',
     endpoint: '/api/v1/image/edit',
-    description: 'Structured edits: resize, crop, relight, colour correction, upscale, polish, background and shadow.',
+    description:
+      'Structured edits: resize, crop, relight, colour correction, upscale, polish, background (a colour, a photo ' +
+      'or the own background blurred) and shadow.',
     capacityGroup: CapacityGroup.Processing,
   },
   {
