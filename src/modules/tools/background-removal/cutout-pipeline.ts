@@ -80,8 +80,8 @@ export const CUTOUT_STEPS: readonly CutoutStep[] = [decodeSource, segmentSubject
 export const CUTOUT_PIPELINE: ToolPipeline<CutoutContext, CutoutWork> = {
   start: () => ({ photo: null, subject: null, pixels: null, encoded: null }),
   steps: CUTOUT_STEPS,
-  result: ({ encoded, subject }) => ({
-    ...made(encoded, 'encoded image'),
-    uncertainty: made(subject, 'subject mask').uncertainty,
-  }),
+  result: ({ encoded, subject }) => {
+    const { uncertainty, segmentation } = made(subject, 'subject mask');
+    return { ...made(encoded, 'encoded image'), uncertainty, segmentation };
+  },
 };
