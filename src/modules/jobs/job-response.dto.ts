@@ -47,8 +47,8 @@ export class SegmentationDto {
     example: '@imgly/background-removal-data@1.4.5',
     description:
       "What identifies the model's weights: for the local model the pinned package they are read from (verified " +
-      'against its checksum when loaded); null when the segmentation service does not say. Compare for equality ' +
-      'only: a different value means different weights.',
+      'against its checksum when the model is prepared); null when the segmentation service does not say. Compare ' +
+      'for equality only: a different value means different weights.',
   })
   version!: string | null;
 

@@ -1123,7 +1123,7 @@ export interface components {
              */
             model: string;
             /**
-             * @description What identifies the model's weights: for the local model the pinned package they are read from (verified against its checksum when loaded); null when the segmentation service does not say. Compare for equality only: a different value means different weights.
+             * @description What identifies the model's weights: for the local model the pinned package they are read from (verified against its checksum when the model is prepared); null when the segmentation service does not say. Compare for equality only: a different value means different weights.
              * @example @imgly/background-removal-data@1.4.5
              */
             version: string | null;
@@ -1189,7 +1189,7 @@ export interface components {
                  */
                 model: string;
                 /**
-                 * @description What identifies the model's weights: for the local model the pinned package they are read from (verified against its checksum when loaded); null when the segmentation service does not say. Compare for equality only: a different value means different weights.
+                 * @description What identifies the model's weights: for the local model the pinned package they are read from (verified against its checksum when the model is prepared); null when the segmentation service does not say. Compare for equality only: a different value means different weights.
                  * @example @imgly/background-removal-data@1.4.5
                  */
                 version: string | null;
@@ -1262,7 +1262,7 @@ export interface components {
                  */
                 model: string;
                 /**
-                 * @description What identifies the model's weights: for the local model the pinned package they are read from (verified against its checksum when loaded); null when the segmentation service does not say. Compare for equality only: a different value means different weights.
+                 * @description What identifies the model's weights: for the local model the pinned package they are read from (verified against its checksum when the model is prepared); null when the segmentation service does not say. Compare for equality only: a different value means different weights.
                  * @example @imgly/background-removal-data@1.4.5
                  */
                 version: string | null;
