@@ -1171,6 +1171,23 @@ export interface components {
         ResultStatus: "queued" | "processing" | "completed" | "failed" | "cancelled";
         /** @enum {string} */
         ResultErrorCode: "source_fetch_failed" | "source_blocked" | "source_too_large" | "source_not_image" | "background_fetch_failed" | "background_blocked" | "background_too_large" | "background_not_image" | "processing_failed" | "provider_error" | "timeout" | "sandbox_simulated_failure";
+        SegmentationDto: {
+            /**
+             * @description The segmentation model that cut the subject out: `isnet-general-use` on a deployment that runs the local model, the operator's name for it with a remote segmentation service, `sandbox` for sandbox cut-outs.
+             * @example isnet-general-use
+             */
+            model: string;
+            /**
+             * @description What identifies the model's weights: for the local model the pinned package they are read from (verified against its checksum when the model is prepared); null when the segmentation service does not say. Compare for equality only: a different value means different weights.
+             * @example @imgly/background-removal-data@1.4.5
+             */
+            version: string | null;
+            /**
+             * @description The version of the service's own mask post-processing (subject selection, hole filling, edge refinement). It changes when the same model output would give a different mask; compare for equality only.
+             * @example 1
+             */
+            post_processing_version: string | null;
+        };
         JobResultDto: {
             /** Format: uuid */
             id: string;
@@ -1219,6 +1236,24 @@ export interface components {
              * @example 0.042
              */
             uncertainty: number | null;
+            /** @description Which model (and its version) and which version of the mask post-processing made this cut-out, so cut-outs made before and after a model change can be told apart. Set on the same results as `uncertainty` (completed cut-outs); null on every other result, and on results completed before it was recorded. Sandbox cut-outs report `{ "model": "sandbox", "version": "1", "post_processing_version": <the live post-processing version> }`. */
+            segmentation: {
+                /**
+                 * @description The segmentation model that cut the subject out: `isnet-general-use` on a deployment that runs the local model, the operator's name for it with a remote segmentation service, `sandbox` for sandbox cut-outs.
+                 * @example isnet-general-use
+                 */
+                model: string;
+                /**
+                 * @description What identifies the model's weights: for the local model the pinned package they are read from (verified against its checksum when the model is prepared); null when the segmentation service does not say. Compare for equality only: a different value means different weights.
+                 * @example @imgly/background-removal-data@1.4.5
+                 */
+                version: string | null;
+                /**
+                 * @description The version of the service's own mask post-processing (subject selection, hole filling, edge refinement). It changes when the same model output would give a different mask; compare for equality only.
+                 * @example 1
+                 */
+                post_processing_version: string | null;
+            } | null;
             credits_reserved: number;
             credits_used: number;
             /** Format: date-time */
@@ -1274,6 +1309,24 @@ export interface components {
              * @example 0.042
              */
             uncertainty: number | null;
+            /** @description Which model (and its version) and which version of the mask post-processing made this cut-out, so cut-outs made before and after a model change can be told apart. Set on the same results as `uncertainty` (completed cut-outs); null on every other result, and on results completed before it was recorded. Sandbox cut-outs report `{ "model": "sandbox", "version": "1", "post_processing_version": <the live post-processing version> }`. */
+            segmentation: {
+                /**
+                 * @description The segmentation model that cut the subject out: `isnet-general-use` on a deployment that runs the local model, the operator's name for it with a remote segmentation service, `sandbox` for sandbox cut-outs.
+                 * @example isnet-general-use
+                 */
+                model: string;
+                /**
+                 * @description What identifies the model's weights: for the local model the pinned package they are read from (verified against its checksum when the model is prepared); null when the segmentation service does not say. Compare for equality only: a different value means different weights.
+                 * @example @imgly/background-removal-data@1.4.5
+                 */
+                version: string | null;
+                /**
+                 * @description The version of the service's own mask post-processing (subject selection, hole filling, edge refinement). It changes when the same model output would give a different mask; compare for equality only.
+                 * @example 1
+                 */
+                post_processing_version: string | null;
+            } | null;
         };
         EnhancementDto: {
             /** Format: uuid */

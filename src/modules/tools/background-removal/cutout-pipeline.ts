@@ -104,10 +104,10 @@ export const CUTOUT_STEPS: readonly CutoutStep[] = [
 export const CUTOUT_PIPELINE: ToolPipeline<CutoutContext, CutoutWork> = {
   start: () => ({ photo: null, backdrop: null, subject: null, pixels: null, encoded: null }),
   steps: CUTOUT_STEPS,
-  result: ({ encoded, subject }) => ({
-    ...made(encoded, 'encoded image'),
-    uncertainty: made(subject, 'subject mask').uncertainty,
-  }),
+  result: ({ encoded, subject }) => {
+    const { uncertainty, segmentation } = made(subject, 'subject mask');
+    return { ...made(encoded, 'encoded image'), uncertainty, segmentation };
+  },
 };
 
 /** The largest result a background photo can be under: the photo's frame, or the canvas where that is larger. */

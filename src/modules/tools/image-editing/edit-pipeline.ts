@@ -191,7 +191,11 @@ export const EDIT_PIPELINE: ToolPipeline<EditContext, EditWork> = {
     encoded: null,
   }),
   steps: EDIT_STEPS,
-  result: ({ encoded, cutout }) => ({ ...made(encoded, 'encoded image'), uncertainty: cutout?.uncertainty }),
+  result: ({ encoded, cutout }) => ({
+    ...made(encoded, 'encoded image'),
+    uncertainty: cutout?.uncertainty,
+    segmentation: cutout?.segmentation,
+  }),
 };
 
 /** The source decoded as it is: the super-resolution model enlarges it before any resample. */

@@ -3,6 +3,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '../../../core/config/config.module';
 import type { AppConfig } from '../../../core/config/config.schema';
 import { ImageService } from '../../../core/image/image.service';
+import type { SegmentationReport } from '../../../core/segmentation/segmentation-report';
+import { MASK_POST_PROCESSING_VERSION } from '../../../engine/mask/post-processing-version';
 import { ToolId } from '../../catalog/tools';
 import { ResultErrorCode, ResultFailure } from '../result-failure';
 import { cutsSubjectOut, isProductPhoto, type ToolOptions } from '../tool-options';
@@ -21,6 +23,16 @@ export const SANDBOX_UNSURE_PREFIX = 'sandbox_unsure';
  * SANDBOX_UNSURE_PREFIX, one a client should send to a person, so its routing can be tested.
  */
 export const SANDBOX_UNCERTAINTY = { sure: 0.05, unsure: 0.9 } as const;
+
+/**
+ * What every sandbox cut-out reports as its segmentation: no model ran, so the model is `sandbox`
+ * at version `1`; the post-processing version is the live one, so a client can read it as it will live.
+ */
+export const SANDBOX_SEGMENTATION: SegmentationReport = {
+  model: 'sandbox',
+  version: '1',
+  postProcessingVersion: MASK_POST_PROCESSING_VERSION,
+};
 
 /** What the live result would be, as far as the sandbox imitates it: a cut-out, a mask, or neither. */
 function cutoutKind(job: ToolOptions): 'none' | 'cutout' | 'mask' {
@@ -113,6 +125,11 @@ export class SandboxSimulator implements ToolRunner {
     });
     if (kind === 'none') return { image, format: task.format };
     const unsure = task.externalId?.startsWith(SANDBOX_UNSURE_PREFIX) === true;
-    return { image, format: task.format, uncertainty: unsure ? SANDBOX_UNCERTAINTY.unsure : SANDBOX_UNCERTAINTY.sure };
+    return {
+      image,
+      format: task.format,
+      uncertainty: unsure ? SANDBOX_UNCERTAINTY.unsure : SANDBOX_UNCERTAINTY.sure,
+      segmentation: SANDBOX_SEGMENTATION,
+    };
   }
 }
