@@ -17,7 +17,7 @@ const SUBJECT_ALPHA = 8;
 /** A bokeh disc is drawn at most this many working pixels wide each side; wider ones at a reduced scale. */
 const BOKEH_WORKING_RADIUS = 6;
 /** The most pixels a bokeh is drawn on (its cost is its pixels times the disc's), whatever the radius. */
-const BOKEH_PIXELS = 4_000_000;
+const BOKEH_PIXELS = 1_500_000;
 /** The hole is filled from a pyramid at most this large: a fill is an average, detail there is never seen. */
 const FILL_PIXELS = 1_000_000;
 /** Linear light above this blooms into bright discs, as highlights do through a wide-open lens. */
@@ -225,11 +225,30 @@ function pushDown(fine: Level, coarse: Level): void {
   }
 }
 
-/** A gaussian of sigma radius / 2, by libvips. */
+/** A gaussian is drawn at most this wide in working pixels; a wider one at a reduced scale. */
+const GAUSSIAN_WORKING_SIGMA = 3;
+
+/**
+ * A gaussian of sigma radius / 2, by libvips; a wide one is drawn at a reduced scale and enlarged
+ * back (a blur has no detail to lose), which keeps its cost flat in the radius.
+ */
 async function gaussian(image: RawImage, radius: number): Promise<RawImage> {
   const sigma = Math.max(0.3, radius / 2);
-  const data = await sharp(image.data, { raw: { width: image.width, height: image.height, channels: 3 } })
-    .blur(sigma)
+  const scale = Math.max(1, sigma / GAUSSIAN_WORKING_SIGMA);
+  const raw = { raw: { width: image.width, height: image.height, channels: 3 as const } };
+  if (scale === 1)
+    return { ...image, data: await sharp(image.data, raw).blur(sigma).raw({ depth: 'uchar' }).toBuffer() };
+  const working = {
+    width: Math.max(1, Math.round(image.width / scale)),
+    height: Math.max(1, Math.round(image.height / scale)),
+  };
+  const small = await sharp(image.data, raw)
+    .resize(working.width, working.height, { fit: 'fill', kernel: 'lanczos3' })
+    .blur(sigma / scale)
+    .raw({ depth: 'uchar' })
+    .toBuffer();
+  const data = await sharp(small, { raw: { ...working, channels: 3 } })
+    .resize(image.width, image.height, { fit: 'fill', kernel: 'cubic' })
     .raw({ depth: 'uchar' })
     .toBuffer();
   return { ...image, data };
