@@ -91,6 +91,7 @@ const CASES: { [Name in OperationName]: () => OperationArgs<Name> } = {
     const { map, mapPhoto } = probability();
     return [map, mapPhoto, photo()];
   },
+  existingCutout: () => [rgba()],
   cutoutPixels: () => [
     photo(),
     alpha(),

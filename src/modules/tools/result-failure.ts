@@ -6,6 +6,8 @@ export enum ResultErrorCode {
   SourceBlocked = 'source_blocked',
   SourceTooLarge = 'source_too_large',
   SourceNotImage = 'source_not_image',
+  /** `existing_alpha` `use` on a source without meaningful transparency (an extension of the contract's list). */
+  SourceNotTransparent = 'source_not_transparent',
   ProcessingFailed = 'processing_failed',
   ProviderError = 'provider_error',
   Timeout = 'timeout',

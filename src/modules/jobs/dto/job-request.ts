@@ -2,10 +2,11 @@ import { DomainError, type FieldError } from '../../../core/errors/domain-error'
 import type { OutputFormat } from '../../../core/image/output-format';
 import { DEFAULT_FORMAT, DEFAULT_METADATA, LOSSLESS_FORMATS, QUALITY_FORMATS } from '../../catalog/output-options';
 import { findPreset, ProductPhotoOperation, productPhotoCostKey } from '../../catalog/product-photo-presets';
-import { defaultCostKey, ToolId } from '../../catalog/tools';
+import { defaultCostKey, EXISTING_ALPHA_PRICE, ToolId } from '../../catalog/tools';
 import {
   cutsSubjectOut,
   PRODUCT_PHOTO_TOOL,
+  replacesBackground,
   type EditOperations,
   type AdCreativeOptions,
   type ImageAiEditOptions,
@@ -126,6 +127,15 @@ function maskProblems(
   ];
 }
 
+/**
+ * `existing_alpha` `use` makes the source's alpha the mask: hints, which steer the segmenter, would be
+ * ignored, so they are refused at each image that has them.
+ */
+const existingAlphaHintProblems = (existingAlpha: string | undefined, images: HintedImage[]): FieldError[] =>
+  existingAlpha === 'use'
+    ? unusableHints('input', images, 'subject_hints steer the segmenter; with existing_alpha use nothing is segmented')
+    : [];
+
 /** A result's format and where it comes from, for the messages that refuse what the format cannot do. */
 interface ResultFormat {
   format: OutputFormat;
@@ -240,12 +250,15 @@ export function removeBackgroundJob(
       },
     ...(mask ? maskProblems(dto.output?.format, background) : []),
     ...hintProblems('input', dto.input),
+    ...existingAlphaHintProblems(dto.existing_alpha, dto.input),
   ]);
   return build(
-    { tool: ToolId.RemoveBackground, options: { background, output } },
+    { tool: ToolId.RemoveBackground, options: { background, output, existing_alpha: dto.existing_alpha } },
     sourcesOf(dto.input),
     dto.output,
     dto.webhook_url,
+    // Still the remove_background tool (its label and capacity group), at the price the catalog lists for the option.
+    dto.existing_alpha === EXISTING_ALPHA_PRICE.value ? EXISTING_ALPHA_PRICE.costKey : undefined,
   );
 }
 
@@ -291,9 +304,17 @@ export function imageEditJob(
           'subject_hints need operations.background with a type other than original, or a shadow: ' +
             'without one nothing is cut out',
         )),
+    dto.existing_alpha === 'use' &&
+      !replacesBackground(dto.operations?.background) && {
+        path: 'existing_alpha',
+        message:
+          'existing_alpha use needs operations.background with type transparent, white or color: ' +
+          "without one the source's alpha is not used as a mask",
+      },
+    ...existingAlphaHintProblems(dto.existing_alpha, dto.input),
   ]);
   return build(
-    { tool: ToolId.ImageEditing, options: { operations: dto.operations ?? {} } },
+    { tool: ToolId.ImageEditing, options: { operations: dto.operations ?? {}, existing_alpha: dto.existing_alpha } },
     sourcesOf(dto.input),
     dto.output,
     dto.webhook_url,

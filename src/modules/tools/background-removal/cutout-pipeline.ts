@@ -6,6 +6,7 @@ import type { Cutout } from '../../../engine/mask/subject-hints';
 import type { Segmenter } from '../../../core/segmentation/segmenter';
 import { encodeImage, encodeMaskImage, type EncodedImage } from '../shared/encoding';
 import { made, type ToolContext, type ToolPipeline, type ToolStep } from '../shared/tool-steps';
+import { ownCutout, requireAlphaChannel } from '../shared/existing-alpha';
 import { decodePhoto } from '../shared/photo-decoding';
 import type { CutoutRequest } from './cutout-request';
 
@@ -18,9 +19,9 @@ export function cutoutPlan(source: Size): GeometryPlan {
   return planGeometry(source, { width: Math.max(1, Math.floor(source.width * factor)), upscale: false });
 }
 
-/** A cut-out runs with the segmenter, checked before the download. */
+/** A cut-out runs with the segmenter, checked before the download; null for a source that is its own mask. */
 export interface CutoutDependencies {
-  segmenter: Segmenter;
+  segmenter: Segmenter | null;
 }
 
 export type CutoutContext = ToolContext<CutoutRequest, CutoutDependencies>;
@@ -35,14 +36,30 @@ export interface CutoutWork {
 
 type CutoutStep = ToolStep<CutoutContext, CutoutWork>;
 
-/** Decode, flattening any transparency onto white, which is what the model was trained on. */
-const decodeSource: CutoutStep = async function decodeSource({ source, limits }, work) {
-  return { ...work, photo: await decodePhoto(source, cutoutPlan(source), limits) };
+/**
+ * Decode, flattening any transparency onto white, which is what the model was trained on; a source
+ * that is its own mask keeps its transparency (and fails here when its header says it has none).
+ */
+const decodeSource: CutoutStep = async function decodeSource({ source, request, limits }, work) {
+  if (request.existingAlpha) requireAlphaChannel(source);
+  const photo = await decodePhoto(source, cutoutPlan(source), limits, { keepAlpha: request.existingAlpha });
+  return { ...work, photo };
 };
 
-/** The subject's mask and how unsure the segmenter was of it, keeping to the client's hints. */
-const segmentSubject: CutoutStep = async function segmentSubject({ dependencies, signal, choices }, work) {
+/**
+ * The subject's mask and how unsure the segmenter was of it, keeping to the client's hints; or the
+ * source's own alpha (`existing_alpha` `use`), with the photo flattened onto white as the segmented path's is.
+ */
+const segmentSubject: CutoutStep = async function segmentSubject(
+  { request, dependencies, limits, signal, choices },
+  work,
+) {
   const photo = made(work.photo, 'decoded photo');
+  if (request.existingAlpha) {
+    const own = await ownCutout(photo, limits);
+    return { ...work, photo: own.photo, subject: own.cutout };
+  }
+  if (!dependencies.segmenter) throw new Error('A cut-out needs a segmenter');
   return { ...work, subject: await dependencies.segmenter.segment(photo, signal, choices.hints) };
 };
 

@@ -28,6 +28,8 @@ export interface CutoutRequest extends ProductCorrections {
   channels: CutoutChannels;
   /** Where the client says the product is, in fractions of the source image. */
   hints: SubjectHints;
+  /** `existing_alpha` `use`: the source's own alpha is the mask, and nothing is segmented. */
+  existingAlpha: boolean;
 }
 
 function fromRemoveBackground(
@@ -45,6 +47,7 @@ function fromRemoveBackground(
     file: fileChoicesOf(task),
     channels: output.channels ?? 'rgba',
     hints: task.subjectHints,
+    existingAlpha: task.options.existing_alpha === 'use',
   };
 }
 
@@ -82,6 +85,7 @@ export function productPhotoCutout(
     file: fileChoicesOf({ options }),
     channels: 'rgba' as const,
     hints,
+    existingAlpha: false,
     shadow: shadowStyle('none', 0),
     ...corrections(level),
   };

@@ -15,6 +15,8 @@ const SIMULATED_LONG_SIDE = 512;
 export const SANDBOX_FAIL_PREFIX = 'sandbox_fail';
 export const SANDBOX_SLOW_PREFIX = 'sandbox_slow';
 export const SANDBOX_UNSURE_PREFIX = 'sandbox_unsure';
+/** With `existing_alpha` `use`: a source that has no meaningful transparency, as an opaque photo would be. */
+export const SANDBOX_OPAQUE_PREFIX = 'sandbox_opaque';
 
 /**
  * The uncertainty of a sandbox cut-out: a sure one, or, for an `external_id` starting with
@@ -32,6 +34,18 @@ function cutoutKind(job: ToolOptions): 'none' | 'cutout' | 'mask' {
       return cutsSubjectOut(job.options.operations.background) ? 'cutout' : 'none';
     default:
       return 'none';
+  }
+}
+
+/** Whether the job takes the source's own alpha as its mask (`existing_alpha` `use`): nothing to be unsure of. */
+function usesExistingAlpha(job: ToolOptions): boolean {
+  if (isProductPhoto(job.options)) return false;
+  switch (job.tool) {
+    case ToolId.RemoveBackground:
+    case ToolId.ImageEditing:
+      return job.options.existing_alpha === 'use';
+    default:
+      return false;
   }
 }
 
@@ -83,6 +97,13 @@ export class SandboxSimulator implements ToolRunner {
         `Simulated failure: external_id starts with "${SANDBOX_FAIL_PREFIX}".`,
       );
     }
+    const existingAlpha = usesExistingAlpha(task);
+    if (existingAlpha && task.externalId?.startsWith(SANDBOX_OPAQUE_PREFIX)) {
+      throw new ResultFailure(
+        ResultErrorCode.SourceNotTransparent,
+        `Simulated source without meaningful transparency: external_id starts with "${SANDBOX_OPAQUE_PREFIX}".`,
+      );
+    }
     if (task.externalId?.startsWith(SANDBOX_SLOW_PREFIX)) {
       await sleep(this.config.SANDBOX_SLOW_SECONDS * 1000, undefined, { signal });
     }
@@ -95,6 +116,8 @@ export class SandboxSimulator implements ToolRunner {
       greyscale: kind === 'mask',
     });
     if (kind === 'none') return { image, format: task.format };
+    // The source's own alpha is taken as it is: nothing to be unsure of.
+    if (existingAlpha) return { image, format: task.format, uncertainty: 0 };
     const unsure = task.externalId?.startsWith(SANDBOX_UNSURE_PREFIX) === true;
     return { image, format: task.format, uncertainty: unsure ? SANDBOX_UNCERTAINTY.unsure : SANDBOX_UNCERTAINTY.sure };
   }
