@@ -39,17 +39,19 @@ export function hasMeaningfulTransparency(alpha: AlphaMask): boolean {
   return shares.transparent >= MEANINGFUL_SHARE && shares.opaque >= MEANINGFUL_SHARE;
 }
 
-/** A source's own cut-out: its colours as a segmented photo would have them, and its alpha as the mask. */
+/** A source's own cut-out: its colours and its alpha as the mask. */
 export interface ExistingCutout {
   photo: RawImage;
   mask: AlphaMask;
 }
 
 /**
- * The source's alpha channel as the subject's mask, and its colours flattened onto white (the
- * photo the segmented path starts from, so the colour cleaning at soft edges finds white behind
- * them and gives back the source's own colour); null when the source has no alpha channel or
- * no meaningful transparency.
+ * The source's alpha channel as the subject's mask, and its colours: as they are wherever it has
+ * any alpha (a PNG or WebP stores straight colour, so a soft edge's colour is already the
+ * subject's own, with nothing of an old backdrop to clean), white where it is fully transparent
+ * (what is stored there is arbitrary, often black, and would mislead the measurements of light
+ * and colour; white is what the segmented path's flattened photo has there). Null when the source
+ * has no alpha channel or no meaningful transparency.
  */
 export function existingCutout(image: RawImage): ExistingCutout | null {
   if (image.channels !== 4) return null;
@@ -60,8 +62,8 @@ export function existingCutout(image: RawImage): ExistingCutout | null {
   if (!hasMeaningfulTransparency(alpha)) return null;
   const data = Buffer.alloc(pixels * 3);
   for (let i = 0; i < pixels; i++) {
-    const a = mask[i] / 255;
-    for (let c = 0; c < 3; c++) data[i * 3 + c] = Math.round(image.data[i * 4 + c] * a + 255 * (1 - a));
+    if (mask[i] === 0) data.fill(255, i * 3, i * 3 + 3);
+    else image.data.copy(data, i * 3, i * 4, i * 4 + 3);
   }
   return { photo: { data, width: image.width, height: image.height, channels: 3 }, mask: alpha };
 }

@@ -48,7 +48,7 @@ const decodeSource: CutoutStep = async function decodeSource({ source, request, 
 
 /**
  * The subject's mask and how unsure the segmenter was of it, keeping to the client's hints; or the
- * source's own alpha (`existing_alpha` `use`), with the photo flattened onto white as the segmented path's is.
+ * source's own alpha (`existing_alpha` `use`), its colours kept as they are (composeCutout does not clean them).
  */
 const segmentSubject: CutoutStep = async function segmentSubject(
   { request, dependencies, limits, signal, choices },
@@ -74,7 +74,12 @@ const composeCutout: CutoutStep = async function composeCutout({ request, limits
   const { mask } = made(work.subject, 'subject mask');
   const pixels = await limits.engine.run(
     'cutoutPixels',
-    [photo, mask, { ...request, channels: request.channels }, limits.timeoutSeconds],
+    [
+      photo,
+      mask,
+      { ...request, channels: request.channels, ownEdgeColours: request.existingAlpha },
+      limits.timeoutSeconds,
+    ],
     [photo, mask],
   );
   return { ...work, pixels };

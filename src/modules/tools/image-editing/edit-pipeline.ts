@@ -99,8 +99,8 @@ const cropWindow: EditStep = async function cropWindow({ request, limits }, work
 
 /**
  * `background`: the subject's mask, from the pixels as photographed (the client's hints moved onto
- * the part of the source they show); or the source's own alpha (`existing_alpha` `use`), with the
- * photo flattened onto white as the segmented path's is.
+ * the part of the source they show); or the source's own alpha (`existing_alpha` `use`), its colours
+ * kept as they are (replaceBackground does not clean them).
  */
 const segmentSubject: EditStep = async function segmentSubject(
   { source, request, dependencies, limits, signal },
@@ -150,7 +150,11 @@ const replaceBackground: EditStep = async function replaceBackground({ request, 
   const { mask } = work.cutout;
   return {
     ...work,
-    image: await limits.engine.run('replacedBackground', [image, mask, request.cutout], [image, mask]),
+    image: await limits.engine.run(
+      'replacedBackground',
+      [image, mask, { ...request.cutout, ownEdgeColours: request.cutout.existingAlpha }],
+      [image, mask],
+    ),
   };
 };
 

@@ -22,8 +22,8 @@ export function requireAlphaChannel(source: SourceImage): void {
 }
 
 /**
- * The decoded source (RGBA, transparency kept) as its own cut-out: its colours flattened onto white, as the segmented
- * path's photo is, and its alpha as the mask, which nothing is unsure of.
+ * The decoded source (RGBA, transparency kept) as its own cut-out: its colours (white where fully transparent) and its
+ * alpha as the mask, which nothing is unsure of.
  */
 export async function ownCutout(image: RawImage, limits: PipelineLimits): Promise<{ photo: RawImage; cutout: Cutout }> {
   const own = await limits.engine.run('existingCutout', [image], [image]);
