@@ -311,7 +311,8 @@ export function imageEditJob(
           'existing_alpha use needs operations.background with type transparent, white or color: ' +
           "without one the source's alpha is not used as a mask",
       },
-    ...existingAlphaHintProblems(dto.existing_alpha, dto.input),
+    // Hints on an edit that cuts nothing out are refused above already, with their own reason.
+    ...(cutsSubjectOut(dto.operations?.background) ? existingAlphaHintProblems(dto.existing_alpha, dto.input) : []),
   ]);
   return build(
     { tool: ToolId.ImageEditing, options: { operations: dto.operations ?? {}, existing_alpha: dto.existing_alpha } },
