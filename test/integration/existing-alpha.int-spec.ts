@@ -184,6 +184,13 @@ describe('existing alpha through the API and an in-process worker', () => {
     expect(segmented()).toBe(asked);
   });
 
+  it('gives the source alpha itself as a mask (output.channels alpha)', async () => {
+    const { result, jobs } = await removeBackground('/soft.png', { output: { channels: 'alpha' } });
+    const mask = await decoded(jobs, result);
+    // A one-channel PNG decodes to grey: its red channel is the mask.
+    expect(Array.from({ length: WIDTH * HEIGHT }, (_, i) => mask.data[i * 4])).toEqual(alphaOf(SOFT));
+  });
+
   it('composes onto white and onto a colour as the alpha blend of the source', async () => {
     const cases = [
       { background: { type: 'white' }, fill: [255, 255, 255] },
@@ -224,6 +231,33 @@ describe('existing alpha through the API and an in-process worker', () => {
     expect(result.status).toBe('completed');
     expect(segmented()).toBe(asked + 1);
     expect(spent).toBe(CUTOUT_CREDITS);
+  });
+
+  it('needs no segmenter: on a deployment without one (SEGMENTER none) an edit using it completes', async () => {
+    const bare = await createTestApp(
+      { ...GENEROUS_LIMITS, OUTBOUND_ALLOWLIST: '127.0.0.1', SEGMENTER: 'none' },
+      { role: ProcessRole.All },
+    );
+    try {
+      const owner = await seedAccount(bare, { credits: 10 });
+      const jobs = jobsClient(bare, () => owner.liveKey);
+      const body = (existingAlpha: string) => ({
+        input: [{ image_url: server.url('/soft.png') }],
+        operations: { background: { type: 'transparent' } },
+        existing_alpha: existingAlpha,
+      });
+      const used = await jobs.create('/image/edit', body('use'));
+      expect(used.status).toBe(202);
+      const [result] = await jobs.results(used.body.job.id);
+      expect(result.status).toBe('completed');
+      expect(alphaOf(await decodeRgba(await jobs.bytes(result.result_url ?? '')))).toEqual(alphaOf(SOFT));
+      // The same edit segmenting the source fails here, as any background operation does without a segmenter.
+      const segmenting = await jobs.create('/image/edit', body('ignore'));
+      const [refused] = await jobs.results(segmenting.body.job.id);
+      expect([refused.status, refused.error_code]).toEqual(['failed', 'processing_failed']);
+    } finally {
+      await bare.close();
+    }
   });
 
   it.each([
