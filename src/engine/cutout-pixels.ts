@@ -6,13 +6,13 @@ import type { ShadowStyle } from './compose/shadow';
 import { subjectBounds, type AlphaMask } from './mask/alpha-mask';
 import type { Rgba } from '../core/image/pipeline-steps';
 import type { RawImage } from '../core/image/raw-image';
-import { productLayers, type ProductCorrections } from './corrections';
+import { productLayers, type EdgeColours, type ProductCorrections } from './corrections';
 
 /** Shadow opacity below this does not count as part of the subject's frame. */
 const SHADOW_FRAME_THRESHOLD = 8;
 
 /** What a cut-out result is made of, besides its photo and the subject's mask. */
-export interface CutoutComposition extends ProductCorrections {
+export interface CutoutComposition extends ProductCorrections, EdgeColours {
   /** `alpha`: the framed mask alone (no background colour, no shadow); `rgba`: the composed cut-out. */
   channels: 'rgba' | 'alpha';
   background: Rgba | null;

@@ -28,7 +28,9 @@ const ShownUncertainty = () =>
       'cut-outs: `remove_background` (including masks), ' +
       '`image_editing` with a `background` operation that cuts the subject out, and the product photo operations ' +
       'that cut the product out; null on every other result (tools that make no cut-out of their own, ' +
-      'results not completed). Sandbox cut-outs carry 0.05, or 0.9 when `external_id` starts with `sandbox_unsure`.',
+      "results not completed). 0 for a cut-out whose mask is the source's own alpha (`existing_alpha` `use`). " +
+      'Sandbox cut-outs carry 0.05, or 0.9 when `external_id` starts with `sandbox_unsure` (0 with ' +
+      '`existing_alpha` `use`).',
   });
 
 /** Which model and post-processing made a cut-out. */

@@ -11,6 +11,8 @@ export enum ResultErrorCode {
   BackgroundBlocked = 'background_blocked',
   BackgroundTooLarge = 'background_too_large',
   BackgroundNotImage = 'background_not_image',
+  /** `existing_alpha` `use` on a source without meaningful transparency (an extension of the contract's list). */
+  SourceNotTransparent = 'source_not_transparent',
   ProcessingFailed = 'processing_failed',
   ProviderError = 'provider_error',
   Timeout = 'timeout',

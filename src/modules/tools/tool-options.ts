@@ -35,6 +35,12 @@ export type CutoutChannels = 'rgba' | 'alpha';
 export type EditBackgroundType = 'original' | 'transparent' | 'white' | 'color' | 'image' | 'blur';
 export type ResizeFit = 'contain' | 'cover' | 'crop';
 
+/**
+ * Whether a source's own transparency is its mask (`use`: it is not segmented) or is flattened and
+ * segmented like any photo (`ignore`, the default). Stored as the request gave it; absent is `ignore`.
+ */
+export type ExistingAlpha = 'ignore' | 'use';
+
 /** A background photo's fit, and a blur of the photo's own background, as the create requests store them. */
 export type StoredBackdropFit = 'cover' | 'contain';
 /** Stored with both members; typed optional because the DTO's nested instance is stored as it is for `image/edit`. */
@@ -63,6 +69,7 @@ export type RemoveBackgroundOptions = {
     channels?: CutoutChannels;
     format?: string;
   };
+  existing_alpha?: ExistingAlpha;
 };
 
 /** The operations of `POST /image/edit`, each optional. */
@@ -74,7 +81,7 @@ export type EditOperations = {
 };
 
 /** `POST /image/edit`. */
-export type ImageEditOptions = { operations: EditOperations; output: StoredOutput };
+export type ImageEditOptions = { operations: EditOperations; output: StoredOutput; existing_alpha?: ExistingAlpha };
 
 /** `POST /image/ai-edit`. */
 export type ImageAiEditOptions = {
@@ -143,6 +150,11 @@ export type ToolOptions =
 /** Whether options are a product photo operation's rather than their tool's own endpoint's. */
 export function isProductPhoto(options: ToolOptions['options']): options is ProductPhotoOptions {
   return 'operation' in options;
+}
+
+/** Whether a `background` operation replaces the background (transparent, white or a colour): for existing_alpha. */
+export function replacesBackground(background: EditOperations['background']): boolean {
+  return (background?.type ?? 'original') !== 'original';
 }
 
 /** Whether a `background` operation cuts the subject out: for a new background, or for a shadow drawn from its mask. */

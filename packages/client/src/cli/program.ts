@@ -86,6 +86,13 @@ function addOutputOptions(command: Command): Command {
     .addOption(new Option('--lossless', 'a lossless webp (with --format webp, without --quality)'));
 }
 
+/** `--existing-alpha use`: a photo already cut out (a PNG or WebP with transparency) keeps its own alpha. */
+const existingAlphaOption = (note: string) =>
+  new Option(
+    '--existing-alpha <choice>',
+    `use: a source already cut out keeps its own alpha as the mask, not segmented again (${note})`,
+  ).choices(['ignore', 'use']);
+
 export function buildProgram(context: ProgramContext): Command {
   const program = new Command('image-jobs')
     .description('Runs the image job service on local photos: uploads them, runs jobs of up to 20, writes results.')
@@ -128,6 +135,7 @@ export function buildProgram(context: ProgramContext): Command {
     .addOption(new Option('--shadow <shadow>', 'a shadow under the product').choices(SHADOWS))
     .option('--crop-to-subject', 'crop each result to the product and its shadow')
     .addOption(new Option('--margin <percent>', 'margin around a cropped product').argParser(integerFrom(0, 40)))
+    .addOption(existingAlphaOption('priced as an edit'))
     .action((files: string[], flags: RemoveBackgroundFlags & RunFlags, command: Command) =>
       execute(context, command, files, flags, async (api) =>
         removeBackgroundRequest(await withBackgroundImage(flags, api)),
@@ -169,6 +177,7 @@ export function buildProgram(context: ProgramContext): Command {
     .option('--colour', 'correct the white balance and lift dull colours')
     .option('--upscale', 'enlarge with super-resolution (twice the size, or to --width/--height)')
     .option('--polish', 'denoise and sharpen')
+    .addOption(existingAlphaOption('with --background transparent, white or color'))
     .action((files: string[], flags: EditFlags & RunFlags, command: Command) =>
       execute(context, command, files, flags, async (api) => editRequest(await withBackgroundImage(flags, api))),
     );

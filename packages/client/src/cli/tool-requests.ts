@@ -14,7 +14,8 @@ export interface ListedPrice {
  * Where a run's price comes from: a tool's cost in `GET /tools`, or the price a preset is listed
  * with in `GET /product-photo-presets` (its operation's).
  */
-export type PriceSource = { kind: 'tool'; toolId: string } | ({ kind: 'preset' } & ListedPrice);
+export type PriceSource =
+  { kind: 'tool'; toolId: string; option?: { field: string; value: string } } | ({ kind: 'preset' } & ListedPrice);
 
 /** One command's request: everything in the create body but the images, and what it produces. */
 export interface ToolRequest {
@@ -81,6 +82,7 @@ export interface RemoveBackgroundFlags extends OutputFlags, BackdropFlags {
   shadow?: 'none' | 'soft' | 'natural';
   cropToSubject?: boolean;
   margin?: number;
+  existingAlpha?: 'ignore' | 'use';
 }
 
 export interface EditFlags extends OutputFlags, BackdropFlags {
@@ -94,6 +96,7 @@ export interface EditFlags extends OutputFlags, BackdropFlags {
   colour?: boolean;
   upscale?: boolean;
   polish?: boolean;
+  existingAlpha?: 'ignore' | 'use';
 }
 
 export interface PresetFlags {
@@ -174,13 +177,19 @@ export function removeBackgroundRequest(flags: RemoveBackgroundFlags): ToolReque
       crop_to_subject: flags.cropToSubject,
       margin_percent: flags.margin,
     },
+    existing_alpha: flags.existingAlpha,
   });
   return {
     command: 'remove-background',
     endpoint: 'remove-background',
     options: options ?? {},
     format,
-    price: { kind: 'tool', toolId: 'remove_background' },
+    price: {
+      kind: 'tool',
+      toolId: 'remove_background',
+      // The catalog lists what a source that is its own mask costs (the edit's price).
+      ...(flags.existingAlpha ? { option: { field: 'existing_alpha', value: flags.existingAlpha } } : {}),
+    },
   };
 }
 
@@ -201,9 +210,13 @@ export function editRequest(flags: EditFlags): ToolRequest {
   if (!compact(operations)) {
     throw new UsageError('say what to edit: --width/--height, --background, --light, --colour, --upscale or --polish');
   }
+  if (flags.existingAlpha === 'use' && !['transparent', 'white', 'color'].includes(flags.background ?? 'original')) {
+    throw new UsageError('--existing-alpha use needs --background transparent, white or color');
+  }
   const options = compact({
     operations,
     output: { format: flags.format, quality: flags.quality, lossless: flags.lossless },
+    existing_alpha: flags.existingAlpha,
   });
   return {
     command: 'edit',

@@ -503,6 +503,27 @@ export interface components {
         };
         /** @enum {string} */
         ToolId: "remove_background" | "image_editing" | "image_ai_edit" | "ai_background" | "image_generation" | "ad_creative";
+        OptionPriceDto: {
+            /**
+             * @description The top-level request field.
+             * @example existing_alpha
+             */
+            field: string;
+            /**
+             * @description The value of the field that brings this price.
+             * @example use
+             */
+            value: string;
+            /** @description Current credit cost per result of a job with this value. */
+            credits: number;
+            /**
+             * @description The price row the cost comes from.
+             * @example image_editing.default
+             */
+            cost_key: string;
+            pricing_version: number;
+            description: string;
+        };
         QualityOptionDto: {
             /** @description The formats a quality applies to. */
             formats: ("jpg" | "webp" | "avif")[];
@@ -575,6 +596,8 @@ export interface components {
             default_cost_key: string;
             pricing_version: number;
             description: string;
+            /** @description Request options that price a job otherwise than `credits`: a job whose request has `field` set to `value` reserves and captures these credits per result instead. Empty for most tools. */
+            option_prices: components["schemas"]["OptionPriceDto"][];
             /** @description Whether live keys can use the tool on this deployment. Sandbox keys can use every tool; a live create for an unavailable tool answers 503 `tool_unavailable` and charges nothing. */
             available: boolean;
             /** @description How the tool runs for live keys here (for example which image provider, or built-in studio backdrops); null when unavailable. */
@@ -806,6 +829,13 @@ export interface components {
             background?: components["schemas"]["RemovedBackgroundDto"];
             output?: components["schemas"]["CutoutOutputDto"];
             /**
+             * @description `ignore`: any transparency of the source is flattened onto white and the subject is segmented, as for any photo. `use`: the source's own alpha channel is the subject's mask, carried into the result exactly; nothing is segmented and the uncertainty is 0. The source must have meaningful transparency (at least 1 % of its pixels with alpha <= 16 and at least 1 % with alpha >= 240); one without (a JPEG, an RGBA file opaque everywhere, a nearly empty one) fails its result with `source_not_transparent`, credits released. Priced as an image edit (the `image_editing` tool's price; `GET /tools` lists it under this tool's `option_prices`), not as a cut-out. No `subject_hints` with `use`: nothing is segmented.
+             * @default ignore
+             * @example use
+             * @enum {string}
+             */
+            existing_alpha?: "ignore" | "use";
+            /**
              * Format: uri
              * @description HTTPS URL that receives signed events.
              */
@@ -965,6 +995,13 @@ export interface components {
             input: components["schemas"]["CutoutInputImageDto"][];
             operations?: components["schemas"]["EditOperationsDto"];
             output?: components["schemas"]["OutputOptionsDto"];
+            /**
+             * @description `ignore`: any transparency of the source is flattened onto white and the subject is segmented, as for any photo. `use`: the source's own alpha channel is the subject's mask, carried into the result exactly; nothing is segmented and the uncertainty is 0. The source must have meaningful transparency (at least 1 % of its pixels with alpha <= 16 and at least 1 % with alpha >= 240); one without (a JPEG, an RGBA file opaque everywhere, a nearly empty one) fails its result with `source_not_transparent`, credits released. `use` only with `operations.background` of type `transparent`, `white` or `color` (a 400 otherwise), and without `subject_hints`. Priced as any edit.
+             * @default ignore
+             * @example use
+             * @enum {string}
+             */
+            existing_alpha?: "ignore" | "use";
             /**
              * Format: uri
              * @description HTTPS URL that receives signed events.
@@ -1170,7 +1207,7 @@ export interface components {
         /** @enum {string} */
         ResultStatus: "queued" | "processing" | "completed" | "failed" | "cancelled";
         /** @enum {string} */
-        ResultErrorCode: "source_fetch_failed" | "source_blocked" | "source_too_large" | "source_not_image" | "background_fetch_failed" | "background_blocked" | "background_too_large" | "background_not_image" | "processing_failed" | "provider_error" | "timeout" | "sandbox_simulated_failure";
+        ResultErrorCode: "source_fetch_failed" | "source_blocked" | "source_too_large" | "source_not_image" | "background_fetch_failed" | "background_blocked" | "background_too_large" | "background_not_image" | "source_not_transparent" | "processing_failed" | "provider_error" | "timeout" | "sandbox_simulated_failure";
         SegmentationDto: {
             /**
              * @description The segmentation model that cut the subject out: `isnet-general-use` on a deployment that runs the local model, the operator's name for it with a remote segmentation service, `sandbox` for sandbox cut-outs.
@@ -1229,10 +1266,10 @@ export interface components {
             /** @description Signed URL of a WebP thumbnail (longest side 256 px). */
             thumbnail_url: string | null;
             /** @enum {string|null} */
-            error_code: "source_fetch_failed" | "source_blocked" | "source_too_large" | "source_not_image" | "background_fetch_failed" | "background_blocked" | "background_too_large" | "background_not_image" | "processing_failed" | "provider_error" | "timeout" | "sandbox_simulated_failure" | null;
+            error_code: "source_fetch_failed" | "source_blocked" | "source_too_large" | "source_not_image" | "background_fetch_failed" | "background_blocked" | "background_too_large" | "background_not_image" | "source_not_transparent" | "processing_failed" | "provider_error" | "timeout" | "sandbox_simulated_failure" | null;
             error_message: string | null;
             /**
-             * @description How unsure background removal is of this cut-out: 0 = sure, 1 = unsure; send high ones to a person. It ranks cut-outs, it is not a probability of error. Three decimals. Set on completed results that are cut-outs: `remove_background` (including masks), `image_editing` with a `background` operation that cuts the subject out, and the product photo operations that cut the product out; null on every other result (tools that make no cut-out of their own, results not completed). Sandbox cut-outs carry 0.05, or 0.9 when `external_id` starts with `sandbox_unsure`.
+             * @description How unsure background removal is of this cut-out: 0 = sure, 1 = unsure; send high ones to a person. It ranks cut-outs, it is not a probability of error. Three decimals. Set on completed results that are cut-outs: `remove_background` (including masks), `image_editing` with a `background` operation that cuts the subject out, and the product photo operations that cut the product out; null on every other result (tools that make no cut-out of their own, results not completed). 0 for a cut-out whose mask is the source's own alpha (`existing_alpha` `use`). Sandbox cut-outs carry 0.05, or 0.9 when `external_id` starts with `sandbox_unsure` (0 with `existing_alpha` `use`).
              * @example 0.042
              */
             uncertainty: number | null;
@@ -1305,7 +1342,7 @@ export interface components {
             error_code: string | null;
             error_message: string | null;
             /**
-             * @description How unsure background removal is of this cut-out: 0 = sure, 1 = unsure; send high ones to a person. It ranks cut-outs, it is not a probability of error. Three decimals. Set on completed results that are cut-outs: `remove_background` (including masks), `image_editing` with a `background` operation that cuts the subject out, and the product photo operations that cut the product out; null on every other result (tools that make no cut-out of their own, results not completed). Sandbox cut-outs carry 0.05, or 0.9 when `external_id` starts with `sandbox_unsure`.
+             * @description How unsure background removal is of this cut-out: 0 = sure, 1 = unsure; send high ones to a person. It ranks cut-outs, it is not a probability of error. Three decimals. Set on completed results that are cut-outs: `remove_background` (including masks), `image_editing` with a `background` operation that cuts the subject out, and the product photo operations that cut the product out; null on every other result (tools that make no cut-out of their own, results not completed). 0 for a cut-out whose mask is the source's own alpha (`existing_alpha` `use`). Sandbox cut-outs carry 0.05, or 0.9 when `external_id` starts with `sandbox_unsure` (0 with `existing_alpha` `use`).
              * @example 0.042
              */
             uncertainty: number | null;

@@ -53,3 +53,18 @@ export function withBackdropDefaults<B extends GivenBackground>(background: B): 
   };
   return { ...background, blur };
 }
+
+/** A source that is its own mask (`existing_alpha` `use`) is already cut out: it has no background to blur. */
+export function existingAlphaBlurProblem(
+  existingAlpha: string | undefined,
+  background: GivenBackground | undefined,
+): FieldError[] {
+  return existingAlpha === 'use' && background?.type === 'blur'
+    ? [
+        {
+          path: 'existing_alpha',
+          message: 'existing_alpha use takes a source that is already cut out: it has no background of its own to blur',
+        },
+      ]
+    : [];
+}

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { BackdropOptionsDto } from './backdrop.dto';
 import { HexColor, NestedObject, OutputOptionsDto, SHADOWS, WebhookUrl } from './shared.dto';
+import { ExistingAlphaChoice, type ExistingAlphaChoiceValue } from './existing-alpha.dto';
 import { CutoutInputImageDto, CutoutInputImages } from './subject-hints.dto';
 
 export const EDIT_BACKGROUNDS = ['original', 'transparent', 'white', 'color', 'image', 'blur'] as const;
@@ -136,6 +137,12 @@ export class ImageEditRequestDto {
   @ApiPropertyOptional({ type: OutputOptionsDto })
   @NestedObject(() => OutputOptionsDto)
   output?: OutputOptionsDto;
+
+  @ExistingAlphaChoice(
+    '`use` only with `operations.background` of type `transparent`, `white` or `color` (a 400 otherwise), and ' +
+      'without `subject_hints`. Priced as any edit.',
+  )
+  existing_alpha?: ExistingAlphaChoiceValue;
 
   @WebhookUrl()
   webhook_url?: string;

@@ -2,10 +2,11 @@ import { DomainError, type FieldError } from '../../../core/errors/domain-error'
 import type { OutputFormat } from '../../../core/image/output-format';
 import { DEFAULT_FORMAT, DEFAULT_METADATA, LOSSLESS_FORMATS, QUALITY_FORMATS } from '../../catalog/output-options';
 import { findPreset, ProductPhotoOperation, productPhotoCostKey } from '../../catalog/product-photo-presets';
-import { defaultCostKey, ToolId } from '../../catalog/tools';
+import { defaultCostKey, EXISTING_ALPHA_PRICE, ToolId } from '../../catalog/tools';
 import {
   cutsSubjectOut,
   PRODUCT_PHOTO_TOOL,
+  replacesBackground,
   type EditOperations,
   type AdCreativeOptions,
   type ImageAiEditOptions,
@@ -19,7 +20,7 @@ import {
 } from '../../tools/tool-options';
 import type { StoredSubjectHints } from '../result-subject-hints';
 import type { AdCreateRequestDto } from './ad-create.dto';
-import { backdropProblems, blurFrameProblem, withBackdropDefaults } from './backdrop-request';
+import { backdropProblems, blurFrameProblem, existingAlphaBlurProblem, withBackdropDefaults } from './backdrop-request';
 import type { ImageAiEditRequestDto } from './image-ai-edit.dto';
 import type { ImageEditRequestDto } from './image-edit.dto';
 import type { ImageGenerateRequestDto } from './image-generate.dto';
@@ -130,6 +131,15 @@ function maskProblems(
     },
   ];
 }
+
+/**
+ * `existing_alpha` `use` makes the source's alpha the mask: hints, which steer the segmenter, would be
+ * ignored, so they are refused at each image that has them.
+ */
+const existingAlphaHintProblems = (existingAlpha: string | undefined, images: HintedImage[]): FieldError[] =>
+  existingAlpha === 'use'
+    ? unusableHints('input', images, 'subject_hints steer the segmenter; with existing_alpha use nothing is segmented')
+    : [];
 
 /** A result's format and where it comes from, for the messages that refuse what the format cannot do. */
 interface ResultFormat {
@@ -249,12 +259,16 @@ export function removeBackgroundJob(
       },
     ...(mask ? maskProblems(dto.output?.format, background) : []),
     ...hintProblems('input', dto.input),
+    ...existingAlphaHintProblems(dto.existing_alpha, dto.input),
+    ...existingAlphaBlurProblem(dto.existing_alpha, dto.background),
   ]);
   return build(
-    { tool: ToolId.RemoveBackground, options: { background, output } },
+    { tool: ToolId.RemoveBackground, options: { background, output, existing_alpha: dto.existing_alpha } },
     sourcesOf(dto.input),
     dto.output,
     dto.webhook_url,
+    // Still the remove_background tool (its label and capacity group), at the price the catalog lists for the option.
+    dto.existing_alpha === EXISTING_ALPHA_PRICE.value ? EXISTING_ALPHA_PRICE.costKey : undefined,
   );
 }
 
@@ -307,9 +321,22 @@ export function imageEditJob(
           'subject_hints need operations.background with a type other than original, or a shadow: ' +
             'without one nothing is cut out',
         )),
+    dto.existing_alpha === 'use' &&
+      !replacesBackground(dto.operations?.background) && {
+        path: 'existing_alpha',
+        message:
+          'existing_alpha use needs operations.background with type transparent, white, color or image: ' +
+          "without one the source's alpha is not used as a mask",
+      },
+    ...existingAlphaBlurProblem(dto.existing_alpha, dto.operations?.background),
+    // Hints on an edit that cuts nothing out are refused above already, with their own reason.
+    ...(cutsSubjectOut(dto.operations?.background) ? existingAlphaHintProblems(dto.existing_alpha, dto.input) : []),
   ]);
   return build(
-    { tool: ToolId.ImageEditing, options: { operations: editOperations(dto.operations) } },
+    {
+      tool: ToolId.ImageEditing,
+      options: { operations: editOperations(dto.operations), existing_alpha: dto.existing_alpha },
+    },
     sourcesOf(dto.input),
     dto.output,
     dto.webhook_url,

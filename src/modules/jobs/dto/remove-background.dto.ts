@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, Max, Min } from 'class-validator';
 import { BackdropOptionsDto } from './backdrop.dto';
 import { HexColor, NestedObject, OptionalWithDefault, OutputOptionsDto, SHADOWS, WebhookUrl } from './shared.dto';
+import { ExistingAlphaChoice, type ExistingAlphaChoiceValue } from './existing-alpha.dto';
 import { CutoutInputImageDto, CutoutInputImages } from './subject-hints.dto';
 
 export const REMOVED_BACKGROUNDS = ['transparent', 'white', 'color', 'image', 'blur'] as const;
@@ -80,6 +81,12 @@ export class RemoveBackgroundRequestDto {
   @ApiPropertyOptional({ type: CutoutOutputDto })
   @NestedObject(() => CutoutOutputDto)
   output?: CutoutOutputDto;
+
+  @ExistingAlphaChoice(
+    "Priced as an image edit (the `image_editing` tool's price; `GET /tools` lists it under this tool's " +
+      '`option_prices`), not as a cut-out. No `subject_hints` with `use`: nothing is segmented.',
+  )
+  existing_alpha?: ExistingAlphaChoiceValue;
 
   @WebhookUrl()
   webhook_url?: string;

@@ -9,6 +9,7 @@ import type { Placement } from '../../../engine/compose/framing';
 import { loadedBackdrop, type BackdropSource } from '../shared/backdrop-loading';
 import { encodeImage, encodeMaskImage, type EncodedImage } from '../shared/encoding';
 import { made, type ToolContext, type ToolPipeline, type ToolStep } from '../shared/tool-steps';
+import { ownCutout, requireAlphaChannel } from '../shared/existing-alpha';
 import { decodePhoto } from '../shared/photo-decoding';
 import type { CutoutRequest } from './cutout-request';
 
@@ -21,9 +22,12 @@ export function cutoutPlan(source: Size): GeometryPlan {
   return planGeometry(source, { width: Math.max(1, Math.floor(source.width * factor)), upscale: false });
 }
 
-/** A cut-out runs with the segmenter, checked before the download, and loads its background photo, if any. */
+/**
+ * A cut-out runs with the segmenter, checked before the download (null for a source that is its own
+ * mask), and loads its background photo, if any.
+ */
 export interface CutoutDependencies {
-  segmenter: Segmenter;
+  segmenter: Segmenter | null;
   /** Loads a background photo (`background.type` `image`); absent where none is loaded (benchmarks, unit specs). */
   backdrops?: BackdropSource;
 }
@@ -42,9 +46,14 @@ export interface CutoutWork {
 
 type CutoutStep = ToolStep<CutoutContext, CutoutWork>;
 
-/** Decode, flattening any transparency onto white, which is what the model was trained on. */
-const decodeSource: CutoutStep = async function decodeSource({ source, limits }, work) {
-  return { ...work, photo: await decodePhoto(source, cutoutPlan(source), limits) };
+/**
+ * Decode, flattening any transparency onto white, which is what the model was trained on; a source
+ * that is its own mask keeps its transparency (and fails here when its header says it has none).
+ */
+const decodeSource: CutoutStep = async function decodeSource({ source, request, limits }, work) {
+  if (request.existingAlpha) requireAlphaChannel(source);
+  const photo = await decodePhoto(source, cutoutPlan(source), limits, { keepAlpha: request.existingAlpha });
+  return { ...work, photo };
 };
 
 /**
@@ -57,9 +66,20 @@ const loadBackdrop: CutoutStep = async function loadBackdrop({ request, dependen
   return { ...work, backdrop: await loadedBackdrop(request.backdrop, box, dependencies.backdrops, limits) };
 };
 
-/** The subject's mask and how unsure the segmenter was of it, keeping to the client's hints. */
-const segmentSubject: CutoutStep = async function segmentSubject({ dependencies, signal, choices }, work) {
+/**
+ * The subject's mask and how unsure the segmenter was of it, keeping to the client's hints; or the
+ * source's own alpha (`existing_alpha` `use`), its colours kept as they are (composeCutout does not clean them).
+ */
+const segmentSubject: CutoutStep = async function segmentSubject(
+  { request, dependencies, limits, signal, choices },
+  work,
+) {
   const photo = made(work.photo, 'decoded photo');
+  if (request.existingAlpha) {
+    const own = await ownCutout(photo, limits);
+    return { ...work, photo: own.photo, subject: own.cutout };
+  }
+  if (!dependencies.segmenter) throw new Error('A cut-out needs a segmenter');
   return { ...work, subject: await dependencies.segmenter.segment(photo, signal, choices.hints) };
 };
 
@@ -75,7 +95,7 @@ const composeCutout: CutoutStep = async function composeCutout({ request, limits
   const { backdrop } = work;
   const pixels = await limits.engine.run(
     'cutoutPixels',
-    [photo, mask, { ...request, backdrop }, limits.timeoutSeconds],
+    [photo, mask, { ...request, backdrop, ownEdgeColours: request.existingAlpha }, limits.timeoutSeconds],
     backdrop?.kind === 'photo' ? [photo, mask, backdrop.image] : [photo, mask],
   );
   return { ...work, pixels };

@@ -36,6 +36,8 @@ export interface CutoutRequest extends ProductCorrections {
   channels: CutoutChannels;
   /** Where the client says the product is, in fractions of the source image. */
   hints: SubjectHints;
+  /** `existing_alpha` `use`: the source's own alpha is the mask, and nothing is segmented. */
+  existingAlpha: boolean;
 }
 
 function fromRemoveBackground(
@@ -54,6 +56,7 @@ function fromRemoveBackground(
     file: fileChoicesOf(task),
     channels: output.channels ?? 'rgba',
     hints: task.subjectHints,
+    existingAlpha: task.options.existing_alpha === 'use',
   };
 }
 
@@ -92,6 +95,7 @@ export function productPhotoCutout(
     channels: 'rgba' as const,
     backdrop: null,
     hints,
+    existingAlpha: false,
     shadow: shadowStyle('none', 0),
     ...corrections(level),
   };

@@ -25,7 +25,8 @@ type CutoutTool = ToolId.RemoveBackground | ToolId.ImageEditing;
  * product out (`studio_packshot`, `marketplace_clean`, `product_photo_enhance` on a white or
  * transparent preset), in the result frame:
  *
- * 1. the request, refused before the download on a deployment without a segmenter;
+ * 1. the request, refused before the download on a deployment without a segmenter (unless the
+ *    source is its own mask, `existing_alpha` `use`);
  * 2. the source; its share of the budget: the cut-out's size times CUTOUT_LAYERS;
  * 3. CUTOUT_STEPS (see cutout-pipeline.ts), ending with the image and thumbnail encoded.
  */
@@ -48,7 +49,10 @@ export class CutoutRunner implements ToolRunner, FramedTool<CutoutTool, CutoutRe
     const cutout = cutoutRequestOf(task);
     if (!cutout)
       throw new ResultFailure(ResultErrorCode.ProcessingFailed, 'This operation does not cut the product out.');
-    if (!this.segmenter) throw new ResultFailure(ResultErrorCode.ProcessingFailed, `This result ${NO_SEGMENTER}.`);
+    // A source that is its own mask needs no segmenter.
+    if (!this.segmenter && !cutout.existingAlpha) {
+      throw new ResultFailure(ResultErrorCode.ProcessingFailed, `This result ${NO_SEGMENTER}.`);
+    }
     const backdrops = (url: string, signal: AbortSignal) => this.sources.loadBackdrop(task, url, signal);
     return { request: cutout, dependencies: { segmenter: this.segmenter, backdrops } };
   }

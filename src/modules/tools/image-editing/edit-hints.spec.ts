@@ -107,7 +107,13 @@ class RecordingSegmenter implements Segmenter {
 describe('EDIT_PIPELINE with subject hints', () => {
   const request = (resize: EditRequest['resize']): EditRequest => ({
     resize,
-    cutout: { background: null, backdrop: null, shadow: { kind: 'none', spread: 1, lean: 0 }, hints: HINTS },
+    cutout: {
+      background: null,
+      backdrop: null,
+      shadow: { kind: 'none', spread: 1, lean: 0 },
+      hints: HINTS,
+      existingAlpha: false,
+    },
     light: false,
     color: false,
     polish: false,

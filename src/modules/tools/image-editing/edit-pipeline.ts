@@ -9,6 +9,7 @@ import { SourceImageError, SourceImageProblem, type SourceImage } from '../../..
 import type { Backdrop } from '../../../engine/compose/backdrop';
 import { loadedBackdrop, type BackdropSource } from '../shared/backdrop-loading';
 import { encodeImage, type EncodedImage } from '../shared/encoding';
+import { ownCutout, requireAlphaChannel } from '../shared/existing-alpha';
 import { made, type ToolContext, type ToolPipeline, type ToolStep } from '../shared/tool-steps';
 import { hintsInPart, visiblePart } from './edit-hints';
 import { planEdit, type EditPlan } from './edit-plan';
@@ -52,10 +53,13 @@ type EditStep = ToolStep<EditContext, EditWork>;
  */
 const decodeSource: EditStep = async function decodeSource({ source, request, limits, signal, choices }, work) {
   const { geometry, modelScale } = work.plan;
+  // A source that is its own mask keeps its transparency until segmentSubject reads it (and fails when it has none).
+  const ownMask = request.cutout?.existingAlpha === true;
+  if (ownMask) requireAlphaChannel(source);
   const image = await decodeScaled(source, modelScale ? atOwnSize(source) : geometry, {
     maxPixels: limits.maxPixels,
     // A cut-out starts from opaque pixels, as the segmentation model was trained on.
-    flattenOnto: choices.output.format === 'jpg' || request.cutout ? backgroundFor('jpg') : null,
+    flattenOnto: !ownMask && (choices.output.format === 'jpg' || request.cutout) ? backgroundFor('jpg') : null,
     timeoutSeconds: limits.timeoutSeconds,
   }).catch((error: unknown) => {
     signal.throwIfAborted();
@@ -101,10 +105,18 @@ const cropWindow: EditStep = async function cropWindow({ request, limits }, work
 
 /**
  * `background`: the subject's mask, from the pixels as photographed (the client's hints moved onto
- * the part of the source they show).
+ * the part of the source they show); or the source's own alpha (`existing_alpha` `use`), its colours
+ * kept as they are (replaceBackground does not clean them).
  */
-const segmentSubject: EditStep = async function segmentSubject({ source, request, dependencies, signal }, work) {
+const segmentSubject: EditStep = async function segmentSubject(
+  { source, request, dependencies, limits, signal },
+  work,
+) {
   if (!request.cutout) return work;
+  if (request.cutout.existingAlpha) {
+    const own = await ownCutout(made(work.image, 'decoded image'), limits);
+    return { ...work, image: own.photo, cutout: own.cutout };
+  }
   if (!dependencies.segmenter) throw new Error('A background operation needs a segmenter');
   const hints = hintsInPart(request.cutout.hints, visiblePart(source, work.plan.geometry, work.window));
   return { ...work, cutout: await dependencies.segmenter.segment(made(work.image, 'decoded image'), signal, hints) };
@@ -153,7 +165,7 @@ const replaceBackground: EditStep = async function replaceBackground({ request, 
   const image = made(work.image, 'decoded image');
   const { mask } = work.cutout;
   const { backdrop } = work;
-  const change = { ...request.cutout, backdrop };
+  const change = { ...request.cutout, backdrop, ownEdgeColours: request.cutout.existingAlpha };
   const transfer = backdrop?.kind === 'photo' ? [image, mask, backdrop.image] : [image, mask];
   return { ...work, image: await limits.engine.run('replacedBackground', [image, mask, change], transfer) };
 };

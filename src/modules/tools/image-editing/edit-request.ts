@@ -54,6 +54,8 @@ export interface EditCutout {
   shadow: ShadowStyle;
   /** Where the client says the subject is, in fractions of the source image. */
   hints: SubjectHints;
+  /** `existing_alpha` `use`: the source's own alpha is the mask, and nothing is segmented. */
+  existingAlpha: boolean;
 }
 
 /** One result's edit, whatever endpoint asked for it. */
@@ -72,7 +74,12 @@ export interface EditRequest {
   unsupported: string | null;
 }
 
-function cutoutOf(background: EditOperations['background'], variant: number, hints: SubjectHints): EditCutout | null {
+function cutoutOf(
+  background: EditOperations['background'],
+  variant: number,
+  hints: SubjectHints,
+  existingAlpha: boolean,
+): EditCutout | null {
   if (!background || !cutsSubjectOut(background)) return null;
   const type = background.type ?? 'original';
   return {
@@ -80,6 +87,8 @@ function cutoutOf(background: EditOperations['background'], variant: number, hin
     backdrop: backdropOf(background),
     shadow: shadowStyle(background.shadow ?? 'none', variant),
     hints,
+    // The create request allows `use` only with a background that replaces the photo's.
+    existingAlpha: existingAlpha && type !== 'original',
   };
 }
 
@@ -88,6 +97,7 @@ function fromOperations(
   { format, file }: ResultOutput,
   variant: number,
   hints: SubjectHints,
+  existingAlpha = false,
 ): EditRequest {
   return {
     resize: {
@@ -96,7 +106,7 @@ function fromOperations(
       fit: operations.resizing?.fit,
       upscale: operations.restorations?.upscale === true,
     },
-    cutout: cutoutOf(operations.background, variant, hints),
+    cutout: cutoutOf(operations.background, variant, hints, existingAlpha),
     light: operations.adjustments?.light === true,
     color: operations.adjustments?.color === true,
     polish: operations.restorations?.polish === true,
@@ -141,7 +151,13 @@ export function editRequestOf(
   const { options } = task;
   const output = resultOutputOf(task);
   if (isProductPhoto(options)) return fromProductPhoto(options, output);
-  return fromOperations(options.operations, output, variantOf(task), task.subjectHints);
+  return fromOperations(
+    options.operations,
+    output,
+    variantOf(task),
+    task.subjectHints,
+    options.existing_alpha === 'use',
+  );
 }
 
 /**

@@ -58,7 +58,8 @@ export class ImageEditingRunner
   prepare(task: TaskOf<ToolId.ImageEditing>): PreparedRequest<EditRequest, EditDependencies> {
     const request = editRequestOf(task);
     if (request.unsupported) throw new ResultFailure(ResultErrorCode.ProcessingFailed, request.unsupported);
-    if (request.cutout && !this.segmenter) {
+    // A source that is its own mask needs no segmenter.
+    if (request.cutout && !request.cutout.existingAlpha && !this.segmenter) {
       throw new ResultFailure(
         ResultErrorCode.ProcessingFailed,
         `The ${describeCutout(request.cutout)} ${NO_SEGMENTER}.`,

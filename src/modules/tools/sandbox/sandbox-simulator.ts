@@ -10,6 +10,7 @@ import { ResultErrorCode, ResultFailure } from '../result-failure';
 import { cutsSubjectOut, isProductPhoto, type ToolOptions } from '../tool-options';
 import type { ToolOutput, ToolRunner, TypedToolTask } from '../tool-runner';
 import { pipelineOf } from '../tool-pipelines';
+import { SOURCE_ALPHA_SEGMENTATION } from '../shared/existing-alpha';
 
 /** Longest side of a simulated result: small, so sandbox jobs finish in milliseconds. */
 const SIMULATED_LONG_SIDE = 512;
@@ -17,6 +18,8 @@ const SIMULATED_LONG_SIDE = 512;
 export const SANDBOX_FAIL_PREFIX = 'sandbox_fail';
 export const SANDBOX_SLOW_PREFIX = 'sandbox_slow';
 export const SANDBOX_UNSURE_PREFIX = 'sandbox_unsure';
+/** With `existing_alpha` `use`: a source that has no meaningful transparency, as an opaque photo would be. */
+export const SANDBOX_OPAQUE_PREFIX = 'sandbox_opaque';
 
 /**
  * The uncertainty of a sandbox cut-out: a sure one, or, for an `external_id` starting with
@@ -62,6 +65,18 @@ function backdropLabel(job: ToolOptions): string {
   if (background?.type === 'image') return ' on a background photo';
   if (background?.type === 'blur') return ` on its own background, ${background.blur?.mode ?? 'gaussian'} blur`;
   return '';
+}
+
+/** Whether the job takes the source's own alpha as its mask (`existing_alpha` `use`): nothing to be unsure of. */
+function usesExistingAlpha(job: ToolOptions): boolean {
+  if (isProductPhoto(job.options)) return false;
+  switch (job.tool) {
+    case ToolId.RemoveBackground:
+    case ToolId.ImageEditing:
+      return job.options.existing_alpha === 'use';
+    default:
+      return false;
+  }
 }
 
 /** The requested shape, from `resizing` or an `aspect_ratio`, scaled to the simulated size. */
@@ -112,6 +127,13 @@ export class SandboxSimulator implements ToolRunner {
         `Simulated failure: external_id starts with "${SANDBOX_FAIL_PREFIX}".`,
       );
     }
+    const existingAlpha = usesExistingAlpha(task);
+    if (existingAlpha && task.externalId?.startsWith(SANDBOX_OPAQUE_PREFIX)) {
+      throw new ResultFailure(
+        ResultErrorCode.SourceNotTransparent,
+        `Simulated source without meaningful transparency: external_id starts with "${SANDBOX_OPAQUE_PREFIX}".`,
+      );
+    }
     if (task.externalId?.startsWith(SANDBOX_SLOW_PREFIX)) {
       await sleep(this.config.SANDBOX_SLOW_SECONDS * 1000, undefined, { signal });
     }
@@ -124,6 +146,8 @@ export class SandboxSimulator implements ToolRunner {
       greyscale: kind === 'mask',
     });
     if (kind === 'none') return { image, format: task.format };
+    // The source's own alpha is taken as it is: nothing to be unsure of.
+    if (existingAlpha) return { image, format: task.format, uncertainty: 0, segmentation: SOURCE_ALPHA_SEGMENTATION };
     const unsure = task.externalId?.startsWith(SANDBOX_UNSURE_PREFIX) === true;
     return {
       image,
