@@ -74,6 +74,17 @@ describe('background photos and blurs through the API and an in-process worker',
         contentType: 'image/png',
       },
     );
+    // A product already cut out: a red disc on transparency, its edge soft.
+    const cutout = Buffer.alloc(W * H * 4);
+    for (let i = 0; i < W * H; i++) {
+      const alpha = Math.min(1, Math.max(0, (1 - edgeDistance(i % W, Math.floor(i / W))) / 3));
+      cutout.set([200, 30, 40, Math.round(alpha * 255)], i * 4);
+    }
+    server.serve(
+      '/cutout.png',
+      await fromFixture({ data: cutout, width: W, height: H, channels: 4 }).png().toBuffer(),
+      { contentType: 'image/png' },
+    );
     server.serve('/not-an-image.png', 'this is not an image', { contentType: 'image/png' });
     t = await createTestApp(
       {
@@ -210,6 +221,19 @@ describe('background photos and blurs through the API and an in-process worker',
       expect(await creditTotals(t, account.accountId)).toEqual(before);
       // The background is loaded before the model runs: a broken one costs no segmentation.
       expect(segmentation.received.length).toBe(segmented);
+    });
+
+    it('takes a source that is already cut out (existing_alpha use) onto the photo, unsegmented', async () => {
+      const segmented = segmentation.received.length;
+      const { results, image } = await completed('/remove-background', {
+        input: [{ image_url: server.url('/cutout.png') }],
+        background: { type: 'image', image_url: server.url('/gradient.png') },
+        existing_alpha: 'use',
+      });
+      expect(segmentation.received.length).toBe(segmented);
+      expect(results[0].segmentation).toEqual({ model: 'source_alpha', version: null, post_processing_version: null });
+      expectGradientAt(image, 2, 4);
+      expect(image.pixel(CENTRE.x, CENTRE.y).slice(0, 3)).toEqual([200, 30, 40]);
     });
 
     it('replaces the background of an edit, fitted to the edited size', async () => {
@@ -363,6 +387,18 @@ describe('background photos and blurs through the API and an in-process worker',
         '/image/edit',
         { operations: { background: { type: 'image' } } },
         'operations.background.image_url',
+      ],
+      [
+        'a blur of a source that is already cut out',
+        '/remove-background',
+        { background: { type: 'blur' }, existing_alpha: 'use' },
+        'existing_alpha',
+      ],
+      [
+        'an edit blur of a source that is already cut out',
+        '/image/edit',
+        { operations: { background: { type: 'blur' } }, existing_alpha: 'use' },
+        'existing_alpha',
       ],
       [
         'an edit blur on the original',
