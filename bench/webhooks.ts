@@ -207,6 +207,7 @@ async function main(): Promise<void> {
                   resultKey: `bench/${resultId}.png`,
                   thumbnailKey: null,
                   uncertainty: null,
+                  segmentation: null,
                   errorCode: null,
                   errorMessage: null,
                 },

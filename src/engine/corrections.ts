@@ -1,5 +1,7 @@
 import type { CutoutLayers } from './compose/cutout-layers';
-import { composite, shaded } from './compose/composite';
+import { fittedPhoto, type Backdrop } from './compose/backdrop';
+import { blurredBackground } from './compose/blurred-background';
+import { composite, compositeOnImage, shaded } from './compose/composite';
 import type { Rgba } from '../core/image/pipeline-steps';
 import { drawShadow, type ShadowStyle } from './compose/shadow';
 import type { AlphaMask } from './mask/alpha-mask';
@@ -39,18 +41,29 @@ export interface ProductCorrections {
   polish: boolean;
 }
 
+/**
+ * Whether a soft edge's colours are the subject's own already (a source cut out with straight
+ * alpha, used as its own mask) or a mix with the photo's backdrop, to be cleaned (decontaminate).
+ */
+export interface EdgeColours {
+  ownEdgeColours?: boolean;
+}
+
+const edgeColours = (photo: RawImage, alpha: AlphaMask, { ownEdgeColours }: EdgeColours) =>
+  ownEdgeColours ? photo : decontaminate(photo, alpha);
+
 /** The sharpening that follows `polish` on a product's pixels. */
 const PRODUCT_SHARPENING: SharpenStrength = { sigma: 0.8, edgeGain: 1.5 };
 
 /**
  * The subject cut out of the photo, its own pixels corrected as asked (the same polish, light and
  * colour steps as `image_editing`, before the cut-out is composed, so the background is never
- * corrected with it), its colours cleaned at soft edges, with its shadow.
+ * corrected with it), its colours cleaned at soft edges (unless they are its own already), with its shadow.
  */
 export async function productLayers(
   photo: RawImage,
   alpha: AlphaMask,
-  request: ProductCorrections & { shadow: ShadowStyle },
+  request: ProductCorrections & EdgeColours & { shadow: ShadowStyle },
   timeoutSeconds: number,
 ): Promise<CutoutLayers> {
   const shadow = await drawShadow(alpha, request.shadow);
@@ -63,12 +76,14 @@ export async function productLayers(
     },
     timeoutSeconds,
   );
-  return { colour: decontaminate(corrected, alpha), alpha, shadow };
+  return { colour: edgeColours(corrected, alpha, request), alpha, shadow };
 }
 
 /** A new background for a photo's subject, or 'original' to keep the photo and cast the shadow on it. */
-export interface BackgroundChange {
+export interface BackgroundChange extends EdgeColours {
   background: Rgba | null | 'original';
+  /** A photo fitted to the image, or the image's own background blurred, under the subject; null for none. */
+  backdrop: Backdrop | null;
   shadow: ShadowStyle;
 }
 
@@ -80,5 +95,12 @@ export async function replacedBackground(
 ): Promise<RawImage> {
   const shadow = await drawShadow(alpha, change.shadow);
   if (change.background === 'original') return shadow ? shaded(photo, alpha, shadow) : photo;
-  return composite({ colour: decontaminate(photo, alpha), alpha, shadow }, change.background);
+  const layers = { colour: edgeColours(photo, alpha, change), alpha, shadow };
+  const { backdrop } = change;
+  if (!backdrop) return composite(layers, change.background);
+  const behind =
+    backdrop.kind === 'photo'
+      ? await fittedPhoto(backdrop.image, photo, backdrop.fit, backdrop.pad)
+      : await blurredBackground(photo, alpha, backdrop.blur);
+  return compositeOnImage(layers, behind);
 }

@@ -1,4 +1,5 @@
-import { composite } from './compose/composite';
+import { fittedPhoto, preparedBlur, type Backdrop } from './compose/backdrop';
+import { composite, compositeOnImage } from './compose/composite';
 import { reframe } from './compose/cutout-layers';
 import { resampleExactly } from './compose/exact-resample';
 import { planFrame, union, type Placement } from './compose/framing';
@@ -6,16 +7,18 @@ import type { ShadowStyle } from './compose/shadow';
 import { subjectBounds, type AlphaMask } from './mask/alpha-mask';
 import type { Rgba } from '../core/image/pipeline-steps';
 import type { RawImage } from '../core/image/raw-image';
-import { productLayers, type ProductCorrections } from './corrections';
+import { productLayers, type EdgeColours, type ProductCorrections } from './corrections';
 
 /** Shadow opacity below this does not count as part of the subject's frame. */
 const SHADOW_FRAME_THRESHOLD = 8;
 
 /** What a cut-out result is made of, besides its photo and the subject's mask. */
-export interface CutoutComposition extends ProductCorrections {
+export interface CutoutComposition extends ProductCorrections, EdgeColours {
   /** `alpha`: the framed mask alone (no background colour, no shadow); `rgba`: the composed cut-out. */
   channels: 'rgba' | 'alpha';
   background: Rgba | null;
+  /** A photo or the photo's own background blurred, composed under the subject instead of `background`; or null. */
+  backdrop: Backdrop | null;
   shadow: ShadowStyle;
   placement: Placement;
 }
@@ -27,7 +30,10 @@ export type CutoutPixels = { kind: 'image'; image: RawImage } | { kind: 'mask'; 
  * A cut-out from its photo and the subject's mask: the product's pixels corrected and cleaned
  * with its shadow drawn (not for a mask, which has neither colours nor a shadow), framed (the
  * whole photo, a crop around the subject and its shadow, a canvas the subject fills a set
- * share of, or the client's placement on a canvas) and composed onto the background.
+ * share of, or the client's placement on a canvas) and composed onto the background: a colour,
+ * transparency, a photo fitted to the result, or the photo's own background blurred (which keeps
+ * the photo's frame: a blur is never reframed, the requests that would move it are refused at
+ * create).
  */
 export async function cutoutPixels(
   photo: RawImage,
@@ -36,6 +42,7 @@ export async function cutoutPixels(
   timeoutSeconds: number,
 ): Promise<CutoutPixels> {
   const mask = composition.channels === 'alpha';
+  const blurred = mask ? null : await preparedBlur(photo, alpha, composition.backdrop);
   const layers = mask
     ? { colour: photo, alpha, shadow: null }
     : await productLayers(photo, alpha, composition, timeoutSeconds);
@@ -57,7 +64,13 @@ export async function cutoutPixels(
     : placement.kind === 'layout'
       ? resampleExactly(layers, framing.frame, framing.size)
       : await reframe(layers, framing.frame, framing.size);
-  return mask
-    ? { kind: 'mask', mask: placed.alpha }
-    : { kind: 'image', image: composite(placed, composition.background) };
+  if (mask) return { kind: 'mask', mask: placed.alpha };
+  const { backdrop } = composition;
+  if (!backdrop) return { kind: 'image', image: composite(placed, composition.background) };
+  if (backdrop.kind === 'photo') {
+    const behind = await fittedPhoto(backdrop.image, framing.size, backdrop.fit, backdrop.pad);
+    return { kind: 'image', image: compositeOnImage(placed, behind) };
+  }
+  if (!whole || !blurred) throw new Error("A blurred background keeps the photo's own frame");
+  return { kind: 'image', image: compositeOnImage(placed, blurred) };
 }

@@ -1,5 +1,6 @@
 import { composite, compositeOnImage } from './compose/composite';
 import { maskFromProbability } from './mask/cutout-mask';
+import { existingCutout } from './mask/existing-alpha';
 import { colourUnderTransparency, withAlpha } from './transparent-colour';
 import { layOutAd } from './ad/ad-renderer';
 import { preservedSubject } from './preserved-subject';
@@ -19,6 +20,8 @@ import { interestingCrop } from './interesting-crop';
 export const ENGINE_OPERATIONS = {
   /** The segmentation model's probabilities turned into the photo's cut-out mask (subject, props, holes, edges). */
   subjectMask: maskFromProbability,
+  /** `existing_alpha` `use`: the source's own alpha as the mask, when it has meaningful transparency. */
+  existingCutout,
   /** remove_background between the model and the encoder. */
   cutoutPixels,
   /** The product cut out with its corrections, cleaned colours and shadow (scenes). */

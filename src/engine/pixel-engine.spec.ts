@@ -91,11 +91,13 @@ const CASES: { [Name in OperationName]: () => OperationArgs<Name> } = {
     const { map, mapPhoto } = probability();
     return [map, mapPhoto, photo()];
   },
+  existingCutout: () => [rgba()],
   cutoutPixels: () => [
     photo(),
     alpha(),
     {
       channels: 'rgba',
+      backdrop: null,
       light: true,
       color: true,
       polish: true,
@@ -108,7 +110,11 @@ const CASES: { [Name in OperationName]: () => OperationArgs<Name> } = {
   productLayers: () => [photo(), alpha(), { light: true, color: false, polish: true, shadow: SOFT_SHADOW }, 60],
   correctedPixels: () => [photo(), CORRECTIONS, 60],
   interestingCrop: () => [photo(), { width: 120, height: 120 }, 1],
-  replacedBackground: () => [photo(), alpha(), { background: { r: 20, g: 200, b: 90, alpha: 1 }, shadow: SOFT_SHADOW }],
+  replacedBackground: () => [
+    photo(),
+    alpha(),
+    { background: { r: 20, g: 200, b: 90, alpha: 1 }, backdrop: null, shadow: SOFT_SHADOW },
+  ],
   composite: () => [{ colour: photo(), alpha: alpha(), shadow: null }, null],
   compositeOnImage: () => [
     { colour: photo(), alpha: alpha(), shadow: null },

@@ -12,6 +12,20 @@ const OUTPUT_OPTIONS = {
   metadata: { values: ['strip', 'keep'], default: 'strip' },
 };
 
+/** The options that price a job otherwise, written out per tool (the others list none). */
+const OPTION_PRICES: Record<string, unknown[]> = {
+  [ToolId.RemoveBackground]: [
+    {
+      field: 'existing_alpha',
+      value: 'use',
+      credits: 1,
+      cost_key: 'image_editing.default',
+      pricing_version: 1,
+      description: expect.stringContaining('priced as an image edit'),
+    },
+  ],
+};
+
 /** What runs with the test defaults (no segmenter, no image provider): the tools that need neither. */
 const LOCAL_TOOLS: string[] = [ToolId.ImageEditing, ToolId.AdCreative];
 
@@ -45,6 +59,7 @@ describe(CatalogController.name, () => {
         default_cost_key: `${tool.id}.default`,
         pricing_version: 1,
         description: expect.any(String),
+        option_prices: OPTION_PRICES[tool.id] ?? [],
         available: LOCAL_TOOLS.includes(tool.id),
         mode: LOCAL_TOOLS.includes(tool.id) ? expect.any(String) : null,
         unavailable_reason: LOCAL_TOOLS.includes(tool.id) ? null : expect.stringMatching(/^needs /),

@@ -398,6 +398,37 @@ describe('image-jobs command line', () => {
     expect(refused.output).toContain('--crop-to-subject and --margin frame the result as placement does');
   });
 
+  it('offers --existing-alpha use: priced from the catalog, run in the sandbox, refused on a plain edit', async () => {
+    const account = await seedAccount(t, { credits: 100 });
+    const cutout = join(folder, 'cutout.png');
+    await sharp(
+      Buffer.from(
+        '<svg width="120" height="90"><ellipse cx="60" cy="45" rx="35" ry="30" fill="rgb(200,60,40)"/></svg>',
+      ),
+    )
+      .png()
+      .toFile(cutout);
+    const env = { IMAGE_JOBS_API_KEY: account.liveKey, IMAGE_JOBS_BASE_URL: base };
+    const quote = await runCli(
+      ['remove-background', cutout, '--existing-alpha', 'use', '--out', join(folder, 'q'), '--dry-run'],
+      env,
+    );
+    expect(quote.code).toBe(0);
+    expect(quote.output).toContain(
+      'price: 1 credit per image, pricing version 1 (remove_background with existing_alpha use in GET /api/v1/tools)',
+    );
+    const out = join(folder, 'own-alpha');
+    const run = await runCli(['remove-background', cutout, '--existing-alpha', 'use', '--out', out], {
+      ...env,
+      IMAGE_JOBS_API_KEY: account.sandboxKey,
+    });
+    expect(run).toMatchObject({ code: 0 });
+    expect((await sharp(join(out, 'cutout.png')).metadata()).format).toBe('png');
+    const refused = await runCli(['edit', cutout, '--width', '10', '--existing-alpha', 'use', '--out', out], env);
+    expect(refused.code).toBe(2);
+    expect(refused.output).toContain('--existing-alpha use needs --background transparent, white or color');
+  });
+
   it('is installed as the image-jobs command, built, with --help for every command', async () => {
     // node_modules/.bin/image-jobs, linked by npm ci to the package's bin, which runs the build (npm test builds).
     const command = join('node_modules', '.bin', 'image-jobs');

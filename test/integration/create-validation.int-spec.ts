@@ -20,6 +20,8 @@ type RefusalCase = [what: string, patch: Body, paths: string[]];
 const HOOK = 'https://hooks.example.com/image-jobs';
 const SOURCE = 'https://images.example.com/p/source.jpg';
 const PROMPT = 'Place the bottle on a marble counter in soft morning light';
+/** Valid subject hints, refused only where nothing is segmented. */
+const REGION_HINT = { region: { left: 0.1, top: 0.1, right: 0.9, bottom: 0.9 } };
 
 /** A syntactically valid URL of exactly `length` characters. */
 const urlOfLength = (origin: string, length: number) => `${origin}/${'a'.repeat(length - origin.length - 1)}`;
@@ -256,6 +258,23 @@ const ENDPOINTS: EndpointTable[] = [
         { operations: { background: { type: 'blue' } } },
         ['operations.background.type'],
       ],
+      ['existing_alpha not an allowed value', { existing_alpha: 'maybe' }, ['existing_alpha']],
+      ['existing_alpha null (it has a default)', { existing_alpha: null }, ['existing_alpha']],
+      [
+        'existing_alpha use without a background operation',
+        { existing_alpha: 'use', operations: { background: undefined } },
+        ['existing_alpha'],
+      ],
+      [
+        'existing_alpha use with background original (a shadow only)',
+        { existing_alpha: 'use', operations: { background: { type: 'original', color: undefined } } },
+        ['existing_alpha'],
+      ],
+      [
+        'existing_alpha use with subject_hints',
+        { existing_alpha: 'use', input: [...imageInputs(1), { ...imageInputs(2)[1], subject_hints: REGION_HINT }] },
+        ['input[1].subject_hints'],
+      ],
       [
         'operations.background.shadow not an allowed value',
         { operations: { background: { shadow: 'hard' } } },
@@ -490,6 +509,13 @@ const ENDPOINTS: EndpointTable[] = [
       ['background.shadow null (it has a default)', { background: { shadow: null } }, ['background.shadow']],
       ['background a string, not an object', { background: 'white' }, ['background']],
       ['unknown member background.blur', { background: { blur: 4 } }, ['background.blur']],
+      ['existing_alpha not an allowed value', { existing_alpha: 'maybe' }, ['existing_alpha']],
+      ['existing_alpha a boolean', { existing_alpha: true }, ['existing_alpha']],
+      [
+        'existing_alpha use with subject_hints',
+        { existing_alpha: 'use', input: [...imageInputs(1), { ...imageInputs(2)[1], subject_hints: REGION_HINT }] },
+        ['input[1].subject_hints'],
+      ],
     ],
   },
   {

@@ -1,5 +1,6 @@
 import type { Response } from 'supertest';
 import { ProcessRole } from '../../src/core/bootstrap/role';
+import { MASK_POST_PROCESSING_VERSION } from '../../src/engine/mask/post-processing-version';
 import { JobsController } from '../../src/modules/jobs/jobs.controller';
 import { expectError } from '../support/http-errors';
 import { creditTotals, idempotencyKey, imageInputs, unsigned, waitForJob, withFakeProvider } from '../support/jobs';
@@ -36,6 +37,7 @@ const RESULT_FIELDS = [
   'id',
   'index',
   'result_url',
+  'segmentation',
   'source_image_url',
   'status',
   'subject_hints',
@@ -322,6 +324,7 @@ describe(JobsController.name, () => {
             error_message: null,
             subject_hints: null,
             uncertainty: null,
+            segmentation: null,
           });
           expect(done.result_url).toEqual(expect.any(String));
           expect(done.thumbnail_url).toEqual(expect.any(String));
@@ -337,6 +340,7 @@ describe(JobsController.name, () => {
             error_code: 'provider_error',
             subject_hints: null,
             uncertainty: null,
+            segmentation: null,
           });
           expect(failed.error_message).toEqual(expect.any(String));
         }
@@ -525,19 +529,22 @@ describe(JobsController.name, () => {
             'external_id',
             'id',
             'result_url',
+            'segmentation',
             'subject_hints',
             'thumbnail_url',
             'uncertainty',
           ]);
         }
         const [shoe, bag] = shown.items;
-        // A sandbox cut-out (marketplace_clean) reports a sure uncertainty; a failed result none.
+        // A sandbox cut-out (marketplace_clean) reports a sure uncertainty and the sandbox's segmentation; a failed
+        // result neither.
         expect(shoe).toMatchObject({
           external_id: 'shoe-1',
           error_code: null,
           error_message: null,
           subject_hints: null,
           uncertainty: 0.05,
+          segmentation: { model: 'sandbox', version: '1', post_processing_version: MASK_POST_PROCESSING_VERSION },
         });
         expect(bag).toMatchObject({
           external_id: 'sandbox_fail_bag-2',
@@ -545,6 +552,7 @@ describe(JobsController.name, () => {
           thumbnail_url: null,
           error_code: 'sandbox_simulated_failure',
           uncertainty: null,
+          segmentation: null,
         });
         expect(bag.error_message).toEqual(expect.any(String));
         const image = await t.http().get(pathOf(shoe.result_url)).expect(200);

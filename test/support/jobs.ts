@@ -115,6 +115,8 @@ export interface ResultBody {
   credits_used: number;
   /** 0 sure .. 1 unsure, for cut-out results; null for others. */
   uncertainty: number | null;
+  /** Which model and mask post-processing made a cut-out; null for others. */
+  segmentation: { model: string; version: string | null; post_processing_version: string | null } | null;
   subject_hints: unknown;
 }
 

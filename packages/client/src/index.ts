@@ -48,6 +48,7 @@ export {
   type ResultErrorCode,
   type ResultStatus,
   type SceneCreateRequest,
+  type Segmentation,
   type Schemas,
   type ToolCatalog,
   type ToolCatalogEntry,

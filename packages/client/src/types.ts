@@ -52,6 +52,8 @@ export type ResultErrorCode = Schemas['ResultErrorCode'];
 export type Job = Schemas['JobSummaryDto'];
 /** One result of a job, as `GET /jobs/{jobId}` lists them. */
 export type JobResult = Schemas['JobResultDto'];
+/** Which model (and its weights' version) and which mask post-processing made a cut-out. */
+export type Segmentation = Schemas['SegmentationDto'];
 /** `GET /jobs/{jobId}`: the job and every result. */
 export type JobDetail = Schemas['JobDetailResponseDto'];
 /** `GET /jobs`: a page of jobs, newest first. */

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { JobStatus, ResultErrorCode, ResultStatus, ToolId } from './types';
+import type { JobStatus, ResultErrorCode, ResultStatus, Segmentation, ToolId } from './types';
 
 /** The event types the service sends (spec section 6). */
 export type WebhookEventType =
@@ -28,6 +28,8 @@ export interface WebhookEvent {
     thumbnail_url: string | null;
     /** The cut-out's uncertainty (0 sure .. 1 unsure); null when the result is not a cut-out. */
     uncertainty?: number | null;
+    /** Which model and mask post-processing made the cut-out; null when the result is not a cut-out. */
+    segmentation?: Segmentation | null;
     error_code?: ResultErrorCode | null;
     error_message?: string | null;
   };

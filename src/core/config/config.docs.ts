@@ -171,6 +171,12 @@ export const CONFIG_DOCS: { readonly [Name in keyof z.input<typeof configSetting
   SEGMENTER: { description: 'who cuts subjects out: `local`, `remote` or `none`' },
   SEGMENTER_URL: { description: 'the remote segmentation service (required with `SEGMENTER=remote`)' },
   SEGMENTER_TIMEOUT_SECONDS: { description: "the remote segmentation service's deadline" },
+  SEGMENTER_MODEL: {
+    description:
+      "the remote service's model as cut-outs report it in `segmentation.model` (its `version` is null: the " +
+      "service's answer does not say)",
+    default: '`remote`',
+  },
   SEGMENTATION_INPUT_SIZE: { description: "side of the local model's square input (multiple of 32, 320–1024)" },
   SEGMENTATION_THREADS: { description: "threads of the worker's one inference session" },
   UPSCALER: {

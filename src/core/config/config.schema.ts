@@ -219,6 +219,14 @@ export const configSettings = z.object({
   /** The remote segmenter: it receives a PNG and answers the subject's mask as an image. */
   SEGMENTER_URL: optionalUrl(['http:', 'https:']),
   SEGMENTER_TIMEOUT_SECONDS: positiveInt.max(600).default(30),
+  /**
+   * The remote segmenter's model as cut-outs report it (`segmentation.model`, with version null:
+   * its answer says nothing of the model). Name the service's model so a client can tell its cut-outs apart.
+   */
+  SEGMENTER_MODEL: z
+    .string()
+    .regex(/^[\w.@/:+-]{1,100}$/, 'letters, digits and . _ - @ / : + only, up to 100')
+    .default('remote'),
   /** The local model's square input side, in pixels; 768 was the smallest that lost no thin product detail. */
   SEGMENTATION_INPUT_SIZE: z.coerce.number().int().min(320).max(1024).multipleOf(32).default(768),
   /** Threads of the one inference session per worker; inferences in one process run one at a time. */

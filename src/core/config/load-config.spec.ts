@@ -58,6 +58,7 @@ describe(loadConfig.name, () => {
     ['DATABASE_URL', 'mysql://x'],
     ['OUTBOUND_ALLOWLIST', 'not a host/99'],
     ['WEBHOOK_RETRY_SCHEDULE', '1,x'],
+    ['SEGMENTER_MODEL', 'a model with spaces'],
   ])('refuses %s=%s with an InvalidConfigError naming the setting', (name, value) => {
     const error = configError({ [name]: value });
     expect(error.message).toContain(name);
@@ -78,6 +79,7 @@ describe(loadConfig.name, () => {
       DATABASE_URL: 'postgres://user@db:5432/app',
       OUTBOUND_ALLOWLIST: 'internal.example, 10.0.0.0/8 ,fd00::/8,192.168.1.5',
       WEBHOOK_RETRY_SCHEDULE: '1, 2,3',
+      SEGMENTER_MODEL: 'birefnet-general@2024-10',
     });
     expect(config).toMatchObject({
       PORT: 8080,
@@ -85,7 +87,9 @@ describe(loadConfig.name, () => {
       DATABASE_URL: 'postgres://user@db:5432/app',
       OUTBOUND_ALLOWLIST: ['internal.example', '10.0.0.0/8', 'fd00::/8', '192.168.1.5'],
       WEBHOOK_RETRY_SCHEDULE: [1, 2, 3],
+      SEGMENTER_MODEL: 'birefnet-general@2024-10',
     });
+    expect(loadConfig({}).SEGMENTER_MODEL).toBe('remote');
   });
 
   it('defaults PUBLIC_BASE_URL to http://localhost:$PORT', () => {

@@ -8,6 +8,7 @@ import { ResultFileRetention1764000000006 } from './migrations/1764000000006-res
 import { ResultHintsAndUncertainty1764000000007 } from './migrations/1764000000007-result-hints-and-uncertainty';
 import { Uploads1764000000008 } from './migrations/1764000000008-uploads';
 import { UploadStates1764000000009 } from './migrations/1764000000009-upload-states';
+import { ResultSegmentation1764000000010 } from './migrations/1764000000010-result-segmentation';
 
 /** Listed, not globbed, so the same list works from `src/` under jest and from `dist/`. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   ResultHintsAndUncertainty1764000000007,
   Uploads1764000000008,
   UploadStates1764000000009,
+  ResultSegmentation1764000000010,
 ];

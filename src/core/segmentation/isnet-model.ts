@@ -11,10 +11,20 @@ export interface PreparedModel {
   inputSize: number;
   /** The prepared file's sha256 (hex), as recorded in its `.sha256` sidecar. */
   sha256: string;
+  /** The model's name, as cut-outs report it. */
+  name: string;
+  /**
+   * What identifies its weights: the data package and version they are read from. Only the
+   * model whose sha256 is SOURCE_MODEL_SHA256 is ever prepared from it, so the two name one set of weights.
+   */
+  weights: string;
 }
 
 const DATA_PACKAGE = '@imgly/background-removal-data';
 const DATA_PACKAGE_VERSION = '1.4.5';
+/** The ISNet variant the data package's medium model is: IS-Net trained for general use. */
+const MODEL_NAME = 'isnet-general-use';
+const WEIGHTS = `${DATA_PACKAGE}@${DATA_PACKAGE_VERSION}`;
 /** The fp16 "medium" ISNet (general use) model; the int8 "small" one was slower and noisier here. */
 const MODEL_RESOURCE = '/models/medium';
 /**
@@ -46,11 +56,12 @@ export async function prepareIsnetModel(options: { modelsDir: string; inputSize:
     `isnet-general-${inputSize}-${SOURCE_MODEL_SHA256.slice(0, 12)}-v${CONVERSION_VERSION}.onnx`,
   );
 
+  const identity = { name: MODEL_NAME, weights: WEIGHTS };
   const existing = await preparedModelSha256(modelPath);
-  if (existing) return { path: modelPath, inputSize, sha256: existing };
+  if (existing) return { path: modelPath, inputSize, sha256: existing, ...identity };
 
   const sha256 = await writePreparedModel(modelPath, convertForCpu(await assembleSourceModel(), inputSize));
-  return { path: modelPath, inputSize, sha256 };
+  return { path: modelPath, inputSize, sha256, ...identity };
 }
 
 interface ChunkedResource {

@@ -84,6 +84,13 @@ describe(prepareIsnetModel.name, () => {
     expect((await readFile(`${prepared.path}.sha256`, 'utf8')).trim()).toBe(prepared.sha256);
   });
 
+  it('names the weights it holds as cut-outs report them: the model and the pinned data package', () => {
+    expect({ name: prepared.name, weights: prepared.weights }).toEqual({
+      name: 'isnet-general-use',
+      weights: '@imgly/background-removal-data@1.4.5',
+    });
+  });
+
   it(
     'reuses a prepared model without writing it again',
     async () => {

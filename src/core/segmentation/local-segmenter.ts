@@ -4,11 +4,13 @@ import type { RawImage } from '../image/raw-image';
 import type { PixelEngine } from '../../engine/pixel-engine';
 import type { SegmentationMetrics } from '../metrics/segmentation.metrics';
 import type { Piscina } from 'piscina';
+import { MASK_POST_PROCESSING_VERSION } from '../../engine/mask/post-processing-version';
 import { revived } from '../../engine/transfer';
 import { startSingleThread, threadModule } from '../../engine/thread-module';
-import { prepareIsnetModel } from './isnet-model';
+import { prepareIsnetModel, type PreparedModel } from './isnet-model';
 import type { ProbabilityResult } from './isnet-session';
 import type { IsnetSettings, IsnetTask } from './isnet-thread';
+import type { SegmentationReport } from './segmentation-report';
 import { SegmentationError, type Segmenter } from './segmenter';
 
 export interface LocalSegmenterSettings {
@@ -21,6 +23,11 @@ export interface LocalSegmenterSettings {
 interface IsnetThread {
   pool: Piscina<IsnetTask, unknown>;
   settings: IsnetSettings;
+}
+
+/** What a cut-out of the loaded model reports: its name, its weights and our post-processing. */
+function reportOf(model: PreparedModel): SegmentationReport {
+  return { model: model.name, version: model.weights, postProcessingVersion: MASK_POST_PROCESSING_VERSION };
 }
 
 /**
@@ -56,7 +63,8 @@ export class LocalSegmenter implements Segmenter, OnModuleDestroy {
     this.metrics.inferred(timings.inferenceMs / 1000);
     signal.throwIfAborted();
     // The probabilities and the model's view of the photo are this call's own, so they are given, not copied.
-    return this.engine.run('subjectMask', [map, pixels, image, hints], [map, pixels]);
+    const subject = await this.engine.run('subjectMask', [map, pixels, image, hints], [map, pixels]);
+    return { ...subject, segmentation: reportOf(settings.model) };
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -5,12 +5,15 @@ import type { OutboundHttps } from '../outbound/outbound-https';
 import type { AlphaMask } from '../../engine/mask/alpha-mask';
 import { maskWithHints, softShare } from '../../engine/mask/hinted-mask';
 import { NO_HINTS, type Cutout, type SubjectHints } from '../../engine/mask/subject-hints';
+import { MASK_POST_PROCESSING_VERSION } from '../../engine/mask/post-processing-version';
 import { fromRaw, type RawImage } from '../image/raw-image';
 import { SegmentationError, type Segmenter } from './segmenter';
 
 export interface RemoteSegmenterSettings {
   url: URL;
   timeoutSeconds: number;
+  /** The service's model as its cut-outs report it (SEGMENTER_MODEL). */
+  model: string;
 }
 
 /** A mask larger than this is not a mask of an image we sent (64 MiB). */
@@ -19,7 +22,8 @@ const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 /**
  * A segmentation service over HTTP: `POST` the image as PNG, the answer is an image the size
  * of the one sent (or any size: it is resampled) whose alpha channel, or else its first
- * channel, is the mask; the client's hints are applied to it afterwards. The connection goes
+ * channel, is the mask; the client's hints are applied to it afterwards. The answer says
+ * nothing of the model, so cut-outs report the configured model's name and no version. The connection goes
  * through the outbound address policy like every other outbound request; a service on a
  * private address must be named in OUTBOUND_ALLOWLIST.
  */
@@ -52,7 +56,11 @@ export class RemoteSegmenter implements Segmenter {
       );
     });
     const mask = maskWithHints(answered, hints);
-    return { mask, uncertainty: softShare(mask) };
+    return {
+      mask,
+      uncertainty: softShare(mask),
+      segmentation: { model: this.settings.model, version: null, postProcessingVersion: MASK_POST_PROCESSING_VERSION },
+    };
   }
 
   private post(png: Buffer, signal: AbortSignal): Promise<Buffer> {

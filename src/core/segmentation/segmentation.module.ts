@@ -32,7 +32,11 @@ function segmenterFor(
       );
     case 'remote':
       return new RemoteSegmenter(
-        { url: new URL(config.SEGMENTER_URL as string), timeoutSeconds: config.SEGMENTER_TIMEOUT_SECONDS },
+        {
+          url: new URL(config.SEGMENTER_URL as string),
+          timeoutSeconds: config.SEGMENTER_TIMEOUT_SECONDS,
+          model: config.SEGMENTER_MODEL,
+        },
         outbound,
       );
     case 'none':

@@ -235,7 +235,12 @@ describe('cutoutPixels without a placement on a canvas', () => {
     ],
   ] as const)('gives the same bytes as before for %s', async (_name, composition, fingerprint) => {
     const { photo, alpha } = fingerprintPhoto();
-    const out = await cutoutPixels(photo, alpha, { ...composition, light: false, color: false, polish: false }, 30);
+    const out = await cutoutPixels(
+      photo,
+      alpha,
+      { ...composition, backdrop: null, light: false, color: false, polish: false },
+      30,
+    );
     const data = out.kind === 'image' ? out.image.data : out.mask.data;
     expect(createHash('sha256').update(data).digest('hex').slice(0, 16)).toBe(fingerprint);
   });
@@ -251,6 +256,7 @@ describe('cutoutPixels on a canvas', () => {
         {
           channels: 'rgba',
           background: null,
+          backdrop: null,
           shadow: { kind: 'soft', spread: 1, lean: 0 },
           placement: layout({ size: { width: 600, height: 600 }, padding: even(0), shadowInBox }),
           light: false,

@@ -1,7 +1,7 @@
 import type { ProbabilityMap } from '../../core/segmentation/probability-map';
 import type { RawImage } from '../../core/image/raw-image';
 import { refineAlpha } from './guided-filter';
-import { NO_HINTS, type Cutout, type SubjectHints } from './subject-hints';
+import { NO_HINTS, type SubjectHints, type SubjectMask } from './subject-hints';
 import { selectSubject } from './subject-selection';
 
 /**
@@ -15,7 +15,7 @@ export async function maskFromProbability(
   mapPhoto: Buffer,
   image: RawImage,
   hints: SubjectHints = NO_HINTS,
-): Promise<Cutout> {
+): Promise<SubjectMask> {
   const selection = selectSubject(map, mapPhoto, hints);
   return { mask: await refineAlpha(selection.map, image), uncertainty: selection.uncertainty };
 }

@@ -1,3 +1,4 @@
+import type { SegmentationReport } from '../../core/segmentation/segmentation-report';
 import type { AlphaMask } from './alpha-mask';
 
 /**
@@ -32,10 +33,15 @@ export const MAX_KEEP_POINTS = 10;
 export const hasHints = (hints: SubjectHints): boolean => hints.region !== null || hints.keepPoints.length > 0;
 
 /**
- * A cut-out's mask with how sure the segmenter is of it: 0 sure, 1 unsure. Clients send
+ * A subject's mask with how sure the segmenter is of it: 0 sure, 1 unsure. Clients send
  * unsure cut-outs to a person; the score ranks cut-outs, it is not a probability of error.
  */
-export interface Cutout {
+export interface SubjectMask {
   mask: AlphaMask;
   uncertainty: number;
+}
+
+/** A segmenter's answer: the subject's mask, and which model and post-processing made it. */
+export interface Cutout extends SubjectMask {
+  segmentation: SegmentationReport;
 }

@@ -84,6 +84,26 @@ export class OutputOptionsCatalogDto {
   metadata!: MetadataOptionDto;
 }
 
+export class OptionPriceDto {
+  @ApiProperty({ example: 'existing_alpha', description: 'The top-level request field.' })
+  field!: string;
+
+  @ApiProperty({ example: 'use', description: 'The value of the field that brings this price.' })
+  value!: string;
+
+  @ApiProperty({ type: 'integer', description: 'Current credit cost per result of a job with this value.' })
+  credits!: number;
+
+  @ApiProperty({ example: 'image_editing.default', description: 'The price row the cost comes from.' })
+  cost_key!: string;
+
+  @ApiProperty({ type: 'integer' })
+  pricing_version!: number;
+
+  @ApiProperty()
+  description!: string;
+}
+
 export class ToolCatalogEntryDto {
   @ApiProperty({ enum: ToolId, enumName: 'ToolId' })
   id!: ToolId;
@@ -108,6 +128,14 @@ export class ToolCatalogEntryDto {
 
   @ApiProperty()
   description!: string;
+
+  @ApiProperty({
+    type: [OptionPriceDto],
+    description:
+      'Request options that price a job otherwise than `credits`: a job whose request has `field` set to ' +
+      '`value` reserves and captures these credits per result instead. Empty for most tools.',
+  })
+  option_prices!: OptionPriceDto[];
 
   @ApiProperty({
     description:

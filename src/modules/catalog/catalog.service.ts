@@ -6,10 +6,16 @@ import {
   type ProductPhotoPreset,
 } from './product-photo-presets';
 import { PricesRepository, type CurrentPrice } from './prices.repository';
-import { defaultCostKey, TOOLS, type ToolDefinition } from './tools';
+import { defaultCostKey, TOOLS, type OptionPrice, type ToolDefinition } from './tools';
+
+export interface PricedOption extends OptionPrice {
+  price: CurrentPrice;
+}
 
 export interface PricedTool extends ToolDefinition {
   price: CurrentPrice;
+  /** The options that price a job by another key, each with that key's current price. */
+  pricedOptions: PricedOption[];
 }
 
 export interface PricedPreset extends ProductPhotoPreset {
@@ -40,11 +46,16 @@ export class CatalogService {
   /** Every tool with its current price; a tool without a price row is a deployment error. */
   async pricedTools(): Promise<PricedTool[]> {
     const prices = await this.prices.currentPrices();
-    return TOOLS.map((tool) => {
-      const price = prices.get(defaultCostKey(tool.id));
-      if (!price) throw new Error(`No price for ${defaultCostKey(tool.id)}: the prices table is incomplete`);
-      return { ...tool, price };
-    });
+    const priceOf = (costKey: string) => {
+      const price = prices.get(costKey);
+      if (!price) throw new Error(`No price for ${costKey}: the prices table is incomplete`);
+      return price;
+    };
+    return TOOLS.map((tool) => ({
+      ...tool,
+      price: priceOf(defaultCostKey(tool.id)),
+      pricedOptions: tool.optionPrices.map((option) => ({ ...option, price: priceOf(option.costKey) })),
+    }));
   }
 
   /** The presets (of one operation, if given), each with its operation's current price. */

@@ -230,7 +230,8 @@ describe(JobLifecycleService.name, () => {
       setUp(1);
       await lifecycle.start('result-0');
       calls.length = 0;
-      expect(await lifecycle.complete('result-0', files, 0.12345)).toBe(true);
+      const segmentation = { model: 'isnet-general-use', version: 'weights-1', postProcessingVersion: '1' };
+      expect(await lifecycle.complete('result-0', files, { uncertainty: 0.12345, segmentation })).toBe(true);
       expect(calls).toEqual([
         'lock job',
         'complete result',
@@ -241,7 +242,11 @@ describe(JobLifecycleService.name, () => {
         'record job event',
         'release slots 1',
       ]);
-      expect(events[0].result).toMatchObject({ status: ResultStatus.Completed, uncertainty: 0.123 });
+      expect(events[0].result).toMatchObject({
+        status: ResultStatus.Completed,
+        uncertainty: 0.123,
+        segmentation: { model: 'isnet-general-use', version: 'weights-1', post_processing_version: '1' },
+      });
       expect(events[1].job.status).toBe(JobStatus.Completed);
       expect(dispatched).toHaveLength(2);
     },
@@ -265,7 +270,7 @@ describe(JobLifecycleService.name, () => {
   it('leaves a result settled while it was being handed back as it is', async () => {
     setUp(1);
     await lifecycle.start('result-0');
-    await lifecycle.complete('result-0', files, null);
+    await lifecycle.complete('result-0', files, {});
     calls.length = 0;
     expect(await lifecycle.handBack('result-0')).toBe(false);
     expect(calls).toEqual(['lock job', 'hand back result']);
@@ -275,7 +280,7 @@ describe(JobLifecycleService.name, () => {
   it('does not end the job before its last result settles', async () => {
     setUp(2);
     await lifecycle.start('result-0');
-    await lifecycle.complete('result-0', files, null);
+    await lifecycle.complete('result-0', files, {});
     expect(states.job.status).toBe(JobStatus.Processing);
     expect(events).toHaveLength(1);
   });
@@ -285,7 +290,7 @@ describe(JobLifecycleService.name, () => {
     async () => {
       setUp(2);
       await lifecycle.start('result-0');
-      await lifecycle.complete('result-0', files, null);
+      await lifecycle.complete('result-0', files, {});
       calls.length = 0;
       expect(await lifecycle.fail('result-1', ResultErrorCode.SourceNotImage, 'x'.repeat(2000))).toBe(true);
       expect(calls.slice(0, 3)).toEqual(['lock job', 'fail result', 'release 3']);
@@ -298,10 +303,10 @@ describe(JobLifecycleService.name, () => {
   it('settles a result once: a second completion or failure changes nothing and dispatches nothing', async () => {
     setUp(1);
     await lifecycle.start('result-0');
-    await lifecycle.complete('result-0', files, null);
+    await lifecycle.complete('result-0', files, {});
     calls.length = 0;
     dispatched.length = 0;
-    expect(await lifecycle.complete('result-0', files, null)).toBe(false);
+    expect(await lifecycle.complete('result-0', files, {})).toBe(false);
     expect(await lifecycle.fail('result-0', ResultErrorCode.SourceNotImage, 'late')).toBe(false);
     expect(calls).toEqual(['lock job', 'complete result', 'lock job', 'fail result']);
     expect(dispatched).toEqual([]);
@@ -311,7 +316,7 @@ describe(JobLifecycleService.name, () => {
     setUp(1, 0);
     states.job.sandbox = true;
     await lifecycle.start('result-0');
-    await lifecycle.complete('result-0', files, null);
+    await lifecycle.complete('result-0', files, {});
     expect(calls).not.toContain('release slots 1');
   });
 

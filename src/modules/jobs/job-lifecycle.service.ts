@@ -4,8 +4,9 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { afterCommit } from '../../core/database/after-commit';
 import { withTransactionRetry } from '../../core/database/transaction-retry';
 import { JobMetrics, type MetricsEnvironment } from '../../core/metrics/job.metrics';
+import { storedSegmentation } from '../../core/segmentation/segmentation-report';
 import { CreditsService } from '../credits/credits.service';
-import type { ToolTask } from '../tools/tool-runner';
+import type { ToolOutput, ToolTask } from '../tools/tool-runner';
 import { CapacityService } from '../capacity/capacity.service';
 import {
   WebhookOutbox,
@@ -25,6 +26,9 @@ interface JobSettlement {
 }
 
 const environmentOf = (sandbox: boolean): MetricsEnvironment => (sandbox ? 'sandbox' : 'live');
+
+/** What a completed result says of its cut-out: its uncertainty and segmentation, both absent when it is none. */
+export type CutoutReport = Pick<ToolOutput, 'uncertainty' | 'segmentation'>;
 
 /**
  * An uncertainty as results show it: 0 to 1, three decimals (finer says nothing a ranking
@@ -126,14 +130,15 @@ export class JobLifecycleService {
   }
 
   /**
-   * A result produced its image: its credits are captured. `uncertainty` is its cut-out's, or
-   * null for a result that is not a cut-out. False if it was already settled.
+   * A result produced its image: its credits are captured. `cutout` is what it says of its
+   * cut-out (nothing for a result that is not a cut-out). False if it was already settled.
    */
-  async complete(resultId: string, files: ResultFiles, uncertainty: number | null): Promise<boolean> {
-    const stored = storedUncertainty(uncertainty);
+  async complete(resultId: string, files: ResultFiles, cutout: CutoutReport): Promise<boolean> {
+    const uncertainty = storedUncertainty(cutout.uncertainty ?? null);
+    const segmentation = storedSegmentation(cutout.segmentation ?? null);
     const deliveries = await withTransactionRetry(this.dataSource, async (manager) => {
       await this.lockJobOf(manager, resultId);
-      const result = await this.states.completeResult(manager, resultId, files, stored);
+      const result = await this.states.completeResult(manager, resultId, files, { uncertainty, segmentation });
       if (!result) return null;
       await this.credits.capture(manager, result.accountId, result.jobId, result.creditsReserved);
       const settlement = await this.countOnJob(manager, result.jobId, {
@@ -150,7 +155,8 @@ export class JobLifecycleService {
         status: ResultStatus.Completed,
         resultKey: files.resultKey,
         thumbnailKey: files.thumbnailKey,
-        uncertainty: stored,
+        uncertainty,
+        segmentation,
         errorCode: null,
         errorMessage: null,
       });
@@ -183,6 +189,7 @@ export class JobLifecycleService {
         resultKey: null,
         thumbnailKey: null,
         uncertainty: null,
+        segmentation: null,
         errorCode: code,
         errorMessage,
       });

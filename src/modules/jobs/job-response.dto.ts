@@ -28,7 +28,54 @@ const ShownUncertainty = () =>
       'cut-outs: `remove_background` (including masks), ' +
       '`image_editing` with a `background` operation that cuts the subject out, and the product photo operations ' +
       'that cut the product out; null on every other result (tools that make no cut-out of their own, ' +
-      'results not completed). Sandbox cut-outs carry 0.05, or 0.9 when `external_id` starts with `sandbox_unsure`.',
+      "results not completed). 0 for a cut-out whose mask is the source's own alpha (`existing_alpha` `use`). " +
+      'Sandbox cut-outs carry 0.05, or 0.9 when `external_id` starts with `sandbox_unsure` (0 with ' +
+      '`existing_alpha` `use`).',
+  });
+
+/** Which model and post-processing made a cut-out. */
+export class SegmentationDto {
+  @ApiProperty({
+    example: 'isnet-general-use',
+    description:
+      'The segmentation model that cut the subject out: `isnet-general-use` on a deployment that runs the local ' +
+      "model, the operator's name for it with a remote segmentation service, `sandbox` for sandbox cut-outs.",
+  })
+  model!: string;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '@imgly/background-removal-data@1.4.5',
+    description:
+      "What identifies the model's weights: for the local model the pinned package they are read from (verified " +
+      'against its checksum when the model is prepared); null when the segmentation service does not say. Compare ' +
+      'for equality only: a different value means different weights.',
+  })
+  version!: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '1',
+    description:
+      "The version of the service's own mask post-processing (subject selection, hole filling, edge refinement). " +
+      'It changes when the same model output would give a different mask; compare for equality only.',
+  })
+  post_processing_version!: string | null;
+}
+
+/** Shown on every result record: which model and post-processing made the cut-out. */
+const ShownSegmentation = () =>
+  ApiProperty({
+    type: SegmentationDto,
+    nullable: true,
+    description:
+      'Which model (and its version) and which version of the mask post-processing made this cut-out, so ' +
+      'cut-outs made before and after a model change can be told apart. Set on the same results as ' +
+      '`uncertainty` (completed cut-outs); null on every other result, and on results completed before it was ' +
+      'recorded. Sandbox cut-outs report `{ "model": "sandbox", "version": "1", "post_processing_version": ' +
+      '<the live post-processing version> }`.',
   });
 
 export class JobSummaryDto {
@@ -67,6 +114,7 @@ export class JobResultDto {
   @ApiProperty({ enum: ResultErrorCode, enumName: 'ResultErrorCode', nullable: true }) error_code!: string | null;
   @ApiProperty({ type: String, nullable: true }) error_message!: string | null;
   @ShownUncertainty() uncertainty!: number | null;
+  @ShownSegmentation() segmentation!: SegmentationDto | null;
   @ApiProperty({ type: 'integer' }) credits_reserved!: number;
   @ApiProperty({ type: 'integer' }) credits_used!: number;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
@@ -117,6 +165,7 @@ export class EnhancementItemDto {
   @ApiProperty({ type: String, nullable: true }) error_code!: string | null;
   @ApiProperty({ type: String, nullable: true }) error_message!: string | null;
   @ShownUncertainty() uncertainty!: number | null;
+  @ShownSegmentation() segmentation!: SegmentationDto | null;
 }
 
 export class EnhancementDto {

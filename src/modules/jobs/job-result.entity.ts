@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { StoredSegmentation } from '../../core/segmentation/segmentation-report';
 import type { CapacityGroup } from '../catalog/tools';
 import type { ResultStatus } from './job-status';
 import type { StoredSubjectHints } from './result-subject-hints';
@@ -24,6 +25,11 @@ export class JobResult {
   @Column({ name: 'error_message', type: 'text', nullable: true }) errorMessage!: string | null;
   /** How unsure the segmenter was of a completed cut-out (0 sure .. 1 unsure, 3 decimals); null for anything else. */
   @Column({ type: 'real', nullable: true }) uncertainty!: number | null;
+  /**
+   * Which model (and its weights' version) and which mask post-processing made a completed
+   * cut-out; null for anything else, and for results completed before it was recorded.
+   */
+  @Column({ type: 'jsonb', nullable: true }) segmentation!: StoredSegmentation | null;
   @Column({ name: 'credits_reserved', type: 'integer' }) creditsReserved!: number;
   @Column({ name: 'credits_used', type: 'integer', default: 0 }) creditsUsed!: number;
   @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import type { StoredSegmentation } from '../../core/segmentation/segmentation-report';
 import type { Job } from './job.entity';
 import type { JobResult } from './job-result.entity';
 import type { ResultErrorCode } from '../tools/result-failure';
@@ -156,22 +157,25 @@ export class JobStateRepository {
     return { api: job.api, outputFormat: job.output_format, options: job.options };
   }
 
-  /** Processing to completed, its reserved credits used; null when the result is not processing. */
+  /**
+   * Processing to completed, its reserved credits used, with what it says of its cut-out (nulls
+   * for a result that is not one); null when the result is not processing.
+   */
   async completeResult(
     manager: EntityManager,
     resultId: string,
     files: ResultFiles,
-    uncertainty: number | null,
+    cutout: { uncertainty: number | null; segmentation: StoredSegmentation | null },
   ): Promise<SettledResult | null> {
     const [row]: SettledRow[] = await manager.query(
       `WITH done AS (
          UPDATE job_results
-            SET status = 'completed', result_key = $2, thumbnail_key = $3, uncertainty = $4,
+            SET status = 'completed', result_key = $2, thumbnail_key = $3, uncertainty = $4, segmentation = $5,
                 credits_used = credits_reserved, completed_at = now()
           WHERE id = $1 AND status = 'processing'
           RETURNING job_id, account_id, external_id, credits_reserved, capacity_group, sandbox)
        SELECT * FROM done`,
-      [resultId, files.resultKey, files.thumbnailKey, uncertainty],
+      [resultId, files.resultKey, files.thumbnailKey, cutout.uncertainty, cutout.segmentation],
     );
     return row ? settledResult(row) : null;
   }

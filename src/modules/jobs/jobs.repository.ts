@@ -156,6 +156,7 @@ export class JobsRepository {
           errorCode: null,
           errorMessage: null,
           uncertainty: null,
+          segmentation: null,
           creditsReserved: job.creditsPerResult,
           creditsUsed: 0,
           createdAt: job.createdAt,

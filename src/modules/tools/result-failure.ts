@@ -6,6 +6,13 @@ export enum ResultErrorCode {
   SourceBlocked = 'source_blocked',
   SourceTooLarge = 'source_too_large',
   SourceNotImage = 'source_not_image',
+  /** A background photo (`background.image_url`) that could not be fetched, was refused, too large or not an image. */
+  BackgroundFetchFailed = 'background_fetch_failed',
+  BackgroundBlocked = 'background_blocked',
+  BackgroundTooLarge = 'background_too_large',
+  BackgroundNotImage = 'background_not_image',
+  /** `existing_alpha` `use` on a source without meaningful transparency (an extension of the contract's list). */
+  SourceNotTransparent = 'source_not_transparent',
   ProcessingFailed = 'processing_failed',
   ProviderError = 'provider_error',
   Timeout = 'timeout',

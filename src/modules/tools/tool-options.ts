@@ -32,11 +32,32 @@ export type StoredOutput = {
 /** How much of the photo's own product an AI edit keeps: the image engine's own levels. */
 export type { PreservationLevel };
 export type CutoutChannels = 'rgba' | 'alpha';
-export type EditBackgroundType = 'original' | 'transparent' | 'white' | 'color';
+export type EditBackgroundType = 'original' | 'transparent' | 'white' | 'color' | 'image' | 'blur';
 export type ResizeFit = 'contain' | 'cover' | 'crop';
 
-/** A background as the create requests give it: `type` and, for `color`, the colour. */
-export type StoredBackground = { type?: string; color?: string };
+/**
+ * Whether a source's own transparency is its mask (`use`: it is not segmented) or is flattened and
+ * segmented like any photo (`ignore`, the default). Stored as the request gave it; absent is `ignore`.
+ */
+export type ExistingAlpha = 'ignore' | 'use';
+
+/** A background photo's fit, and a blur of the photo's own background, as the create requests store them. */
+export type StoredBackdropFit = 'cover' | 'contain';
+/** Stored with both members; typed optional because the DTO's nested instance is stored as it is for `image/edit`. */
+export type StoredBlur = { mode?: 'gaussian' | 'bokeh'; strength?: number };
+
+/**
+ * A background as the create requests give it: `type`; for `color`, the colour; for `image`, the
+ * photo's URL, its fit (stored with its default) and the colour it is contained on; for `blur`,
+ * the blur (stored with its defaults). Jobs stored before photos and blurs have neither.
+ */
+export type StoredBackground = {
+  type?: string;
+  color?: string;
+  image_url?: string;
+  fit?: StoredBackdropFit;
+  blur?: StoredBlur;
+};
 
 /** One side's padding as a job stores it: whole pixels, or "N%" of the canvas side in its direction. */
 export type StoredPaddingLength = number | string;
@@ -62,7 +83,7 @@ export type StoredPlacement = {
 
 /** `POST /remove-background`. */
 export type RemoveBackgroundOptions = {
-  background: { type: 'transparent' | 'white' | 'color'; color?: string; shadow: ShadowKind };
+  background: StoredBackground & { type: 'transparent' | 'white' | 'color' | 'image' | 'blur'; shadow: ShadowKind };
   /** `channels` is absent from jobs created before masks were offered (they are `rgba`). */
   output: StoredOutput & {
     crop_to_subject: boolean;
@@ -70,6 +91,7 @@ export type RemoveBackgroundOptions = {
     channels?: CutoutChannels;
     format?: string;
   };
+  existing_alpha?: ExistingAlpha;
   /** Absent when the request has none (and in jobs stored before it existed): the source's frame. */
   placement?: StoredPlacement;
 };
@@ -77,14 +99,14 @@ export type RemoveBackgroundOptions = {
 /** The operations of `POST /image/edit`, each optional. */
 export type EditOperations = {
   adjustments?: { light?: boolean; color?: boolean };
-  background?: { type?: EditBackgroundType; color?: string; shadow?: ShadowKind };
+  background?: StoredBackground & { type?: EditBackgroundType; shadow?: ShadowKind };
   resizing?: { width?: number; height?: number; fit?: ResizeFit };
   restorations?: { upscale?: boolean; polish?: boolean };
   placement?: StoredPlacement;
 };
 
 /** `POST /image/edit`. */
-export type ImageEditOptions = { operations: EditOperations; output: StoredOutput };
+export type ImageEditOptions = { operations: EditOperations; output: StoredOutput; existing_alpha?: ExistingAlpha };
 
 /** `POST /image/ai-edit`. */
 export type ImageAiEditOptions = {
@@ -153,6 +175,11 @@ export type ToolOptions =
 /** Whether options are a product photo operation's rather than their tool's own endpoint's. */
 export function isProductPhoto(options: ToolOptions['options']): options is ProductPhotoOptions {
   return 'operation' in options;
+}
+
+/** Whether a `background` operation replaces the background (transparent, white or a colour): for existing_alpha. */
+export function replacesBackground(background: EditOperations['background']): boolean {
+  return (background?.type ?? 'original') !== 'original';
 }
 
 /** Whether a `background` operation cuts the subject out: for a new background, or for a shadow drawn from its mask. */

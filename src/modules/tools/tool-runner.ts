@@ -1,4 +1,5 @@
 import type { OutputFormat } from '../../core/image/output-format';
+import type { SegmentationReport } from '../../core/segmentation/segmentation-report';
 import type { SubjectHints } from '../../engine/mask/subject-hints';
 import type { ToolId } from '../catalog/tools';
 import type { MetadataChoice, StoredOutput, ToolOptions } from './tool-options';
@@ -61,6 +62,11 @@ export interface ToolOutput {
    * segmenter was of it, from 0 (sure) to 1; absent for every other result.
    */
   uncertainty?: number;
+  /**
+   * For a result that is a cut-out, which model made its mask (and its weights' version) and
+   * which version of our mask post-processing; absent for every other result.
+   */
+  segmentation?: SegmentationReport;
 }
 
 /** The worker's tool step: the sandbox simulator, or a live pipeline. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import type { StoredSegmentation } from '../../core/segmentation/segmentation-report';
 import { ResultUrls } from '../../core/storage/result-urls';
 import type { ToolId } from '../catalog/tools';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
@@ -25,6 +26,8 @@ export interface EventResult {
   thumbnailKey: string | null;
   /** The cut-out's uncertainty (0 sure .. 1 unsure), as stored; null for a result that is not a cut-out, or failed. */
   uncertainty: number | null;
+  /** Which model and mask post-processing made the cut-out, as stored; null for a result that is not one, or failed. */
+  segmentation: StoredSegmentation | null;
   errorCode: string | null;
   errorMessage: string | null;
 }
@@ -59,6 +62,7 @@ export class WebhookOutbox {
         result_url: result.resultKey ? await this.resultUrls.urlOf(result.resultKey) : null,
         thumbnail_url: result.thumbnailKey ? await this.resultUrls.urlOf(result.thumbnailKey) : null,
         uncertainty: result.uncertainty,
+        segmentation: result.segmentation,
         ...(failed ? { error_code: result.errorCode, error_message: result.errorMessage } : {}),
       },
     });

@@ -100,6 +100,12 @@ export function clientJobsApi(baseUrl: string, apiKey: string | undefined, pacin
           id: tool.id,
           credits: tool.credits,
           pricingVersion: tool.pricing_version,
+          optionPrices: tool.option_prices.map((option) => ({
+            field: option.field,
+            value: option.value,
+            credits: option.credits,
+            pricingVersion: option.pricing_version,
+          })),
         })),
       ),
     presets: () =>

@@ -19,6 +19,17 @@ export function unitPrice(source: PriceSource, catalog: readonly CatalogPrice[])
   }
   const entry = catalog.find((tool) => tool.id === source.toolId);
   if (!entry) throw new Error(`the catalog (GET /api/v1/tools) has no tool ${source.toolId}`);
+  const { option } = source;
+  const priced = option
+    ? entry.optionPrices?.find((price) => price.field === option.field && price.value === option.value)
+    : undefined;
+  if (option && priced) {
+    return {
+      credits: priced.credits,
+      pricingVersion: priced.pricingVersion,
+      origin: `${source.toolId} with ${option.field} ${option.value} in GET /api/v1/tools`,
+    };
+  }
   return {
     credits: entry.credits,
     pricingVersion: entry.pricingVersion,

@@ -36,6 +36,16 @@ export interface CatalogPrice {
   id: string;
   credits: number;
   pricingVersion: number;
+  /** Request options that price a job otherwise (the entry's `option_prices`); absent where none do. */
+  optionPrices?: OptionPrice[];
+}
+
+/** A price a request option brings instead of the tool's own (`existing_alpha` `use`: the edit's). */
+export interface OptionPrice {
+  field: string;
+  value: string;
+  credits: number;
+  pricingVersion: number;
 }
 
 export interface PresetEntry extends ListedPrice {

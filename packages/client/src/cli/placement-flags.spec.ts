@@ -71,5 +71,7 @@ describe('placement flags', () => {
     expect(() => editRequest({ scale: 'fit' })).toThrow(UsageError);
     expect(() => editRequest({ scale: 'fit', background: 'original', shadow: 'soft' })).toThrow(UsageError);
     expect(() => editRequest({ scale: 'fit', background: 'white', width: 10 })).toThrow(UsageError);
+    expect(() => removeBackgroundRequest({ scale: 'fit', background: 'blur' })).toThrow(UsageError);
+    expect(() => editRequest({ scale: 'fit', background: 'blur' })).toThrow(UsageError);
   });
 });

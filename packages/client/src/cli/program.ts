@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { describeQuote, unitPrice } from './dry-run';
+import { backgroundImageUrl } from './background-image';
 import type { JobsApi } from './jobs-api';
 import { BATCH_SIZE_RANGE, DEFAULT_BASE_URL, hexColour, integerFrom, type GlobalFlags, type RunFlags } from './options';
 import { Pacing } from './pacing';
@@ -14,6 +15,7 @@ import {
   presetRequest,
   removeBackgroundRequest,
   UsageError,
+  type BackdropFlags,
   type EditFlags,
   type PresetFlags,
   type RemoveBackgroundFlags,
@@ -76,12 +78,46 @@ function addPlacementOptions(command: Command): Command {
     .option('--shadow-in-box', "count the product's shadow in its box on the canvas");
 }
 
+/** `--background image` and `blur`: the photo and its fit, the blur's kind and strength. */
+function addBackdropOptions(command: Command): Command {
+  return command
+    .option('--background-image <file or URL>', 'with --background image: a local photo (uploaded once) or its URL')
+    .addOption(
+      new Option('--background-fit <fit>', 'with --background image: cover (default) or contain').choices([
+        'cover',
+        'contain',
+      ]),
+    )
+    .addOption(
+      new Option('--blur-mode <mode>', 'with --background blur: gaussian (default) or bokeh').choices([
+        'gaussian',
+        'bokeh',
+      ]),
+    )
+    .addOption(
+      new Option('--blur-strength <1-100>', 'with --background blur (default 50)').argParser(integerFrom(1, 100)),
+    );
+}
+
+/** The flags with a local `--background-image` uploaded, unless this is a dry run. */
+async function withBackgroundImage<F extends BackdropFlags & RunFlags>(flags: F, api: JobsApi): Promise<F> {
+  if (!flags.backgroundImage) return flags;
+  return { ...flags, backgroundImage: await backgroundImageUrl(flags.backgroundImage, api, flags.dryRun === true) };
+}
+
 function addOutputOptions(command: Command): Command {
   return command
     .addOption(new Option('--format <format>', 'result format (default png)').choices(FORMATS))
     .addOption(new Option('--quality <1-100>', 'jpg, webp and avif encoder quality').argParser(integerFrom(1, 100)))
     .addOption(new Option('--lossless', 'a lossless webp (with --format webp, without --quality)'));
 }
+
+/** `--existing-alpha use`: a photo already cut out (a PNG or WebP with transparency) keeps its own alpha. */
+const existingAlphaOption = (note: string) =>
+  new Option(
+    '--existing-alpha <choice>',
+    `use: a source already cut out keeps its own alpha as the mask, not segmented again (${note})`,
+  ).choices(['ignore', 'use']);
 
 export function buildProgram(context: ProgramContext): Command {
   const program = new Command('image-jobs')
@@ -103,12 +139,14 @@ export function buildProgram(context: ProgramContext): Command {
     );
 
   addPlacementOptions(
-    addOutputOptions(
-      addRunOptions(
-        program
-          .command('remove-background')
-          .description('Cut the product out of each photo: a transparent, white or coloured background.')
-          .argument('<files...>', 'image files, or folders of them'),
+    addBackdropOptions(
+      addOutputOptions(
+        addRunOptions(
+          program
+            .command('remove-background')
+            .description('Cut the product out of each photo: a transparent, white or coloured background.')
+            .argument('<files...>', 'image files, or folders of them'),
+        ),
       ),
     ),
   )
@@ -117,23 +155,30 @@ export function buildProgram(context: ProgramContext): Command {
         'transparent',
         'white',
         'color',
+        'image',
+        'blur',
       ]),
     )
     .option('--background-color <#RRGGBB>', 'the colour of --background color', hexColour)
     .addOption(new Option('--shadow <shadow>', 'a shadow under the product').choices(SHADOWS))
     .option('--crop-to-subject', 'crop each result to the product and its shadow')
     .addOption(new Option('--margin <percent>', 'margin around a cropped product').argParser(integerFrom(0, 40)))
+    .addOption(existingAlphaOption('priced as an edit'))
     .action((files: string[], flags: RemoveBackgroundFlags & RunFlags, command: Command) =>
-      execute(context, command, files, flags, () => Promise.resolve(removeBackgroundRequest(flags))),
+      execute(context, command, files, flags, async (api) =>
+        removeBackgroundRequest(await withBackgroundImage(flags, api)),
+      ),
     );
 
   addPlacementOptions(
-    addOutputOptions(
-      addRunOptions(
-        program
-          .command('edit')
-          .description('Resize, relight, correct colour, upscale, polish or replace the background of each photo.')
-          .argument('<files...>', 'image files, or folders of them'),
+    addBackdropOptions(
+      addOutputOptions(
+        addRunOptions(
+          program
+            .command('edit')
+            .description('Resize, relight, correct colour, upscale, polish or replace the background of each photo.')
+            .argument('<files...>', 'image files, or folders of them'),
+        ),
       ),
     ),
   )
@@ -152,6 +197,8 @@ export function buildProgram(context: ProgramContext): Command {
         'transparent',
         'white',
         'color',
+        'image',
+        'blur',
       ]),
     )
     .option('--background-color <#RRGGBB>', 'the colour of --background color', hexColour)
@@ -160,8 +207,9 @@ export function buildProgram(context: ProgramContext): Command {
     .option('--colour', 'correct the white balance and lift dull colours')
     .option('--upscale', 'enlarge with super-resolution (twice the size, or to --width/--height)')
     .option('--polish', 'denoise and sharpen')
+    .addOption(existingAlphaOption('with --background transparent, white or color'))
     .action((files: string[], flags: EditFlags & RunFlags, command: Command) =>
-      execute(context, command, files, flags, () => Promise.resolve(editRequest(flags))),
+      execute(context, command, files, flags, async (api) => editRequest(await withBackgroundImage(flags, api))),
     );
 
   addRunOptions(

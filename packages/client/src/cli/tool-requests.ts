@@ -15,7 +15,8 @@ export interface ListedPrice {
  * Where a run's price comes from: a tool's cost in `GET /tools`, or the price a preset is listed
  * with in `GET /product-photo-presets` (its operation's).
  */
-export type PriceSource = { kind: 'tool'; toolId: string } | ({ kind: 'preset' } & ListedPrice);
+export type PriceSource =
+  { kind: 'tool'; toolId: string; option?: { field: string; value: string } } | ({ kind: 'preset' } & ListedPrice);
 
 /** One command's request: everything in the create body but the images, and what it produces. */
 export interface ToolRequest {
@@ -68,25 +69,35 @@ export interface OutputFlags {
   lossless?: boolean;
 }
 
-export interface RemoveBackgroundFlags extends OutputFlags, PlacementFlags {
-  background?: 'transparent' | 'white' | 'color';
+/** A background photo or a blur of the photo's own background (`--background image` or `blur`). */
+export interface BackdropFlags {
+  backgroundImage?: string;
+  backgroundFit?: 'cover' | 'contain';
+  blurMode?: 'gaussian' | 'bokeh';
+  blurStrength?: number;
+}
+
+export interface RemoveBackgroundFlags extends OutputFlags, BackdropFlags, PlacementFlags {
+  background?: 'transparent' | 'white' | 'color' | 'image' | 'blur';
   backgroundColor?: string;
   shadow?: 'none' | 'soft' | 'natural';
   cropToSubject?: boolean;
   margin?: number;
+  existingAlpha?: 'ignore' | 'use';
 }
 
-export interface EditFlags extends OutputFlags, PlacementFlags {
+export interface EditFlags extends OutputFlags, BackdropFlags, PlacementFlags {
   width?: number;
   height?: number;
   fit?: 'contain' | 'cover' | 'crop';
-  background?: 'original' | 'transparent' | 'white' | 'color';
+  background?: 'original' | 'transparent' | 'white' | 'color' | 'image' | 'blur';
   backgroundColor?: string;
   shadow?: 'none' | 'soft' | 'natural';
   light?: boolean;
   colour?: boolean;
   upscale?: boolean;
   polish?: boolean;
+  existingAlpha?: 'ignore' | 'use';
 }
 
 export interface PresetFlags {
@@ -105,12 +116,24 @@ export interface PresetDescription extends ListedPrice {
 /** Options that cannot work together, refused before anything is uploaded or created. */
 export class UsageError extends Error {}
 
-function checkBackground(flags: { background?: string; backgroundColor?: string }, format: OutputFormat): void {
+function checkBackground(
+  flags: BackdropFlags & { background?: string; backgroundColor?: string },
+  format: OutputFormat,
+): void {
   if (flags.background === 'color' && !flags.backgroundColor) {
     throw new UsageError('--background color needs --background-color #RRGGBB');
   }
-  if (flags.backgroundColor && flags.background !== 'color') {
-    throw new UsageError('--background-color goes with --background color');
+  if (flags.backgroundColor && flags.background !== 'color' && flags.background !== 'image') {
+    throw new UsageError('--background-color goes with --background color (or image, what a contained photo is on)');
+  }
+  if (flags.background === 'image' && !flags.backgroundImage) {
+    throw new UsageError('--background image needs --background-image <file or URL>');
+  }
+  if ((flags.backgroundImage || flags.backgroundFit) && flags.background !== 'image') {
+    throw new UsageError('--background-image and --background-fit go with --background image');
+  }
+  if ((flags.blurMode || flags.blurStrength !== undefined) && flags.background !== 'blur') {
+    throw new UsageError('--blur-mode and --blur-strength go with --background blur');
   }
   if (format === 'jpg' && flags.background === 'transparent') {
     throw new UsageError('jpg has no transparency: choose --format png, webp or avif, or another --background');
@@ -129,18 +152,33 @@ function checkLossless(flags: OutputFlags, format: OutputFormat): void {
   if (flags.quality !== undefined) throw new UsageError('--lossless has no quality: leave --quality out');
 }
 
+/** The request's `background`, its photo or blur included. */
+function backgroundOption(flags: BackdropFlags & { background?: string; backgroundColor?: string; shadow?: string }) {
+  return {
+    type: flags.background,
+    color: flags.backgroundColor,
+    image_url: flags.backgroundImage,
+    fit: flags.backgroundFit,
+    blur: { mode: flags.blurMode, strength: flags.blurStrength },
+    shadow: flags.shadow,
+  };
+}
+
 export function removeBackgroundRequest(flags: RemoveBackgroundFlags): ToolRequest {
   const format = flags.format ?? 'png';
-  checkBackground({ background: flags.background ?? 'transparent', backgroundColor: flags.backgroundColor }, format);
+  checkBackground({ ...flags, background: flags.background ?? 'transparent' }, format);
   checkQuality(flags.quality, format);
   checkLossless(flags, format);
   const placement = placementOf(flags);
   if (placement && (flags.cropToSubject || flags.margin !== undefined)) {
     throw new UsageError('--crop-to-subject and --margin frame the result as placement does: use one or the other');
   }
+  if (placement && flags.background === 'blur') {
+    throw new UsageError("--background blur keeps the photo's own frame: no placement on a canvas with it");
+  }
   const options = compact({
     placement,
-    background: { type: flags.background, color: flags.backgroundColor, shadow: flags.shadow },
+    background: backgroundOption(flags),
     output: {
       format: flags.format,
       quality: flags.quality,
@@ -148,13 +186,19 @@ export function removeBackgroundRequest(flags: RemoveBackgroundFlags): ToolReque
       crop_to_subject: flags.cropToSubject,
       margin_percent: flags.margin,
     },
+    existing_alpha: flags.existingAlpha,
   });
   return {
     command: 'remove-background',
     endpoint: 'remove-background',
     options: options ?? {},
     format,
-    price: { kind: 'tool', toolId: 'remove_background' },
+    price: {
+      kind: 'tool',
+      toolId: 'remove_background',
+      // The catalog lists what a source that is its own mask costs (the edit's price).
+      ...(flags.existingAlpha ? { option: { field: 'existing_alpha', value: flags.existingAlpha } } : {}),
+    },
   };
 }
 
@@ -167,8 +211,10 @@ export function editRequest(flags: EditFlags): ToolRequest {
     throw new UsageError('--fit applies when both --width and --height are given');
   }
   const placement = placementOf(flags);
-  if (placement && !['transparent', 'white', 'color'].includes(flags.background ?? 'original')) {
-    throw new UsageError('placement puts the cut-out on a canvas: it needs --background transparent, white or color');
+  if (placement && !['transparent', 'white', 'color', 'image'].includes(flags.background ?? 'original')) {
+    throw new UsageError(
+      'placement puts the cut-out on a canvas: it needs --background transparent, white, color or image',
+    );
   }
   if (placement && (flags.width !== undefined || flags.height !== undefined || flags.fit)) {
     throw new UsageError(
@@ -178,16 +224,20 @@ export function editRequest(flags: EditFlags): ToolRequest {
   const operations = {
     placement,
     adjustments: { light: flags.light, color: flags.colour },
-    background: { type: flags.background, color: flags.backgroundColor, shadow: flags.shadow },
+    background: backgroundOption(flags),
     resizing: { width: flags.width, height: flags.height, fit: flags.fit },
     restorations: { upscale: flags.upscale, polish: flags.polish },
   };
   if (!compact(operations)) {
     throw new UsageError('say what to edit: --width/--height, --background, --light, --colour, --upscale or --polish');
   }
+  if (flags.existingAlpha === 'use' && !['transparent', 'white', 'color'].includes(flags.background ?? 'original')) {
+    throw new UsageError('--existing-alpha use needs --background transparent, white or color');
+  }
   const options = compact({
     operations,
     output: { format: flags.format, quality: flags.quality, lossless: flags.lossless },
+    existing_alpha: flags.existingAlpha,
   });
   return {
     command: 'edit',

@@ -503,6 +503,27 @@ export interface components {
         };
         /** @enum {string} */
         ToolId: "remove_background" | "image_editing" | "image_ai_edit" | "ai_background" | "image_generation" | "ad_creative";
+        OptionPriceDto: {
+            /**
+             * @description The top-level request field.
+             * @example existing_alpha
+             */
+            field: string;
+            /**
+             * @description The value of the field that brings this price.
+             * @example use
+             */
+            value: string;
+            /** @description Current credit cost per result of a job with this value. */
+            credits: number;
+            /**
+             * @description The price row the cost comes from.
+             * @example image_editing.default
+             */
+            cost_key: string;
+            pricing_version: number;
+            description: string;
+        };
         QualityOptionDto: {
             /** @description The formats a quality applies to. */
             formats: ("jpg" | "webp" | "avif")[];
@@ -575,6 +596,8 @@ export interface components {
             default_cost_key: string;
             pricing_version: number;
             description: string;
+            /** @description Request options that price a job otherwise than `credits`: a job whose request has `field` set to `value` reserves and captures these credits per result instead. Empty for most tools. */
+            option_prices: components["schemas"]["OptionPriceDto"][];
             /** @description Whether live keys can use the tool on this deployment. Sandbox keys can use every tool; a live create for an unavailable tool answers 503 `tool_unavailable` and charges nothing. */
             available: boolean;
             /** @description How the tool runs for live keys here (for example which image provider, or built-in studio backdrops); null when unavailable. */
@@ -707,12 +730,47 @@ export interface components {
              */
             subject_hints?: components["schemas"]["SubjectHintsDto"];
         };
+        BackgroundBlurDto: {
+            /**
+             * @description `gaussian`: a smooth blur. `bokeh`: a lens-like disc blur in which highlights open into bright discs.
+             * @default gaussian
+             * @enum {string}
+             */
+            mode?: "gaussian" | "bokeh";
+            /**
+             * @description How far the background is blurred: the blur's radius is strength / 100 x 4 % of the photo's longer side (a disc of that radius for `bokeh`, a gaussian of half that sigma), so 50 on a 2000 px photo is 40 px.
+             * @default 50
+             * @example 60
+             */
+            strength?: number;
+        };
         RemovedBackgroundDto: {
             /**
+             * Format: uri
+             * @description With `type` `image` (and only then, where it is required): the background photo, an http or https URL fetched with the same rules, limits and deadline as sources, or an `upload://` URL of your own. Fetched once per job however many results use it; oriented and converted to sRGB like a source. A background that cannot be fetched or decoded fails the result with `background_fetch_failed`, `background_blocked`, `background_too_large` or `background_not_image`, and its credits are released.
+             * @example https://cdn.example.com/backgrounds/marble.jpg
+             */
+            image_url?: string;
+            /**
+             * @description With `type` `image`: `cover` fills the result with the photo and cuts the overflow, centred; `contain` shows it whole, centred, on `color` (white when no colour is given).
+             * @default cover
+             * @enum {string}
+             */
+            fit?: "cover" | "contain";
+            /**
+             * @description With `type` `blur`: the photo's own background kept behind the sharp product and blurred. The product is taken out of the background first (its place filled from the background around it), so no halo of it is smeared into the blur. Keeps the photo's own frame: no `crop_to_subject`.
+             * @example {
+             *       "mode": "bokeh",
+             *       "strength": 60
+             *     }
+             */
+            blur?: components["schemas"]["BackgroundBlurDto"];
+            /**
+             * @description `transparent`, `white`, a `color`, a photo of yours (`image`, with `image_url`), or the photo's own background blurred behind the product (`blur`).
              * @default transparent
              * @enum {string}
              */
-            type?: "transparent" | "white" | "color";
+            type?: "transparent" | "white" | "color" | "image" | "blur";
             /** @example #F5F5F5 */
             color?: string;
             /**
@@ -823,7 +881,7 @@ export interface components {
             background?: components["schemas"]["RemovedBackgroundDto"];
             output?: components["schemas"]["CutoutOutputDto"];
             /**
-             * @description The product placed on a canvas: its size, padding, alignment, the product's scale and whether its shadow counts in its box (defaults: the source's size, no padding, centred, fit, without the shadow). Without it the result keeps the source's frame as before. The product's box is its alpha bounds (alpha at least 128). Not with `output.crop_to_subject` or `output.margin_percent`. With `channels` `alpha` the mask is placed alike.
+             * @description The product placed on a canvas: its size, padding, alignment, the product's scale and whether its shadow counts in its box (defaults: the source's size, no padding, centred, fit, without the shadow). Without it the result keeps the source's frame as before. The product's box is its alpha bounds (alpha at least 128). Not with `output.crop_to_subject` or `output.margin_percent`, nor with a `blur` background (which keeps the photo's own frame); a background photo is fitted to the canvas. With `channels` `alpha` the mask is placed alike.
              * @example {
              *       "width": 1200,
              *       "height": 1200,
@@ -835,6 +893,13 @@ export interface components {
              *     }
              */
             placement?: components["schemas"]["PlacementDto"];
+            /**
+             * @description `ignore`: any transparency of the source is flattened onto white and the subject is segmented, as for any photo. `use`: the source's own alpha channel is the subject's mask, carried into the result exactly; nothing is segmented and the uncertainty is 0. The source must have meaningful transparency (at least 1 % of its pixels with alpha <= 16 and at least 1 % with alpha >= 240); one without (a JPEG, an RGBA file opaque everywhere, a nearly empty one) fails its result with `source_not_transparent`, credits released. Priced as an image edit (the `image_editing` tool's price; `GET /tools` lists it under this tool's `option_prices`), not as a cut-out. No `subject_hints` with `use`: nothing is segmented.
+             * @default ignore
+             * @example use
+             * @enum {string}
+             */
+            existing_alpha?: "ignore" | "use";
             /**
              * Format: uri
              * @description HTTPS URL that receives signed events.
@@ -901,10 +966,30 @@ export interface components {
         };
         EditBackgroundDto: {
             /**
-             * @description Anything but `original` cuts the subject out and puts it on the new background (`color` takes `color`); `contain` padding uses the same background. `jpg` with `transparent` is refused. On a deployment without background removal such a live result fails with `processing_failed` and its credits are released.
+             * Format: uri
+             * @description With `type` `image` (and only then, where it is required): the background photo, an http or https URL fetched with the same rules, limits and deadline as sources, or an `upload://` URL of your own. Fetched once per job however many results use it; oriented and converted to sRGB like a source. A background that cannot be fetched or decoded fails the result with `background_fetch_failed`, `background_blocked`, `background_too_large` or `background_not_image`, and its credits are released.
+             * @example https://cdn.example.com/backgrounds/marble.jpg
+             */
+            image_url?: string;
+            /**
+             * @description With `type` `image`: `cover` fills the result with the photo and cuts the overflow, centred; `contain` shows it whole, centred, on `color` (white when no colour is given).
+             * @default cover
              * @enum {string}
              */
-            type?: "original" | "transparent" | "white" | "color";
+            fit?: "cover" | "contain";
+            /**
+             * @description With `type` `blur`: the photo's own background kept behind the sharp product and blurred. The product is taken out of the background first (its place filled from the background around it), so no halo of it is smeared into the blur. Keeps the photo's own frame: no `crop_to_subject`.
+             * @example {
+             *       "mode": "bokeh",
+             *       "strength": 60
+             *     }
+             */
+            blur?: components["schemas"]["BackgroundBlurDto"];
+            /**
+             * @description Anything but `original` cuts the subject out and puts it on the new background (`color` takes `color`, `image` a photo of yours by `image_url`, `blur` keeps the photo's own background, blurred); `contain` padding uses the same background. `jpg` with `transparent` is refused. On a deployment without background removal such a live result fails with `processing_failed` and its credits are released.
+             * @enum {string}
+             */
+            type?: "original" | "transparent" | "white" | "color" | "image" | "blur";
             /** @example #F5F5F5 */
             color?: string;
             /**
@@ -935,7 +1020,7 @@ export interface components {
             resizing?: components["schemas"]["ResizingDto"];
             restorations?: components["schemas"]["RestorationsDto"];
             /**
-             * @description The product placed on a canvas: its size, padding, alignment, the product's scale and whether its shadow counts in its box (defaults: the source's size, no padding, centred, fit, without the shadow). Without it the result keeps the source's frame as before. The product's box is its alpha bounds (alpha at least 128). Only with a `background` of type `transparent`, `white` or `color` (the product is cut out onto the canvas), and not with `resizing`.
+             * @description The product placed on a canvas: its size, padding, alignment, the product's scale and whether its shadow counts in its box (defaults: the source's size, no padding, centred, fit, without the shadow). Without it the result keeps the source's frame as before. The product's box is its alpha bounds (alpha at least 128). Only with a `background` of type `transparent`, `white`, `color` or `image` (the product is cut out onto the canvas; a background photo is fitted to the canvas), and not with `resizing`; not with `blur`, which keeps the photo's own frame.
              * @example {
              *       "width": 1200,
              *       "height": 1200,
@@ -988,6 +1073,13 @@ export interface components {
             input: components["schemas"]["CutoutInputImageDto"][];
             operations?: components["schemas"]["EditOperationsDto"];
             output?: components["schemas"]["OutputOptionsDto"];
+            /**
+             * @description `ignore`: any transparency of the source is flattened onto white and the subject is segmented, as for any photo. `use`: the source's own alpha channel is the subject's mask, carried into the result exactly; nothing is segmented and the uncertainty is 0. The source must have meaningful transparency (at least 1 % of its pixels with alpha <= 16 and at least 1 % with alpha >= 240); one without (a JPEG, an RGBA file opaque everywhere, a nearly empty one) fails its result with `source_not_transparent`, credits released. `use` only with `operations.background` of type `transparent`, `white` or `color` (a 400 otherwise), and without `subject_hints`. Priced as any edit.
+             * @default ignore
+             * @example use
+             * @enum {string}
+             */
+            existing_alpha?: "ignore" | "use";
             /**
              * Format: uri
              * @description HTTPS URL that receives signed events.
@@ -1193,7 +1285,24 @@ export interface components {
         /** @enum {string} */
         ResultStatus: "queued" | "processing" | "completed" | "failed" | "cancelled";
         /** @enum {string} */
-        ResultErrorCode: "source_fetch_failed" | "source_blocked" | "source_too_large" | "source_not_image" | "processing_failed" | "provider_error" | "timeout" | "sandbox_simulated_failure";
+        ResultErrorCode: "source_fetch_failed" | "source_blocked" | "source_too_large" | "source_not_image" | "background_fetch_failed" | "background_blocked" | "background_too_large" | "background_not_image" | "source_not_transparent" | "processing_failed" | "provider_error" | "timeout" | "sandbox_simulated_failure";
+        SegmentationDto: {
+            /**
+             * @description The segmentation model that cut the subject out: `isnet-general-use` on a deployment that runs the local model, the operator's name for it with a remote segmentation service, `sandbox` for sandbox cut-outs.
+             * @example isnet-general-use
+             */
+            model: string;
+            /**
+             * @description What identifies the model's weights: for the local model the pinned package they are read from (verified against its checksum when the model is prepared); null when the segmentation service does not say. Compare for equality only: a different value means different weights.
+             * @example @imgly/background-removal-data@1.4.5
+             */
+            version: string | null;
+            /**
+             * @description The version of the service's own mask post-processing (subject selection, hole filling, edge refinement). It changes when the same model output would give a different mask; compare for equality only.
+             * @example 1
+             */
+            post_processing_version: string | null;
+        };
         JobResultDto: {
             /** Format: uuid */
             id: string;
@@ -1235,13 +1344,31 @@ export interface components {
             /** @description Signed URL of a WebP thumbnail (longest side 256 px). */
             thumbnail_url: string | null;
             /** @enum {string|null} */
-            error_code: "source_fetch_failed" | "source_blocked" | "source_too_large" | "source_not_image" | "processing_failed" | "provider_error" | "timeout" | "sandbox_simulated_failure" | null;
+            error_code: "source_fetch_failed" | "source_blocked" | "source_too_large" | "source_not_image" | "background_fetch_failed" | "background_blocked" | "background_too_large" | "background_not_image" | "source_not_transparent" | "processing_failed" | "provider_error" | "timeout" | "sandbox_simulated_failure" | null;
             error_message: string | null;
             /**
-             * @description How unsure background removal is of this cut-out: 0 = sure, 1 = unsure; send high ones to a person. It ranks cut-outs, it is not a probability of error. Three decimals. Set on completed results that are cut-outs: `remove_background` (including masks), `image_editing` with a `background` operation that cuts the subject out, and the product photo operations that cut the product out; null on every other result (tools that make no cut-out of their own, results not completed). Sandbox cut-outs carry 0.05, or 0.9 when `external_id` starts with `sandbox_unsure`.
+             * @description How unsure background removal is of this cut-out: 0 = sure, 1 = unsure; send high ones to a person. It ranks cut-outs, it is not a probability of error. Three decimals. Set on completed results that are cut-outs: `remove_background` (including masks), `image_editing` with a `background` operation that cuts the subject out, and the product photo operations that cut the product out; null on every other result (tools that make no cut-out of their own, results not completed). 0 for a cut-out whose mask is the source's own alpha (`existing_alpha` `use`). Sandbox cut-outs carry 0.05, or 0.9 when `external_id` starts with `sandbox_unsure` (0 with `existing_alpha` `use`).
              * @example 0.042
              */
             uncertainty: number | null;
+            /** @description Which model (and its version) and which version of the mask post-processing made this cut-out, so cut-outs made before and after a model change can be told apart. Set on the same results as `uncertainty` (completed cut-outs); null on every other result, and on results completed before it was recorded. Sandbox cut-outs report `{ "model": "sandbox", "version": "1", "post_processing_version": <the live post-processing version> }`. */
+            segmentation: {
+                /**
+                 * @description The segmentation model that cut the subject out: `isnet-general-use` on a deployment that runs the local model, the operator's name for it with a remote segmentation service, `sandbox` for sandbox cut-outs.
+                 * @example isnet-general-use
+                 */
+                model: string;
+                /**
+                 * @description What identifies the model's weights: for the local model the pinned package they are read from (verified against its checksum when the model is prepared); null when the segmentation service does not say. Compare for equality only: a different value means different weights.
+                 * @example @imgly/background-removal-data@1.4.5
+                 */
+                version: string | null;
+                /**
+                 * @description The version of the service's own mask post-processing (subject selection, hole filling, edge refinement). It changes when the same model output would give a different mask; compare for equality only.
+                 * @example 1
+                 */
+                post_processing_version: string | null;
+            } | null;
             credits_reserved: number;
             credits_used: number;
             /** Format: date-time */
@@ -1293,10 +1420,28 @@ export interface components {
             error_code: string | null;
             error_message: string | null;
             /**
-             * @description How unsure background removal is of this cut-out: 0 = sure, 1 = unsure; send high ones to a person. It ranks cut-outs, it is not a probability of error. Three decimals. Set on completed results that are cut-outs: `remove_background` (including masks), `image_editing` with a `background` operation that cuts the subject out, and the product photo operations that cut the product out; null on every other result (tools that make no cut-out of their own, results not completed). Sandbox cut-outs carry 0.05, or 0.9 when `external_id` starts with `sandbox_unsure`.
+             * @description How unsure background removal is of this cut-out: 0 = sure, 1 = unsure; send high ones to a person. It ranks cut-outs, it is not a probability of error. Three decimals. Set on completed results that are cut-outs: `remove_background` (including masks), `image_editing` with a `background` operation that cuts the subject out, and the product photo operations that cut the product out; null on every other result (tools that make no cut-out of their own, results not completed). 0 for a cut-out whose mask is the source's own alpha (`existing_alpha` `use`). Sandbox cut-outs carry 0.05, or 0.9 when `external_id` starts with `sandbox_unsure` (0 with `existing_alpha` `use`).
              * @example 0.042
              */
             uncertainty: number | null;
+            /** @description Which model (and its version) and which version of the mask post-processing made this cut-out, so cut-outs made before and after a model change can be told apart. Set on the same results as `uncertainty` (completed cut-outs); null on every other result, and on results completed before it was recorded. Sandbox cut-outs report `{ "model": "sandbox", "version": "1", "post_processing_version": <the live post-processing version> }`. */
+            segmentation: {
+                /**
+                 * @description The segmentation model that cut the subject out: `isnet-general-use` on a deployment that runs the local model, the operator's name for it with a remote segmentation service, `sandbox` for sandbox cut-outs.
+                 * @example isnet-general-use
+                 */
+                model: string;
+                /**
+                 * @description What identifies the model's weights: for the local model the pinned package they are read from (verified against its checksum when the model is prepared); null when the segmentation service does not say. Compare for equality only: a different value means different weights.
+                 * @example @imgly/background-removal-data@1.4.5
+                 */
+                version: string | null;
+                /**
+                 * @description The version of the service's own mask post-processing (subject selection, hole filling, edge refinement). It changes when the same model output would give a different mask; compare for equality only.
+                 * @example 1
+                 */
+                post_processing_version: string | null;
+            } | null;
         };
         EnhancementDto: {
             /** Format: uuid */

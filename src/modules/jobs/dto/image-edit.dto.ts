@@ -1,10 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { BackdropOptionsDto } from './backdrop.dto';
 import { HexColor, NestedObject, OutputOptionsDto, SHADOWS, WebhookUrl } from './shared.dto';
+import { ExistingAlphaChoice, type ExistingAlphaChoiceValue } from './existing-alpha.dto';
 import { PLACEMENT_DESCRIPTION, PLACEMENT_EXAMPLE, PlacementDto } from './placement.dto';
 import { CutoutInputImageDto, CutoutInputImages } from './subject-hints.dto';
 
-export const EDIT_BACKGROUNDS = ['original', 'transparent', 'white', 'color'] as const;
+export const EDIT_BACKGROUNDS = ['original', 'transparent', 'white', 'color', 'image', 'blur'] as const;
 export const RESIZE_FITS = ['contain', 'cover', 'crop'] as const;
 
 export class AdjustmentsDto {
@@ -31,11 +33,12 @@ export class AdjustmentsDto {
   color?: boolean;
 }
 
-export class EditBackgroundDto {
+export class EditBackgroundDto extends BackdropOptionsDto {
   @ApiPropertyOptional({
     enum: EDIT_BACKGROUNDS,
     description:
-      'Anything but `original` cuts the subject out and puts it on the new background (`color` takes `color`); ' +
+      'Anything but `original` cuts the subject out and puts it on the new background (`color` takes `color`, ' +
+      "`image` a photo of yours by `image_url`, `blur` keeps the photo's own background, blurred); " +
       '`contain` padding uses the same background. `jpg` with `transparent` is refused. On a deployment without ' +
       'background removal such a live result fails with `processing_failed` and its credits are released.',
   })
@@ -43,7 +46,7 @@ export class EditBackgroundDto {
   @IsIn(EDIT_BACKGROUNDS)
   type?: (typeof EDIT_BACKGROUNDS)[number];
 
-  /** Required when `type` is `color`. */
+  /** Required when `type` is `color`; with `image` and `fit` `contain`, what the photo is shown on. */
   @HexColor()
   color?: string;
 
@@ -121,8 +124,9 @@ export class EditOperationsDto {
     type: PlacementDto,
     example: PLACEMENT_EXAMPLE,
     description:
-      `${PLACEMENT_DESCRIPTION} Only with a \`background\` of type \`transparent\`, \`white\` or \`color\` ` +
-      '(the product is cut out onto the canvas), and not with `resizing`.',
+      `${PLACEMENT_DESCRIPTION} Only with a \`background\` of type \`transparent\`, \`white\`, \`color\` or ` +
+      '`image` (the product is cut out onto the canvas; a background photo is fitted to the canvas), and not with ' +
+      "`resizing`; not with `blur`, which keeps the photo's own frame.",
   })
   @NestedObject(() => PlacementDto)
   placement?: PlacementDto;
@@ -145,6 +149,12 @@ export class ImageEditRequestDto {
   @ApiPropertyOptional({ type: OutputOptionsDto })
   @NestedObject(() => OutputOptionsDto)
   output?: OutputOptionsDto;
+
+  @ExistingAlphaChoice(
+    '`use` only with `operations.background` of type `transparent`, `white` or `color` (a 400 otherwise), and ' +
+      'without `subject_hints`. Priced as any edit.',
+  )
+  existing_alpha?: ExistingAlphaChoiceValue;
 
   @WebhookUrl()
   webhook_url?: string;

@@ -231,3 +231,38 @@ describe('placement on a canvas', () => {
     ).toEqual(['placement.padding']);
   });
 });
+
+describe('existing alpha (existing_alpha)', () => {
+  const cutout = (body: object) => () =>
+    removeBackgroundJob(plainToInstance(RemoveBackgroundRequestDto, { input, ...body }));
+  const edit = (body: object) => () =>
+    imageEditJob(plainToInstance(ImageEditRequestDto, { input, ...body }), 50_000_000);
+
+  it('prices a remove-background job that uses it at the edit price, still as remove_background', () => {
+    const used = cutout({ existing_alpha: 'use' })();
+    expect([used.tool, used.costKey, used.options.existing_alpha]).toEqual([
+      'remove_background',
+      'image_editing.default',
+      'use',
+    ]);
+    expect(cutout({ existing_alpha: 'ignore' })().costKey).toBe('remove_background.default');
+  });
+
+  it('stores nothing when the request is silent, so its options are what they were before it existed', () => {
+    const silent = cutout({})();
+    expect(silent.costKey).toBe('remove_background.default');
+    expect('existing_alpha' in silent.options).toBe(false);
+    expect('existing_alpha' in edit({ operations: { background: { type: 'white' } } })().options).toBe(false);
+  });
+
+  it('is refused on an edit whose background does not replace the photo, and with hints', () => {
+    expect(refusedAt(edit({ existing_alpha: 'use' }))).toEqual(['existing_alpha']);
+    expect(refusedAt(edit({ existing_alpha: 'use', operations: { background: { shadow: 'soft' } } }))).toEqual([
+      'existing_alpha',
+    ]);
+    expect(refusedAt(edit({ existing_alpha: 'use', operations: { background: { type: 'transparent' } } }))).toEqual([]);
+    expect(refusedAt(edit({ existing_alpha: 'ignore' }))).toEqual([]);
+    const hinted = [{ ...input[0], subject_hints: { region: { left: 0, top: 0, right: 0.5, bottom: 0.5 } } }];
+    expect(refusedAt(cutout({ existing_alpha: 'use', input: hinted }))).toEqual(['input[0].subject_hints']);
+  });
+});

@@ -2,10 +2,11 @@ import { DomainError, type FieldError } from '../../../core/errors/domain-error'
 import type { OutputFormat } from '../../../core/image/output-format';
 import { DEFAULT_FORMAT, DEFAULT_METADATA, LOSSLESS_FORMATS, QUALITY_FORMATS } from '../../catalog/output-options';
 import { findPreset, ProductPhotoOperation, productPhotoCostKey } from '../../catalog/product-photo-presets';
-import { defaultCostKey, ToolId } from '../../catalog/tools';
+import { defaultCostKey, EXISTING_ALPHA_PRICE, ToolId } from '../../catalog/tools';
 import {
   cutsSubjectOut,
   PRODUCT_PHOTO_TOOL,
+  replacesBackground,
   type EditOperations,
   type AdCreativeOptions,
   type ImageAiEditOptions,
@@ -19,6 +20,7 @@ import {
 } from '../../tools/tool-options';
 import type { StoredSubjectHints } from '../result-subject-hints';
 import type { AdCreateRequestDto } from './ad-create.dto';
+import { backdropProblems, blurFrameProblem, existingAlphaBlurProblem, withBackdropDefaults } from './backdrop-request';
 import type { ImageAiEditRequestDto } from './image-ai-edit.dto';
 import type { ImageEditRequestDto } from './image-edit.dto';
 import type { ImageGenerateRequestDto } from './image-generate.dto';
@@ -82,7 +84,7 @@ function rejectIf(problems: Array<FieldError | false>): void {
   if (errors.length > 0) throw DomainError.invalid(errors);
 }
 
-/** A colour must be given exactly when the background type is `color`. */
+/** A colour must be given when the background type is `color`, and may be given for a contained photo. */
 function colourProblems(
   path: string,
   background: { type?: string; color?: string } | undefined,
@@ -91,7 +93,11 @@ function colourProblems(
     background?.type === 'color' &&
       !background.color && { path: `${path}.color`, message: 'color is required when type is color' },
     background?.color !== undefined &&
-      background.type !== 'color' && { path: `${path}.color`, message: 'color is only allowed when type is color' },
+      background.type !== 'color' &&
+      background.type !== 'image' && {
+        path: `${path}.color`,
+        message: 'color is only allowed when type is color, or image (what a contained photo is shown on)',
+      },
   ];
 }
 
@@ -126,6 +132,15 @@ function maskProblems(
     },
   ];
 }
+
+/**
+ * `existing_alpha` `use` makes the source's alpha the mask: hints, which steer the segmenter, would be
+ * ignored, so they are refused at each image that has them.
+ */
+const existingAlphaHintProblems = (existingAlpha: string | undefined, images: HintedImage[]): FieldError[] =>
+  existingAlpha === 'use'
+    ? unusableHints('input', images, 'subject_hints steer the segmenter; with existing_alpha use nothing is segmented')
+    : [];
 
 /** A result's format and where it comes from, for the messages that refuse what the format cannot do. */
 interface ResultFormat {
@@ -230,7 +245,9 @@ export function removeBackgroundJob(
   dto: RemoveBackgroundRequestDto,
   maxCanvasPixels = Number.POSITIVE_INFINITY,
 ): ToolJobRequest<ToolId.RemoveBackground, RemoveBackgroundOptions> {
-  const background = withDefaults({ type: 'transparent' as const, shadow: 'none' as const }, dto.background);
+  const background = withBackdropDefaults(
+    withDefaults({ type: 'transparent' as const, shadow: 'none' as const }, dto.background),
+  );
   const output = withDefaults({ crop_to_subject: false, margin_percent: 0, channels: 'rgba' }, dto.output);
   const mask = output.channels === 'alpha';
   rejectIf([
@@ -240,7 +257,10 @@ export function removeBackgroundJob(
         path: 'placement',
         message: 'placement and output.crop_to_subject (with margin_percent) both frame the result; use one of them',
       },
+    ...(dto.placement ? blurFrameProblem('placement', dto.background) : []),
     ...colourProblems('background', dto.background),
+    ...backdropProblems('background', dto.background),
+    ...(output.crop_to_subject ? blurFrameProblem('output.crop_to_subject', dto.background) : []),
     !mask &&
       dto.output?.format === 'jpg' &&
       background.type === 'transparent' && {
@@ -249,13 +269,20 @@ export function removeBackgroundJob(
       },
     ...(mask ? maskProblems(dto.output?.format, background) : []),
     ...hintProblems('input', dto.input),
+    ...existingAlphaHintProblems(dto.existing_alpha, dto.input),
+    ...existingAlphaBlurProblem(dto.existing_alpha, dto.background),
   ]);
   const placement = dto.placement && storedPlacement(dto.placement);
   return build(
-    { tool: ToolId.RemoveBackground, options: { background, output, ...(placement ? { placement } : {}) } },
+    {
+      tool: ToolId.RemoveBackground,
+      options: { background, output, existing_alpha: dto.existing_alpha, ...(placement ? { placement } : {}) },
+    },
     sourcesOf(dto.input),
     dto.output,
     dto.webhook_url,
+    // Still the remove_background tool (its label and capacity group), at the price the catalog lists for the option.
+    dto.existing_alpha === EXISTING_ALPHA_PRICE.value ? EXISTING_ALPHA_PRICE.costKey : undefined,
   );
 }
 
@@ -282,6 +309,14 @@ function upscaleSizeProblems(
   ];
 }
 
+/** The edit's operations as stored: a background photo's or blur's defaults filled in, a placement's too. */
+function editOperations(operations: ImageEditRequestDto['operations']): EditOperations {
+  if (!operations) return {};
+  const { placement, ...others } = operations;
+  const stored: EditOperations = placement ? { ...others, placement: storedPlacement(placement) } : others;
+  return stored.background ? { ...stored, background: withBackdropDefaults(stored.background) } : stored;
+}
+
 /** `maxUpscaledPixels`: the largest image an upscale or a placement's canvas may make (SOURCE_MAX_MEGAPIXELS). */
 export function imageEditJob(
   dto: ImageEditRequestDto,
@@ -291,18 +326,20 @@ export function imageEditJob(
   rejectIf([
     ...placementProblems('operations.placement', placement, maxUpscaledPixels),
     placement !== undefined &&
-      !cutsSubjectOnto(dto.operations?.background) && {
+      !replacesBackground(dto.operations?.background) && {
         path: 'operations.placement',
         message:
           'placement puts the cut-out product on a canvas: it needs operations.background with type transparent, ' +
-          'white or color',
+          'white, color or image',
       },
+    ...(placement ? blurFrameProblem('operations.placement', dto.operations?.background) : []),
     placement !== undefined &&
       dto.operations?.resizing !== undefined && {
         path: 'operations.placement',
         message: 'placement sets the result size itself; leave operations.resizing out',
       },
     ...colourProblems('operations.background', dto.operations?.background),
+    ...backdropProblems('operations.background', dto.operations?.background),
     ...upscaleSizeProblems(dto.operations, maxUpscaledPixels),
     dto.output?.format === 'jpg' &&
       dto.operations?.background?.type === 'transparent' && {
@@ -318,25 +355,26 @@ export function imageEditJob(
           'subject_hints need operations.background with a type other than original, or a shadow: ' +
             'without one nothing is cut out',
         )),
+    dto.existing_alpha === 'use' &&
+      !replacesBackground(dto.operations?.background) && {
+        path: 'existing_alpha',
+        message:
+          'existing_alpha use needs operations.background with type transparent, white, color or image: ' +
+          "without one the source's alpha is not used as a mask",
+      },
+    ...existingAlphaBlurProblem(dto.existing_alpha, dto.operations?.background),
+    // Hints on an edit that cuts nothing out are refused above already, with their own reason.
+    ...(cutsSubjectOut(dto.operations?.background) ? existingAlphaHintProblems(dto.existing_alpha, dto.input) : []),
   ]);
-  const operations = plainOperations(dto.operations);
   return build(
-    { tool: ToolId.ImageEditing, options: { operations } },
+    {
+      tool: ToolId.ImageEditing,
+      options: { operations: editOperations(dto.operations), existing_alpha: dto.existing_alpha },
+    },
     sourcesOf(dto.input),
     dto.output,
     dto.webhook_url,
   );
-}
-
-/** A background that cuts the product out onto something new (not `original`, which keeps the photo). */
-const cutsSubjectOnto = (background: { type?: string } | undefined): boolean =>
-  background?.type !== undefined && background.type !== 'original';
-
-/** The operations as stored: a placement with its defaults applied. */
-function plainOperations(operations: ImageEditRequestDto['operations']): EditOperations {
-  if (!operations) return {};
-  const { placement, ...others } = operations;
-  return placement ? { ...others, placement: storedPlacement(placement) } : others;
 }
 
 export function imageAiEditJob(dto: ImageAiEditRequestDto): ToolJobRequest<ToolId.ImageAiEdit, ImageAiEditOptions> {

@@ -1,21 +1,29 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, Max, Min } from 'class-validator';
+import { BackdropOptionsDto } from './backdrop.dto';
 import { HexColor, NestedObject, OptionalWithDefault, OutputOptionsDto, SHADOWS, WebhookUrl } from './shared.dto';
+import { ExistingAlphaChoice, type ExistingAlphaChoiceValue } from './existing-alpha.dto';
 import { PLACEMENT_DESCRIPTION, PLACEMENT_EXAMPLE, PlacementDto } from './placement.dto';
 import { CutoutInputImageDto, CutoutInputImages } from './subject-hints.dto';
 
-export const REMOVED_BACKGROUNDS = ['transparent', 'white', 'color'] as const;
+export const REMOVED_BACKGROUNDS = ['transparent', 'white', 'color', 'image', 'blur'] as const;
 /** What a cut-out result holds: the product on its background, or its alpha mask alone (remove.bg's `channels`). */
 export const CUTOUT_CHANNELS = ['rgba', 'alpha'] as const;
 export type CutoutChannels = (typeof CUTOUT_CHANNELS)[number];
 
-export class RemovedBackgroundDto {
-  @ApiPropertyOptional({ enum: REMOVED_BACKGROUNDS, default: 'transparent' })
+export class RemovedBackgroundDto extends BackdropOptionsDto {
+  @ApiPropertyOptional({
+    enum: REMOVED_BACKGROUNDS,
+    default: 'transparent',
+    description:
+      "`transparent`, `white`, a `color`, a photo of yours (`image`, with `image_url`), or the photo's own " +
+      'background blurred behind the product (`blur`).',
+  })
   @OptionalWithDefault()
   @IsIn(REMOVED_BACKGROUNDS)
   type?: (typeof REMOVED_BACKGROUNDS)[number];
 
-  /** Required when `type` is `color`. */
+  /** Required when `type` is `color`; with `image` and `fit` `contain`, what the photo is shown on. */
   @HexColor()
   color?: string;
 
@@ -79,11 +87,18 @@ export class RemoveBackgroundRequestDto {
     type: PlacementDto,
     example: PLACEMENT_EXAMPLE,
     description:
-      `${PLACEMENT_DESCRIPTION} Not with \`output.crop_to_subject\` or \`output.margin_percent\`. With ` +
+      `${PLACEMENT_DESCRIPTION} Not with \`output.crop_to_subject\` or \`output.margin_percent\`, nor with a ` +
+      "`blur` background (which keeps the photo's own frame); a background photo is fitted to the canvas. With " +
       '`channels` `alpha` the mask is placed alike.',
   })
   @NestedObject(() => PlacementDto)
   placement?: PlacementDto;
+
+  @ExistingAlphaChoice(
+    "Priced as an image edit (the `image_editing` tool's price; `GET /tools` lists it under this tool's " +
+      '`option_prices`), not as a cut-out. No `subject_hints` with `use`: nothing is segmented.',
+  )
+  existing_alpha?: ExistingAlphaChoiceValue;
 
   @WebhookUrl()
   webhook_url?: string;

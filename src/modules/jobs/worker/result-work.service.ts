@@ -174,7 +174,7 @@ export class ResultWorkService {
       throw error;
     }
     // Another run settled the result first: this run's files would be orphans.
-    if (!(await this.lifecycle.complete(task.resultId, keys, output.uncertainty ?? null))) await this.removeFiles(keys);
+    if (!(await this.lifecycle.complete(task.resultId, keys, output))) await this.removeFiles(keys);
   }
 
   /** Settles a result whose work will not be retried, releasing its credits. */

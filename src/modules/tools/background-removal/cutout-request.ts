@@ -6,7 +6,13 @@ import { ProductPhotoOperation } from '../../catalog/product-photo-presets';
 import { ToolId } from '../../catalog/tools';
 import type { ProductCorrections } from '../shared/cut-out';
 import { canvasLayoutOf } from '../shared/canvas-placement';
-import { backgroundOf, shadowStyle, type CutoutBackground } from '../shared/cutout-style';
+import {
+  backdropOf,
+  backgroundOf,
+  shadowStyle,
+  type BackdropRequest,
+  type CutoutBackground,
+} from '../shared/cutout-style';
 import {
   isProductPhoto,
   type CutoutChannels,
@@ -20,6 +26,8 @@ import { fileChoicesOf, variantOf, type FileChoices, type TypedToolTask } from '
 /** One cut-out result, whatever endpoint asked for it. */
 export interface CutoutRequest extends ProductCorrections {
   background: CutoutBackground;
+  /** A background photo or a blur of the photo's own background, under the subject instead of `background`. */
+  backdrop: BackdropRequest | null;
   shadow: ShadowStyle;
   placement: Placement;
   format: OutputFormat;
@@ -29,6 +37,8 @@ export interface CutoutRequest extends ProductCorrections {
   channels: CutoutChannels;
   /** Where the client says the product is, in fractions of the source image. */
   hints: SubjectHints;
+  /** `existing_alpha` `use`: the source's own alpha is the mask, and nothing is segmented. */
+  existingAlpha: boolean;
 }
 
 function fromRemoveBackground(
@@ -37,6 +47,7 @@ function fromRemoveBackground(
   const { background, output, placement } = task.options;
   return {
     background: backgroundOf(background),
+    backdrop: backdropOf(background),
     shadow: shadowStyle(background.shadow, variantOf(task)),
     placement: placement
       ? canvasLayoutOf(placement)
@@ -50,6 +61,7 @@ function fromRemoveBackground(
     file: fileChoicesOf(task),
     channels: output.channels ?? 'rgba',
     hints: task.subjectHints,
+    existingAlpha: task.options.existing_alpha === 'use',
   };
 }
 
@@ -86,7 +98,9 @@ export function productPhotoCutout(
     format,
     file: fileChoicesOf({ options }),
     channels: 'rgba' as const,
+    backdrop: null,
     hints,
+    existingAlpha: false,
     shadow: shadowStyle('none', 0),
     ...corrections(level),
   };

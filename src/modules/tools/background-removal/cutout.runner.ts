@@ -6,6 +6,7 @@ import { ResultErrorCode, ResultFailure } from '../result-failure';
 import { canvasPixels } from '../shared/canvas-placement';
 import { CUTOUT_LAYERS } from '../shared/cut-out';
 import { NO_SEGMENTER } from '../shared/failure-translation';
+import { SourceLoader } from '../shared/source-loader';
 import {
   ResultFrame,
   type FramedTool,
@@ -25,8 +26,10 @@ type CutoutTool = ToolId.RemoveBackground | ToolId.ImageEditing;
  * product out (`studio_packshot`, `marketplace_clean`, `product_photo_enhance` on a white or
  * transparent preset), in the result frame:
  *
- * 1. the request, refused before the download on a deployment without a segmenter;
- * 2. the source; its share of the budget: the cut-out's size times CUTOUT_LAYERS, and a placement's canvas;
+ * 1. the request, refused before the download on a deployment without a segmenter (unless the
+ *    source is its own mask, `existing_alpha` `use`);
+ * 2. the source; its share of the budget: the cut-out's size times CUTOUT_LAYERS (one more with a
+ *    background photo or blur), and a placement's canvas;
  * 3. CUTOUT_STEPS (see cutout-pipeline.ts), ending with the image and thumbnail encoded.
  */
 @Injectable()
@@ -37,6 +40,7 @@ export class CutoutRunner implements ToolRunner, FramedTool<CutoutTool, CutoutRe
   constructor(
     @Inject(SEGMENTER) private readonly segmenter: Segmenter | null,
     private readonly frame: ResultFrame,
+    private readonly sources: SourceLoader,
   ) {}
 
   run(task: TypedToolTask, signal: AbortSignal): Promise<ToolOutput> {
@@ -47,12 +51,18 @@ export class CutoutRunner implements ToolRunner, FramedTool<CutoutTool, CutoutRe
     const cutout = cutoutRequestOf(task);
     if (!cutout)
       throw new ResultFailure(ResultErrorCode.ProcessingFailed, 'This operation does not cut the product out.');
-    if (!this.segmenter) throw new ResultFailure(ResultErrorCode.ProcessingFailed, `This result ${NO_SEGMENTER}.`);
-    return { request: cutout, dependencies: { segmenter: this.segmenter } };
+    // A source that is its own mask needs no segmenter.
+    if (!this.segmenter && !cutout.existingAlpha) {
+      throw new ResultFailure(ResultErrorCode.ProcessingFailed, `This result ${NO_SEGMENTER}.`);
+    }
+    const backdrops = (url: string, signal: AbortSignal) => this.sources.loadBackdrop(task, url, signal);
+    return { request: cutout, dependencies: { segmenter: this.segmenter, backdrops } };
   }
 
+  /** A background photo or blur is one layer more; a placement's canvas holds its own. */
   pixels(source: SourceImage, request: CutoutRequest): number {
     const { scaled } = cutoutPlan(source);
-    return scaled.width * scaled.height * CUTOUT_LAYERS + canvasPixels(request.placement, scaled);
+    const layers = CUTOUT_LAYERS + (request.backdrop ? 1 : 0);
+    return scaled.width * scaled.height * layers + canvasPixels(request.placement, scaled);
   }
 }

@@ -1,7 +1,6 @@
 import { fromFixture, paint } from '../../../../test/support/image-fixtures';
 import { planGeometry } from '../../../core/image/geometry';
-import type { AlphaMask } from '../../../engine/mask/alpha-mask';
-import { NO_HINTS, type SubjectHints } from '../../../engine/mask/subject-hints';
+import { NO_HINTS, type Cutout, type SubjectHints } from '../../../engine/mask/subject-hints';
 import type { RawImage } from '../../../core/image/raw-image';
 import { inspectSource } from '../../../core/image/source-image';
 import type { Segmenter } from '../../../core/segmentation/segmenter';
@@ -85,6 +84,8 @@ describe(hintsInPart.name, () => {
   });
 });
 
+const RECORDED_SEGMENTATION = { model: 'recording', version: 'v9', postProcessingVersion: '7' };
+
 /** Records what it was asked and answers a full mask, so the test sees the hints the pipeline passes. */
 class RecordingSegmenter implements Segmenter {
   readonly asked: Array<{ width: number; height: number; hints: SubjectHints | undefined }> = [];
@@ -93,15 +94,12 @@ class RecordingSegmenter implements Segmenter {
     return Promise.resolve();
   }
 
-  segment(
-    image: RawImage,
-    _signal: AbortSignal,
-    hints?: SubjectHints,
-  ): Promise<{ mask: AlphaMask; uncertainty: number }> {
+  segment(image: RawImage, _signal: AbortSignal, hints?: SubjectHints): Promise<Cutout> {
     this.asked.push({ width: image.width, height: image.height, hints });
     return Promise.resolve({
       mask: { data: new Uint8Array(image.width * image.height).fill(255), width: image.width, height: image.height },
       uncertainty: 0.25,
+      segmentation: RECORDED_SEGMENTATION,
     });
   }
 }
@@ -109,7 +107,14 @@ class RecordingSegmenter implements Segmenter {
 describe('EDIT_PIPELINE with subject hints', () => {
   const request = (resize: EditRequest['resize']): EditRequest => ({
     resize,
-    cutout: { background: null, shadow: { kind: 'none', spread: 1, lean: 0 }, hints: HINTS, placement: null },
+    cutout: {
+      background: null,
+      backdrop: null,
+      shadow: { kind: 'none', spread: 1, lean: 0 },
+      hints: HINTS,
+      existingAlpha: false,
+      placement: null,
+    },
     light: false,
     color: false,
     polish: false,
@@ -126,7 +131,7 @@ describe('EDIT_PIPELINE with subject hints', () => {
       50_000_000,
     );
 
-  it('hands the segmenter the hints in the frame it segments, and reports its uncertainty', async () => {
+  it('hands the segmenter the hints in the frame it segments; reports its uncertainty and segmentation', async () => {
     const segmenter = new RecordingSegmenter();
     const dependencies = { segmenter, upscaler: null };
     const whole = await runPipeline(
@@ -141,9 +146,10 @@ describe('EDIT_PIPELINE with subject hints', () => {
     expect(segmenter.asked[1]).toMatchObject({ width: 200, height: 200, hints: { keepPoints: [{ x: 0.5, y: 0.5 }] } });
     expect(segmenter.asked[1].hints?.region).toMatchObject({ left: 0, right: expect.closeTo(0.7, 10) });
     expect([whole.uncertainty, covered.uncertainty]).toEqual([0.25, 0.25]);
+    expect([whole.segmentation, covered.segmentation]).toEqual([RECORDED_SEGMENTATION, RECORDED_SEGMENTATION]);
   });
 
-  it('reports no uncertainty for an edit that cuts nothing out', async () => {
+  it('reports no uncertainty and no segmentation for an edit that cuts nothing out', async () => {
     const edited = await runPipeline(
       EDIT_PIPELINE,
       editContext({ ...request({ width: 100, upscale: false }), cutout: null }, await source(), {
@@ -152,5 +158,6 @@ describe('EDIT_PIPELINE with subject hints', () => {
       }),
     );
     expect(edited.uncertainty).toBeUndefined();
+    expect(edited.segmentation).toBeUndefined();
   });
 });

@@ -62,6 +62,7 @@ describe('EDIT_STEPS', () => {
       'cropWindow',
       'segmentSubject',
       'correctPixels',
+      'loadBackdrop',
       'replaceBackground',
       'encodeResult',
     ]);

@@ -6,8 +6,11 @@ import type { RawImage } from '../../../core/image/raw-image';
 import type { Segmenter } from '../../../core/segmentation/segmenter';
 import type { ModelScale, Upscaler } from '../../../core/super-resolution/upscaler';
 import { SourceImageError, SourceImageProblem, type SourceImage } from '../../../core/image/source-image';
+import type { Backdrop } from '../../../engine/compose/backdrop';
 import { checkRoomOnCanvas } from '../shared/canvas-placement';
+import { loadedBackdrop, type BackdropSource } from '../shared/backdrop-loading';
 import { encodeImage, type EncodedImage } from '../shared/encoding';
+import { ownCutout, requireAlphaChannel } from '../shared/existing-alpha';
 import { made, type ToolContext, type ToolPipeline, type ToolStep } from '../shared/tool-steps';
 import { hintsInPart, visiblePart } from './edit-hints';
 import { planEdit, type EditPlan } from './edit-plan';
@@ -25,6 +28,8 @@ const describe = (error: unknown) =>
 export interface EditDependencies {
   segmenter: Segmenter | null;
   upscaler: Upscaler | null;
+  /** Loads a background photo (`background.type` `image`); absent where no edit loads one (benchmarks, unit specs). */
+  backdrops?: BackdropSource;
 }
 
 export type EditContext = ToolContext<EditRequest, EditDependencies>;
@@ -36,6 +41,8 @@ export interface EditWork {
   /** Where `crop` cut its window, when it cut one. */
   window: WindowPosition | null;
   cutout: Cutout | null;
+  /** The background photo decoded, or the blur asked for; null for a colour, transparency or the original. */
+  backdrop: Backdrop | null;
   encoded: EncodedImage | null;
 }
 
@@ -47,10 +54,13 @@ type EditStep = ToolStep<EditContext, EditWork>;
  */
 const decodeSource: EditStep = async function decodeSource({ source, request, limits, signal, choices }, work) {
   const { geometry, modelScale } = work.plan;
+  // A source that is its own mask keeps its transparency until segmentSubject reads it (and fails when it has none).
+  const ownMask = request.cutout?.existingAlpha === true;
+  if (ownMask) requireAlphaChannel(source);
   const image = await decodeScaled(source, modelScale ? atOwnSize(source) : geometry, {
     maxPixels: limits.maxPixels,
     // A cut-out starts from opaque pixels, as the segmentation model was trained on.
-    flattenOnto: choices.output.format === 'jpg' || request.cutout ? backgroundFor('jpg') : null,
+    flattenOnto: !ownMask && (choices.output.format === 'jpg' || request.cutout) ? backgroundFor('jpg') : null,
     timeoutSeconds: limits.timeoutSeconds,
   }).catch((error: unknown) => {
     signal.throwIfAborted();
@@ -96,10 +106,18 @@ const cropWindow: EditStep = async function cropWindow({ request, limits }, work
 
 /**
  * `background`: the subject's mask, from the pixels as photographed (the client's hints moved onto
- * the part of the source they show).
+ * the part of the source they show); or the source's own alpha (`existing_alpha` `use`), its colours
+ * kept as they are (replaceBackground does not clean them).
  */
-const segmentSubject: EditStep = async function segmentSubject({ source, request, dependencies, signal }, work) {
+const segmentSubject: EditStep = async function segmentSubject(
+  { source, request, dependencies, limits, signal },
+  work,
+) {
   if (!request.cutout) return work;
+  if (request.cutout.existingAlpha) {
+    const own = await ownCutout(made(work.image, 'decoded image'), limits);
+    return { ...work, image: own.photo, cutout: own.cutout };
+  }
   if (!dependencies.segmenter) throw new Error('A background operation needs a segmenter');
   const hints = hintsInPart(request.cutout.hints, visiblePart(source, work.plan.geometry, work.window));
   return { ...work, cutout: await dependencies.segmenter.segment(made(work.image, 'decoded image'), signal, hints) };
@@ -133,6 +151,21 @@ const correctPixels: EditStep = async function correctPixels({ source, request, 
 };
 
 /**
+ * `background` `image`: the photo, fetched once per job and decoded to cover the image as the
+ * earlier steps left it (the size the background is fitted to), or a placement's canvas where that
+ * is larger.
+ */
+const loadBackdrop: EditStep = async function loadBackdrop({ request, dependencies, limits }, work) {
+  if (!request.cutout?.backdrop) return work;
+  const image = made(work.image, 'decoded image');
+  const canvas = request.cutout.placement?.size;
+  const box = canvas
+    ? { width: Math.max(image.width, canvas.width), height: Math.max(image.height, canvas.height) }
+    : image;
+  return { ...work, backdrop: await loadedBackdrop(request.cutout.backdrop, box, dependencies.backdrops, limits) };
+};
+
+/**
  * `background` and `shadow`: the subject over its new background and shadow, in the photo's frame;
  * with `placement`, framed onto its canvas as a cut-out is (the engine's cutoutPixels, with the
  * corrections already made by correctPixels).
@@ -141,30 +174,28 @@ const replaceBackground: EditStep = async function replaceBackground({ request, 
   if (!request.cutout || !work.cutout) return work;
   const image = made(work.image, 'decoded image');
   const { mask } = work.cutout;
-  const { background, shadow, placement } = request.cutout;
+  const { backdrop } = work;
+  const { background, shadow, placement, existingAlpha } = request.cutout;
+  const transfer = backdrop?.kind === 'photo' ? [image, mask, backdrop.image] : [image, mask];
   if (placement && background !== 'original') {
     checkRoomOnCanvas(placement, image);
     const composition = {
       channels: 'rgba' as const,
       background,
+      backdrop,
       shadow,
       placement,
+      ownEdgeColours: existingAlpha,
       light: false,
       color: false,
       polish: false,
     };
-    const placed = await limits.engine.run(
-      'cutoutPixels',
-      [image, mask, composition, limits.timeoutSeconds],
-      [image, mask],
-    );
+    const placed = await limits.engine.run('cutoutPixels', [image, mask, composition, limits.timeoutSeconds], transfer);
     if (placed.kind !== 'image') throw new Error('A placed cut-out of an edit is an image');
     return { ...work, image: placed.image };
   }
-  return {
-    ...work,
-    image: await limits.engine.run('replacedBackground', [image, mask, request.cutout], [image, mask]),
-  };
+  const change = { ...request.cutout, backdrop, ownEdgeColours: existingAlpha };
+  return { ...work, image: await limits.engine.run('replacedBackground', [image, mask, change], transfer) };
 };
 
 /** `contain`: pad to the box with the chosen background; encode; the thumbnail from the same pixels. */
@@ -185,6 +216,7 @@ export const EDIT_STEPS: readonly EditStep[] = [
   cropWindow,
   segmentSubject,
   correctPixels,
+  loadBackdrop,
   replaceBackground,
   encodeResult,
 ];
@@ -195,10 +227,15 @@ export const EDIT_PIPELINE: ToolPipeline<EditContext, EditWork> = {
     image: null,
     window: null,
     cutout: null,
+    backdrop: null,
     encoded: null,
   }),
   steps: EDIT_STEPS,
-  result: ({ encoded, cutout }) => ({ ...made(encoded, 'encoded image'), uncertainty: cutout?.uncertainty }),
+  result: ({ encoded, cutout }) => ({
+    ...made(encoded, 'encoded image'),
+    uncertainty: cutout?.uncertainty,
+    segmentation: cutout?.segmentation,
+  }),
 };
 
 /** The source decoded as it is: the super-resolution model enlarges it before any resample. */

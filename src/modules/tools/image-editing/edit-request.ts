@@ -6,7 +6,13 @@ import type { SharpenStrength } from '../../../core/image/pipeline-steps';
 import { ProductPhotoOperation } from '../../catalog/product-photo-presets';
 import type { CanvasLayout } from '../../../engine/compose/framing';
 import { canvasLayoutOf } from '../shared/canvas-placement';
-import { backgroundOf, shadowStyle, type CutoutBackground } from '../shared/cutout-style';
+import {
+  backdropOf,
+  backgroundOf,
+  shadowStyle,
+  type BackdropRequest,
+  type CutoutBackground,
+} from '../shared/cutout-style';
 import {
   cutsSubjectOut,
   isProductPhoto,
@@ -45,9 +51,13 @@ export const EDIT_VARIANTS: readonly EditVariant[] = [
  */
 export interface EditCutout {
   background: CutoutBackground | 'original';
+  /** A background photo fitted to the image, or the image's own background blurred; null for neither. */
+  backdrop: BackdropRequest | null;
   shadow: ShadowStyle;
   /** Where the client says the subject is, in fractions of the source image. */
   hints: SubjectHints;
+  /** `existing_alpha` `use`: the source's own alpha is the mask, and nothing is segmented. */
+  existingAlpha: boolean;
   /** `placement`: the cut-out on a canvas; null keeps the photo's frame. */
   placement: CanvasLayout | null;
 }
@@ -68,14 +78,21 @@ export interface EditRequest {
   unsupported: string | null;
 }
 
-function cutoutOf(operations: EditOperations, variant: number, hints: SubjectHints): EditCutout | null {
-  const { background, placement } = operations;
+function cutoutOf(
+  { background, placement }: EditOperations,
+  variant: number,
+  hints: SubjectHints,
+  existingAlpha: boolean,
+): EditCutout | null {
   if (!background || !cutsSubjectOut(background)) return null;
   const type = background.type ?? 'original';
   return {
     background: type === 'original' ? 'original' : backgroundOf(background),
+    backdrop: backdropOf(background),
     shadow: shadowStyle(background.shadow ?? 'none', variant),
     hints,
+    // The create request allows `use` only with a background that replaces the photo's.
+    existingAlpha: existingAlpha && type !== 'original',
     placement: placement ? canvasLayoutOf(placement) : null,
   };
 }
@@ -85,6 +102,7 @@ function fromOperations(
   { format, file }: ResultOutput,
   variant: number,
   hints: SubjectHints,
+  existingAlpha = false,
 ): EditRequest {
   return {
     resize: {
@@ -93,7 +111,7 @@ function fromOperations(
       fit: operations.resizing?.fit,
       upscale: operations.restorations?.upscale === true,
     },
-    cutout: cutoutOf(operations, variant, hints),
+    cutout: cutoutOf(operations, variant, hints, existingAlpha),
     light: operations.adjustments?.light === true,
     color: operations.adjustments?.color === true,
     polish: operations.restorations?.polish === true,
@@ -138,7 +156,13 @@ export function editRequestOf(
   const { options } = task;
   const output = resultOutputOf(task);
   if (isProductPhoto(options)) return fromProductPhoto(options, output);
-  return fromOperations(options.operations, output, variantOf(task), task.subjectHints);
+  return fromOperations(
+    options.operations,
+    output,
+    variantOf(task),
+    task.subjectHints,
+    options.existing_alpha === 'use',
+  );
 }
 
 /**

@@ -9,6 +9,7 @@ import { ResultErrorCode, ResultFailure } from '../result-failure';
 import { canvasPixels } from '../shared/canvas-placement';
 import { CUTOUT_LAYERS } from '../shared/cut-out';
 import { NO_SEGMENTER, NO_UPSCALER } from '../shared/failure-translation';
+import { SourceLoader } from '../shared/source-loader';
 import {
   ResultFrame,
   type FramedTool,
@@ -47,6 +48,7 @@ export class ImageEditingRunner
     @Inject(UPSCALER) private readonly upscaler: Upscaler | null,
     @Inject(APP_CONFIG) config: Pick<AppConfig, 'SOURCE_MAX_MEGAPIXELS'>,
     private readonly frame: ResultFrame,
+    private readonly sources: SourceLoader,
   ) {
     this.maxPixels = config.SOURCE_MAX_MEGAPIXELS * 1_000_000;
   }
@@ -58,7 +60,8 @@ export class ImageEditingRunner
   prepare(task: TaskOf<ToolId.ImageEditing>): PreparedRequest<EditRequest, EditDependencies> {
     const request = editRequestOf(task);
     if (request.unsupported) throw new ResultFailure(ResultErrorCode.ProcessingFailed, request.unsupported);
-    if (request.cutout && !this.segmenter) {
+    // A source that is its own mask needs no segmenter.
+    if (request.cutout && !request.cutout.existingAlpha && !this.segmenter) {
       throw new ResultFailure(
         ResultErrorCode.ProcessingFailed,
         `The ${describeCutout(request.cutout)} ${NO_SEGMENTER}.`,
@@ -67,7 +70,8 @@ export class ImageEditingRunner
     if (request.resize.upscale && !this.upscaler) {
       throw new ResultFailure(ResultErrorCode.ProcessingFailed, `The upscale ${NO_UPSCALER}.`);
     }
-    return { request, dependencies: { segmenter: this.segmenter, upscaler: this.upscaler } };
+    const backdrops = (url: string, signal: AbortSignal) => this.sources.loadBackdrop(task, url, signal);
+    return { request, dependencies: { segmenter: this.segmenter, upscaler: this.upscaler, backdrops } };
   }
 
   pixels(source: SourceImage, request: EditRequest): number {
@@ -75,8 +79,9 @@ export class ImageEditingRunner
     const sourcePixels = source.width * source.height;
     const pixels = geometry.scaled.width * geometry.scaled.height;
     const enlarging = modelScale ? sourcePixels * (1 + modelScale * modelScale) + pixels : 0;
+    const cutoutLayers = CUTOUT_LAYERS + (request.cutout?.backdrop ? 1 : 0);
     const placed = canvasPixels(request.cutout?.placement ?? null, geometry.scaled);
-    return Math.max(sourcePixels, request.cutout ? pixels * CUTOUT_LAYERS + placed : pixels, enlarging);
+    return Math.max(sourcePixels, request.cutout ? pixels * cutoutLayers + placed : pixels, enlarging);
   }
 }
 

@@ -3,11 +3,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '../../../core/config/config.module';
 import type { AppConfig } from '../../../core/config/config.schema';
 import { ImageService } from '../../../core/image/image.service';
+import type { SegmentationReport } from '../../../core/segmentation/segmentation-report';
+import { MASK_POST_PROCESSING_VERSION } from '../../../engine/mask/post-processing-version';
 import { ToolId } from '../../catalog/tools';
 import { ResultErrorCode, ResultFailure } from '../result-failure';
 import { cutsSubjectOut, isProductPhoto, type ToolOptions } from '../tool-options';
 import type { ToolOutput, ToolRunner, TypedToolTask } from '../tool-runner';
 import { pipelineOf } from '../tool-pipelines';
+import { SOURCE_ALPHA_SEGMENTATION } from '../shared/existing-alpha';
 
 /** Longest side of a simulated result: small, so sandbox jobs finish in milliseconds. */
 const SIMULATED_LONG_SIDE = 512;
@@ -15,12 +18,24 @@ const SIMULATED_LONG_SIDE = 512;
 export const SANDBOX_FAIL_PREFIX = 'sandbox_fail';
 export const SANDBOX_SLOW_PREFIX = 'sandbox_slow';
 export const SANDBOX_UNSURE_PREFIX = 'sandbox_unsure';
+/** With `existing_alpha` `use`: a source that has no meaningful transparency, as an opaque photo would be. */
+export const SANDBOX_OPAQUE_PREFIX = 'sandbox_opaque';
 
 /**
  * The uncertainty of a sandbox cut-out: a sure one, or, for an `external_id` starting with
  * SANDBOX_UNSURE_PREFIX, one a client should send to a person, so its routing can be tested.
  */
 export const SANDBOX_UNCERTAINTY = { sure: 0.05, unsure: 0.9 } as const;
+
+/**
+ * What every sandbox cut-out reports as its segmentation: no model ran, so the model is `sandbox`
+ * at version `1`; the post-processing version is the live one, so a client can read it as it will live.
+ */
+export const SANDBOX_SEGMENTATION: SegmentationReport = {
+  model: 'sandbox',
+  version: '1',
+  postProcessingVersion: MASK_POST_PROCESSING_VERSION,
+};
 
 /** What the live result would be, as far as the sandbox imitates it: a cut-out, a mask, or neither. */
 function cutoutKind(job: ToolOptions): 'none' | 'cutout' | 'mask' {
@@ -32,6 +47,35 @@ function cutoutKind(job: ToolOptions): 'none' | 'cutout' | 'mask' {
       return cutsSubjectOut(job.options.operations.background) ? 'cutout' : 'none';
     default:
       return 'none';
+  }
+}
+
+/**
+ * What the live result would be composed over, when that is more than a colour: named in the
+ * simulated image's label, since the sandbox downloads nothing (a background photo included).
+ */
+function backdropLabel(job: ToolOptions): string {
+  if (isProductPhoto(job.options)) return '';
+  const background =
+    job.tool === ToolId.RemoveBackground
+      ? job.options.background
+      : job.tool === ToolId.ImageEditing
+        ? job.options.operations.background
+        : undefined;
+  if (background?.type === 'image') return ' on a background photo';
+  if (background?.type === 'blur') return ` on its own background, ${background.blur?.mode ?? 'gaussian'} blur`;
+  return '';
+}
+
+/** Whether the job takes the source's own alpha as its mask (`existing_alpha` `use`): nothing to be unsure of. */
+function usesExistingAlpha(job: ToolOptions): boolean {
+  if (isProductPhoto(job.options)) return false;
+  switch (job.tool) {
+    case ToolId.RemoveBackground:
+    case ToolId.ImageEditing:
+      return job.options.existing_alpha === 'use';
+    default:
+      return false;
   }
 }
 
@@ -100,6 +144,13 @@ export class SandboxSimulator implements ToolRunner {
         `Simulated failure: external_id starts with "${SANDBOX_FAIL_PREFIX}".`,
       );
     }
+    const existingAlpha = usesExistingAlpha(task);
+    if (existingAlpha && task.externalId?.startsWith(SANDBOX_OPAQUE_PREFIX)) {
+      throw new ResultFailure(
+        ResultErrorCode.SourceNotTransparent,
+        `Simulated source without meaningful transparency: external_id starts with "${SANDBOX_OPAQUE_PREFIX}".`,
+      );
+    }
     if (task.externalId?.startsWith(SANDBOX_SLOW_PREFIX)) {
       await sleep(this.config.SANDBOX_SLOW_SECONDS * 1000, undefined, { signal });
     }
@@ -107,12 +158,19 @@ export class SandboxSimulator implements ToolRunner {
     const image = await this.images.renderSimulatedResult({
       ...simulatedSize(task),
       format: task.format,
-      label: `sandbox ${task.tool} #${task.index + 1}`,
+      label: `sandbox ${task.tool} #${task.index + 1}${backdropLabel(task)}`,
       seed: task.resultId,
       greyscale: kind === 'mask',
     });
     if (kind === 'none') return { image, format: task.format };
+    // The source's own alpha is taken as it is: nothing to be unsure of.
+    if (existingAlpha) return { image, format: task.format, uncertainty: 0, segmentation: SOURCE_ALPHA_SEGMENTATION };
     const unsure = task.externalId?.startsWith(SANDBOX_UNSURE_PREFIX) === true;
-    return { image, format: task.format, uncertainty: unsure ? SANDBOX_UNCERTAINTY.unsure : SANDBOX_UNCERTAINTY.sure };
+    return {
+      image,
+      format: task.format,
+      uncertainty: unsure ? SANDBOX_UNCERTAINTY.unsure : SANDBOX_UNCERTAINTY.sure,
+      segmentation: SANDBOX_SEGMENTATION,
+    };
   }
 }

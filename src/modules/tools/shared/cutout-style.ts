@@ -1,6 +1,8 @@
 import { opaqueColour, WHITE } from '../../../engine/compose/colour';
 import type { ShadowKind, ShadowStyle } from '../../../engine/compose/shadow';
 import type { Rgba } from '../../../core/image/pipeline-steps';
+import type { BackdropFit } from '../../../engine/compose/backdrop';
+import type { BackgroundBlur } from '../../../engine/compose/blurred-background';
 import type { StoredBackground } from '../tool-options';
 
 /** A background the subject is cut out onto: a colour, or null for transparent. */
@@ -20,6 +22,35 @@ export const SHADOW_VARIANTS: readonly Omit<ShadowStyle, 'kind'>[] = [
 
 export function shadowStyle(kind: ShadowKind, variant: number): ShadowStyle {
   return { kind, ...(SHADOW_VARIANTS[variant] ?? SHADOW_VARIANTS[0]) };
+}
+
+/**
+ * A background photo or blur as a request names it: the photo by its URL (the pipeline loads it,
+ * see BackdropSource), fitted and padded as asked; a blur as stored.
+ */
+export type BackdropRequest =
+  { kind: 'photo'; url: string; fit: BackdropFit; pad: Rgba } | { kind: 'blur'; blur: BackgroundBlur };
+
+/** A medium gaussian: what `blur` means without its members (also the create requests' default). */
+export const DEFAULT_BLUR: BackgroundBlur = { mode: 'gaussian', strength: 50 };
+
+/** The photo or blur a stored background asks for, or null for a colour or transparency. */
+export function backdropOf(option: StoredBackground | undefined): BackdropRequest | null {
+  if (option?.type === 'image' && option.image_url) {
+    return {
+      kind: 'photo',
+      url: option.image_url,
+      fit: option.fit ?? 'cover',
+      pad: option.color ? opaqueColour(option.color) : WHITE,
+    };
+  }
+  if (option?.type === 'blur') {
+    return {
+      kind: 'blur',
+      blur: { mode: option.blur?.mode ?? DEFAULT_BLUR.mode, strength: option.blur?.strength ?? DEFAULT_BLUR.strength },
+    };
+  }
+  return null;
 }
 
 /** A background option as the create requests store it (`type` and, for `color`, the colour). */

@@ -1,4 +1,5 @@
 import type { AlphaMask } from '../../../engine/mask/alpha-mask';
+import type { SegmentationReport } from '../../../core/segmentation/segmentation-report';
 import { carriedMetadata } from '../../../core/image/metadata/carried-metadata';
 import {
   encode,
@@ -19,6 +20,8 @@ export interface EncodedImage {
   thumbnail: Buffer;
   /** How unsure the segmenter was of the subject's mask, when the result cut the subject out. */
   uncertainty?: number;
+  /** Which model and post-processing made the subject's mask, when the result cut the subject out. */
+  segmentation?: SegmentationReport;
 }
 
 /** How a result is written: its format and file choices, and the source whose metadata `keep` carries. */

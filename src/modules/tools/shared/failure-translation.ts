@@ -16,6 +16,33 @@ const IMAGE_PROBLEM_CODES: Record<SourceImageProblem, ResultErrorCode> = {
   [SourceImageProblem.TooLarge]: ResultErrorCode.SourceTooLarge,
 };
 
+const BACKGROUND_FETCH_CODES: Record<SourceFetchFailure, ResultErrorCode> = {
+  [SourceFetchFailure.FetchFailed]: ResultErrorCode.BackgroundFetchFailed,
+  [SourceFetchFailure.Blocked]: ResultErrorCode.BackgroundBlocked,
+  [SourceFetchFailure.TooLarge]: ResultErrorCode.BackgroundTooLarge,
+};
+
+const BACKGROUND_IMAGE_CODES: Record<SourceImageProblem, ResultErrorCode> = {
+  [SourceImageProblem.NotImage]: ResultErrorCode.BackgroundNotImage,
+  [SourceImageProblem.TooLarge]: ResultErrorCode.BackgroundTooLarge,
+};
+
+/**
+ * A background photo's download or decoding problem, with the background's own codes (so a
+ * client can tell a broken background from a broken product photo); retried like a source's.
+ */
+export function asBackgroundFailure(error: unknown): unknown {
+  if (error instanceof SourceFetchError) {
+    const code = BACKGROUND_FETCH_CODES[error.failure];
+    const message = `The background image: ${error.message}`;
+    return error.retryable ? new TransientResultFailure(code, message) : new ResultFailure(code, message);
+  }
+  if (error instanceof SourceImageError) {
+    return new ResultFailure(BACKGROUND_IMAGE_CODES[error.problem], `The background image: ${error.message}`);
+  }
+  return error;
+}
+
 /** A download or decoding problem as the result failure BullMQ and the client see. */
 export function asSourceFailure(error: unknown): unknown {
   if (error instanceof SourceFetchError) {

@@ -14,12 +14,17 @@ export function photoPlan(source: Size, longSide: number): GeometryPlan {
 /**
  * The photo a cut-out (or any composition around the product) is made from, decoded at `plan`'s
  * size with any transparency flattened onto white, which is what the segmentation model was
- * trained on.
+ * trained on; or, with `keepAlpha` (a source that is its own mask), with its transparency kept.
  */
-export function decodePhoto(source: SourceImage, plan: GeometryPlan, limits: PipelineLimits): Promise<RawImage> {
+export function decodePhoto(
+  source: SourceImage,
+  plan: GeometryPlan,
+  limits: PipelineLimits,
+  { keepAlpha = false } = {},
+): Promise<RawImage> {
   return decodeScaled(source, plan, {
     maxPixels: limits.maxPixels,
-    flattenOnto: WHITE,
+    flattenOnto: keepAlpha ? null : WHITE,
     timeoutSeconds: limits.timeoutSeconds,
   }).catch((error: unknown) => {
     limits.signal.throwIfAborted();

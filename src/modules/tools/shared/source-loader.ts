@@ -8,10 +8,14 @@ import { UploadedSources } from '../../../core/uploads/uploaded-sources';
 import { isUploadScheme, uploadIdOf } from '../../../core/uploads/upload-url';
 import { ResultErrorCode, ResultFailure } from '../result-failure';
 import type { ToolTask } from '../tool-runner';
-import { asSourceFailure } from './failure-translation';
+import { asBackgroundFailure, asSourceFailure } from './failure-translation';
 
 /** How long downloaded bytes are kept for the other variants of the same source. */
 const CACHE_TTL_MS = 60_000;
+/** A background photo serves every result of its job, so it is kept for as long as a job usually runs. */
+const BACKDROP_TTL_MS = 15 * 60_000;
+/** Room for background photos, whatever the sources' cache is given: they are few and shared by many results. */
+const BACKDROP_CACHE_MEGABYTES = 64;
 
 /** What a cached load needs beside its key. */
 interface LoadContext {
@@ -30,6 +34,7 @@ interface LoadContext {
 export class SourceLoader {
   private readonly maxPixels: number;
   private readonly downloads: LRUCache<string, Buffer, LoadContext> | null;
+  private readonly backdrops: LRUCache<string, Buffer, LoadContext>;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -49,6 +54,13 @@ export class SourceLoader {
             fetchMethod: (key, _stale, { context }) => this.bytesAt(key.slice(key.indexOf(' ') + 1), context),
           })
         : null;
+    this.backdrops = new LRUCache<string, Buffer, LoadContext>({
+      maxSize: BACKDROP_CACHE_MEGABYTES * 1024 * 1024,
+      sizeCalculation: (bytes) => Math.max(1, bytes.length),
+      ttl: BACKDROP_TTL_MS,
+      ttlAutopurge: true,
+      fetchMethod: (key, _stale, { context }) => this.bytesAt(key.slice(key.indexOf(' ') + 1), context),
+    });
   }
 
   async load(task: ToolTask, signal: AbortSignal): Promise<SourceImage> {
@@ -58,6 +70,23 @@ export class SourceLoader {
       return await inspectSource(await this.download(task, url, signal), this.maxPixels);
     } catch (error) {
       throw asSourceFailure(error);
+    }
+  }
+
+  /**
+   * A result's background photo (`background.image_url`), with the source's rules, limits and
+   * deadline, failing with the background's own codes. Fetched once per job in each worker
+   * process: concurrent results of the job wait for the same download, later ones reuse its bytes.
+   */
+  async loadBackdrop(task: ToolTask, url: string, signal: AbortSignal): Promise<SourceImage> {
+    try {
+      const bytes = await this.backdrops.fetch(`${task.jobId} ${url}`, {
+        context: { accountId: task.accountId, signal },
+      });
+      if (!bytes) throw new Error('A background load ended without a body');
+      return await inspectSource(bytes, this.maxPixels);
+    } catch (error) {
+      throw asBackgroundFailure(error);
     }
   }
 
