@@ -1,3 +1,4 @@
+import sharp from 'sharp';
 import type { Response } from 'supertest';
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { subjectBounds, type PixelBounds } from '../../src/engine/mask/alpha-mask';
@@ -13,20 +14,31 @@ import { createTestApp, seedAccount, type SeededAccount, type TestApp } from '..
  * Placement on a canvas (issue 31, part 3) through the API and an in-process worker, judged on the
  * decoded results: the product's box (its alpha, or its colour on white) lands where the rounding
  * rule puts it, to the pixel, for every alignment, padding in pixels and percent per side, each
- * scale, with and without the shadow in the box, on remove-background (cut-out and mask) and on
- * image/edit. The segmentation service keys out the backdrop, so the product's box in the source is
+ * scale, with and without the shadow in the box, on remove-background (cut-out and mask, over a
+ * background photo, and a source that is its own mask) and on image/edit. The segmentation service keys out the backdrop, so the product's box in the source is
  * known exactly: an orange 120 x 180 block at (140, 60) of a 400 x 300 photo.
  */
 const SOURCE = { width: 400, height: 300 };
 const PRODUCT = { left: 140, top: 60, width: 120, height: 180 };
 const ORANGE: Rgb = [240, 140, 30];
 const BACKDROP: Rgb = [90, 100, 120];
-const photo = () =>
-  paint(SOURCE.width, SOURCE.height, (x, y) =>
-    x >= PRODUCT.left && x < PRODUCT.left + PRODUCT.width && y >= PRODUCT.top && y < PRODUCT.top + PRODUCT.height
-      ? ORANGE
-      : BACKDROP,
-  );
+const GREEN: Rgb = [40, 170, 60];
+const inProduct = (x: number, y: number) =>
+  x >= PRODUCT.left && x < PRODUCT.left + PRODUCT.width && y >= PRODUCT.top && y < PRODUCT.top + PRODUCT.height;
+const photo = () => paint(SOURCE.width, SOURCE.height, (x, y) => (inProduct(x, y) ? ORANGE : BACKDROP));
+
+/** The product already cut out: the photo with the block opaque and the rest transparent. */
+async function cutOutPng(): Promise<Buffer> {
+  const { data } = photo();
+  const rgba = Buffer.alloc(SOURCE.width * SOURCE.height * 4);
+  for (let i = 0; i < SOURCE.width * SOURCE.height; i++) {
+    rgba.set([data[i * 3], data[i * 3 + 1], data[i * 3 + 2]], i * 4);
+    rgba[i * 4 + 3] = inProduct(i % SOURCE.width, Math.floor(i / SOURCE.width)) ? 255 : 0;
+  }
+  return sharp(rgba, { raw: { ...SOURCE, channels: 4 } })
+    .png()
+    .toBuffer();
+}
 
 type Horizontal = 'left' | 'center' | 'right';
 type Vertical = 'top' | 'center' | 'bottom';
@@ -98,6 +110,16 @@ describe('placement on a canvas through the API and an in-process worker', () =>
     server = await ImageSourceServer.start();
     server.route('/segment', segmentation.handle);
     server.serve('/product.png', await fromFixture(photo()).png().toBuffer(), { contentType: 'image/png' });
+    server.serve(
+      '/green.png',
+      await fromFixture(paint(200, 100, () => GREEN))
+        .png()
+        .toBuffer(),
+      {
+        contentType: 'image/png',
+      },
+    );
+    server.serve('/cut-out.png', await cutOutPng(), { contentType: 'image/png' });
     source = server.url('/product.png');
     t = await createTestApp(
       {
@@ -257,6 +279,37 @@ describe('placement on a canvas through the API and an in-process worker', () =>
     expect(boundsWhere(transparent, byAlpha)).toEqual(promised);
   });
 
+  it('fits a background photo to the canvas around the placed product', async () => {
+    const canvas = { width: 500, height: 400 };
+    const image = await placed('/remove-background', {
+      background: { type: 'image', image_url: server.url('/green.png') },
+      placement: { ...canvas, padding: 40, horizontal_alignment: 'left' },
+    });
+    expect([image.width, image.height]).toEqual([500, 400]);
+    // On green, red is 240 a + 40 (1 - a): at least half the product's where it is at least 140.
+    expect(boundsWhere(image, (pixel) => pixel[0] >= 140)).toEqual(
+      promisedBox(canvas, even(40), 'fit', 'left', 'center'),
+    );
+    // The photo covers the whole canvas, the padding included.
+    expect(image.pixel(2, 2)).toEqual([...GREEN, 255]);
+    expect(image.pixel(497, 397)).toEqual([...GREEN, 255]);
+  });
+
+  it("places a source that is its own mask (existing_alpha use) by its alpha's box", async () => {
+    const canvas = { width: 360, height: 360 };
+    const res = await jobs().create('/remove-background', {
+      input: [{ image_url: server.url('/cut-out.png') }],
+      existing_alpha: 'use',
+      placement: { ...canvas, padding: { top: 10, bottom: '10%' }, vertical_alignment: 'top', scale: '50%' },
+    });
+    expect(res.status).toBe(202);
+    const [result] = await jobs().results(res.body.job.id);
+    expect({ status: result.status, error: result.error_message }).toEqual({ status: 'completed', error: null });
+    const image = await jobs().download(result.result_url as string);
+    const padding = { top: 10, right: 0, bottom: 36, left: 0 };
+    expect(boundsWhere(image, byAlpha)).toEqual(promisedBox(canvas, padding, 50, 'center', 'top'));
+  });
+
   it('answers a sandbox job with a result of the canvas size', async () => {
     const sandbox = jobsClient(t, () => account.sandboxKey);
     const res = await sandbox.create('/remove-background', {
@@ -376,6 +429,18 @@ describe('placement on a canvas through the API and an in-process worker', () =>
         'placement on an edit that keeps the original background',
         '/image/edit',
         { operations: { background: { type: 'original', shadow: 'soft' }, placement: {} } },
+        ['operations.placement'],
+      ],
+      [
+        'placement with a blurred background',
+        '/remove-background',
+        { placement: {}, background: { type: 'blur' } },
+        ['placement'],
+      ],
+      [
+        'placement on an edit with a blurred background',
+        '/image/edit',
+        { operations: { background: { type: 'blur' }, placement: {} } },
         ['operations.placement'],
       ],
       [
