@@ -63,6 +63,6 @@ export class CutoutRunner implements ToolRunner, FramedTool<CutoutTool, CutoutRe
   pixels(source: SourceImage, request: CutoutRequest): number {
     const { scaled } = cutoutPlan(source);
     const layers = CUTOUT_LAYERS + (request.backdrop ? 1 : 0);
-    return scaled.width * scaled.height * layers + canvasPixels(request.placement, scaled);
+    return scaled.width * scaled.height * layers + canvasPixels(request.placement, scaled, request.backdrop !== null);
   }
 }

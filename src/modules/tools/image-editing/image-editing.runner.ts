@@ -80,7 +80,7 @@ export class ImageEditingRunner
     const pixels = geometry.scaled.width * geometry.scaled.height;
     const enlarging = modelScale ? sourcePixels * (1 + modelScale * modelScale) + pixels : 0;
     const cutoutLayers = CUTOUT_LAYERS + (request.cutout?.backdrop ? 1 : 0);
-    const placed = canvasPixels(request.cutout?.placement ?? null, geometry.scaled);
+    const placed = canvasPixels(request.cutout?.placement ?? null, geometry.scaled, Boolean(request.cutout?.backdrop));
     return Math.max(sourcePixels, request.cutout ? pixels * cutoutLayers + placed : pixels, enlarging);
   }
 }

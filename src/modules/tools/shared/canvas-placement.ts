@@ -50,9 +50,12 @@ export function checkRoomOnCanvas(layout: CanvasLayout, photo: Size): void {
  */
 const CANVAS_LAYERS = 2;
 
-/** The pixel budget a placement's canvas adds to its result's (none without one). */
-export function canvasPixels(placement: Placement | null, photo: Size): number {
+/**
+ * The pixel budget a placement's canvas adds to its result's (none without one); a background
+ * photo, decoded to cover the canvas, is one canvas layer more.
+ */
+export function canvasPixels(placement: Placement | null, photo: Size, backdrop: boolean): number {
   if (placement?.kind !== 'layout') return 0;
   const canvas = placement.size ?? photo;
-  return canvas.width * canvas.height * CANVAS_LAYERS;
+  return canvas.width * canvas.height * (CANVAS_LAYERS + (backdrop ? 1 : 0));
 }
