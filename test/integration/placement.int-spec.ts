@@ -15,8 +15,9 @@ import { createTestApp, seedAccount, type SeededAccount, type TestApp } from '..
  * decoded results: the product's box (its alpha, or its colour on white) lands where the rounding
  * rule puts it, to the pixel, for every alignment, padding in pixels and percent per side, each
  * scale, with and without the shadow in the box, on remove-background (cut-out and mask, over a
- * background photo, and a source that is its own mask) and on image/edit. The segmentation service keys out the backdrop, so the product's box in the source is
- * known exactly: an orange 120 x 180 block at (140, 60) of a 400 x 300 photo.
+ * background photo, and a source that is its own mask) and on image/edit. The segmentation
+ * service keys out the backdrop, so the product's box in the source is known exactly: an orange
+ * 120 x 180 block at (140, 60) of a 400 x 300 photo.
  */
 const SOURCE = { width: 400, height: 300 };
 const PRODUCT = { left: 140, top: 60, width: 120, height: 180 };
