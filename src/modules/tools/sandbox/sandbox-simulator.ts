@@ -79,6 +79,9 @@ function usesExistingAlpha(job: ToolOptions): boolean {
   }
 }
 
+/** The most pixels a simulated canvas has: a larger one keeps its shape at this size, so sandbox jobs stay quick. */
+const SIMULATED_CANVAS_PIXELS = 4_000_000;
+
 /** The canvas a placement asks for, where the job has one with its size given. */
 function placementSize(job: ToolOptions): { width: number; height: number } | null {
   if (isProductPhoto(job.options)) return null;
@@ -88,12 +91,17 @@ function placementSize(job: ToolOptions): { width: number; height: number } | nu
       : job.tool === ToolId.ImageEditing
         ? job.options.operations.placement
         : undefined;
-  return placement?.width && placement.height ? { width: placement.width, height: placement.height } : null;
+  if (!placement?.width || !placement.height) return null;
+  const factor = Math.min(1, Math.sqrt(SIMULATED_CANVAS_PIXELS / (placement.width * placement.height)));
+  return {
+    width: Math.max(1, Math.floor(placement.width * factor)),
+    height: Math.max(1, Math.floor(placement.height * factor)),
+  };
 }
 
 /**
  * The requested shape, from `resizing` or an `aspect_ratio`, scaled to the simulated size; a
- * placement's canvas exactly, since a client lays out its pages by that size.
+ * placement's canvas exactly (up to SIMULATED_CANVAS_PIXELS), since a client lays out its pages by that size.
  */
 export function simulatedSize(job: ToolOptions): { width: number; height: number } {
   const canvas = placementSize(job);
