@@ -1,12 +1,11 @@
-import { ProcessRole } from '../../src/core/bootstrap/role';
 import { FakeSegmentationService } from '../support/fake-segmentation-service';
 import { expectError } from '../support/http-errors';
 import { decodeRgba, fromFixture, paint, type RawFixture } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
+import { liveCutoutApp } from '../support/live-cutouts';
 import { creditTotals, jobsClient, writtenRows } from '../support/jobs';
-import { GENEROUS_LIMITS } from '../support/limits';
 import { laplacianVariance, meanColour } from '../support/sharpness';
-import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
+import { bearer, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 
 /**
  * Backgrounds beyond a colour (issue 31, items 1 and 2) through the API and an in-process
@@ -55,7 +54,6 @@ describe('background photos and blurs through the API and an in-process worker',
 
   beforeAll(async () => {
     server = await ImageSourceServer.start();
-    server.route('/segment', segmentation.handle);
     server.serve('/product.png', await fromFixture(productPhoto()).png().toBuffer(), { contentType: 'image/png' });
     server.serve('/gradient.png', await fromFixture(gradient()).png().toBuffer(), { contentType: 'image/png' });
     // The gradient stored sideways, with the EXIF orientation that turns it upright (as phones write photos).
@@ -86,17 +84,7 @@ describe('background photos and blurs through the API and an in-process worker',
       { contentType: 'image/png' },
     );
     server.serve('/not-an-image.png', 'this is not an image', { contentType: 'image/png' });
-    t = await createTestApp(
-      {
-        ...GENEROUS_LIMITS,
-        CAPACITY_ACCOUNT_SHARE: '1',
-        SEGMENTER: 'remote',
-        SEGMENTER_URL: server.url('/segment'),
-        OUTBOUND_ALLOWLIST: '127.0.0.1',
-        LIMIT_CREATES_PER_HOUR_IP: '1000',
-      },
-      { role: ProcessRole.All },
-    );
+    t = await liveCutoutApp(server, segmentation);
     account = await seedAccount(t, { credits: 1000 });
   });
   afterAll(async () => {

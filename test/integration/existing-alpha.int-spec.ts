@@ -2,6 +2,7 @@ import { ProcessRole } from '../../src/core/bootstrap/role';
 import { FakeSegmentationService } from '../support/fake-segmentation-service';
 import { decodeRgba, fromFixture, paint, type RawFixture } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
+import { liveCutoutApp } from '../support/live-cutouts';
 import { creditTotals, jobsClient, type ResultBody } from '../support/jobs';
 import { GENEROUS_LIMITS } from '../support/limits';
 import { createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
@@ -82,7 +83,6 @@ describe('existing alpha through the API and an in-process worker', () => {
 
   beforeAll(async () => {
     server = await ImageSourceServer.start();
-    server.route('/segment', segmentation.handle);
     const png = { contentType: 'image/png' };
     server.serve('/soft.png', await fromFixture(SOFT).png().toBuffer(), png);
     server.serve('/soft.webp', await fromFixture(SOFT).webp({ lossless: true }).toBuffer(), {
@@ -102,17 +102,7 @@ describe('existing alpha through the API and an in-process worker', () => {
         .toBuffer(),
       png,
     );
-    t = await createTestApp(
-      {
-        ...GENEROUS_LIMITS,
-        CAPACITY_ACCOUNT_SHARE: '1',
-        SEGMENTER: 'remote',
-        SEGMENTER_URL: server.url('/segment'),
-        OUTBOUND_ALLOWLIST: '127.0.0.1',
-        LIMIT_CREATES_PER_HOUR_IP: '1000',
-      },
-      { role: ProcessRole.All },
-    );
+    t = await liveCutoutApp(server, segmentation);
     // Prices are data: a new version of the edit's price, before any create reads the prices.
     await t.dataSource.query(`INSERT INTO prices (cost_key, pricing_version, credits) VALUES ($1, 2, $2)`, [
       'image_editing.default',

@@ -1,11 +1,10 @@
 import sharp from 'sharp';
-import { ProcessRole } from '../../src/core/bootstrap/role';
 import { DEFAULT_QUALITY } from '../../src/core/image/pipeline-steps';
 import { FakeSegmentationService } from '../support/fake-segmentation-service';
 import { decodeRgba, fromFixture, paint, productPhoto, type RawFixture } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
+import { liveCutoutApp } from '../support/live-cutouts';
 import { jobsClient } from '../support/jobs';
-import { GENEROUS_LIMITS } from '../support/limits';
 import {
   fileStatement,
   photographersJpeg,
@@ -15,7 +14,7 @@ import {
   XMP_RIGHTS,
   type FileStatement,
 } from '../support/photo-metadata';
-import { createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
+import { seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 
 /**
  * Output controls (issue 20, item 5) through the API with a live key and an in-process worker,
@@ -92,7 +91,6 @@ describe('output controls through the API and an in-process worker', () => {
 
   beforeAll(async () => {
     server = await ImageSourceServer.start();
-    server.route('/segment', segmentation.handle);
     server.serve('/photographer.jpg', await photographersJpeg(fromFixture(uprightPhoto()).rotate(-90)), {
       contentType: 'image/jpeg',
     });
@@ -101,18 +99,7 @@ describe('output controls through the API and an in-process worker', () => {
         contentType: 'image/png',
       });
     }
-    t = await createTestApp(
-      {
-        ...GENEROUS_LIMITS,
-        CAPACITY_ACCOUNT_SHARE: '1',
-        SEGMENTER: 'remote',
-        SEGMENTER_URL: server.url('/segment'),
-        OUTBOUND_ALLOWLIST: '127.0.0.1',
-        // Every case creates from one address: more creates than the default per-address hourly limit.
-        LIMIT_CREATES_PER_HOUR_IP: '1000',
-      },
-      { role: ProcessRole.All },
-    );
+    t = await liveCutoutApp(server, segmentation);
     account = await seedAccount(t, { credits: 1000 });
   });
   afterAll(async () => {

@@ -1,14 +1,13 @@
 import sharp from 'sharp';
 import type { Response } from 'supertest';
-import { ProcessRole } from '../../src/core/bootstrap/role';
 import { subjectBounds, type PixelBounds } from '../../src/engine/mask/alpha-mask';
 import { FakeSegmentationService } from '../support/fake-segmentation-service';
 import { expectError } from '../support/http-errors';
 import { decodeRgba, fromFixture, paint, type Rgb } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
+import { liveCutoutApp } from '../support/live-cutouts';
 import { creditTotals, jobsClient, writtenRows } from '../support/jobs';
-import { GENEROUS_LIMITS } from '../support/limits';
-import { createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
+import { seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 
 /**
  * Placement on a canvas (issue 31, part 3) through the API and an in-process worker, judged on the
@@ -109,7 +108,6 @@ describe('placement on a canvas through the API and an in-process worker', () =>
 
   beforeAll(async () => {
     server = await ImageSourceServer.start();
-    server.route('/segment', segmentation.handle);
     server.serve('/product.png', await fromFixture(photo()).png().toBuffer(), { contentType: 'image/png' });
     server.serve(
       '/green.png',
@@ -122,17 +120,7 @@ describe('placement on a canvas through the API and an in-process worker', () =>
     );
     server.serve('/cut-out.png', await cutOutPng(), { contentType: 'image/png' });
     source = server.url('/product.png');
-    t = await createTestApp(
-      {
-        ...GENEROUS_LIMITS,
-        CAPACITY_ACCOUNT_SHARE: '1',
-        SEGMENTER: 'remote',
-        SEGMENTER_URL: server.url('/segment'),
-        OUTBOUND_ALLOWLIST: '127.0.0.1',
-        LIMIT_CREATES_PER_HOUR_IP: '1000',
-      },
-      { role: ProcessRole.All },
-    );
+    t = await liveCutoutApp(server, segmentation);
     account = await seedAccount(t, { credits: 1000 });
   });
   afterAll(async () => {
