@@ -1,5 +1,7 @@
+import { ImageJobsApiError, ImageJobsClient } from '../../packages/client/src';
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { OUTBOUND_TLS } from '../../src/core/outbound/outbound.module';
+import { listeningPort } from '../support/event-stream';
 import { idempotencyKey, imageInputs, waitForJob, withFakeProvider } from '../support/jobs';
 import { GENEROUS_CREATE_LIMITS } from '../support/limits';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
@@ -178,9 +180,7 @@ describe('account activity: ledger, usage and webhook deliveries of the key’s 
       expect(usage.by_day[0].date).toBe(usage.from);
       expect(usage.totals).toEqual(figures(2, 2, 1));
       expect(usage.by_day[29]).toEqual({ date: today(), ...figures(2, 2, 1) });
-      expect(usage.by_day.slice(0, 29).every((day: Record<string, number>) => day.results_completed === 0)).toBe(
-        true,
-      );
+      expect(usage.by_day.slice(0, 29).every((day: Record<string, number>) => day.results_completed === 0)).toBe(true);
       expect(usage.by_tool).toEqual([{ tool: 'image_editing', ...figures(2, 2, 1) }]);
     });
 
@@ -296,6 +296,28 @@ describe('account activity: ledger, usage and webhook deliveries of the key’s 
       expect(bad.body.error.details.errors[0].path).toBe('path.eventId');
       // Nothing was queued by the refusals.
       expect(await deliveriesOf(account.liveKey)).toHaveLength(5);
+    });
+  });
+
+  it('reads the same through the typed client, and its redelivery', async () => {
+    const client = new ImageJobsClient({
+      apiKey: account.liveKey,
+      baseUrl: `http://127.0.0.1:${await listeningPort(t)}`,
+      maxRetries: 0,
+    });
+    const page = await client.ledger({ limit: 2 });
+    expect(page.entries).toHaveLength(2);
+    const next = await client.ledger({ limit: 2, cursor: page.next_cursor ?? undefined });
+    expect(next.entries[0].id).not.toBe(page.entries[1].id);
+    const { usage } = await client.usage({ from: today(), to: today() });
+    expect(usage.totals).toEqual({ credits_used: 2, results_completed: 2, results_failed: 1 });
+    const { deliveries } = await client.listWebhookDeliveries({ limit: 1 });
+    const { delivery } = await client.redeliverWebhookEvent(deliveries[0].event_id);
+    expect(delivery.event_id).toBe(deliveries[0].event_id);
+    const refused = await client.usage({ from: '2026-02-30' }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ImageJobsApiError);
+    expect((refused as ImageJobsApiError).details).toEqual({
+      errors: [{ path: 'query.from', message: 'is not a calendar date' }],
     });
   });
 

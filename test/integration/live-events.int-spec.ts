@@ -1,3 +1,4 @@
+import { ImageJobsApiError, ImageJobsClient, type LiveEvent } from '../../packages/client/src';
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { HealthService } from '../../src/core/health/health.service';
 import { EventStream, listeningPort, type StreamEvent } from '../support/event-stream';
@@ -114,7 +115,11 @@ describe('live events (GET /api/v1/events), API and worker in one process', () =
 
   it('announces a cancelled job', async () => {
     const opened = await stream(account.sandboxKey);
-    const jobId = await createJob(t, account.sandboxKey, imageInputs(1, () => 'sandbox_slow_1'));
+    const jobId = await createJob(
+      t,
+      account.sandboxKey,
+      imageInputs(1, () => 'sandbox_slow_1'),
+    );
     await t.http().post(`/api/v1/jobs/${jobId}/cancel`).set(bearer(account.sandboxKey)).expect(200);
     await opened.waitFor(isJobEnd(jobId, 'cancelled'), 'the cancellation');
   });
@@ -146,6 +151,36 @@ describe('live events (GET /api/v1/events), API and worker in one process', () =
       { timeoutMs: 5000, intervalMs: 50 },
     );
     open.push(reopened!);
+  });
+
+  it('yields the events through the typed client, and its refusals as API errors', async () => {
+    const client = new ImageJobsClient({ apiKey: account.sandboxKey, baseUrl: `http://127.0.0.1:${port}` });
+    const abort = new AbortController();
+    const seen: LiveEvent[] = [];
+    let ready: () => void = () => undefined;
+    const opened = new Promise<void>((resolve) => (ready = resolve));
+    const reading = (async () => {
+      for await (const event of client.events({ signal: abort.signal })) {
+        seen.push(event);
+        if (event.event === 'ready') ready();
+        if (event.event === 'job' && event.data.status === 'completed') return;
+      }
+    })();
+    await opened;
+    const jobId = await createJob(t, account.sandboxKey, imageInputs(1));
+    await reading;
+    abort.abort();
+    expect(seen.filter((e) => e.event === 'job').map((e) => e.data)).toEqual([
+      { job_id: jobId, status: 'processing' },
+      { job_id: jobId, status: 'completed' },
+    ]);
+    const bad = new ImageJobsClient({ apiKey: 'sk_sandbox_nope', baseUrl: `http://127.0.0.1:${port}` });
+    const refused = await bad
+      .events()
+      .next()
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ImageJobsApiError);
+    expect((refused as ImageJobsApiError).status).toBe(401);
   });
 
   it('refuses a stream without a valid key', async () => {

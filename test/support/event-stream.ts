@@ -73,7 +73,12 @@ export class EventStream {
   }
 
   async waitForEnd(timeoutMs = 10_000): Promise<void> {
-    await readUntil(() => this.ended, (ended) => ended, 'the end of the stream', { timeoutMs, intervalMs: 25 });
+    await readUntil(
+      () => this.ended,
+      (ended) => ended,
+      'the end of the stream',
+      { timeoutMs, intervalMs: 25 },
+    );
   }
 
   close(): void {

@@ -13,7 +13,7 @@ import { KeyEnvironment } from '../auth/api-key.entity';
 import { Auth, type AuthContext } from '../auth/auth-context';
 import { CreditsService } from '../credits/credits.service';
 import { PollRateLimitGuard } from '../rate-limit/poll-rate-limit.guard';
-import { LedgerResponseDto, PageQueryDto, type LedgerEntryDto } from './ledger.dto';
+import { AccountLedgerResponseDto, PageQueryDto, type AccountLedgerEntryDto } from './ledger.dto';
 import { UsageQueryDto, UsageResponseDto, type UsageDto } from './usage.dto';
 import { usageRange } from './usage-range';
 import { UsageService } from './usage.service';
@@ -40,11 +40,11 @@ export class AccountActivityController {
       'Your account’s credit ledger, newest first, each entry with the balance it left (counts toward the ' +
       'polling limit). A sandbox key sees grants and corrections only: sandbox jobs move no credits.',
   })
-  @ApiOkResponse({ type: LedgerResponseDto })
+  @ApiOkResponse({ type: AccountLedgerResponseDto })
   async ledger(
     @Auth() caller: AuthContext,
     @Query() query: PageQueryDto,
-  ): Promise<{ entries: LedgerEntryDto[]; next_cursor: string | null }> {
+  ): Promise<{ entries: AccountLedgerEntryDto[]; next_cursor: string | null }> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const afterId = query.cursor === undefined ? undefined : decodeRowCursor(query.cursor);
     const rows = await this.credits.ledgerPage(caller.accountId, { limit, afterId, sandbox: isSandboxKey(caller) });

@@ -20,7 +20,7 @@ export class PageQueryDto {
   cursor?: string;
 }
 
-export class LedgerEntryDto {
+export class AccountLedgerEntryDto {
   @ApiProperty({ format: 'uuid', example: '0d6c1c5e-3f0e-4b8e-9a59-3a4a0e7b2f10' }) id!: string;
 
   @ApiProperty({
@@ -77,8 +77,8 @@ export class LedgerEntryDto {
   @ApiProperty({ format: 'date-time', example: '2026-11-27T10:00:00.000Z' }) created_at!: string;
 }
 
-export class LedgerResponseDto {
-  @ApiProperty({ type: [LedgerEntryDto] }) entries!: LedgerEntryDto[];
+export class AccountLedgerResponseDto {
+  @ApiProperty({ type: [AccountLedgerEntryDto] }) entries!: AccountLedgerEntryDto[];
   @ApiProperty({
     type: String,
     nullable: true,

@@ -22,7 +22,7 @@ import { WebhookAdminService } from '../webhooks/webhook-admin.service';
 import { DEFAULT_PAGE_SIZE, isSandboxKey } from './account-activity.controller';
 import { PageQueryDto } from './ledger.dto';
 
-class OwnDeliveriesResponseDto {
+class WebhookDeliveryListResponseDto {
   @ApiProperty({ type: [DeliveryDto] }) deliveries!: DeliveryDto[];
   @ApiProperty({
     type: String,
@@ -48,7 +48,7 @@ export class WebhookDeliveriesController {
       'Your webhook deliveries, newest first, each with its event and every attempt (status code, time, error, ' +
       'next attempt), for the jobs of your key’s environment (counts toward the polling limit).',
   })
-  @ApiOkResponse({ type: OwnDeliveriesResponseDto })
+  @ApiOkResponse({ type: WebhookDeliveryListResponseDto })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: '`invalid_request`: `query.limit` or `query.cursor`' })
   async deliveries(
     @Auth() caller: AuthContext,
