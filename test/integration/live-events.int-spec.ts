@@ -5,7 +5,14 @@ import { EventStream, listeningPort, type StreamEvent } from '../support/event-s
 import { idempotencyKey, imageInputs, waitForJob, withFakeProvider } from '../support/jobs';
 import { GENEROUS_LIMITS } from '../support/limits';
 import { createSecondInstance } from '../support/second-instance';
-import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
+import {
+  bearer,
+  createTestApp,
+  seedAccount,
+  TEST_ADMIN_TOKEN,
+  type SeededAccount,
+  type TestApp,
+} from '../support/test-app';
 import { sleep, until } from '../support/waiting';
 
 const STREAMS_PER_KEY = 2;
@@ -88,6 +95,7 @@ describe('live events (GET /api/v1/events), API and worker in one process', () =
         [second, ['processing', 'completed']],
       ]),
     );
+    expect(seen.job[0]).toBe('queued');
     expect(seen.job).toContain('processing');
     expect(seen.job[seen.job.length - 1]).toBe('completed');
     const lastResult = sandbox.events.map((e) => e.event).lastIndexOf('result');
@@ -171,6 +179,7 @@ describe('live events (GET /api/v1/events), API and worker in one process', () =
     await reading;
     abort.abort();
     expect(seen.filter((e) => e.event === 'job').map((e) => e.data)).toEqual([
+      { job_id: jobId, status: 'queued' },
       { job_id: jobId, status: 'processing' },
       { job_id: jobId, status: 'completed' },
     ]);
@@ -181,6 +190,33 @@ describe('live events (GET /api/v1/events), API and worker in one process', () =
       .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(ImageJobsApiError);
     expect((refused as ImageJobsApiError).status).toBe(401);
+  });
+
+  it('ends the streams of a revoked key, and of an account whose access is switched off', async () => {
+    const admin = bearer(TEST_ADMIN_TOKEN);
+    const owner = await seedAccount(t, { name: 'Revoked' });
+    const issued = await t
+      .http()
+      .post(`/admin/v1/accounts/${owner.accountId}/api-keys`)
+      .set(admin)
+      .send({ environment: 'live' })
+      .expect(201);
+    const revoked = await stream(issued.body.secret);
+    const sibling = await stream(owner.liveKey);
+    await t.http().delete(`/admin/v1/api-keys/${issued.body.api_key.id}`).set(admin).expect(204);
+    await revoked.waitForEnd();
+    expect(revoked.events.map((e) => e.event)).toEqual(['ready', 'closing']);
+    expect(revoked.events[1].data).toEqual({ reason: 'credentials_changed' });
+    const refused = await EventStream.open(port, issued.body.secret);
+    await refused.waitForEnd();
+    expect(refused.status).toBe(401);
+    // The account's other key keeps its stream, until the account's access is switched off.
+    expect(sibling.ended).toBe(false);
+    await t.http().patch(`/admin/v1/accounts/${owner.accountId}`).set(admin).send({ api_access: false }).expect(200);
+    await sibling.waitForEnd();
+    const disabled = await EventStream.open(port, owner.liveKey);
+    await disabled.waitForEnd();
+    expect(disabled.status).toBe(403);
   });
 
   it('refuses a stream without a valid key', async () => {

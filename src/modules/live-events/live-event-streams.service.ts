@@ -15,6 +15,7 @@ import { ErrorCode } from '../../core/errors/error-code';
 import { HealthService } from '../../core/health/health.service';
 import { REDIS_SUBSCRIBER } from '../../core/redis/redis.module';
 import { KeyEnvironment } from '../auth/api-key.entity';
+import { ApiKeysService, type KeyInvalidation } from '../auth/api-keys.service';
 import type { AuthContext } from '../auth/auth-context';
 import { liveEventsChannel, LiveEventType, type LiveEvent } from './live-event';
 
@@ -61,6 +62,7 @@ export class LiveEventStreams implements OnModuleInit, OnModuleDestroy, BeforeAp
     @Inject(REDIS_SUBSCRIBER) private readonly subscriber: Redis,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly health: HealthService,
+    private readonly keys: ApiKeysService,
   ) {
     this.channel = liveEventsChannel(config.REDIS_KEY_PREFIX);
   }
@@ -69,6 +71,7 @@ export class LiveEventStreams implements OnModuleInit, OnModuleDestroy, BeforeAp
     this.subscriber.on('message', this.onMessage);
     this.subscriber.on('ready', this.onResubscribed);
     this.health.whenDraining(() => this.closeAll());
+    this.keys.whenInvalidated((match) => this.closeInvalidated(match));
     await this.subscriber.subscribe(this.channel);
     this.subscribedOnce = true;
   }
@@ -154,12 +157,27 @@ export class LiveEventStreams implements OnModuleInit, OnModuleDestroy, BeforeAp
   private closeAll(): void {
     this.closing = true;
     for (const streams of [...this.byAccount.values()]) {
+      for (const stream of [...streams]) this.end(stream, 'shutdown');
+    }
+  }
+
+  /**
+   * A key revoked, or its account's access changed: its streams end, so a revoked key hears
+   * nothing more, and the client's reconnection is authenticated afresh (401 or 403 if refused).
+   */
+  private closeInvalidated(match: KeyInvalidation): void {
+    for (const streams of [...this.byAccount.values()]) {
       for (const stream of [...streams]) {
-        this.send(stream, message('closing', { reason: 'shutdown' }));
-        stream.res.end();
-        this.forget(stream);
+        if (stream.keyId === match.keyId || stream.accountId === match.accountId)
+          this.end(stream, 'credentials_changed');
       }
     }
+  }
+
+  private end(stream: OpenStream, reason: string): void {
+    this.send(stream, message('closing', { reason }));
+    stream.res.end();
+    this.forget(stream);
   }
 
   private readonly onMessage = (channel: string, text: string): void => {
