@@ -299,6 +299,33 @@ describe('account activity: ledger, usage and webhook deliveries of the key’s 
     });
   });
 
+  it('is safe to repeat: a redelivery still waiting for its attempt answers a repeat, queuing no more', async () => {
+    const [latest] = (await get('/webhook-deliveries?limit=1', account.liveKey).expect(200)).body.deliveries;
+    const redeliver = () =>
+      t.http().post(`/api/v1/webhook-events/${latest.event_id}/redeliver`).set(bearer(account.liveKey)).expect(202);
+    const before = (await get('/webhook-deliveries?limit=100', account.liveKey).expect(200)).body.deliveries.length;
+    // The receiver holds its answer, so the redelivery's first attempt is still under way when the repeat comes.
+    receiver.answer(() => ({ status: 200, delayMs: 1500 }));
+    try {
+      const first = (await redeliver()).body.delivery;
+      const repeat = (await redeliver()).body.delivery;
+      expect(repeat.id).toBe(first.id);
+      await readUntil(
+        async () => (await get('/webhook-deliveries?limit=1', account.liveKey).expect(200)).body.deliveries[0],
+        (delivery) => delivery.id === first.id && delivery.attempts === 1,
+        'the redelivery’s attempt',
+        { timeoutMs: 10_000, intervalMs: 200 },
+      );
+      // Once attempted, a redelivery is a new delivery again.
+      const after = (await redeliver()).body.delivery;
+      expect(after.id).not.toBe(first.id);
+      const listed = (await get('/webhook-deliveries?limit=100', account.liveKey).expect(200)).body.deliveries;
+      expect(listed).toHaveLength(before + 2);
+    } finally {
+      receiver.answer(() => 200);
+    }
+  });
+
   it('reads the same through the typed client, and its redelivery', async () => {
     const client = new ImageJobsClient({
       apiKey: account.liveKey,
