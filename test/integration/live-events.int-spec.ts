@@ -1,6 +1,8 @@
 import { ImageJobsApiError, ImageJobsClient, type LiveEvent } from '../../packages/client/src';
 import { ProcessRole } from '../../src/core/bootstrap/role';
+import type { Redis } from 'ioredis';
 import { HealthService } from '../../src/core/health/health.service';
+import { REDIS_SUBSCRIBER } from '../../src/core/redis/redis.module';
 import { EventStream, listeningPort, type StreamEvent } from '../support/event-stream';
 import { idempotencyKey, imageInputs, waitForJob, withFakeProvider } from '../support/jobs';
 import { GENEROUS_LIMITS } from '../support/limits';
@@ -217,6 +219,14 @@ describe('live events (GET /api/v1/events), API and worker in one process', () =
     const disabled = await EventStream.open(port, owner.liveKey);
     await disabled.waitForEnd();
     expect(disabled.status).toBe(403);
+  });
+
+  it('tells its streams to re-read after losing Redis, and carries on once back', async () => {
+    const opened = await stream(account.sandboxKey);
+    t.app.get<symbol, Redis>(REDIS_SUBSCRIBER).disconnect(true);
+    await opened.waitFor((event) => event.event === 'resync', 'the resync');
+    const jobId = await createJob(t, account.sandboxKey, imageInputs(1));
+    await opened.waitFor(isJobEnd(jobId, 'completed'), 'the job’s end after the reconnection');
   });
 
   it('refuses a stream without a valid key', async () => {

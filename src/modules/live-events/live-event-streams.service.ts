@@ -86,13 +86,6 @@ export class LiveEventStreams implements OnModuleInit, OnModuleDestroy, BeforeAp
     await this.subscriber.unsubscribe(this.channel).catch(() => undefined);
   }
 
-  /** Streams open on this process (all keys). */
-  get openStreams(): number {
-    let count = 0;
-    for (const streams of this.byAccount.values()) count += streams.size;
-    return count;
-  }
-
   /**
    * Starts the stream of `caller` on `res`, or refuses it: 503 while the process is stopping,
    * 429 when the key already holds its limit of streams.
@@ -201,12 +194,19 @@ export class LiveEventStreams implements OnModuleInit, OnModuleDestroy, BeforeAp
 
   /**
    * The subscriber connection came back after losing Redis: changes published meanwhile never
-   * reached this process, so every stream's client is told to re-read what it shows.
+   * reached this process, so every stream's client is told to re-read what it shows. ioredis
+   * emits `ready` before it subscribes again, so the channel is subscribed once more (a no-op
+   * for Redis) and the resync waits for its reply: from then on no change is missed.
    */
   private readonly onResubscribed = (): void => {
     if (!this.subscribedOnce) return;
-    for (const streams of this.byAccount.values()) {
-      for (const stream of streams) this.send(stream, message('resync', {}));
-    }
+    this.subscriber.subscribe(this.channel).then(
+      () => {
+        for (const streams of this.byAccount.values()) {
+          for (const stream of streams) this.send(stream, message('resync', {}));
+        }
+      },
+      (error: unknown) => this.logger.warn({ err: error }, 'resubscribing to live events failed'),
+    );
   };
 }

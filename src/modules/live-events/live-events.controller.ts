@@ -45,8 +45,8 @@ export class LiveEventsController {
       '`Authorization` header (read it with fetch streaming; EventSource cannot send one). The stream opens ' +
       'with a `ready` event, carries a `: heartbeat` comment every LIVE_EVENTS_HEARTBEAT_SECONDS, may send ' +
       '`resync` (changes may have been missed: re-read everything shown) and ends with `closing` when the ' +
-      'instance shuts down or the key is revoked (reconnect). Events are hints: a status may repeat, and the job or result read ' +
-      'afterwards is the truth. Does not count toward the polling limit; at most ' +
+      'instance shuts down or the key is revoked (reconnect). Events are hints: a status may repeat, and the ' +
+      'job or result read afterwards is the truth. Does not count toward the polling limit; at most ' +
       'LIVE_EVENTS_MAX_STREAMS_PER_KEY streams open per key.',
   })
   @ApiProduces('text/event-stream')
