@@ -9,18 +9,14 @@ import {
 } from '@nestjs/swagger';
 import { decodeRowCursor, pageOf } from '../../core/http/row-cursor';
 import { ErrorResponseDto } from '../../core/openapi/error-response.dto';
-import { KeyEnvironment } from '../auth/api-key.entity';
 import { Auth, type AuthContext } from '../auth/auth-context';
 import { CreditsService } from '../credits/credits.service';
 import { PollRateLimitGuard } from '../rate-limit/poll-rate-limit.guard';
+import { DEFAULT_PAGE_SIZE, isSandboxKey } from './caller-scope';
 import { AccountLedgerResponseDto, PageQueryDto, type AccountLedgerEntryDto } from './ledger.dto';
 import { UsageQueryDto, UsageResponseDto, type UsageDto } from './usage.dto';
 import { usageRange } from './usage-range';
 import { UsageService } from './usage.service';
-
-export const DEFAULT_PAGE_SIZE = 20;
-
-export const isSandboxKey = (caller: AuthContext) => caller.environment === KeyEnvironment.Sandbox;
 
 @ApiTags('Account')
 @ApiBearerAuth('api_key')

@@ -19,7 +19,7 @@ import { PollRateLimitGuard } from '../rate-limit/poll-rate-limit.guard';
 import { DeliveryDto, RedeliveryResponseDto } from '../webhooks/webhook-admin.dto';
 import { presentDelivery } from '../webhooks/webhook-admin.presenter';
 import { WebhookAdminService } from '../webhooks/webhook-admin.service';
-import { DEFAULT_PAGE_SIZE, isSandboxKey } from './account-activity.controller';
+import { DEFAULT_PAGE_SIZE, isSandboxKey } from './caller-scope';
 import { PageQueryDto } from './ledger.dto';
 
 class WebhookDeliveryListResponseDto {
