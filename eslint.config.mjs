@@ -18,8 +18,10 @@ import tseslint from 'typescript-eslint';
  *   of an account and its ledger), capacity (a tool's capacity group), tools (the catalog's tool
  *   ids and options), webhooks (an account's secrets, events naming a tool);
  * - uploads, which authenticate and limit their callers and take an Idempotency-Key;
- * - the two that compose the rest: admin (the operator's actions) and jobs (creating, running
- *   and settling jobs, which records their webhook events).
+ * - live-events (status changes announced to the API's event streams of a key's account);
+ * - the three that compose the rest: admin (the operator's actions), account-activity (what a
+ *   key reads of its own account: ledger, usage, webhook deliveries) and jobs (creating,
+ *   running and settling jobs, which records their webhook events and announces their changes).
  * A module that needs something from one above it gets it moved down (a type, a token, data) or
  * reaches it through a port the lower module owns and the higher one implements.
  */
@@ -34,7 +36,9 @@ export const MODULE_DEPENDENCIES = {
   tools: ['catalog'],
   webhooks: ['accounts', 'catalog'],
   uploads: ['auth', 'idempotency', 'rate-limit'],
+  'live-events': ['auth'],
   admin: ['accounts', 'auth', 'credits', 'idempotency'],
+  'account-activity': ['auth', 'catalog', 'credits', 'rate-limit', 'webhooks'],
   jobs: [
     'accounts',
     'auth',
@@ -42,6 +46,7 @@ export const MODULE_DEPENDENCIES = {
     'catalog',
     'credits',
     'idempotency',
+    'live-events',
     'rate-limit',
     'tools',
     'uploads',

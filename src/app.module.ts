@@ -14,12 +14,14 @@ import { MetricsModule } from './core/metrics/metrics.module';
 import { OutboundModule } from './core/outbound/outbound.module';
 import { QueueModule } from './core/queue/queue.module';
 import { RedisModule } from './core/redis/redis.module';
+import { AccountActivityModule } from './modules/account-activity/account-activity.module';
 import { AdminModule } from './modules/admin/admin.module';
 import { AccessGuard } from './modules/auth/access.guard';
 import { AuthModule } from './modules/auth/auth.module';
 import { CatalogModule } from './modules/catalog/catalog.module';
 import { JobsModule } from './modules/jobs/jobs.module';
 import { JobsWorkerModule } from './modules/jobs/worker/jobs-worker.module';
+import { LiveEventStreamsModule } from './modules/live-events/live-event-streams.module';
 import { UploadsModule } from './modules/uploads/uploads.module';
 
 /** Plumbing every role needs. */
@@ -38,7 +40,16 @@ function coreImports(config: AppConfig, connections: Connections) {
 
 /** The HTTP surface: controllers, and the guard, pipe and filter every route shares. */
 @Module({
-  imports: [AuthModule, CatalogModule, JobsModule, UploadsModule, AdminModule, HealthModule],
+  imports: [
+    AuthModule,
+    CatalogModule,
+    JobsModule,
+    UploadsModule,
+    AdminModule,
+    AccountActivityModule,
+    LiveEventStreamsModule,
+    HealthModule,
+  ],
   controllers: [HealthController, MetricsController],
   providers: [
     { provide: APP_GUARD, useClass: AccessGuard },

@@ -3,6 +3,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPEATED_SIGNAL_WINDOW_MS } from '../../src/core/bootstrap/stop-signals';
+import { EventStream } from '../support/event-stream';
 import {
   probeReadinessUntilOut,
   RequestFailed,
@@ -276,6 +277,27 @@ describe('the api role stopped by SIGTERM (node dist/main.js api)', () => {
       expect(await api.exited).toBe(1);
       expect(logLines(api, 'second stop signal')).toHaveLength(1);
       expect(api.output()).not.toMatch(/shutdown complete/);
+    } finally {
+      api.kill();
+    }
+  }, 60_000);
+
+  it('ends open event streams when the drain begins, so they never hold the shutdown', async () => {
+    const { api, port, key } = await startApi({ SHUTDOWN_DRAIN_SECONDS: '1', SHUTDOWN_GRACE_SECONDS: '10' });
+    try {
+      const streams = [await EventStream.ready(port, key), await EventStream.ready(port, key)];
+      const signalledAt = Date.now();
+      api.child.kill('SIGTERM');
+      for (const stream of streams) await stream.waitForEnd();
+      expect(streams.map((stream) => stream.events.map((event) => event.event))).toEqual([
+        ['ready', 'closing'],
+        ['ready', 'closing'],
+      ]);
+      expect(await api.exited).toBe(0);
+      // The drain delay, not the grace period: nothing was left in flight when the listener closed.
+      expect(Date.now() - signalledAt).toBeLessThan(8000);
+      expect(logLines(api, 'listener closed')[0]).toMatchObject({ requestsInFlight: 0 });
+      expect(api.output()).not.toMatch(/grace period exceeded/);
     } finally {
       api.kill();
     }

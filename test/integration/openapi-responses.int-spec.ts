@@ -3,6 +3,7 @@ import type { OpenAPIV3 } from 'openapi-types';
 import type { Response } from 'supertest';
 import { OPENAPI_JSON_PATH } from '../../src/core/bootstrap/http-app';
 import { ProcessRole } from '../../src/core/bootstrap/role';
+import { EventStream, listeningPort } from '../support/event-stream';
 import { idempotencyKey, waitForJob } from '../support/jobs';
 import {
   bearer,
@@ -31,6 +32,9 @@ describe('responses against the OpenAPI document', () => {
         LIMIT_CREATES_PER_HOUR_ACCOUNT: '100',
         LIMIT_ACTIVE_JOBS_PER_KEY: '20',
         LIMIT_ACTIVE_JOBS_PER_ACCOUNT: '20',
+        LIVE_EVENTS_MAX_STREAMS_PER_KEY: '1',
+        // A webhook_url on loopback is accepted, so an event with a destination can be redelivered.
+        OUTBOUND_ALLOWLIST: '127.0.0.1',
       },
       { role: ProcessRole.All },
     );
@@ -191,6 +195,65 @@ describe('responses against the OpenAPI document', () => {
       '/api/v1/uploads',
       await t.http().post('/api/v1/uploads').set('Content-Type', 'image/png').send(png),
     );
+  });
+
+  it('the account’s ledger, usage, webhook deliveries, redelivery and event stream', async () => {
+    conforms('get', '/api/v1/account/ledger', await t.http().get('/api/v1/account/ledger?limit=1').set(sandbox()));
+    conforms(
+      'get',
+      '/api/v1/account/ledger',
+      await t.http().get('/api/v1/account/ledger').set(bearer(account.liveKey)),
+    );
+    conforms('get', '/api/v1/account/ledger', await t.http().get('/api/v1/account/ledger?cursor=x').set(sandbox()));
+    conforms('get', '/api/v1/account/usage', await t.http().get('/api/v1/account/usage').set(sandbox()));
+    conforms(
+      'get',
+      '/api/v1/account/usage',
+      await t.http().get('/api/v1/account/usage?from=2026-02-30').set(sandbox()),
+    );
+    const withHook = await t
+      .http()
+      .post('/api/v1/image/edit')
+      .set(sandbox())
+      .set('Idempotency-Key', idempotencyKey())
+      .send({ input, webhook_url: 'https://127.0.0.1:9/hooks' })
+      .expect(202);
+    await waitForJob(t, withHook.body.job.id);
+    const deliveries = await t.http().get('/api/v1/webhook-deliveries?limit=1').set(sandbox());
+    conforms('get', '/api/v1/webhook-deliveries', deliveries);
+    conforms('get', '/api/v1/webhook-deliveries', await t.http().get('/api/v1/webhook-deliveries'));
+    const eventId = deliveries.body.deliveries[0].event_id as string;
+    const redeliver = (id: string) => t.http().post(`/api/v1/webhook-events/${id}/redeliver`).set(sandbox());
+    conforms('post', '/api/v1/webhook-events/{eventId}/redeliver', await redeliver(eventId));
+    conforms(
+      'post',
+      '/api/v1/webhook-events/{eventId}/redeliver',
+      await redeliver('00000000-0000-4000-8000-000000000000'),
+    );
+    conforms('post', '/api/v1/webhook-events/{eventId}/redeliver', await redeliver('not-a-uuid'));
+    const [noHookEvent] = await t.dataSource.query(
+      `SELECT e.id FROM webhook_events e JOIN jobs j ON j.id = e.job_id WHERE j.webhook_url IS NULL LIMIT 1`,
+    );
+    conforms('post', '/api/v1/webhook-events/{eventId}/redeliver', await redeliver(noHookEvent.id));
+
+    // The stream is read as a stream; its refusals are JSON like every error.
+    const port = await listeningPort(t);
+    const asResponse = (stream: EventStream) =>
+      ({
+        status: stream.status,
+        headers: stream.headers,
+        body: stream.headers['content-type']?.startsWith('application/json') ? JSON.parse(stream.body) : stream.body,
+      }) as unknown as Response;
+    const opened = await EventStream.ready(port, account.sandboxKey);
+    conforms('get', '/api/v1/events', asResponse(opened));
+    const refused = await EventStream.open(port, account.sandboxKey);
+    await refused.waitForEnd();
+    expect(refused.status).toBe(429);
+    conforms('get', '/api/v1/events', asResponse(refused));
+    opened.close();
+    const unauthorized = await EventStream.open(port, 'sk_sandbox_nope');
+    await unauthorized.waitForEnd();
+    conforms('get', '/api/v1/events', asResponse(unauthorized));
   });
 
   it('the admin API', async () => {

@@ -141,7 +141,7 @@ describe('OpenAPI document', () => {
     },
   );
 
-  it('describes reading and cancelling jobs, enhancements, and the webhook operator routes', () => {
+  it('describes reading jobs, enhancements, the account’s activity and events, and the webhook routes', () => {
     const expected: Array<[string, string, string[]]> = [
       ['/api/v1/jobs', 'get', ['200', '429']],
       ['/api/v1/jobs/{jobId}', 'get', ['200', '404', '429']],
@@ -151,6 +151,11 @@ describe('OpenAPI document', () => {
       ['/admin/v1/accounts/{accountId}/webhook-secret', 'post', ['200', '404']],
       ['/admin/v1/accounts/{accountId}/webhook-deliveries', 'get', ['200', '404']],
       ['/admin/v1/webhook-events/{eventId}/redeliver', 'post', ['202', '400', '404']],
+      ['/api/v1/account/ledger', 'get', ['200', '400', '429']],
+      ['/api/v1/account/usage', 'get', ['200', '400', '429']],
+      ['/api/v1/webhook-deliveries', 'get', ['200', '400', '429']],
+      ['/api/v1/webhook-events/{eventId}/redeliver', 'post', ['202', '400', '404', '429']],
+      ['/api/v1/events', 'get', ['200', '429', '503']],
     ];
     for (const [path, method, statuses] of expected) {
       const operation = doc.paths[path]?.[method];

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { imageTypeOfFileName, sniffImageType } from './content-type';
 import { ImageJobsApiError, JobWaitTimeoutError } from './errors';
+import { readEventStream, type LiveEvent } from './event-stream';
 import type { paths } from './generated/openapi';
 import { HttpTransport, type HttpAnswer, type HttpCall } from './http-transport';
 import { newIdempotencyKey } from './idempotency';
@@ -22,6 +23,8 @@ import {
   type JobDetail,
   type JobList,
   type JsonResponse,
+  type Ledger,
+  type LedgerQuery,
   type ListJobsQuery,
   type ProductPhotoJobRequest,
   type ProductPhotoPresets,
@@ -29,6 +32,11 @@ import {
   type RemoveBackgroundRequest,
   type SceneCreateRequest,
   type ToolCatalog,
+  type Redelivery,
+  type Usage,
+  type UsageQuery,
+  type WebhookDeliveriesQuery,
+  type WebhookDeliveryList,
 } from './types';
 import type { Upload, UploadResponse } from './upload-types';
 
@@ -203,6 +211,58 @@ export class ImageJobsClient {
   cancelJob(jobId: string, options?: RequestOptions): Promise<CancelResponse> {
     const target = `${jobPath(jobId)}/cancel`;
     return this.json({ method: 'POST', target, authenticated: true, retry: 'any', ...options });
+  }
+
+  /**
+   * `GET /api/v1/account/ledger`: one page of the account's credit ledger, newest first, each entry with the balance
+   * it left; pass `next_cursor` as `cursor` for the next. Counts against the polling limit.
+   */
+  ledger(query?: LedgerQuery, options?: RequestOptions): Promise<Ledger> {
+    const target = '/api/v1/account/ledger';
+    return this.json({ method: 'GET', target, query, authenticated: true, retry: 'any', ...options });
+  }
+
+  /**
+   * `GET /api/v1/account/usage`: credits used and results completed and failed by UTC day and by tool, for the key's
+   * environment (`from` and `to` as YYYY-MM-DD; the last 30 days by default). Counts against the polling limit.
+   */
+  usage(query?: UsageQuery, options?: RequestOptions): Promise<Usage> {
+    const target = '/api/v1/account/usage';
+    return this.json({ method: 'GET', target, query, authenticated: true, retry: 'any', ...options });
+  }
+
+  /**
+   * `GET /api/v1/webhook-deliveries`: one page of the key's webhook deliveries, newest first, each with every attempt.
+   * Counts against the polling limit.
+   */
+  listWebhookDeliveries(query?: WebhookDeliveriesQuery, options?: RequestOptions): Promise<WebhookDeliveryList> {
+    const target = '/api/v1/webhook-deliveries';
+    return this.json({ method: 'GET', target, query, authenticated: true, retry: 'any', ...options });
+  }
+
+  /**
+   * `POST /api/v1/webhook-events/{eventId}/redeliver`: the event again (same id and body) as a new delivery. Safe to
+   * repeat, so it is retried like a read. Counts against the create limit.
+   */
+  redeliverWebhookEvent(eventId: string, options?: RequestOptions): Promise<Redelivery> {
+    const target = `/api/v1/webhook-events/${encodeURIComponent(eventId)}/redeliver`;
+    return this.json({ method: 'POST', target, authenticated: true, retry: 'any', ...options });
+  }
+
+  /**
+   * `GET /api/v1/events`: the status changes of the key's jobs and results as they happen, as server-sent events,
+   * without spending the polling limit. The stream ends when the server closes it (after a `closing` event, or a
+   * lost connection: reconnect and re-read what you show) or when `signal` aborts.
+   */
+  async *events(options?: RequestOptions): AsyncGenerator<LiveEvent> {
+    const body = await this.http.openStream({
+      method: 'GET',
+      target: '/api/v1/events',
+      authenticated: true,
+      retry: 'refused',
+      ...options,
+    });
+    yield* readEventStream(body);
   }
 
   /** `GET /api/v1/product-image-enhancements/{enhancementId}`: a product photo job, item by item. */

@@ -79,6 +79,32 @@ export class HttpTransport {
     }
   }
 
+  /**
+   * Opens an answer that is read as it comes (an event stream): one attempt, with no automatic retry and no timeout
+   * (a stream lasts as long as its reader wants); an answer outside 2xx is the usual typed error.
+   */
+  async openStream(call: HttpCall): Promise<ReadableStream<Uint8Array>> {
+    let response: Response;
+    try {
+      response = await this.options.fetch(this.urlOf(call), {
+        method: call.method,
+        headers: { ...this.headersOf(call), Accept: 'text/event-stream' },
+        signal: call.signal,
+      });
+    } catch (error) {
+      if (call.signal?.aborted) throw call.signal.reason;
+      const reason = error instanceof Error ? describeFetchFailure(error) : String(error);
+      throw new ImageJobsNetworkError(`${call.method} ${this.urlOf(call)} failed: ${reason}`, { cause: error });
+    }
+    if (response.status >= 200 && response.status < 300 && response.body) return response.body;
+    throw apiErrorFromResponse({
+      status: response.status,
+      bodyText: await response.text(),
+      headerRequestId: response.headers.get('x-request-id') ?? undefined,
+      retryAfterSeconds: retryAfterSecondsOf(response.headers),
+    });
+  }
+
   private async attempt(call: HttpCall): Promise<HttpAnswer> {
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
     const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;

@@ -40,6 +40,9 @@ export {
   type JobList,
   type JobResult,
   type JobStatus,
+  type Ledger,
+  type LedgerEntry,
+  type LedgerQuery,
   type ListJobsQuery,
   type ProductPhotoJobRequest,
   type ProductPhotoPresets,
@@ -53,7 +56,14 @@ export {
   type ToolCatalog,
   type ToolCatalogEntry,
   type ToolId,
+  type Usage,
+  type UsageQuery,
+  type WebhookDeliveriesQuery,
+  type WebhookDelivery,
+  type WebhookDeliveryList,
+  type Redelivery,
 } from './types';
+export { readEventStream, type LiveEvent } from './event-stream';
 export type { Upload, UploadResponse } from './upload-types';
 export {
   WebhookVerificationError,

@@ -69,6 +69,17 @@ export type ToolCatalogEntry = Schemas['ToolCatalogEntryDto'];
 export type ProductPhotoPresets = Schemas['ProductPhotoPresetsResponseDto'];
 export type ProductPhotoPresetsQuery = QueryOf<paths['/api/v1/product-photo-presets']['get']>;
 export type AccountInfo = Schemas['CallerResponseDto'];
+/** One movement of the account's credits, with the balance it left. */
+export type LedgerEntry = Schemas['AccountLedgerEntryDto'];
+export type Ledger = Schemas['AccountLedgerResponseDto'];
+export type LedgerQuery = QueryOf<paths['/api/v1/account/ledger']['get']>;
+export type Usage = Schemas['UsageResponseDto'];
+export type UsageQuery = QueryOf<paths['/api/v1/account/usage']['get']>;
+/** A delivery of a webhook event, with every attempt. */
+export type WebhookDelivery = Schemas['DeliveryDto'];
+export type WebhookDeliveryList = Schemas['WebhookDeliveryListResponseDto'];
+export type WebhookDeliveriesQuery = QueryOf<paths['/api/v1/webhook-deliveries']['get']>;
+export type Redelivery = Schemas['RedeliveryResponseDto'];
 export type ErrorResponse = Schemas['ErrorResponseDto'];
 
 export type RemoveBackgroundRequest = CreateRequest<'remove-background'>;

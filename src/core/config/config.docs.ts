@@ -117,6 +117,10 @@ export const CONFIG_DOCS: { readonly [Name in keyof z.input<typeof configSetting
   LIMIT_FAILED_AUTH_PER_HOUR_IP: {
     description: 'failed API-key authentications per client IP per window, then 429',
   },
+  LIVE_EVENTS_MAX_STREAMS_PER_KEY: {
+    description: 'event streams (`GET /api/v1/events`) one API key may hold open on one API process, then 429',
+  },
+  LIVE_EVENTS_HEARTBEAT_SECONDS: { description: 'seconds between the heartbeat comments of an event stream' },
   RATE_LIMIT_WINDOW_SECONDS: { description: 'length of the sliding window of the create and poll limits' },
   LIMIT_ACTIVE_JOBS_PER_KEY: { description: 'queued or processing jobs per API key' },
   LIMIT_ACTIVE_JOBS_PER_ACCOUNT: { description: 'queued or processing jobs per account' },

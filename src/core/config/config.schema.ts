@@ -157,6 +157,13 @@ export const configSettings = z.object({
   LIMIT_UPLOADS_PER_HOUR_IP: positiveInt.default(1000),
   /** Failed API-key authentications per client IP per window, so keys cannot be guessed at database cost. */
   LIMIT_FAILED_AUTH_PER_HOUR_IP: positiveInt.default(100),
+  /**
+   * Event streams (`GET /api/v1/events`) one API key may hold open at once on one API process;
+   * beyond it, 429. A browser console needs one per tab.
+   */
+  LIVE_EVENTS_MAX_STREAMS_PER_KEY: positiveInt.max(1000).default(5),
+  /** Seconds between the heartbeat comments of an event stream, which keep proxies from closing an idle one. */
+  LIVE_EVENTS_HEARTBEAT_SECONDS: positiveInt.max(300).default(15),
   /** Length of the sliding window of the create and poll limits (the limits are per hour by default). */
   RATE_LIMIT_WINDOW_SECONDS: positiveInt.max(86_400).default(3600),
   LIMIT_ACTIVE_JOBS_PER_KEY: positiveInt.default(1),

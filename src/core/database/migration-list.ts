@@ -9,6 +9,7 @@ import { ResultHintsAndUncertainty1764000000007 } from './migrations/17640000000
 import { Uploads1764000000008 } from './migrations/1764000000008-uploads';
 import { UploadStates1764000000009 } from './migrations/1764000000009-upload-states';
 import { ResultSegmentation1764000000010 } from './migrations/1764000000010-result-segmentation';
+import { SettledResultsByAccount1764000000011 } from './migrations/1764000000011-settled-results-by-account';
 
 /** Listed, not globbed, so the same list works from `src/` under jest and from `dist/`. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   Uploads1764000000008,
   UploadStates1764000000009,
   ResultSegmentation1764000000010,
+  SettledResultsByAccount1764000000011,
 ];

@@ -17,7 +17,8 @@ export interface IssuedKey {
   secret: string;
 }
 
-interface Invalidation {
+/** What a revocation or an account change makes stale: one key, or every key of an account. */
+export interface KeyInvalidation {
   keyId?: string;
   accountId?: string;
 }
@@ -28,6 +29,7 @@ export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(ApiKeysService.name);
   private readonly cache: KeyLookupCache;
   private readonly channel: string;
+  private readonly invalidationListeners: Array<(match: KeyInvalidation) => void> = [];
 
   constructor(
     private readonly keys: ApiKeysRepository,
@@ -48,6 +50,14 @@ export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     this.subscriber.off('message', this.onInvalidation);
     await this.subscriber.unsubscribe(this.channel).catch(() => undefined);
+  }
+
+  /**
+   * `listener` hears every revocation and account change, made on this instance or another: for
+   * what holds on to a key beyond one request (an open event stream).
+   */
+  whenInvalidated(listener: (match: KeyInvalidation) => void): void {
+    this.invalidationListeners.push(listener);
   }
 
   async issue(accountId: string, environment: KeyEnvironment, name: string | null): Promise<IssuedKey> {
@@ -113,15 +123,21 @@ export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
     return key;
   }
 
-  private async invalidate(match: Invalidation): Promise<void> {
-    this.cache.invalidate(match);
+  private async invalidate(match: KeyInvalidation): Promise<void> {
+    this.forget(match);
     await this.redis.publish(this.channel, JSON.stringify(match));
+  }
+
+  /** Idempotent: an instance hears its own invalidations again from Redis. */
+  private forget(match: KeyInvalidation): void {
+    this.cache.invalidate(match);
+    for (const listener of this.invalidationListeners) listener(match);
   }
 
   private readonly onInvalidation = (channel: string, message: string): void => {
     if (channel !== this.channel) return;
     try {
-      this.cache.invalidate(JSON.parse(message) as Invalidation);
+      this.forget(JSON.parse(message) as KeyInvalidation);
     } catch (error) {
       this.logger.warn({ err: error }, 'ignored malformed key invalidation message');
     }

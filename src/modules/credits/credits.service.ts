@@ -6,7 +6,7 @@ import { DomainError } from '../../core/errors/domain-error';
 import { CreditMetrics } from '../../core/metrics/credit.metrics';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { IdempotencyService, type OperatorIdempotentRequest } from '../idempotency/idempotency.service';
-import { CreditLedgerRepository } from './credit-ledger.repository';
+import { CreditLedgerRepository, type LedgerEntryWithBalance } from './credit-ledger.repository';
 import { LedgerEntryKind, type CreditLedgerEntry } from './credit-ledger-entry.entity';
 
 /** The largest balance the `integer` column holds. */
@@ -185,5 +185,22 @@ export class CreditsService {
 
   async ledger(accountId: string, limit: number): Promise<CreditLedgerEntry[]> {
     return this.ledgerEntries.recent(accountId, limit);
+  }
+
+  /**
+   * A page of the account's ledger as its own keys see it, newest first, each entry with the
+   * balance it left; `limit + 1` are read so the caller can tell whether a next page exists.
+   * Entries a job made belong to live jobs (sandbox jobs move no credits), so a sandbox key
+   * sees the account's grants and corrections only.
+   */
+  async ledgerPage(
+    accountId: string,
+    query: { limit: number; afterId?: string; sandbox: boolean },
+  ): Promise<LedgerEntryWithBalance[]> {
+    return this.ledgerEntries.page(accountId, {
+      limit: query.limit + 1,
+      afterId: query.afterId,
+      withoutJobs: query.sandbox,
+    });
   }
 }

@@ -14,6 +14,7 @@ import type { RateLimitService } from '../rate-limit/rate-limit.service';
 import type { RateLimitDecision } from '../rate-limit/rate-limit.types';
 import type { ToolAvailabilityService } from '../catalog/tool-availability';
 import type { JobRequest } from './dto/job-request';
+import type { LiveEventsPublisher } from '../live-events/live-events.publisher';
 import { JobCreationService, type CreateJobCommand } from './job-creation.service';
 import type { Job } from './job.entity';
 import { JobKind } from './job-status';
@@ -134,6 +135,7 @@ describe(JobCreationService.name, () => {
       queue,
       outbound,
       metrics,
+      { publish: jest.fn() } as unknown as LiveEventsPublisher,
     );
   });
 

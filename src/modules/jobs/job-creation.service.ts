@@ -23,7 +23,9 @@ import { ToolAvailabilityService } from '../catalog/tool-availability';
 import type { JobRequest } from './dto/job-request';
 import { Job } from './job.entity';
 import { JobResult } from './job-result.entity';
-import { JobKind } from './job-status';
+import { jobChanged } from '../live-events/live-event';
+import { LiveEventsPublisher } from '../live-events/live-events.publisher';
+import { JobKind, JobStatus } from './job-status';
 import { JobsRepository } from './jobs.repository';
 import { ResultQueueProducer } from './result-queue.producer';
 
@@ -82,6 +84,7 @@ export class JobCreationService {
     private readonly queue: ResultQueueProducer,
     private readonly outbound: OutboundHttps,
     private readonly metrics: JobMetrics,
+    private readonly liveEvents: LiveEventsPublisher,
   ) {}
 
   async create(command: CreateJobCommand): Promise<CreatedJob> {
@@ -181,6 +184,8 @@ export class JobCreationService {
       return { job, replayed: true, remainingPaidCredits: await this.credits.balance(caller.accountId) };
     }
     this.metrics.jobCreated(command.request.tool, caller.environment);
+    // Committed: other pages of the account (another tab, another client) see the new job.
+    this.liveEvents.publish([jobChanged({ accountId: caller.accountId, sandbox }, admission.job.id, JobStatus.Queued)]);
     // Committed is what counts: if this enqueue is lost, the sweeper enqueues the results later.
     await this.queue.enqueue(admission.results).catch((error: unknown) => {
       this.logger.warn({ err: error, job_id: admission.job.id }, 'enqueue failed; the sweeper will retry');

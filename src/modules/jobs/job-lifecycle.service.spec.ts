@@ -4,6 +4,7 @@ import type { CapacityService } from '../capacity/capacity.service';
 import { CapacityGroup, ToolId } from '../catalog/tools';
 import type { CreditsService } from '../credits/credits.service';
 import type { EventJob, EventResult, RecordedDelivery, WebhookOutbox } from '../webhooks/webhook-outbox.service';
+import type { LiveEventsPublisher } from '../live-events/live-events.publisher';
 import { JobLifecycleService } from './job-lifecycle.service';
 import { ResultErrorCode } from '../tools/result-failure';
 import { JobStatus, ResultStatus } from './job-status';
@@ -197,7 +198,8 @@ describe(JobLifecycleService.name, () => {
       dispatch: async (deliveries: RecordedDelivery[]) => void dispatched.push(...deliveries),
     } as unknown as WebhookOutbox;
     const metrics = { resultsSettled: jest.fn() } as unknown as JobMetrics;
-    lifecycle = new JobLifecycleService(dataSource, states, credits, webhooks, capacity, metrics);
+    const liveEvents = { afterCommit: jest.fn() } as unknown as LiveEventsPublisher;
+    lifecycle = new JobLifecycleService(dataSource, states, credits, webhooks, capacity, metrics, liveEvents);
   }
 
   const files = { resultKey: 'r.png', thumbnailKey: 't.webp' };

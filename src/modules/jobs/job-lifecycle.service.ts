@@ -14,6 +14,8 @@ import {
   type EventResult,
   type RecordedDelivery,
 } from '../webhooks/webhook-outbox.service';
+import { jobChanged, resultChanged } from '../live-events/live-event';
+import { LiveEventsPublisher } from '../live-events/live-events.publisher';
 import { JobStatus, ResultStatus, terminalJobStatus } from './job-status';
 import type { ResultErrorCode } from '../tools/result-failure';
 import { JobStateRepository, type CapacitySlot, type ResultFiles, type SettledCounts } from './job-state.repository';
@@ -70,6 +72,7 @@ export class JobLifecycleService {
     private readonly webhooks: WebhookOutbox,
     private readonly capacity: CapacityService,
     private readonly metrics: JobMetrics,
+    private readonly liveEvents: LiveEventsPublisher,
   ) {}
 
   /**
@@ -89,6 +92,10 @@ export class JobLifecycleService {
       const result = await this.states.startResult(manager, resultId);
       if (!result) return null;
       const job = await this.states.markJobProcessing(manager, result.jobId);
+      this.liveEvents.afterCommit(manager, [
+        resultChanged(result, result.jobId, resultId, ResultStatus.Processing),
+        jobChanged(result, result.jobId, JobStatus.Processing),
+      ]);
       return {
         jobId: result.jobId,
         resultId,
@@ -160,6 +167,7 @@ export class JobLifecycleService {
         errorCode: null,
         errorMessage: null,
       });
+      this.announceSettlement(manager, settlement, result, resultId, ResultStatus.Completed);
       await this.releaseSlots(manager, result, 1);
       return deliveries;
     });
@@ -193,6 +201,7 @@ export class JobLifecycleService {
         errorCode: code,
         errorMessage,
       });
+      this.announceSettlement(manager, settlement, result, resultId, ResultStatus.Failed);
       await this.releaseSlots(manager, result, 1);
       return deliveries;
     });
@@ -215,6 +224,8 @@ export class JobLifecycleService {
     afterCommit(manager, () =>
       this.metrics.resultsSettled(job.api, environmentOf(job.sandbox), 'cancelled', released.results),
     );
+    // One job event: its results cancelled here are re-read with it.
+    this.liveEvents.afterCommit(manager, [jobChanged(job, jobId, JobStatus.Cancelled)]);
     return true;
   }
 
@@ -237,6 +248,7 @@ export class JobLifecycleService {
     await this.states.countCancelledResults(manager, result.jobId, 1);
     await this.releaseSlots(manager, result, 1);
     afterCommit(manager, () => this.metrics.resultsSettled(result.api, environmentOf(result.sandbox), 'cancelled'));
+    this.liveEvents.afterCommit(manager, [resultChanged(result, result.jobId, resultId, ResultStatus.Cancelled)]);
     return true;
   }
 
@@ -265,6 +277,21 @@ export class JobLifecycleService {
     const terminal = terminalJobStatus(counted.completedResults, counted.failedResults, counted.cancelledResults);
     const ended = await this.states.endJob(manager, jobId, terminal);
     return ended ? { job: { ...job, status: terminal }, ended: true } : { job, ended: false };
+  }
+
+  /** The result's new status and, when it ended the job, the job's, for the event streams once committed. */
+  private announceSettlement(
+    manager: EntityManager,
+    settlement: JobSettlement,
+    owner: { accountId: string; sandbox: boolean },
+    resultId: string,
+    status: ResultStatus,
+  ): void {
+    const jobId = settlement.job.id;
+    this.liveEvents.afterCommit(manager, [
+      resultChanged(owner, jobId, resultId, status),
+      ...(settlement.ended ? [jobChanged(owner, jobId, settlement.job.status)] : []),
+    ]);
   }
 
   /** The result's event, then, when it ended the job, the job's: the sequence keeps that order. */

@@ -6,6 +6,7 @@ import { CapacityModule } from '../capacity/capacity.module';
 import { CatalogModule } from '../catalog/catalog.module';
 import { CreditsModule } from '../credits/credits.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { LiveEventsModule } from '../live-events/live-events.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { ToolAvailabilityModule } from '../catalog/tool-availability';
 import { WebhooksModule } from '../webhooks/webhooks.module';
@@ -30,6 +31,7 @@ import { ResultQueueProducer } from './result-queue.producer';
     CatalogModule,
     CreditsModule,
     IdempotencyModule,
+    LiveEventsModule,
     RateLimitModule,
     ToolAvailabilityModule,
     StorageModule,

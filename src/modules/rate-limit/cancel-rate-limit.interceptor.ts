@@ -6,9 +6,10 @@ import { rateLimitSubjectOf } from './rate-limit.subject';
 import { RateLimitKind, type RateLimitSubject } from './rate-limit.types';
 
 /**
- * Counts `POST /jobs/{id}/cancel` against the create limits: it is a write, like a create, and
- * keeps its own budget apart from status polling. As for a create, a cancel answered with an
- * error (an unknown job, say) gives its slot back, and its headers say so.
+ * Counts `POST /jobs/{id}/cancel` (and `POST /webhook-events/{id}/redeliver`) against the create
+ * limits: it is a write, like a create, and keeps its own budget apart from status polling. As
+ * for a create, a cancel answered with an error (an unknown job, say) gives its slot back, and
+ * its headers say so.
  */
 @Injectable()
 export class CancelRateLimitInterceptor implements NestInterceptor {

@@ -6,6 +6,7 @@ import { RateLimitKind } from './rate-limit.types';
 
 /**
  * Counts reads of jobs (`GET /jobs`, `GET /jobs/{id}`, `GET /product-image-enhancements/{id}`)
+ * and of the account (`GET /account/ledger`, `GET /account/usage`, `GET /webhook-deliveries`)
  * against the polling limits (spec section 8). A poll answered with an error still counts. A
  * guard, running after the access guard and before any pipe: nothing is needed after the
  * handler, so the route needs no interceptor (whose RxJS pipeline costs every poll).

@@ -42,8 +42,8 @@ export function rewriteRateLimitHeadersAfterRefund(token: string, after: RateLim
 }
 
 const WHAT_IS_LIMITED: Record<RateLimitKind, string> = {
-  [RateLimitKind.Create]: 'create and cancel requests',
-  [RateLimitKind.Poll]: 'job status requests',
+  [RateLimitKind.Create]: 'create, cancel and redelivery requests',
+  [RateLimitKind.Poll]: 'job status and account reads',
   [RateLimitKind.Upload]: 'uploads',
 };
 

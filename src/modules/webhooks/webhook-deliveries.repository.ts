@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource, In, type EntityManager } from 'typeorm';
 import { JOB_EVENT_TYPES, type WebhookEventType } from './webhook-event-type';
 import { DeliveryStatus, WebhookDelivery, type AttemptOutcome } from './webhook.entities';
 
@@ -69,7 +69,18 @@ export interface OverdueDelivery {
 export interface EventDestination {
   accountId: string;
   jobId: string;
+  /** Whether the event's job is a sandbox job. */
+  sandbox: boolean;
   webhookUrl: string | null;
+}
+
+/** Which of an account's deliveries a listing holds. */
+export interface DeliveryListFilter {
+  limit: number;
+  /** Only deliveries of sandbox jobs (true) or of live jobs (false); both when absent. */
+  sandbox?: boolean;
+  /** Exclusive: deliveries listed after this one (newest first). */
+  afterId?: string;
 }
 
 interface DeliveryForAttemptRow {
@@ -224,14 +235,39 @@ export class WebhookDeliveriesRepository {
     return purged.length;
   }
 
-  /** The account's most recent deliveries, newest first, each with its event and every attempt made. */
-  findRecentWithAttempts(accountId: string, limit: number): Promise<WebhookDelivery[]> {
+  /**
+   * The account's most recent deliveries, newest first, each with its event and every attempt
+   * made. The page's ids are chosen by one statement (the filters and the cursor are plain SQL),
+   * then read with their event and attempts.
+   */
+  async findRecentWithAttempts(accountId: string, filter: DeliveryListFilter): Promise<WebhookDelivery[]> {
+    const rows: Array<{ id: string }> = await this.dataSource.query(
+      `SELECT d.id FROM webhook_deliveries d
+        WHERE d.account_id = $1
+          AND ($2::boolean IS NULL OR EXISTS (SELECT 1 FROM jobs j WHERE j.id = d.job_id AND j.sandbox = $2))
+          AND ($3::uuid IS NULL OR (d.created_at, d.id) <
+                (SELECT p.created_at, p.id FROM webhook_deliveries p WHERE p.id = $3 AND p.account_id = $1))
+        ORDER BY d.created_at DESC, d.id DESC
+        LIMIT $4`,
+      [accountId, filter.sandbox ?? null, filter.afterId ?? null, filter.limit],
+    );
+    if (rows.length === 0) return [];
     return this.dataSource.getRepository(WebhookDelivery).find({
-      where: { accountId },
+      where: { id: In(rows.map((row) => row.id)) },
       relations: { event: true, attemptLog: true },
       order: { createdAt: 'DESC', id: 'DESC', attemptLog: { number: 'ASC' } },
-      take: limit,
     });
+  }
+
+  /** A delivery of the event to `url` that is waiting for its first attempt, if there is one. */
+  async findUnattempted(eventId: string, url: string): Promise<string | null> {
+    const [row]: Array<{ id: string }> = await this.dataSource.query(
+      `SELECT id FROM webhook_deliveries
+        WHERE event_id = $1 AND url = $2 AND status = 'pending' AND attempts = 0
+        ORDER BY created_at DESC LIMIT 1`,
+      [eventId, url],
+    );
+    return row?.id ?? null;
   }
 
   findWithAttempts(deliveryId: string): Promise<WebhookDelivery> {
@@ -242,13 +278,15 @@ export class WebhookDeliveriesRepository {
   }
 
   async findEventDestination(eventId: string): Promise<EventDestination | null> {
-    const [event]: Array<{ account_id: string; job_id: string; webhook_url: string | null }> =
+    const [event]: Array<{ account_id: string; job_id: string; sandbox: boolean; webhook_url: string | null }> =
       await this.dataSource.query(
-        `SELECT e.account_id, e.job_id, j.webhook_url FROM webhook_events e JOIN jobs j ON j.id = ` +
+        `SELECT e.account_id, e.job_id, j.sandbox, j.webhook_url FROM webhook_events e JOIN jobs j ON j.id = ` +
           `e.job_id WHERE e.id = $1`,
         [eventId],
       );
-    return event ? { accountId: event.account_id, jobId: event.job_id, webhookUrl: event.webhook_url } : null;
+    return event
+      ? { accountId: event.account_id, jobId: event.job_id, sandbox: event.sandbox, webhookUrl: event.webhook_url }
+      : null;
   }
 
   /** A new pending delivery of an existing event, due now. */

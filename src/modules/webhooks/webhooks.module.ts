@@ -30,6 +30,12 @@ import { WebhookAttempt, WebhookDelivery, WebhookEvent, WebhookSecret } from './
     WebhookSecretsService,
     WebhookAdminService,
   ],
-  exports: [WebhookOutbox, WebhookDeliveryQueue, WebhookDeliveriesRepository, WebhookSecretsService],
+  exports: [
+    WebhookOutbox,
+    WebhookDeliveryQueue,
+    WebhookDeliveriesRepository,
+    WebhookSecretsService,
+    WebhookAdminService,
+  ],
 })
 export class WebhooksModule {}

@@ -478,6 +478,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/account/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your account’s credit ledger, newest first, each entry with the balance it left (counts toward the polling limit). A sandbox key sees grants and corrections only: sandbox jobs move no credits. */
+        get: operations["AccountActivityController_ledger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What your key’s environment used over a range of UTC days: credits captured and results completed and failed, by day and by tool (counts toward the polling limit). */
+        get: operations["AccountActivityController_usageOf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your webhook deliveries, newest first, each with its event and every attempt (status code, time, error, next attempt), for the jobs of your key’s environment (counts toward the polling limit). */
+        get: operations["WebhookDeliveriesController_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-events/{eventId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send one of your events again (same id and body) to its job’s webhook URL, as a new delivery, as an operator’s redelivery does. Safe to repeat: while a delivery of the event still waits for its first attempt, it is returned and no other is queued. Counts toward the create limit; a refused request gives its slot back. */
+        post: operations["WebhookDeliveriesController_redeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Server-sent events: a `job` event (`job_id`, `status`) when one of your jobs changes status and a `result` event (`job_id`, `result_id`, `status`) when one of its results does, for your key’s account and environment, so a page re-reads only what changed instead of polling. Authenticated by the usual `Authorization` header (read it with fetch streaming; EventSource cannot send one). The stream opens with a `ready` event, carries a `: heartbeat` comment every LIVE_EVENTS_HEARTBEAT_SECONDS, may send `resync` (changes may have been missed: re-read everything shown) and ends with `closing` when the instance shuts down or the key is revoked (reconnect). Events are hints: a status may repeat, and the job or result read afterwards is the truth. Does not count toward the polling limit; at most LIVE_EVENTS_MAX_STREAMS_PER_KEY streams open per key. */
+        get: operations["LiveEventsController_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1630,6 +1715,148 @@ export interface components {
         };
         LedgerResponseDto: {
             entries: components["schemas"]["LedgerEntryDto"][];
+            request_id: string;
+        };
+        AccountLedgerEntryDto: {
+            /**
+             * Format: uuid
+             * @example 0d6c1c5e-3f0e-4b8e-9a59-3a4a0e7b2f10
+             */
+            id: string;
+            /**
+             * @description `grant` (credits added by an operator), `reserve` (taken from the balance when a live job was admitted), `capture` (reserved credits spent by completed results), `release` (reserved credits given back by failed or cancelled results), `adjustment` (an operator’s correction, either sign).
+             * @example reserve
+             */
+            kind: components["schemas"]["LedgerEntryKind"];
+            /**
+             * @description The signed effect on the balance: positive for grants and releases, negative for reservations, 0 for captures (they spend credits already taken by the reservation).
+             * @example -3
+             */
+            amount: number;
+            /**
+             * @description How many credits the entry moves, whatever its sign: for a capture, the credits spent.
+             * @example 3
+             */
+            credits: number;
+            /**
+             * Format: uuid
+             * @description The job that moved the credits; null for grants and corrections.
+             * @example 7c1e2f4a-9b3d-4c5e-8f6a-1b2c3d4e5f60
+             */
+            job_id: string | null;
+            /**
+             * @description The reason an operator gave for a grant or correction; null for job entries.
+             * @example null
+             */
+            reason: string | null;
+            /**
+             * @description The account’s balance once this entry was written (the sum of every amount up to it).
+             * @example 97
+             */
+            balance_after: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-27T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        AccountLedgerResponseDto: {
+            entries: components["schemas"]["AccountLedgerEntryDto"][];
+            /**
+             * @description Pass as `cursor` for the next page; null on the last.
+             * @example null
+             */
+            next_cursor: string | null;
+            request_id: string;
+        };
+        UsageFiguresDto: {
+            /**
+             * @description Credits captured by the results completed (0 for sandbox results, which cost nothing).
+             * @example 12
+             */
+            credits_used: number;
+            /**
+             * @description Results that completed.
+             * @example 11
+             */
+            results_completed: number;
+            /**
+             * @description Results that failed.
+             * @example 1
+             */
+            results_failed: number;
+        };
+        UsageDayDto: {
+            /**
+             * @description Credits captured by the results completed (0 for sandbox results, which cost nothing).
+             * @example 12
+             */
+            credits_used: number;
+            /**
+             * @description Results that completed.
+             * @example 11
+             */
+            results_completed: number;
+            /**
+             * @description Results that failed.
+             * @example 1
+             */
+            results_failed: number;
+            /**
+             * Format: date
+             * @description The day (UTC) the results settled.
+             * @example 2026-11-27
+             */
+            date: string;
+        };
+        UsageToolDto: {
+            /**
+             * @description Credits captured by the results completed (0 for sandbox results, which cost nothing).
+             * @example 12
+             */
+            credits_used: number;
+            /**
+             * @description Results that completed.
+             * @example 11
+             */
+            results_completed: number;
+            /**
+             * @description Results that failed.
+             * @example 1
+             */
+            results_failed: number;
+            /** @example remove_background */
+            tool: components["schemas"]["ToolId"];
+        };
+        UsageDto: {
+            /**
+             * Format: date
+             * @example 2026-11-01
+             */
+            from: string;
+            /**
+             * Format: date
+             * @example 2026-11-30
+             */
+            to: string;
+            /** @description The whole range. */
+            totals: components["schemas"]["UsageFiguresDto"];
+            /** @description Every day of the range, oldest first, days without results at 0. */
+            by_day: components["schemas"]["UsageDayDto"][];
+            /** @description The tools with results in the range, by tool id. */
+            by_tool: components["schemas"]["UsageToolDto"][];
+        };
+        UsageResponseDto: {
+            usage: components["schemas"]["UsageDto"];
+            request_id: string;
+        };
+        WebhookDeliveryListResponseDto: {
+            deliveries: components["schemas"]["DeliveryDto"][];
+            /**
+             * @description Pass as `cursor` for the next page; null on the last.
+             * @example null
+             */
+            next_cursor: string | null;
             request_id: string;
         };
     };
@@ -3861,6 +4088,355 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AccountActivityController_ledger: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountLedgerResponseDto"];
+                };
+            };
+            /** @description `invalid_request`: a query value, at `query.<name>` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `unauthorized`: missing, unknown or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `service_unavailable`: PostgreSQL or Redis is unreachable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AccountActivityController_usageOf: {
+        parameters: {
+            query?: {
+                /** @description First day (UTC) of the range, included. Default: 29 days before `to`. */
+                from?: string;
+                /** @description Last day (UTC) of the range, included; at most 366 days after `from`. Default: today (UTC). */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageResponseDto"];
+                };
+            };
+            /** @description `invalid_request`: a query value, at `query.<name>` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `unauthorized`: missing, unknown or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `service_unavailable`: PostgreSQL or Redis is unreachable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    WebhookDeliveriesController_deliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryListResponseDto"];
+                };
+            };
+            /** @description `invalid_request`: `query.limit` or `query.cursor` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `unauthorized`: missing, unknown or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `service_unavailable`: PostgreSQL or Redis is unreachable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    WebhookDeliveriesController_redeliver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RedeliveryResponseDto"];
+                };
+            };
+            /** @description `invalid_request`: `path.eventId` is not a UUID, or the event’s job has no webhook_url */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `unauthorized`: missing, unknown or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `not_found`: no such event for this key’s account and environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `service_unavailable`: PostgreSQL or Redis is unreachable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    LiveEventsController_events: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An event stream that stays open until the client or the server closes it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example retry: 2000
+                     *     event: ready
+                     *     data: {"request_id":"5f0c6a2e-9d1b-4c3e-8a7f-2b6d4e1c0a93"}
+                     *
+                     *     event: result
+                     *     data: {"job_id":"7c1e2f4a-9b3d-4c5e-8f6a-1b2c3d4e5f60","result_id":"a41d0c3b-2e5f-4a6b-9c8d-7e6f5a4b3c21","status":"completed"}
+                     *
+                     *     event: job
+                     *     data: {"job_id":"7c1e2f4a-9b3d-4c5e-8f6a-1b2c3d4e5f60","status":"completed"}
+                     *
+                     *     : heartbeat
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /** @description `unauthorized`: missing, unknown or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: the key already holds LIVE_EVENTS_MAX_STREAMS_PER_KEY open streams */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `service_unavailable`: this instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["ErrorResponseDto"];
                 };
             };
         };
