@@ -7,7 +7,13 @@ import type { SegmentationReport } from '../../../core/segmentation/segmentation
 import { MASK_POST_PROCESSING_VERSION } from '../../../engine/mask/post-processing-version';
 import { ToolId } from '../../catalog/tools';
 import { ResultErrorCode, ResultFailure } from '../result-failure';
-import { cutsSubjectOut, isProductPhoto, type ToolOptions } from '../tool-options';
+import {
+  cutsSubjectOut,
+  isProductPhoto,
+  type StoredBackground,
+  type StoredPlacement,
+  type ToolOptions,
+} from '../tool-options';
 import type { ToolOutput, ToolRunner, TypedToolTask } from '../tool-runner';
 import { pipelineOf } from '../tool-pipelines';
 import { SOURCE_ALPHA_SEGMENTATION } from '../shared/existing-alpha';
@@ -50,33 +56,34 @@ function cutoutKind(job: ToolOptions): 'none' | 'cutout' | 'mask' {
   }
 }
 
+/** Where a remove-background or edit job keeps its cut-out's choices; null for any other job. */
+function cutoutChoices(
+  job: ToolOptions,
+): { background?: StoredBackground; placement?: StoredPlacement; existingAlpha: boolean } | null {
+  if (isProductPhoto(job.options)) return null;
+  switch (job.tool) {
+    case ToolId.RemoveBackground: {
+      const { background, placement, existing_alpha } = job.options;
+      return { background, placement, existingAlpha: existing_alpha === 'use' };
+    }
+    case ToolId.ImageEditing: {
+      const { background, placement } = job.options.operations;
+      return { background, placement, existingAlpha: job.options.existing_alpha === 'use' };
+    }
+    default:
+      return null;
+  }
+}
+
 /**
  * What the live result would be composed over, when that is more than a colour: named in the
  * simulated image's label, since the sandbox downloads nothing (a background photo included).
  */
 function backdropLabel(job: ToolOptions): string {
-  if (isProductPhoto(job.options)) return '';
-  const background =
-    job.tool === ToolId.RemoveBackground
-      ? job.options.background
-      : job.tool === ToolId.ImageEditing
-        ? job.options.operations.background
-        : undefined;
+  const background = cutoutChoices(job)?.background;
   if (background?.type === 'image') return ' on a background photo';
   if (background?.type === 'blur') return ` on its own background, ${background.blur?.mode ?? 'gaussian'} blur`;
   return '';
-}
-
-/** Whether the job takes the source's own alpha as its mask (`existing_alpha` `use`): nothing to be unsure of. */
-function usesExistingAlpha(job: ToolOptions): boolean {
-  if (isProductPhoto(job.options)) return false;
-  switch (job.tool) {
-    case ToolId.RemoveBackground:
-    case ToolId.ImageEditing:
-      return job.options.existing_alpha === 'use';
-    default:
-      return false;
-  }
 }
 
 /** The most pixels a simulated canvas has: a larger one keeps its shape at this size, so sandbox jobs stay quick. */
@@ -84,13 +91,7 @@ const SIMULATED_CANVAS_PIXELS = 4_000_000;
 
 /** The canvas a placement asks for, where the job has one with its size given. */
 function placementSize(job: ToolOptions): { width: number; height: number } | null {
-  if (isProductPhoto(job.options)) return null;
-  const placement =
-    job.tool === ToolId.RemoveBackground
-      ? job.options.placement
-      : job.tool === ToolId.ImageEditing
-        ? job.options.operations.placement
-        : undefined;
+  const placement = cutoutChoices(job)?.placement;
   if (!placement?.width || !placement.height) return null;
   const factor = Math.min(1, Math.sqrt(SIMULATED_CANVAS_PIXELS / (placement.width * placement.height)));
   return {
@@ -152,7 +153,7 @@ export class SandboxSimulator implements ToolRunner {
         `Simulated failure: external_id starts with "${SANDBOX_FAIL_PREFIX}".`,
       );
     }
-    const existingAlpha = usesExistingAlpha(task);
+    const existingAlpha = cutoutChoices(task)?.existingAlpha === true;
     if (existingAlpha && task.externalId?.startsWith(SANDBOX_OPAQUE_PREFIX)) {
       throw new ResultFailure(
         ResultErrorCode.SourceNotTransparent,
