@@ -14,6 +14,7 @@ import { assignRequestId, includeRequestIdInReplies } from '../http/request-id';
 import { HttpMetrics } from '../metrics/http.metrics';
 import { fixOpenApiDocument } from '../openapi/document-fixes';
 import { ErrorResponseDto } from '../openapi/error-response.dto';
+import { serveConsole } from './console-static';
 
 export const OPENAPI_JSON_PATH = 'api/v1/openapi.json';
 export const DOCS_PATH = 'docs';
@@ -40,6 +41,7 @@ export function configureHttpApp(app: INestApplication): void {
     translateBodyParserErrors,
   );
   includeRequestIdInReplies(app.getHttpAdapter());
+  serveConsole(app, app.get<symbol, AppConfig>(APP_CONFIG));
 
   const document = fixOpenApiDocument(
     SwaggerModule.createDocument(
