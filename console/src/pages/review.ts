@@ -33,7 +33,10 @@ export function renderReview(main: HTMLElement): () => void {
   /** Jobs made again from a reviewed result: their new result is shown beside the old one. */
   const redone = new Map<string, { card: HTMLElement; jobId: string }>();
 
+  /** Only the newest load draws, so a slow earlier one never replaces the cards being worked on. */
+  let generation = 0;
   const load = async () => {
+    const mine = ++generation;
     try {
       price ??=
         (await request<{ tools: Tool[] }>('/api/v1/tools')).tools.find((tool) => tool.id === 'remove_background') ??
@@ -42,6 +45,7 @@ export function renderReview(main: HTMLElement): () => void {
       const details = await Promise.all(
         list.jobs.map((job) => readJob(job.id, job.status === 'queued' || job.status === 'processing')),
       );
+      if (mine !== generation) return;
       const reviewed = session.reviewed();
       const limit = Number(threshold.value);
       const unsure: Unsure[] = details.flatMap(({ job, results }) =>
@@ -50,7 +54,7 @@ export function renderReview(main: HTMLElement): () => void {
             (result) =>
               result.status === 'completed' &&
               result.uncertainty != null &&
-              result.uncertainty > limit &&
+              result.uncertainty >= limit &&
               !reviewed.has(result.id),
           )
           .map((result) => ({ jobId: job.id, result })),
@@ -60,7 +64,7 @@ export function renderReview(main: HTMLElement): () => void {
         h(
           'p',
           {},
-          `${unsure.length} cut-out${unsure.length === 1 ? '' : 's'} above ${limit} ` +
+          `${unsure.length} cut-out${unsure.length === 1 ? '' : 's'} at or above ${limit} ` +
             `among the ${list.jobs.length} newest background-removal jobs.`,
         ),
         ...cards,
@@ -227,7 +231,7 @@ export function renderReview(main: HTMLElement): () => void {
     h(
       'div',
       { class: 'filters' },
-      field('Uncertainty above', threshold),
+      field('Uncertainty at least', threshold),
       button('Refresh', () => void load()),
     ),
     queue,
