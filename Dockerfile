@@ -19,10 +19,13 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# The browser console (served by the API at /console): its modules and static files.
+COPY console ./console
+COPY scripts/copy-console-static.mjs ./scripts/
 # Migrations are imported classes (src/core/database/migration-list.ts), so they are compiled into
 # dist/ with the rest: the runtime needs no other file. The service alone: the client package
 # (packages/client, which `npm run build` builds too) is not part of the image.
-RUN npm run build:service
+RUN npm run build:service && npm run build:console
 
 # ---- runtime: production dependencies and dist/ only ----------------------------------------
 FROM ${NODE_IMAGE} AS runtime
