@@ -43,7 +43,7 @@ function endSession(message: string): void {
 
 whenSessionRefused((credential, message) => {
   if (credential === 'admin') {
-    session.endAdmin(`Your operator session has ended: ${message}`);
+    session.endAdmin(`The admin token was refused: ${message}`);
     if (location.hash.startsWith('#/operators')) route();
     return;
   }
@@ -97,6 +97,9 @@ function route(): void {
       return;
     }
     renderSignIn(main, () => {
+      // Another key may have been signed in: its stream and what was read with it go.
+      liveEvents.stop();
+      forgetAllJobs();
       signedIn = true;
       liveEvents.start();
       location.hash = '#/jobs';

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -12,12 +12,20 @@ import { createScratchDatabase } from '../support/scratch-database';
 import { postJson, seedAccountOverHttp } from '../support/service-http';
 import { deleteRedisKeys } from '../support/test-app';
 import { testServices } from '../support/test-services';
+import { testCertificate, WebhookReceiver } from '../support/webhook-receiver';
 
 const ADMIN_TOKEN = 'console-admin-token-0123456789';
 /** Screenshots for people to look at; the folder is ignored by git. */
 const SCREENSHOTS = join(REPO_ROOT, 'test-output', 'console');
-/** Evaluated in the page, whose globals this file's types do not describe. */
-const ALL_IMAGES_LOADED = '[...document.images].every((image) => image.complete && image.naturalWidth > 0)';
+interface PageImages {
+  document: { images: Iterable<{ complete: boolean; naturalWidth: number }> };
+}
+/**
+ * Run in the page (as a function: the console's policy forbids evaluating strings), whose globals
+ * this file's types do not describe.
+ */
+const ALL_IMAGES_LOADED = () =>
+  [...(globalThis as unknown as PageImages).document.images].every((image) => image.complete && image.naturalWidth > 0);
 
 /**
  * A 320 x 240 photo with two things on it: the product, an orange disc centred at (100, 120),
@@ -45,6 +53,7 @@ interface ResultBody {
 describe('the browser console against the API and a worker', () => {
   let database: Awaited<ReturnType<typeof createScratchDatabase>>;
   let sources: ImageSourceServer;
+  let receiver: WebhookReceiver;
   const processes: ServiceProcess[] = [];
   let redisPrefix = '';
   let storageDir = '';
@@ -109,6 +118,10 @@ describe('the browser console against the API and a worker', () => {
     const workerHealthPort = await freePort();
     redisPrefix = `e2e-console-${apiPort}`;
     storageDir = mkdtempSync(join(tmpdir(), 'imgjobs-e2e-console-'));
+    // Webhooks go to a local https receiver whose certificate the processes trust.
+    const caFile = join(storageDir, 'receiver-ca.pem');
+    writeFileSync(caFile, testCertificate().cert);
+    receiver = await WebhookReceiver.start(() => ({ status: 200 }));
     base = `http://127.0.0.1:${apiPort}`;
     const env = cleanEnv({
       ...GENEROUS_LIMITS,
@@ -124,6 +137,8 @@ describe('the browser console against the API and a worker', () => {
       SEGMENTER: 'remote',
       SEGMENTER_URL: sources.url('/segment'),
       CAPACITY_ACCOUNT_SHARE: '1',
+      SANDBOX_SLOW_SECONDS: '2',
+      NODE_EXTRA_CA_CERTS: caFile,
     });
     processes.push(startService('api', env));
     await waitForReady(apiPort);
@@ -177,6 +192,7 @@ describe('the browser console against the API and a worker', () => {
     await context?.close();
     for (const service of processes) service.kill();
     await sources?.stop();
+    await receiver?.stop();
     await database?.drop();
     if (redisPrefix) await deleteRedisKeys(testServices().redisUrl, `${redisPrefix}:*`);
     for (const dir of [storageDir, profileDir]) if (dir) rmSync(dir, { recursive: true, force: true });
@@ -204,7 +220,10 @@ describe('the browser console against the API and a worker', () => {
   it('lists a sandbox job made through the API and opens its result with the before/after view', async () => {
     const jobId = await createCutout(
       sandboxKey,
-      { input: [{ image_url: sources.url('/two-things.png'), external_id: 'sandbox_unsure-1' }] },
+      {
+        input: [{ image_url: sources.url('/two-things.png'), external_id: 'sandbox_unsure-1' }],
+        webhook_url: receiver.url,
+      },
       'console-sandbox-1',
     );
     await finished(sandboxKey, jobId);
@@ -294,17 +313,83 @@ describe('the browser console against the API and a worker', () => {
     expect(await page.locator('[data-result]').count()).toBe(0);
   });
 
-  it('shows the webhooks and usage pages', async () => {
+  it('updates the jobs list live while a job runs, from the event stream', async () => {
+    await signIn(sandboxKey);
+    await page.getByRole('link', { name: /^Job / }).first().waitFor();
+    const jobId = await createCutout(
+      sandboxKey,
+      { input: [{ image_url: sources.url('/two-things.png'), external_id: 'sandbox_slow-1' }] },
+      'console-sandbox-slow-1',
+    );
+    const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: `Job ${jobId}` }) });
+    await row.waitFor({ timeout: 5_000 });
+    await row.getByText('completed').waitFor({ timeout: 15_000 });
+  });
+
+  it('redelivers a webhook event and shows the new delivery with its attempt', async () => {
     await page.getByRole('link', { name: 'Webhooks' }).click();
-    await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
-    await page
-      .getByText(/No webhook deliveries yet|Redeliver/)
+    const deliveries = page.locator('[data-delivery]');
+    await deliveries.first().getByRole('cell', { name: 'delivered' }).waitFor();
+    const before = await deliveries.count();
+    await deliveries
       .first()
-      .waitFor();
+      .getByRole('button', { name: /^Redeliver/ })
+      .click();
+    await page.getByText(/queued again as delivery/).waitFor();
+    await deliveries.nth(before).waitFor({ timeout: 10_000 });
+    await deliveries.first().getByRole('cell', { name: 'delivered' }).waitFor({ timeout: 10_000 });
     await shot('webhooks');
+  });
+
+  it('shows usage and the ledger', async () => {
     await page.getByRole('link', { name: 'Usage' }).click();
-    await page.getByRole('caption').or(page.getByText('By tool')).first().waitFor();
+    await page.getByText('By tool').waitFor();
+    await page.getByText('Ledger, newest first').waitFor();
     await shot('usage');
+  });
+
+  it('holds up at a phone’s width', async () => {
+    await page.setViewportSize({ width: 375, height: 800 });
+    for (const [route, name] of [
+      ['#/jobs', 'phone-jobs'],
+      ['#/review', 'phone-review'],
+      ['#/webhooks', 'phone-webhooks'],
+    ]) {
+      await page.goto(`${base}/console/${route}`);
+      await page.locator('main h1').waitFor();
+      // Each page's content: a table, a card or its empty note (the event stream keeps the network busy).
+      await page.locator('main table, main .card, main p:not(:empty)').first().waitFor();
+      await page.waitForFunction(ALL_IMAGES_LOADED);
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
+      await shot(name);
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('lets an operator create an account and a key, then revoke the key, which the API then refuses', async () => {
+    await page.goto(`${base}/console/#/operators`);
+    await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('Name').fill('made in the console');
+    await page.getByLabel('Opening credits').fill('7');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByRole('heading', { name: 'made in the console' }).waitFor();
+    await page.getByLabel('Environment').selectOption('sandbox');
+    await page.getByRole('button', { name: 'Issue a key' }).click();
+    const secret = (await page.locator('[data-role=secret]').textContent()) ?? '';
+    expect(secret).toMatch(/^sk_sandbox_/);
+    const account = await fetch(`${base}/api/v1/account`, { headers: { Authorization: `Bearer ${secret}` } });
+    expect(account.status).toBe(200);
+    await shot('operators');
+    await page.getByRole('button', { name: /^Revoke key / }).click();
+    await page.getByText(/revoked: the API refuses it/).waitFor();
+    const refused = await readUntil(
+      () => fetch(`${base}/api/v1/account`, { headers: { Authorization: `Bearer ${secret}` } }),
+      (response) => response.status !== 200,
+      'the revoked key to be refused',
+      { timeoutMs: 5_000, intervalMs: 100 },
+    );
+    expect(refused.status).toBe(401);
   });
 
   it('logged no console error but the refusals the tests asked for', () => {
