@@ -81,6 +81,21 @@ export function hintsEditor(picture: HTMLImageElement, onChange: () => void): Hi
     onChange();
   });
 
+  // The region by numbers, for the keyboard: percentages of the photo's width and height.
+  const edges = (['left', 'top', 'right', 'bottom'] as const).map((edge) => {
+    const input = h('input', { type: 'number', min: 0, max: 100, step: 1, 'aria-label': `Region ${edge} (%)` });
+    input.placeholder = edge;
+    return input;
+  });
+  const typed = h('button', { type: 'button' }, 'Set region');
+  typed.addEventListener('click', () => {
+    const [left, top, right, bottom] = edges.map((input) => clamp(Number(input.value) / 100));
+    if (!edges.every((input) => input.value !== '') || right <= left || bottom <= top) return;
+    region = { left: round(left), top: round(top), right: round(right), bottom: round(bottom) };
+    placeBox(region.left, region.top, region.right, region.bottom);
+    onChange();
+  });
+
   const reset = button('Clear hints', () => {
     region = null;
     points.length = 0;
@@ -98,6 +113,12 @@ export function hintsEditor(picture: HTMLImageElement, onChange: () => void): Hi
         'p',
         { class: 'muted' },
         'Drag to draw the region the product lies in; click to add a keep point on the product (at most 10).',
+      ),
+      h(
+        'details',
+        {},
+        h('summary', {}, 'Region by numbers (% of the photo)'),
+        h('div', { class: 'inline' }, ...edges, typed),
       ),
       reset,
     ),

@@ -392,6 +392,20 @@ describe('the browser console against the API and a worker', () => {
     expect(refused.status).toBe(401);
   });
 
+  it('runs a dropped photo through uploads and shows its result once it completes', async () => {
+    await page.goto(`${base}/console/#/try`);
+    await page.getByLabel('choose files').setInputFiles({
+      name: 'two-things.png',
+      mimeType: 'image/png',
+      buffer: await fromFixture(photo()).png().toBuffer(),
+    });
+    await page.getByLabel('Tool or preset').selectOption('remove_background');
+    await page.getByRole('button', { name: 'Run' }).click();
+    await page.getByRole('link', { name: /^Result 1: completed/ }).waitFor({ timeout: 15_000 });
+    await page.waitForFunction(ALL_IMAGES_LOADED);
+    await shot('try-it');
+  });
+
   it('logged no console error but the refusals the tests asked for', () => {
     // Chromium logs every answer of 400 and above as an error: the wrong key's 401 and the other
     // account's 404 are the answers those tests provoke, shown to the user in the page.
