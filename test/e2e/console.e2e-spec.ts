@@ -65,6 +65,7 @@ describe('the browser console against the API and a worker', () => {
   let sandboxKey = '';
   let liveKey = '';
   let otherJobId = '';
+  let accountId = '';
   const segmentation = new FakeSegmentationService();
   // Masks answered at a quarter of the photo's size come back soft: a cut-out that is not quite sure.
   segmentation.answerScale = 0.25;
@@ -151,6 +152,7 @@ describe('the browser console against the API and a worker', () => {
       environment: 'sandbox',
     });
     sandboxKey = account.key;
+    accountId = account.accountId;
     const live = await postJson(
       `${base}/admin/v1/accounts/${account.accountId}/api-keys`,
       { environment: 'live' },
@@ -261,6 +263,21 @@ describe('the browser console against the API and a worker', () => {
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     expect(await page.getByRole('alert').textContent()).toMatch(/session has ended/);
     await shot('session-ended');
+  });
+
+  it('returns to sign-in with the API’s words when the signed-in key is revoked', async () => {
+    const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+    const issued = await postJson(`${base}/admin/v1/accounts/${accountId}/api-keys`, { environment: 'sandbox' }, admin);
+    await signIn(issued.body.secret as string);
+    const revoked = await fetch(`${base}/admin/v1/api-keys/${(issued.body.api_key as { id: string }).id}`, {
+      method: 'DELETE',
+      headers: admin,
+    });
+    expect(revoked.status).toBe(204);
+    // The open event stream ends at once; its reconnection is refused, and the console says so.
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor({ timeout: 10_000 });
+    expect(await page.getByRole('alert').textContent()).toMatch(/^Your session has ended: .+ Sign in again\.$/);
+    await shot('session-revoked');
   });
 
   it('re-cuts an unsure live cut-out with a region drawn by mouse: the product stays, the prop goes', async () => {
@@ -413,6 +430,7 @@ describe('the browser console against the API and a worker', () => {
     const provoked = [
       `${FAILED_LOAD} 401 (Unauthorized) ${base}/api/v1/account`,
       `${FAILED_LOAD} 404 (Not Found) ${base}/api/v1/jobs/${otherJobId}`,
+      `${FAILED_LOAD} 401 (Unauthorized) ${base}/api/v1/events`,
     ];
     expect(consoleErrors.filter((error) => !provoked.includes(error))).toEqual([]);
   });
