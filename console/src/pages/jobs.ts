@@ -10,6 +10,17 @@ export function statusBadge(status: string): HTMLElement {
   return h('span', { class: `status status-${status}` }, status.replace('_', ' '));
 }
 
+function cellsFor(job: JobSummary): (Node | string)[] {
+  return [
+    link(job.id.slice(0, 8), `#/jobs/${job.id}`, { 'aria-label': `Job ${job.id}`, class: 'mono' }),
+    job.api,
+    statusBadge(job.status),
+    `${job.completed_results + job.failed_results} / ${job.total_results}`,
+    job.sandbox ? 'sandbox' : `${job.credits_used} / ${job.credits_reserved}`,
+    formatDate(job.created_at),
+  ];
+}
+
 /** The key's jobs, newest first, filtered by status and tool, a page at a time. */
 export function renderJobs(main: HTMLElement): () => void {
   const status = select([['', 'any status'], ...JOB_STATUSES.map((value): [string, string] => [value, value])]);
@@ -37,17 +48,9 @@ export function renderJobs(main: HTMLElement): () => void {
   };
 
   const draw = (next: string | null) => {
-    const rows = shown.map((job) => [
-      link(job.id.slice(0, 8), `#/jobs/${job.id}`, { 'aria-label': `Job ${job.id}`, class: 'mono' }),
-      job.api,
-      statusBadge(job.status),
-      `${job.completed_results + job.failed_results} / ${job.total_results}`,
-      job.sandbox ? 'sandbox' : `${job.credits_used} / ${job.credits_reserved}`,
-      formatDate(job.created_at),
-    ]);
     list.replaceChildren(
       shown.length
-        ? table(['Job', 'Tool', 'Status', 'Done', 'Credits', 'Created'], rows, 'Jobs, newest first')
+        ? table(['Job', 'Tool', 'Status', 'Done', 'Credits', 'Created'], shown.map(cellsFor), 'Jobs, newest first')
         : h('p', {}, 'No jobs match.'),
     );
     pager.replaceChildren(
@@ -96,17 +99,7 @@ export function renderJobs(main: HTMLElement): () => void {
         .catch(() => undefined);
     }
   });
-  const rowFor = (job: JobSummary) =>
-    h(
-      'tr',
-      {},
-      h('td', {}, link(job.id.slice(0, 8), `#/jobs/${job.id}`, { 'aria-label': `Job ${job.id}`, class: 'mono' })),
-      h('td', {}, job.api),
-      h('td', {}, statusBadge(job.status)),
-      h('td', {}, `${job.completed_results + job.failed_results} / ${job.total_results}`),
-      h('td', {}, job.sandbox ? 'sandbox' : `${job.credits_used} / ${job.credits_reserved}`),
-      h('td', {}, formatDate(job.created_at)),
-    );
+  const rowFor = (job: JobSummary) => h('tr', {}, ...cellsFor(job).map((cell) => h('td', {}, cell)));
   const unsubscribe = liveEvents.subscribe((change) => {
     if (change === 'resync') return reread('*');
     if (change.type !== 'job') return;
