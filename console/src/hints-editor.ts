@@ -96,6 +96,21 @@ export function hintsEditor(picture: HTMLImageElement, onChange: () => void): Hi
     onChange();
   });
 
+  // Keep points by numbers too, so the keyboard can do everything the mouse can.
+  const coordinates = (['x', 'y'] as const).map((axis) => {
+    const input = h('input', { type: 'number', min: 0, max: 100, step: 1, 'aria-label': `Keep point ${axis} (%)` });
+    input.placeholder = axis;
+    return input;
+  });
+  const addPoint = h('button', { type: 'button' }, 'Add keep point');
+  addPoint.addEventListener('click', () => {
+    if (!coordinates.every((input) => input.value !== '') || points.length >= 10) return;
+    const [x, y] = coordinates.map((input) => clamp(Number(input.value) / 100));
+    points.push({ x: round(x), y: round(y) });
+    drawPoints();
+    onChange();
+  });
+
   const reset = button('Clear hints', () => {
     region = null;
     points.length = 0;
@@ -117,8 +132,9 @@ export function hintsEditor(picture: HTMLImageElement, onChange: () => void): Hi
       h(
         'details',
         {},
-        h('summary', {}, 'Region by numbers (% of the photo)'),
+        h('summary', {}, 'Region and keep points by numbers (% of the photo)'),
         h('div', { class: 'inline' }, ...edges, typed),
+        h('div', { class: 'inline' }, ...coordinates, addPoint),
       ),
       reset,
     ),
