@@ -224,6 +224,16 @@ describe('background photos and blurs through the API and an in-process worker',
       expect(image.pixel(CENTRE.x, CENTRE.y).slice(0, 3)).toEqual([200, 30, 40]);
     });
 
+    it('takes a source already cut out onto the photo on an edit too', async () => {
+      const { image } = await completed('/image/edit', {
+        input: [{ image_url: server.url('/cutout.png') }],
+        operations: { background: { type: 'image', image_url: server.url('/gradient.png') } },
+        existing_alpha: 'use',
+      });
+      expectGradientAt(image, 2, 4);
+      expect(image.pixel(CENTRE.x, CENTRE.y).slice(0, 3)).toEqual([200, 30, 40]);
+    });
+
     it('replaces the background of an edit, fitted to the edited size', async () => {
       const { image } = await completed('/image/edit', {
         input: [{ image_url: server.url('/product.png') }],

@@ -426,7 +426,7 @@ describe('image-jobs command line', () => {
     expect((await sharp(join(out, 'cutout.png')).metadata()).format).toBe('png');
     const refused = await runCli(['edit', cutout, '--width', '10', '--existing-alpha', 'use', '--out', out], env);
     expect(refused.code).toBe(2);
-    expect(refused.output).toContain('--existing-alpha use needs --background transparent, white or color');
+    expect(refused.output).toContain('--existing-alpha use needs --background transparent, white, color or image');
   });
 
   it('is installed as the image-jobs command, built, with --help for every command', async () => {

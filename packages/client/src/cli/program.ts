@@ -207,7 +207,7 @@ export function buildProgram(context: ProgramContext): Command {
     .option('--colour', 'correct the white balance and lift dull colours')
     .option('--upscale', 'enlarge with super-resolution (twice the size, or to --width/--height)')
     .option('--polish', 'denoise and sharpen')
-    .addOption(existingAlphaOption('with --background transparent, white or color'))
+    .addOption(existingAlphaOption('with --background transparent, white, color or image'))
     .action((files: string[], flags: EditFlags & RunFlags, command: Command) =>
       execute(context, command, files, flags, async (api) => editRequest(await withBackgroundImage(flags, api))),
     );

@@ -231,8 +231,11 @@ export function editRequest(flags: EditFlags): ToolRequest {
   if (!compact(operations)) {
     throw new UsageError('say what to edit: --width/--height, --background, --light, --colour, --upscale or --polish');
   }
-  if (flags.existingAlpha === 'use' && !['transparent', 'white', 'color'].includes(flags.background ?? 'original')) {
-    throw new UsageError('--existing-alpha use needs --background transparent, white or color');
+  if (
+    flags.existingAlpha === 'use' &&
+    !['transparent', 'white', 'color', 'image'].includes(flags.background ?? 'original')
+  ) {
+    throw new UsageError('--existing-alpha use needs --background transparent, white, color or image');
   }
   const options = compact({
     operations,

@@ -1159,7 +1159,7 @@ export interface components {
             operations?: components["schemas"]["EditOperationsDto"];
             output?: components["schemas"]["OutputOptionsDto"];
             /**
-             * @description `ignore`: any transparency of the source is flattened onto white and the subject is segmented, as for any photo. `use`: the source's own alpha channel is the subject's mask, carried into the result exactly; nothing is segmented and the uncertainty is 0. The source must have meaningful transparency (at least 1 % of its pixels with alpha <= 16 and at least 1 % with alpha >= 240); one without (a JPEG, an RGBA file opaque everywhere, a nearly empty one) fails its result with `source_not_transparent`, credits released. `use` only with `operations.background` of type `transparent`, `white` or `color` (a 400 otherwise), and without `subject_hints`. Priced as any edit.
+             * @description `ignore`: any transparency of the source is flattened onto white and the subject is segmented, as for any photo. `use`: the source's own alpha channel is the subject's mask, carried into the result exactly; nothing is segmented and the uncertainty is 0. The source must have meaningful transparency (at least 1 % of its pixels with alpha <= 16 and at least 1 % with alpha >= 240); one without (a JPEG, an RGBA file opaque everywhere, a nearly empty one) fails its result with `source_not_transparent`, credits released. `use` only with `operations.background` of type `transparent`, `white`, `color` or `image` (a 400 otherwise; `blur` is a 400 too: a source already cut out has no background to blur), and without `subject_hints`. Priced as any edit.
              * @default ignore
              * @example use
              * @enum {string}

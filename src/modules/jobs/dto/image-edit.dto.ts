@@ -151,8 +151,9 @@ export class ImageEditRequestDto {
   output?: OutputOptionsDto;
 
   @ExistingAlphaChoice(
-    '`use` only with `operations.background` of type `transparent`, `white` or `color` (a 400 otherwise), and ' +
-      'without `subject_hints`. Priced as any edit.',
+    '`use` only with `operations.background` of type `transparent`, `white`, `color` or `image` (a 400 otherwise; ' +
+      '`blur` is a 400 too: a source already cut out has no background to blur), and without `subject_hints`. ' +
+      'Priced as any edit.',
   )
   existing_alpha?: ExistingAlphaChoiceValue;
 
