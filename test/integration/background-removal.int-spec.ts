@@ -1,9 +1,8 @@
 import sharp from 'sharp';
-import { ProcessRole } from '../../src/core/bootstrap/role';
 import { decodeRgba } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
+import { localModelApp } from '../support/live-cutouts';
 import { creditTotals, jobsClient, waitForJob, writtenRows, type ResultBody } from '../support/jobs';
-import { GENEROUS_LIMITS } from '../support/limits';
 import {
   alphaIoU,
   hardShot,
@@ -15,7 +14,7 @@ import {
   type ProductShot,
 } from '../support/product-shots';
 import { hardQualitySpecs, plainQualityShots, qualitySet } from '../support/product-shots/quality-sets';
-import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
+import { bearer, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 import { readUntil } from '../support/waiting';
 
 type Decoded = Awaited<ReturnType<typeof decodeRgba>>;
@@ -161,17 +160,7 @@ describe('live background removal with the local model, through the API and a wo
         `\nquality set '${SET}': ${plainNames.length} plain shots and ${hardShots.size} hard ones scored, ` +
           `${shots.size + hardShots.size} drawn in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
       );
-      t = await createTestApp(
-        {
-          ...GENEROUS_LIMITS,
-          CAPACITY_ACCOUNT_SHARE: '1',
-          SEGMENTER: 'local',
-          OUTBOUND_ALLOWLIST: '127.0.0.1',
-          WORKER_CONCURRENCY_BACKGROUND_REMOVAL: '2',
-          RESULT_TIMEOUT_SECONDS: '300',
-        },
-        { role: ProcessRole.All },
-      );
+      t = await localModelApp();
       account = await seedAccount(t, { credits: 1000 });
     },
     // Drawing the full sets alone took 221 s on a busy 2-core machine; the subset's 33 shots a quarter of that.

@@ -1,12 +1,11 @@
-import { ProcessRole } from '../../src/core/bootstrap/role';
 import { subjectBounds, type PixelBounds } from '../../src/engine/mask/alpha-mask';
 import { must } from '../support/bounds';
 import { decodeRgba } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
+import { localModelApp } from '../support/live-cutouts';
 import { jobsClient } from '../support/jobs';
-import { GENEROUS_LIMITS } from '../support/limits';
 import { PRODUCTS, productShot } from '../support/product-shots';
-import { createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
+import { seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 
 /**
  * Placement on a canvas with the local segmentation model (as the background removal spec runs
@@ -29,17 +28,7 @@ describe('placement on a canvas with the local segmentation model', () => {
     server = await ImageSourceServer.start();
     server.serve('/shot.jpg', shot.jpeg, { contentType: 'image/jpeg' });
     source = server.url('/shot.jpg');
-    t = await createTestApp(
-      {
-        ...GENEROUS_LIMITS,
-        CAPACITY_ACCOUNT_SHARE: '1',
-        SEGMENTER: 'local',
-        OUTBOUND_ALLOWLIST: '127.0.0.1',
-        WORKER_CONCURRENCY_BACKGROUND_REMOVAL: '2',
-        RESULT_TIMEOUT_SECONDS: '300',
-      },
-      { role: ProcessRole.All },
-    );
+    t = await localModelApp();
     account = await seedAccount(t, { credits: 100 });
   }, 300_000);
   afterAll(async () => {

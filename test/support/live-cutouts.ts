@@ -28,3 +28,21 @@ export function liveCutoutApp(
     { role: ProcessRole.All },
   );
 }
+
+/**
+ * A test app running the API and one worker in a process, whose live cut-outs are made by the
+ * local model (two at a time, each allowed 300 s on a busy machine), its sources on loopback.
+ */
+export function localModelApp(): Promise<TestApp> {
+  return createTestApp(
+    {
+      ...GENEROUS_LIMITS,
+      CAPACITY_ACCOUNT_SHARE: '1',
+      SEGMENTER: 'local',
+      OUTBOUND_ALLOWLIST: '127.0.0.1',
+      WORKER_CONCURRENCY_BACKGROUND_REMOVAL: '2',
+      RESULT_TIMEOUT_SECONDS: '300',
+    },
+    { role: ProcessRole.All },
+  );
+}

@@ -5,53 +5,60 @@ import { SegmentationError } from '../../../core/segmentation/segmenter';
 import { UpscalingError } from '../../../core/super-resolution/upscaler';
 import { ResultErrorCode, ResultFailure, TransientResultFailure } from '../result-failure';
 
-const FETCH_FAILURE_CODES: Record<SourceFetchFailure, ResultErrorCode> = {
-  [SourceFetchFailure.FetchFailed]: ResultErrorCode.SourceFetchFailed,
-  [SourceFetchFailure.Blocked]: ResultErrorCode.SourceBlocked,
-  [SourceFetchFailure.TooLarge]: ResultErrorCode.SourceTooLarge,
+/** The result codes of an image the result downloads: what fails its fetch, and what fails its bytes. */
+interface DownloadCodes {
+  fetch: Record<SourceFetchFailure, ResultErrorCode>;
+  image: Record<SourceImageProblem, ResultErrorCode>;
+  /** Put before the message, naming the image when it is not the source. */
+  prefix: string;
+}
+
+const SOURCE_CODES: DownloadCodes = {
+  fetch: {
+    [SourceFetchFailure.FetchFailed]: ResultErrorCode.SourceFetchFailed,
+    [SourceFetchFailure.Blocked]: ResultErrorCode.SourceBlocked,
+    [SourceFetchFailure.TooLarge]: ResultErrorCode.SourceTooLarge,
+  },
+  image: {
+    [SourceImageProblem.NotImage]: ResultErrorCode.SourceNotImage,
+    [SourceImageProblem.TooLarge]: ResultErrorCode.SourceTooLarge,
+  },
+  prefix: '',
 };
 
-const IMAGE_PROBLEM_CODES: Record<SourceImageProblem, ResultErrorCode> = {
-  [SourceImageProblem.NotImage]: ResultErrorCode.SourceNotImage,
-  [SourceImageProblem.TooLarge]: ResultErrorCode.SourceTooLarge,
+const BACKGROUND_CODES: DownloadCodes = {
+  fetch: {
+    [SourceFetchFailure.FetchFailed]: ResultErrorCode.BackgroundFetchFailed,
+    [SourceFetchFailure.Blocked]: ResultErrorCode.BackgroundBlocked,
+    [SourceFetchFailure.TooLarge]: ResultErrorCode.BackgroundTooLarge,
+  },
+  image: {
+    [SourceImageProblem.NotImage]: ResultErrorCode.BackgroundNotImage,
+    [SourceImageProblem.TooLarge]: ResultErrorCode.BackgroundTooLarge,
+  },
+  prefix: 'The background image: ',
 };
 
-const BACKGROUND_FETCH_CODES: Record<SourceFetchFailure, ResultErrorCode> = {
-  [SourceFetchFailure.FetchFailed]: ResultErrorCode.BackgroundFetchFailed,
-  [SourceFetchFailure.Blocked]: ResultErrorCode.BackgroundBlocked,
-  [SourceFetchFailure.TooLarge]: ResultErrorCode.BackgroundTooLarge,
-};
+/** A download or decoding problem under `codes`: retried when the fetch may pass, at once otherwise. */
+function asDownloadFailure(error: unknown, codes: DownloadCodes): unknown {
+  if (error instanceof SourceFetchError) {
+    const code = codes.fetch[error.failure];
+    const message = codes.prefix + error.message;
+    return error.retryable ? new TransientResultFailure(code, message) : new ResultFailure(code, message);
+  }
+  if (error instanceof SourceImageError)
+    return new ResultFailure(codes.image[error.problem], codes.prefix + error.message);
+  return error;
+}
 
-const BACKGROUND_IMAGE_CODES: Record<SourceImageProblem, ResultErrorCode> = {
-  [SourceImageProblem.NotImage]: ResultErrorCode.BackgroundNotImage,
-  [SourceImageProblem.TooLarge]: ResultErrorCode.BackgroundTooLarge,
-};
+/** A download or decoding problem of the source as the result failure BullMQ and the client see. */
+export const asSourceFailure = (error: unknown): unknown => asDownloadFailure(error, SOURCE_CODES);
 
 /**
  * A background photo's download or decoding problem, with the background's own codes (so a
  * client can tell a broken background from a broken product photo); retried like a source's.
  */
-export function asBackgroundFailure(error: unknown): unknown {
-  if (error instanceof SourceFetchError) {
-    const code = BACKGROUND_FETCH_CODES[error.failure];
-    const message = `The background image: ${error.message}`;
-    return error.retryable ? new TransientResultFailure(code, message) : new ResultFailure(code, message);
-  }
-  if (error instanceof SourceImageError) {
-    return new ResultFailure(BACKGROUND_IMAGE_CODES[error.problem], `The background image: ${error.message}`);
-  }
-  return error;
-}
-
-/** A download or decoding problem as the result failure BullMQ and the client see. */
-export function asSourceFailure(error: unknown): unknown {
-  if (error instanceof SourceFetchError) {
-    const code = FETCH_FAILURE_CODES[error.failure];
-    return error.retryable ? new TransientResultFailure(code, error.message) : new ResultFailure(code, error.message);
-  }
-  if (error instanceof SourceImageError) return new ResultFailure(IMAGE_PROBLEM_CODES[error.problem], error.message);
-  return error;
-}
+export const asBackgroundFailure = (error: unknown): unknown => asDownloadFailure(error, BACKGROUND_CODES);
 
 /**
  * A segmenter's failure as the result's: an outside service's is `provider_error`, ours
