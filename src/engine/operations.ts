@@ -7,9 +7,11 @@ import { preservedSubject } from './preserved-subject';
 import { correctedPixels, productLayers, replacedBackground } from './corrections';
 import { cutoutPixels } from './cutout-pixels';
 import { interestingCrop } from './interesting-crop';
+import { carriedBlocks } from './metadata/carried-blocks';
 
 /**
  * The image engine's operations: every step of the tools that loops over pixels in JavaScript,
+ * and every parser in JavaScript of what a customer's file says of itself (its metadata),
  * each a plain function of pixels and plain options (no framework, database or network), so the
  * same function runs in a unit test, directly, or in a thread of the worker's pool. Steps are
  * coarse on purpose: one operation is one trip to a thread, so a tool's pixel work between two
@@ -44,6 +46,8 @@ export const ENGINE_OPERATIONS = {
   colourUnderTransparency,
   /** `upscale` of a transparent source: the enlarged colour and the resampled alpha joined. */
   withAlpha,
+  /** `output.metadata` `keep`: the source's EXIF fields and scrubbed XMP, read within their bounds. */
+  carriedBlocks,
 };
 
 export type EngineOperations = typeof ENGINE_OPERATIONS;

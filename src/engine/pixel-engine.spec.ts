@@ -127,6 +127,14 @@ const CASES: { [Name in OperationName]: () => OperationArgs<Name> } = {
   ],
   colourUnderTransparency: () => [rgba(), [2, 8]],
   withAlpha: () => [photo(), Buffer.from(alpha().data)],
+  carriedBlocks: () => [
+    {
+      exif: null,
+      xmp: Buffer.from(
+        '<x:xmpmeta xmlns:x="adobe:ns:meta/" xmlns:exif="http://ns.adobe.com/exif/1.0/" exif:GPSAltitude="3"/>',
+      ),
+    },
+  ],
   layOutAd: () => [
     {
       subject: { rgba: rgba().data, width: WIDTH, height: HEIGHT },

@@ -1,6 +1,6 @@
 import exifReader from 'exif-reader';
 import sharp from 'sharp';
-import { exifFieldText } from '../../src/core/image/metadata/carried-metadata';
+import { exifFieldText } from '../../src/engine/metadata/exif-fields';
 
 /**
  * Metadata written into test sources and read back from results: a photographer's JPEG with

@@ -19,7 +19,13 @@ export function toolContext<R, D, S extends SourceImage | null>(
     dependencies,
     signal,
     limits: { maxPixels: 50_000_000, timeoutSeconds: 60, engine: INLINE_ENGINE, ...options.limits, signal },
-    choices: { variant: 0, hints: NO_HINTS, output: { format: 'png', file: DEFAULT_FILE_CHOICES }, ...options.choices },
+    choices: {
+      variant: 0,
+      hints: NO_HINTS,
+      output: { format: 'png', file: DEFAULT_FILE_CHOICES },
+      carried: null,
+      ...options.choices,
+    },
   };
 }
 

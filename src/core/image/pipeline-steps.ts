@@ -70,7 +70,7 @@ export interface DecodeOptions {
  * embedded ICC profiles (CMYK included) are applied on the way to sRGB.
  */
 export async function decodeScaled(source: SourceImage, plan: GeometryPlan, options: DecodeOptions): Promise<RawImage> {
-  let pipeline = sharp(source.bytes, sourceDecodeOptions(options.maxPixels))
+  let pipeline = sharp(source.bytes, sourceDecodeOptions(options.maxPixels, source.unusedProfile !== null))
     .timeout({ seconds: options.timeoutSeconds })
     .autoOrient();
   if (options.flattenOnto && source.hasAlpha) pipeline = pipeline.flatten({ background: options.flattenOnto });

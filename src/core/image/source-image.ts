@@ -1,4 +1,6 @@
 import sharp from 'sharp';
+import { signedFormat } from './image-signature';
+import { METADATA_READ_LIMITS } from './metadata/metadata-limits';
 
 /**
  * Formats a source may be in, by sharp's name for them. AVIF is reported as `heif`; HEIC
@@ -32,12 +34,41 @@ export interface SourceImage {
   height: number;
   format: string;
   hasAlpha: boolean;
+  /**
+   * Why the source's embedded ICC profile is not applied (over METADATA_READ_LIMITS.iccBytes, or
+   * not a profile at all), so its pixels are taken as sRGB; null when it has none or it applies.
+   */
+  unusedProfile: string | null;
 }
 
 /** Options every decode of a source uses: the same pixel limit and tolerance everywhere. */
-export function sourceDecodeOptions(maxPixels: number): sharp.SharpOptions {
+export function sourceDecodeOptions(maxPixels: number, ignoreProfile = false): sharp.SharpOptions {
   // Only the first frame of a GIF or animated WebP (pages: 1, the default) is read.
-  return { limitInputPixels: maxPixels, failOn: 'error' };
+  return { limitInputPixels: maxPixels, failOn: 'error', ignoreIcc: ignoreProfile };
+}
+
+/** The ICC header's size: its fields, then the count of its tags. */
+const ICC_HEADER_BYTES = 132;
+
+/**
+ * Why an embedded ICC profile is not applied, or null when it may be: within the size the service
+ * reads, and a profile by its header (its own length and the `acsp` signature). lcms, which
+ * libvips hands it to, skips a profile it cannot open but applies one whose header lies about its
+ * size; a profile that is not what it says is not trusted with the colours.
+ */
+function unusedProfileOf(icc: Buffer | undefined): string | null {
+  if (!icc) return null;
+  if (icc.length > METADATA_READ_LIMITS.iccBytes) {
+    return `the ICC profile is ${icc.length} bytes, over the ${METADATA_READ_LIMITS.iccBytes} the service reads`;
+  }
+  if (
+    icc.length < ICC_HEADER_BYTES ||
+    icc.readUInt32BE(0) !== icc.length ||
+    icc.toString('latin1', 36, 40) !== 'acsp'
+  ) {
+    return 'the ICC profile is not a profile (its header does not state its length and signature)';
+  }
+  return null;
 }
 
 /** A source read from its header, with the IANA media type of what its bytes are. */
@@ -48,8 +79,9 @@ export interface TypedSourceImage extends SourceImage {
 
 /**
  * Reads `bytes` as an image by their content (never a Content-Type), refusing what is not one
- * of the accepted formats and what would decode to more than `maxPixels`. Only the header is
- * parsed, so a small file that would decode to a huge image costs nothing.
+ * of the accepted formats and what would decode to more than `maxPixels`. Bytes that do not start
+ * like an accepted format reach no decoder at all (image-signature.ts); of the rest only the
+ * header is parsed, so a small file that would decode to a huge image costs nothing.
  */
 export async function inspectSource(bytes: Buffer, maxPixels: number): Promise<SourceImage> {
   const { mediaType: _mediaType, ...source } = await inspectTypedSource(bytes, maxPixels);
@@ -58,20 +90,18 @@ export async function inspectSource(bytes: Buffer, maxPixels: number): Promise<S
 
 /** As `inspectSource`, also naming the media type the bytes are in (an upload is checked against its declared type). */
 export async function inspectTypedSource(bytes: Buffer, maxPixels: number): Promise<TypedSourceImage> {
+  if (!signedFormat(bytes)) throw unreadable();
   let metadata: sharp.Metadata;
   try {
     metadata = await sharp(bytes, sourceDecodeOptions(Number.MAX_SAFE_INTEGER)).metadata();
   } catch {
-    throw new SourceImageError(SourceImageProblem.NotImage, 'The source is not an image this service can read.');
+    throw unreadable();
   }
   const { format, width, height } = metadata;
-  if (!format || !ACCEPTED_FORMATS.has(format) || !width || !height) {
-    throw new SourceImageError(
-      SourceImageProblem.NotImage,
-      `The source is not a supported image${format ? ` (${format})` : ''}: send JPEG, PNG, WebP, ` +
-        `AVIF, GIF, TIFF or HEIF.`,
-    );
-  }
+  if (!format || !width || !height) throw unreadable();
+  if (!ACCEPTED_FORMATS.has(format)) throw unsupported(format);
+  // What libvips found must be what the first bytes said: a file is one format, not two.
+  if (format !== signedFormat(bytes)) throw unreadable();
   if (width * height > maxPixels) {
     throw new SourceImageError(
       SourceImageProblem.TooLarge,
@@ -85,8 +115,24 @@ export async function inspectTypedSource(bytes: Buffer, maxPixels: number): Prom
     height: oriented.height,
     format,
     hasAlpha: metadata.hasAlpha ?? false,
+    unusedProfile: unusedProfileOf(metadata.icc),
     mediaType: mediaTypeOf(format, metadata.compression),
   };
+}
+
+const ACCEPTED_LIST = 'send JPEG, PNG, WebP, AVIF, GIF, TIFF or HEIF';
+
+const unreadable = () =>
+  new SourceImageError(
+    SourceImageProblem.NotImage,
+    `The source is not an image this service can read: ${ACCEPTED_LIST}.`,
+  );
+
+function unsupported(format: string): SourceImageError {
+  return new SourceImageError(
+    SourceImageProblem.NotImage,
+    `The source is not a supported image (${format}): ${ACCEPTED_LIST}.`,
+  );
 }
 
 /** libvips names AVIF and HEIC both `heif`; the compression inside the container tells them apart. */

@@ -1,6 +1,3 @@
-import exifReader from 'exif-reader';
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 import sharp from 'sharp';
 import {
   fileStatement,
@@ -10,90 +7,18 @@ import {
   TAG,
   XMP_RIGHTS,
 } from '../../../../test/support/photo-metadata';
-import { carriedExifFields, carriedMetadata, exifFieldText, type ExifFields } from './carried-metadata';
+import { INLINE_ENGINE, type PixelEngine } from '../../../engine/pixel-engine';
+import { inspectSource } from '../source-image';
+import { readCarriedMetadata } from './carried-metadata';
+import { METADATA_READ_LIMITS } from './metadata-limits';
 
 const grey = () => sharp({ create: { width: 30, height: 20, channels: 3, background: '#808080' } });
 
-/** The EXIF block sharp's metadata() reads from a JPEG written with `fields`: `Exif\0\0`, then the TIFF structure. */
-async function exifBlock(fields: Parameters<sharp.Sharp['withExif']>[0]): Promise<Buffer> {
-  const { exif } = await sharp(await grey().withExif(fields).jpeg().toBuffer()).metadata();
-  if (!exif) throw new Error('libvips wrote no EXIF');
-  return exif;
-}
+/** What a PNG result keeps of `file`'s metadata, read on the calling thread. */
+const carriedFrom = async (file: Buffer, format: 'png' | 'jpg' = 'png') =>
+  (await readCarriedMetadata(await inspectSource(file, 1e6), format, INLINE_ENGINE)).carried;
 
-/**
- * A camera's EXIF, as libvips writes it from sharp's withExif: every carried field, in text,
- * whole numbers, fractions (an unknown aperture of a zoom as 0/0) and dates, and what is left
- * behind: orientation, serial number, owner, GPS.
- */
-const CAMERA = {
-  IFD0: {
-    ImageDescription: 'Red mug on oak',
-    Make: 'Test Camera Co',
-    Model: 'TC-1 (Mk II) ()',
-    Software: 'Firmware 1.2',
-    DateTime: '2024:03:05 14:07:09',
-    Artist: 'Ann',
-    Copyright: 'Acme Photo (2024) ()',
-    Orientation: '6',
-  },
-  IFD2: {
-    ExposureTime: '1/250',
-    FNumber: '28/10',
-    ExposureProgram: '3',
-    ISOSpeedRatings: '400',
-    DateTimeOriginal: '2024:03:05 14:07:08',
-    DateTimeDigitized: '2023:12:31 23:59:59',
-    OffsetTime: '+09:00',
-    OffsetTimeOriginal: '-05:30',
-    OffsetTimeDigitized: '+00:00',
-    ShutterSpeedValue: '7965784/1000000',
-    ApertureValue: '2970854/1000000',
-    BrightnessValue: '-123/100',
-    ExposureBiasValue: '-1/3',
-    MaxApertureValue: '297/100',
-    MeteringMode: '5',
-    LightSource: '0',
-    Flash: '16',
-    FocalLength: '50/1',
-    SubSecTimeOriginal: '05',
-    SubSecTimeDigitized: '999',
-    ExposureMode: '0',
-    WhiteBalance: '1',
-    DigitalZoomRatio: '0/1',
-    FocalLengthIn35mmFilm: '75',
-    SceneCaptureType: '0',
-    Contrast: '1',
-    Saturation: '2',
-    Sharpness: '0',
-    LensSpecification: '24/1 70/1 0/0 0/0',
-    LensMake: 'Lens Co',
-    LensModel: 'Zoom 24-70mm F2.8',
-    BodySerialNumber: '0042-1234',
-    CameraOwnerName: 'Ann Example',
-  },
-  IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '48/1 51/1 30/1' },
-};
-const LEFT_BEHIND = { IFD0: ['Orientation'], IFD2: ['BodySerialNumber', 'CameraOwnerName'] };
-
-/** The fields carried from `source`, in a result written with them, as exif-reader decodes it. */
-async function carriedInto(source: Buffer): Promise<{ carried: ExifFields; result: exifReader.Exif }> {
-  const carried = carriedExifFields(source);
-  if (!carried) throw new Error('nothing carried');
-  return { carried, result: exifReader(await exifBlock(carried)) };
-}
-
-/** Where IFD0's EXIF pointer (tag 0x8769) keeps its offset in a bare TIFF block. */
-function exifPointerAt(tiff: Buffer): number {
-  const littleEndian = tiff.toString('latin1', 0, 2) === 'II';
-  const u16 = (at: number) => (littleEndian ? tiff.readUInt16LE(at) : tiff.readUInt16BE(at));
-  const ifd0 = littleEndian ? tiff.readUInt32LE(4) : tiff.readUInt32BE(4);
-  for (let entry = ifd0 + 2; entry < ifd0 + 2 + u16(ifd0) * 12; entry += 12)
-    if (u16(entry) === 0x8769) return entry + 8;
-  throw new Error('no EXIF pointer');
-}
-
-describe(carriedMetadata.name, () => {
+describe(readCarriedMetadata.name, () => {
   it("keeps a photographer's rights, camera and settings, and leaves orientation, GPS and serial numbers", async () => {
     const source = await photographersJpeg(grey());
     // The fixture does hold what must be left behind.
@@ -102,7 +27,7 @@ describe(carriedMetadata.name, () => {
     expect(stated.exif?.image.has(TAG.gpsPointer)).toBe(true);
     expect(stated.exif?.capture.get(TAG.bodySerialNumber)?.value).toBe('0042-1234');
 
-    const carried = await carriedMetadata(source);
+    const carried = await carriedFrom(source);
     expect(carried?.exif).toEqual({
       IFD0: { Copyright: `${SOURCE_COPYRIGHT} ()`, Artist: `${SOURCE_ARTIST} ()`, Make: 'Test Camera Co ()' },
       IFD2: { ExposureTime: '1/125', FNumber: '14/5' },
@@ -114,16 +39,14 @@ describe(carriedMetadata.name, () => {
   });
 
   it('has nothing to carry from a file without EXIF or XMP', async () => {
-    expect(await carriedMetadata(await grey().png().toBuffer())).toBeNull();
-    expect(await carriedMetadata(await grey().jpeg().toBuffer())).toBeNull();
+    expect(await carriedFrom(await grey().png().toBuffer())).toBeNull();
+    expect(await carriedFrom(await grey().jpeg().toBuffer())).toBeNull();
   });
 
   it('carries XMP alone, or EXIF alone', async () => {
-    const xmpOnly = await carriedMetadata(
-      await grey().withXmp('<x:xmpmeta xmlns:x="adobe:ns:meta/"/>').png().toBuffer(),
-    );
+    const xmpOnly = await carriedFrom(await grey().withXmp('<x:xmpmeta xmlns:x="adobe:ns:meta/"/>').png().toBuffer());
     expect(xmpOnly).toMatchObject({ exif: null, xmp: '<x:xmpmeta xmlns:x="adobe:ns:meta/"/>' });
-    const exifOnly = await carriedMetadata(
+    const exifOnly = await carriedFrom(
       await grey()
         .withExif({ IFD0: { Artist: 'Ann' } })
         .webp()
@@ -133,158 +56,71 @@ describe(carriedMetadata.name, () => {
   });
 });
 
-describe(carriedExifFields.name, () => {
-  it("writes every carried field so that the result states the source's values, and nothing left behind", async () => {
-    const block = await exifBlock(CAMERA);
-    const source = exifReader(block);
-    const { carried, result } = await carriedInto(block);
+describe(`${readCarriedMetadata.name}, within its limits`, () => {
+  const reading = async (file: Buffer, format: 'png' | 'jpg') =>
+    readCarriedMetadata(await inspectSource(file, 1e6), format, INLINE_ENGINE);
+  const packetOf = (bytes: number) =>
+    `<x:xmpmeta xmlns:x="adobe:ns:meta/" xmlns:dc="http://purl.org/dc/elements/1.1/" dc:source="${'s'.repeat(bytes)}"/>`;
 
-    const rows = [
-      ...Object.keys(carried.IFD0).map((name) => ['Image', name, carried.IFD0[name]] as const),
-      ...Object.keys(carried.IFD2).map((name) => ['Photo', name, carried.IFD2[name]] as const),
-    ];
-    console.log(
-      'field                  written for libvips          source as decoded   result as decoded\n' +
-        rows
-          .map(
-            ([directory, name, written]) =>
-              `${name.padEnd(22)} ${written.padEnd(28)} ${String(source[directory]?.[name]).padEnd(19)} ` +
-              String(result[directory]?.[name]),
-          )
-          .join('\n'),
-    );
-    for (const directory of ['IFD0', 'IFD2'] as const) {
-      const kept = Object.keys(CAMERA[directory]).filter((name) => !LEFT_BEHIND[directory].includes(name));
-      expect(Object.keys(carried[directory]).sort()).toEqual(kept.sort());
-    }
-    // Decoded alike: fractions as the same quotients, dates as the same instants (toEqual holds NaN, 0/0, equal).
-    for (const [directory, name] of rows)
-      expect([name, result[directory]?.[name]]).toEqual([name, source[directory]?.[name]]);
-    expect(result.Photo?.ExposureTime).toBe(1 / 250);
-
-    expect(carried.IFD2).toMatchObject({
-      ExposureTime: '1/250',
-      FNumber: '14/5',
-      ExposureBiasValue: '-1/3',
-      BrightnessValue: '-123/100',
-      ShutterSpeedValue: '995723/125000',
-      LensSpecification: '24/1 70/1 0/0 0/0',
-      ISOSpeedRatings: '400',
-      DateTimeOriginal: '2024:03:05 14:07:08 ()',
-      OffsetTimeOriginal: '-05:30 ()',
+  it('leaves out an XMP block over the read limit, and reads one just within it', async () => {
+    const over = await reading(await grey().withXmp(packetOf(METADATA_READ_LIMITS.xmpBytes)).png().toBuffer(), 'png');
+    expect(over).toEqual({
+      carried: null,
+      dropped: ['the XMP block is 1024 KiB, over the 1024 KiB the service reads'],
     });
-    expect(carried.IFD0).toMatchObject({ DateTime: '2024:03:05 14:07:09 ()', Model: 'TC-1 (Mk II) ()' });
-    expect(result.Image?.Orientation).toBe(1);
-    expect(result.GPSInfo).toBeUndefined();
-    expect(result.Photo).not.toHaveProperty('BodySerialNumber');
-    expect(result.Photo).not.toHaveProperty('CameraOwnerName');
+    const within = await reading(
+      await grey()
+        .withXmp(packetOf(METADATA_READ_LIMITS.xmpBytes - 200))
+        .png()
+        .toBuffer(),
+      'png',
+    );
+    expect(within.dropped).toEqual([]);
+    expect(within.carried?.xmp).toHaveLength(METADATA_READ_LIMITS.xmpBytes - 200 + packetOf(0).length);
   });
 
-  it("writes dates as the source states them, whatever the server's time zone", async () => {
-    const block = await exifBlock({
-      IFD0: { DateTime: '2024:12:31 23:59:59' },
-      IFD2: { DateTimeOriginal: '2024:01:01 00:00:00', DateTimeDigitized: '0000:00:00 00:00:00' },
+  it('leaves out an EXIF block over the read limit', async () => {
+    const description = 'd'.repeat(METADATA_READ_LIMITS.exifBytes);
+    const file = await grey()
+      .withExif({ IFD0: { ImageDescription: description, Artist: 'Ann' } })
+      .png()
+      .toBuffer();
+    const { carried, dropped } = await reading(file, 'png');
+    expect(carried).toBeNull();
+    expect(dropped).toEqual([expect.stringMatching(/^the EXIF block is 64 KiB, over the 64 KiB the service reads$/)]);
+  });
+
+  it('keeps in a PNG what a JPEG cannot hold, and leaves it out of a JPEG, saying so', async () => {
+    const file = await grey()
+      .withXmp(packetOf(70_000))
+      .withExif({ IFD0: { ImageDescription: 'e'.repeat(61_000), Artist: 'Ann' } })
+      .png()
+      .toBuffer();
+    const png = await reading(file, 'png');
+    expect(png.dropped).toEqual([]);
+    expect(png.carried?.exif?.IFD0.Artist).toBe('Ann ()');
+    expect(png.carried?.xmp).toContain('sss');
+    const jpg = await reading(file, 'jpg');
+    expect(jpg).toEqual({
+      carried: null,
+      dropped: [
+        'the EXIF fields hold 60 KiB of text, more than a jpg file takes',
+        'the XMP packet is 68 KiB, more than a jpg file takes',
+      ],
     });
-    // Jest's sandbox keeps a copy of the environment, so the zones are set in a process of their own.
-    const zones = { 'Pacific/Chatham': -825, 'America/St_Johns': 210, UTC: 0 };
-    const script = `
-      const block = Buffer.from('${block.toString('base64')}', 'base64');
-      const { carriedExifFields } = require(${JSON.stringify(require.resolve('./carried-metadata'))});
-      const read = ${JSON.stringify(Object.keys(zones))}.map((zone) => {
-        process.env.TZ = zone;
-        return [zone, new Date(Date.UTC(2024, 0, 1)).getTimezoneOffset(), carriedExifFields(block)];
-      });
-      process.stdout.write(JSON.stringify(read));`;
-    const output = execFileSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], {
-      env: { ...process.env, TS_NODE_PROJECT: join(__dirname, '../../../../tsconfig.json') },
-    });
-    const expected = {
-      IFD0: { DateTime: '2024:12:31 23:59:59 ()' },
-      // A camera whose clock was never set writes zeros: written back as they are.
-      IFD2: { DateTimeOriginal: '2024:01:01 00:00:00 ()', DateTimeDigitized: '0000:00:00 00:00:00 ()' },
+  });
+
+  it('parses the blocks in the engine it is given, and asks nothing of it when there are none', async () => {
+    const operations: string[] = [];
+    const engine: PixelEngine = {
+      run(name, args) {
+        operations.push(name);
+        return INLINE_ENGINE.run(name, args);
+      },
     };
-    expect(JSON.parse(output.toString('utf8'))).toEqual(
-      Object.entries(zones).map(([zone, minutesBehindUtc]) => [zone, minutesBehindUtc, expected]),
-    );
-  });
-
-  it('gives back every fraction up to 300/300 in lowest terms, and the large ones cameras write', () => {
-    const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
-    const wrong: string[] = [];
-    const check = (numerator: number, denominator: number) => {
-      const divisor = gcd(Math.abs(numerator), denominator);
-      const expected = `${numerator / divisor}/${denominator / divisor}`;
-      const text = exifFieldText(numerator / denominator, 'fraction');
-      if (text !== expected) wrong.push(`${numerator}/${denominator} gave ${text}`);
-    };
-    for (let denominator = 1; denominator <= 300; denominator++)
-      for (let numerator = -300; numerator <= 300; numerator++) check(numerator, denominator);
-    for (const [numerator, denominator] of [
-      [7965784, 1000000],
-      [2970854, 1000000],
-      [-2147483648, 1],
-      [1, 4294967295],
-      [1, 8000],
-      [30, 1],
-      [4294967295, 3],
-      [1234567, 10000000],
-    ])
-      check(numerator, denominator);
-    expect(wrong).toEqual([]);
-    expect([NaN, Infinity, -Infinity].map((quotient) => exifFieldText(quotient, 'fraction'))).toEqual([
-      '0/0',
-      '1/0',
-      '-1/0',
-    ]);
-  });
-
-  it('carries text, whole numbers and fractions only as their kind', () => {
-    expect(exifFieldText([24, 70, NaN, NaN], 'fraction')).toBe('24/1 70/1 0/0 0/0');
-    expect(exifFieldText([100, 200], 'whole')).toBe('100 200');
-    expect(exifFieldText(2.5, 'whole')).toBeNull();
-    expect(exifFieldText([1, null], 'whole')).toBeNull();
-    expect(exifFieldText('16', 'whole')).toBeNull();
-    expect(exifFieldText(16, 'text')).toBeNull();
-    // A Copyright's photographer, before the NUL and its editor; padding trimmed; nothing left, nothing carried.
-    expect(exifFieldText('Ann\0Bob Editor', 'text')).toBe('Ann');
-    expect(exifFieldText('  Test Camera Co  ', 'text')).toBe('Test Camera Co');
-    expect(exifFieldText('   ', 'text')).toBeNull();
-  });
-
-  it('reads the UTF-8 some phones write into text fields', async () => {
-    const block = await exifBlock({ IFD0: { Artist: 'Rene Xx' } });
-    // libvips writes ASCII only: put the two bytes of an é in place of "Xx", as a phone would write "René".
-    const at = block.indexOf('Xx', 0, 'latin1');
-    block.set([0xc3, 0xa9], at);
-    expect(carriedExifFields(block)).toEqual({ IFD0: { Artist: 'Rene \u00e9 ()' }, IFD2: {} });
-  });
-
-  it('reads the bare TIFF block of a PNG as the prefixed one of a JPEG', async () => {
-    const block = await exifBlock(CAMERA);
-    const bare = block.subarray('Exif\0\0'.length);
-    expect(bare.toString('latin1', 0, 2)).toBe('II');
-    expect(carriedExifFields(bare)).toEqual(carriedExifFields(block));
-  });
-
-  it('carries nothing from a damaged or truncated block, and never throws', async () => {
-    const block = await exifBlock(CAMERA);
-    const whole = carriedExifFields(block);
-    // The EXIF pointer leads outside the block: IFD0 is still read.
-    const astray = Buffer.from(block);
-    astray.writeUInt32LE(1_000_000, 'Exif\0\0'.length + exifPointerAt(block.subarray('Exif\0\0'.length)));
-    expect(carriedExifFields(astray)).toEqual({ IFD0: whole?.IFD0, IFD2: {} });
-    // Cut at every length: headers, directories and values go missing, nothing throws.
-    let unread = 0;
-    for (let length = 0; length <= block.length; length++) {
-      const cut = block.subarray(0, length);
-      expect(() => carriedExifFields(cut)).not.toThrow();
-      if (carriedExifFields(cut) === null) unread++;
-    }
-    console.log(
-      `cuts of a ${block.length}-byte block: ${unread} carry nothing, ${block.length + 1 - unread} carry some`,
-    );
-    expect(carriedExifFields(block.subarray(0, 10))).toBeNull();
-    expect(carriedExifFields(Buffer.from('not exif at all'))).toBeNull();
-    expect(carriedExifFields(Buffer.from('Exif\0\0XX*\0', 'latin1'))).toBeNull();
+    const source = await inspectSource(await photographersJpeg(grey()), 1e6);
+    expect((await readCarriedMetadata(source, 'png', engine)).carried?.xmp).toContain(XMP_RIGHTS);
+    await readCarriedMetadata(await inspectSource(await grey().png().toBuffer(), 1e6), 'png', engine);
+    expect(operations).toEqual(['carriedBlocks']);
   });
 });

@@ -1,194 +1,75 @@
-import exifReader from 'exif-reader';
 import sharp from 'sharp';
-import { scrubbedXmp } from './xmp-packet';
-
-/** EXIF fields as sharp's withExif takes them: by directory (`IFD0`, and `IFD2` for the EXIF sub-directory). */
-export type ExifFields = Record<'IFD0' | 'IFD2', Record<string, string>>;
+import type { ExifFields } from '../../../engine/metadata/exif-fields';
+import type { PixelEngine } from '../../../engine/pixel-engine';
+import type { OutputFormat } from '../output-format';
+import type { SourceImage } from '../source-image';
+import { METADATA_READ_LIMITS, metadataWriteLimits } from './metadata-limits';
 
 /** What a result's file carries over from its source when the client keeps metadata. */
 export interface CarriedMetadata {
   /** The carried EXIF fields; null when the source has none of them. */
   exif: ExifFields | null;
-  /** The source's XMP packet, scrubbed (see xmp-packet.ts); null when it has none. */
+  /** The source's XMP packet, scrubbed (engine/metadata/xmp-scrub.ts); null when it has none. */
   xmp: string | null;
   /** The source's resolution in pixels per inch, when its header states one. */
   density: number | null;
 }
 
-/**
- * How a carried field's value is written for libvips: text (ASCII, and the dates exif-reader turns
- * into Date objects), whole numbers (SHORT), or fractions (RATIONAL and SRATIONAL, which exif-reader
- * turns into quotients and libvips reads back as `n/d`).
- */
-export type ExifFieldKind = 'text' | 'whole' | 'fraction';
-
-/**
- * The EXIF fields a result keeps, by name (exif-reader and libvips both use the EXIF standard's
- * names): who made the photo and holds its rights, what it shows, and the camera and settings it
- * was taken with. Left behind: Orientation (the pixels are already turned upright, and libvips
- * writes 1), the resolution and size (the result's own are written), the GPS directory (a photo's
- * location is private and no product image needs it), serial numbers and the camera owner's name
- * (they identify a person), maker notes (opaque, and full of offsets into the source's block) and
- * the thumbnail directory (a picture of the unedited photo).
- */
-const CARRIED_IMAGE_FIELDS: ReadonlyMap<string, ExifFieldKind> = new Map([
-  ['ImageDescription', 'text'],
-  ['Make', 'text'],
-  ['Model', 'text'],
-  ['Software', 'text'],
-  ['DateTime', 'text'],
-  ['Artist', 'text'],
-  ['Copyright', 'text'],
-]);
-const CARRIED_CAPTURE_FIELDS: ReadonlyMap<string, ExifFieldKind> = new Map([
-  ['ExposureTime', 'fraction'],
-  ['FNumber', 'fraction'],
-  ['ExposureProgram', 'whole'],
-  ['ISOSpeedRatings', 'whole'],
-  ['DateTimeOriginal', 'text'],
-  ['DateTimeDigitized', 'text'],
-  ['OffsetTime', 'text'],
-  ['OffsetTimeOriginal', 'text'],
-  ['OffsetTimeDigitized', 'text'],
-  ['ShutterSpeedValue', 'fraction'],
-  ['ApertureValue', 'fraction'],
-  ['BrightnessValue', 'fraction'],
-  ['ExposureBiasValue', 'fraction'],
-  ['MaxApertureValue', 'fraction'],
-  ['MeteringMode', 'whole'],
-  ['LightSource', 'whole'],
-  ['Flash', 'whole'],
-  ['FocalLength', 'fraction'],
-  ['SubSecTime', 'text'],
-  ['SubSecTimeOriginal', 'text'],
-  ['SubSecTimeDigitized', 'text'],
-  ['ExposureMode', 'whole'],
-  ['WhiteBalance', 'whole'],
-  ['DigitalZoomRatio', 'fraction'],
-  ['FocalLengthIn35mmFilm', 'whole'],
-  ['SceneCaptureType', 'whole'],
-  ['Contrast', 'whole'],
-  ['Saturation', 'whole'],
-  ['Sharpness', 'whole'],
-  ['LensSpecification', 'fraction'],
-  ['LensMake', 'text'],
-  ['LensModel', 'text'],
-]);
-
-/** The largest numerator or denominator an EXIF RATIONAL holds (32 bits). */
-const RATIONAL_PART_MAX = 0xffffffff;
-
-/**
- * The fraction whose quotient is `value`, in lowest terms. exif-reader divides a RATIONAL's two
- * integers in doubles; the convergents of the quotient's continued fraction reach the source's
- * fraction, reduced, before any other fraction gives the same double (for the denominators
- * cameras write, up to millions), so 1/250 comes back as 1/250 and 28/10 as 14/5, the same value;
- * past 32-bit parts, the last convergent that fits. A zero denominator gives NaN (0/0, which lenses
- * write for an unknown aperture) or an infinity.
- */
-function fraction(value: number): string {
-  if (Number.isNaN(value)) return '0/0';
-  const sign = value < 0 ? '-' : '';
-  const magnitude = Math.abs(value);
-  if (magnitude === Infinity) return `${sign}1/0`;
-  // The last two convergents, h/k, starting from the continued fraction's seeds 0/1 and 1/0.
-  let [h0, k0, h1, k1] = [0, 1, 1, 0];
-  let rest = magnitude;
-  while (h1 / k1 !== magnitude) {
-    const term = Math.floor(rest);
-    const [h, k] = [term * h1 + h0, term * k1 + k0];
-    if (h > RATIONAL_PART_MAX || k > RATIONAL_PART_MAX) break;
-    [h0, k0, h1, k1] = [h1, k1, h, k];
-    rest = 1 / (rest - term);
-  }
-  return `${sign}${h1}/${k1}`;
+/** What a result keeps of its source's metadata, and one line for each block it leaves out. */
+export interface MetadataReading {
+  /** Null when nothing is kept: no EXIF fields and no XMP. */
+  carried: CarriedMetadata | null;
+  dropped: string[];
 }
 
-/**
- * A date in EXIF's `YYYY:MM:DD HH:MM:SS`, as the source wrote it. exif-reader builds the Date with
- * Date.UTC from the source's digits, so its UTC fields give those digits back whatever the
- * server's time zone. Date.UTC takes year 0 as 1900 and rolls a zero month and day back, so the
- * `0000:00:00 00:00:00` of a camera whose clock was never set comes back in 1899: it is written
- * back as the camera wrote it.
- */
-function exifDate(date: Date): string {
-  if (date.getTime() === Date.UTC(0, -1, 0)) return '0000:00:00 00:00:00';
-  const two = (part: number) => String(part).padStart(2, '0');
-  const year = String(date.getUTCFullYear()).padStart(4, '0');
-  const day = `${year}:${two(date.getUTCMonth() + 1)}:${two(date.getUTCDate())}`;
-  return `${day} ${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())}`;
+const kibibytes = (bytes: number) => `${Math.round(bytes / 1024)} KiB`;
+
+/** `block` when it is within `limit` bytes; otherwise null, and why in `dropped`. */
+function withinLimit(block: Buffer | undefined, limit: number, name: string, dropped: string[]): Buffer | null {
+  if (!block) return null;
+  if (block.length <= limit) return block;
+  dropped.push(`the ${name} block is ${kibibytes(block.length)}, over the ${kibibytes(limit)} the service reads`);
+  return null;
 }
 
-function exifText(value: unknown): string | null {
-  if (value instanceof Date) return exifDate(value);
-  // exif-reader hands an ASCII field holding bytes above 127 (the UTF-8 some phones write) over as bytes.
-  const text = Buffer.isBuffer(value) ? value.toString('utf8') : typeof value === 'string' ? value : '';
-  // A Copyright may hold two texts split by a NUL (photographer, then editor): libvips takes C strings, so the first
-  // is kept. Cameras pad Make and Model with spaces.
-  return text.split('\0')[0].trim() || null;
-}
+const textBytes = (fields: ExifFields) =>
+  [...Object.values(fields.IFD0), ...Object.values(fields.IFD2)].reduce(
+    (sum, value) => sum + Buffer.byteLength(value),
+    0,
+  );
 
 /**
- * A value exif-reader decoded, in the string form libvips writes EXIF from (sharp's withExif):
- * text as it is, dates as EXIF writes them, whole numbers and fractions (`n/d`) separated by
- * spaces; null when the value is missing, empty, damaged or not of the field's kind.
+ * What a result written as `format` keeps of its source's metadata (`output.metadata` `keep`): its
+ * EXIF fields, its XMP packet and its resolution. libvips reads the header (no pixel is decoded)
+ * on its own threads; the blocks within METADATA_READ_LIMITS are then parsed by the engine, in its
+ * threads, so that no block of any size or shape costs the worker's event loop. IPTC is not
+ * carried: its rights and credits are repeated in XMP by every tool that writes both.
  */
-export function exifFieldText(value: unknown, kind: ExifFieldKind): string | null {
-  if (kind === 'text') return exifText(value);
-  const values: unknown[] = Array.isArray(value) ? value : [value];
-  const numbers = values.filter((item): item is number => typeof item === 'number');
-  if (numbers.length === 0 || numbers.length < values.length) return null;
-  if (kind === 'fraction') return numbers.map(fraction).join(' ');
-  return numbers.every(Number.isInteger) ? numbers.join(' ') : null;
-}
-
-function carriedFields(
-  directory: Readonly<Record<string, unknown>> | null | undefined,
-  carried: ReadonlyMap<string, ExifFieldKind>,
-): Record<string, string> {
-  const fields: Record<string, string> = {};
-  for (const [name, kind] of carried) {
-    const value = exifFieldText(directory?.[name], kind);
-    if (value === null) continue;
-    // libvips drops a trailing ` (...)` from text it is given (its notation for a value's type): an empty pair for it
-    // to drop keeps a value that itself ends in parentheses ("Acme (2024)") whole.
-    fields[name] = kind === 'text' ? `${value} ()` : value;
-  }
-  return fields;
-}
-
-/** exif-reader's reading of a client's EXIF block, or null when the block is too damaged to read (it throws). */
-function readExif(exif: Buffer): exifReader.Exif | null {
-  try {
-    return exifReader(exif);
-  } catch {
-    return null;
-  }
-}
-
-/**
- * The fields of `exif` (an EXIF block as sharp's metadata() returns it) a result keeps
- * (CARRIED_IMAGE_FIELDS, CARRIED_CAPTURE_FIELDS), or null when it has none or cannot be read.
- */
-export function carriedExifFields(exif: Buffer): ExifFields | null {
-  const read = readExif(exif);
-  const fields: ExifFields = {
-    IFD0: carriedFields(read?.Image, CARRIED_IMAGE_FIELDS),
-    IFD2: carriedFields(read?.Photo, CARRIED_CAPTURE_FIELDS),
+export async function readCarriedMetadata(
+  source: SourceImage,
+  format: OutputFormat,
+  engine: PixelEngine,
+): Promise<MetadataReading> {
+  const { exif, xmp, density } = await sharp(source.bytes).metadata();
+  const dropped: string[] = [];
+  const blocks = {
+    exif: withinLimit(exif, METADATA_READ_LIMITS.exifBytes, 'EXIF', dropped),
+    xmp: withinLimit(xmp, METADATA_READ_LIMITS.xmpBytes, 'XMP', dropped),
   };
-  return Object.keys(fields.IFD0).length + Object.keys(fields.IFD2).length > 0 ? fields : null;
-}
+  const read = blocks.exif || blocks.xmp ? await engine.run('carriedBlocks', [blocks]) : null;
+  dropped.push(...(read?.dropped ?? []));
 
-/**
- * What a result keeps of its source's metadata, read from the source's header (no pixel is
- * decoded): its EXIF fields, its XMP packet and its resolution; null when it has neither EXIF
- * fields nor XMP to keep. IPTC is not carried: its rights and credits are repeated in XMP by
- * every tool that writes both.
- */
-export async function carriedMetadata(source: Buffer): Promise<CarriedMetadata | null> {
-  const { exif, xmp, density } = await sharp(source).metadata();
-  const fields = exif ? carriedExifFields(exif) : null;
-  const packet = xmp ? scrubbedXmp(xmp.toString('utf8')).trim() : '';
-  if (!fields && !packet) return null;
-  return { exif: fields, xmp: packet || null, density: density ?? null };
+  const limits = metadataWriteLimits(format);
+  let fields = read?.exif ?? null;
+  if (fields && textBytes(fields) > limits.exifTextBytes) {
+    dropped.push(`the EXIF fields hold ${kibibytes(textBytes(fields))} of text, more than a ${format} file takes`);
+    fields = null;
+  }
+  let packet = read?.xmp ?? null;
+  if (packet && Buffer.byteLength(packet) > limits.xmpBytes) {
+    dropped.push(`the XMP packet is ${kibibytes(Buffer.byteLength(packet))}, more than a ${format} file takes`);
+    packet = null;
+  }
+  const carried = fields || packet ? { exif: fields, xmp: packet, density: density ?? null } : null;
+  return { carried, dropped };
 }

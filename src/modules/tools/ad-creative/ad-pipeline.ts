@@ -77,8 +77,11 @@ const layOutAd: AdStep = async function layOutAd({ request, limits, choices }, w
 };
 
 /** Encode with the thumbnail. */
-const encodeResult: AdStep = async function encodeResult({ source, choices }, work) {
-  return { ...work, encoded: await encodeImage(made(work.ad, 'laid-out ad'), { ...choices.output, source }) };
+const encodeResult: AdStep = async function encodeResult({ choices }, work) {
+  return {
+    ...work,
+    encoded: await encodeImage(made(work.ad, 'laid-out ad'), { ...choices.output, carried: choices.carried }),
+  };
 };
 
 /** One ad, in this order. */

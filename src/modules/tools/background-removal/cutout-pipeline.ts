@@ -105,13 +105,13 @@ const composeCutout: CutoutStep = async function composeCutout({ request, limits
 };
 
 /** Encode with the thumbnail; a mask as one channel. */
-const encodeResult: CutoutStep = async function encodeResult({ source, choices }, work) {
+const encodeResult: CutoutStep = async function encodeResult({ choices }, work) {
   const pixels = made(work.pixels, 'cut-out pixels');
   const { format, file } = choices.output;
   const encoded =
     pixels.kind === 'mask'
-      ? await encodeMaskImage(pixels.mask, { file, source })
-      : await encodeImage(pixels.image, { format, file, source });
+      ? await encodeMaskImage(pixels.mask, { file, carried: choices.carried })
+      : await encodeImage(pixels.image, { format, file, carried: choices.carried });
   return { ...work, encoded };
 };
 

@@ -151,8 +151,11 @@ const keepSubject: AiEditStep = async function keepSubject({ request, limits }, 
 };
 
 /** Encode with the thumbnail. */
-const encodeResult: AiEditStep = async function encodeResult({ source, choices }, work) {
-  return { ...work, encoded: await encodeImage(made(work.edited, 'edited image'), { ...choices.output, source }) };
+const encodeResult: AiEditStep = async function encodeResult({ choices }, work) {
+  return {
+    ...work,
+    encoded: await encodeImage(made(work.edited, 'edited image'), { ...choices.output, carried: choices.carried }),
+  };
 };
 
 /** One AI edit, in this order. */

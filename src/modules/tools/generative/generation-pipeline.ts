@@ -55,7 +55,7 @@ const cropToRatio: GenerationStep = async function cropToRatio({ request }, work
 const encodeResult: GenerationStep = async function encodeResult({ choices }, work) {
   return {
     ...work,
-    encoded: await encodeImage(made(work.image, 'generated image'), { ...choices.output, source: null }),
+    encoded: await encodeImage(made(work.image, 'generated image'), { ...choices.output, carried: null }),
   };
 };
 

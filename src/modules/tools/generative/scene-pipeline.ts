@@ -133,8 +133,11 @@ const compositeScene: CompositionStep = async function compositeScene({ limits }
 };
 
 /** Encode with the thumbnail. */
-const encodeResult: SceneStep = async function encodeResult({ source, choices }, work) {
-  return { ...work, encoded: await encodeImage(made(work.scene, 'scene'), { ...choices.output, source }) };
+const encodeResult: SceneStep = async function encodeResult({ choices }, work) {
+  return {
+    ...work,
+    encoded: await encodeImage(made(work.scene, 'scene'), { ...choices.output, carried: choices.carried }),
+  };
 };
 
 /**

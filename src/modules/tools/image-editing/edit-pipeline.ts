@@ -199,11 +199,14 @@ const replaceBackground: EditStep = async function replaceBackground({ request, 
 };
 
 /** `contain`: pad to the box with the chosen background; encode; the thumbnail from the same pixels. */
-const encodeResult: EditStep = async function encodeResult({ source, request, choices }, work) {
+const encodeResult: EditStep = async function encodeResult({ request, choices }, work) {
   const { format, file } = choices.output;
   const padding = request.cutout ? paddingFor(request.cutout, format) : backgroundFor(format);
   const image = made(work.image, 'decoded image');
-  return { ...work, encoded: await encodeImage(image, { format, file, source }, work.plan.geometry.canvas, padding) };
+  return {
+    ...work,
+    encoded: await encodeImage(image, { format, file, carried: choices.carried }, work.plan.geometry.canvas, padding),
+  };
 };
 
 /**

@@ -14,6 +14,7 @@ const source = (width: number, height: number): SourceImage => ({
   height,
   format: 'png',
   hasAlpha: false,
+  unusedProfile: null,
 });
 
 const edit = resizeOnly;

@@ -1,6 +1,6 @@
 import type { AlphaMask } from '../../../engine/mask/alpha-mask';
 import type { SegmentationReport } from '../../../core/segmentation/segmentation-report';
-import { carriedMetadata } from '../../../core/image/metadata/carried-metadata';
+import type { CarriedMetadata } from '../../../core/image/metadata/carried-metadata';
 import {
   encode,
   encodeMask,
@@ -10,7 +10,6 @@ import {
   type Rgba,
 } from '../../../core/image/pipeline-steps';
 import type { RawImage, Size } from '../../../core/image/raw-image';
-import type { SourceImage } from '../../../core/image/source-image';
 import type { ResultOutput } from '../tool-runner';
 
 /** A result's encoded image and its thumbnail, made from the same pixels. */
@@ -24,17 +23,14 @@ export interface EncodedImage {
   segmentation?: SegmentationReport;
 }
 
-/** How a result is written: its format and file choices, and the source whose metadata `keep` carries. */
+/** How a result is written: its format and file choices, and what it keeps of its source's metadata. */
 export interface ResultEncoding extends ResultOutput {
-  /** Null for a result not made from a source photo (a generation), which has nothing to keep. */
-  source: SourceImage | null;
+  /** Null for a result that keeps nothing (`output.metadata` `strip`, or no source photo). */
+  carried: CarriedMetadata | null;
 }
 
 /** The metadata a result's file is written with: its dpi, and what `keep` carries from its source's header. */
-async function fileMetadata({ file, source }: Omit<ResultEncoding, 'format'>): Promise<FileMetadata> {
-  const carried = file.metadata === 'keep' && source ? await carriedMetadata(source.bytes) : null;
-  return { dpi: file.dpi, carried };
-}
+const fileMetadata = ({ file, carried }: Omit<ResultEncoding, 'format'>): FileMetadata => ({ dpi: file.dpi, carried });
 
 /** The image in its format, on `canvas` (padded with `padding`) when given, with its thumbnail from the same pixels. */
 export async function encodeImage(
@@ -47,7 +43,7 @@ export async function encodeImage(
     format: output.format,
     quality: output.file.quality,
     lossless: output.file.lossless,
-    ...(await fileMetadata(output)),
+    ...fileMetadata(output),
   };
   const [encoded, thumbnail] = await Promise.all([
     encode(image, file, canvas, padding),
@@ -58,9 +54,6 @@ export async function encodeImage(
 
 /** A mask as its own result: a one-channel PNG (no quality to choose) and its grey thumbnail. */
 export async function encodeMaskImage(mask: AlphaMask, output: Omit<ResultEncoding, 'format'>): Promise<EncodedImage> {
-  const [image, thumbnail] = await Promise.all([
-    encodeMask(mask, await fileMetadata(output)),
-    encodeMaskThumbnail(mask),
-  ]);
+  const [image, thumbnail] = await Promise.all([encodeMask(mask, fileMetadata(output)), encodeMaskThumbnail(mask)]);
   return { image, thumbnail };
 }

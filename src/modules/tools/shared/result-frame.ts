@@ -1,13 +1,14 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG } from '../../../core/config/config.module';
 import type { AppConfig } from '../../../core/config/config.schema';
 import { PIXEL_ENGINE } from '../../../core/engine/engine.module';
+import { readCarriedMetadata, type CarriedMetadata } from '../../../core/image/metadata/carried-metadata';
 import { PixelBudget } from '../../../core/image/pixel-budget';
 import type { PixelEngine } from '../../../engine/pixel-engine';
 import type { SourceImage } from '../../../core/image/source-image';
 import type { ToolId } from '../../catalog/tools';
 import { ResultErrorCode, ResultFailure } from '../result-failure';
-import type { ToolOutput, TypedToolTask } from '../tool-runner';
+import { fileChoicesOf, type ToolOutput, type TypedToolTask } from '../tool-runner';
 import { asResultFailure } from './failure-translation';
 import { resultLimits } from './pipeline-limits';
 import { SourceLoader } from './source-loader';
@@ -38,9 +39,11 @@ export interface PreparedRequest<R, D> {
  *    the answer;
  * 3. the source downloaded, checked to be an image and within the pixel limit (SourceLoader);
  * 4. `pixels`: how many pixels the tool holds at once, its share of the worker's PixelBudget;
- * 5. `pipeline`, within that share: the tool's named steps in order over one ToolContext, from
+ * 5. within that share, what the result keeps of the source's metadata (`output.metadata`
+ *    `keep`), read in the engine's threads, each block within its bounds or left out (and logged);
+ * 6. `pipeline`: the tool's named steps in order over one ToolContext, from
  *    decoding to the encoded image and its thumbnail, the signal checked before each step;
- * 6. any failure on the way translated into the result's error code.
+ * 7. any failure on the way translated into the result's error code.
  *
  * `S` is null for a tool that may run without a source (a generation without a reference image).
  */
@@ -67,6 +70,8 @@ export function refuseOtherTools<T extends ToolId>(
 /** The frame every live tool's result runs in (see FramedTool for its order). */
 @Injectable()
 export class ResultFrame {
+  private readonly logger = new Logger(ResultFrame.name);
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly sources: SourceLoader,
@@ -103,14 +108,31 @@ export class ResultFrame {
     const source = await load();
     const limits = resultLimits(this.config, signal, this.engine);
     const encoded = await this.budget
-      .run(tool.pixels(source, request), () => {
+      .run(tool.pixels(source, request), async () => {
         signal.throwIfAborted();
-        const context = { request, source, limits, dependencies, signal, choices: resultChoicesOf(task) };
-        return runPipeline(tool.pipeline, context);
+        const choices = resultChoicesOf(task, await this.carriedMetadata(task, source));
+        return runPipeline(tool.pipeline, { request, source, limits, dependencies, signal, choices });
       })
       .catch((error: unknown) => {
         throw asResultFailure(error);
       });
     return { ...encoded, format: task.format };
+  }
+
+  /**
+   * What the result keeps of its source's metadata, when the client keeps it. A block left out,
+   * and a colour profile the source's pixels are not converted by, are logged: the result still
+   * completes, and the client sees only that its file does not carry them.
+   */
+  private async carriedMetadata(task: TypedToolTask, source: SourceImage | null): Promise<CarriedMetadata | null> {
+    if (!source) return null;
+    const ids = { result_id: task.resultId, job_id: task.jobId };
+    if (source.unusedProfile) {
+      this.logger.warn({ ...ids, reason: source.unusedProfile }, "the source's ICC profile is not applied");
+    }
+    if (fileChoicesOf(task).metadata !== 'keep') return null;
+    const { carried, dropped } = await readCarriedMetadata(source, task.format, this.engine);
+    for (const reason of dropped) this.logger.warn({ ...ids, reason }, 'a metadata block is left out of the result');
+    return carried;
   }
 }

@@ -1,3 +1,4 @@
+import type { CarriedMetadata } from '../../../core/image/metadata/carried-metadata';
 import type { SourceImage } from '../../../core/image/source-image';
 import type { SubjectHints } from '../../../engine/mask/subject-hints';
 import { resultOutputOf, variantOf, type ResultOutput, type TypedToolTask } from '../tool-runner';
@@ -12,11 +13,13 @@ export interface ResultChoices {
   hints: SubjectHints;
   /** The result's format and file choices. */
   output: ResultOutput;
+  /** What the result's file keeps of its source's metadata (`output.metadata` `keep`); null for nothing. */
+  carried: CarriedMetadata | null;
 }
 
-/** A task's per-result choices. */
-export function resultChoicesOf(task: TypedToolTask): ResultChoices {
-  return { variant: variantOf(task), hints: task.subjectHints, output: resultOutputOf(task) };
+/** A task's per-result choices, with what its file keeps of the source's metadata. */
+export function resultChoicesOf(task: TypedToolTask, carried: CarriedMetadata | null): ResultChoices {
+  return { variant: variantOf(task), hints: task.subjectHints, output: resultOutputOf(task), carried };
 }
 
 /**
