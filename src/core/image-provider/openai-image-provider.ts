@@ -2,7 +2,9 @@ import { Logger } from '@nestjs/common';
 import OpenAI, { APIConnectionError, APIError, toFile, type ClientOptions } from 'openai';
 import sharp from 'sharp';
 import { BlockedDestinationError } from '../outbound/address-policy';
+import type { CustomerDestinations } from '../outbound/customer-destinations';
 import { createGuardedFetch, type FetchFunction } from '../outbound/guarded-fetch';
+import type { OperatorDestination } from '../outbound/operator-destination';
 import type { OutboundHttps } from '../outbound/outbound-https';
 import {
   ImageProviderError,
@@ -41,29 +43,40 @@ const ERROR_CODE = /^[a-z0-9_.-]{1,64}$/i;
 
 type Operation = 'generation' | 'edit';
 
-/**
- * The OpenAI images API (or a server speaking it) through the official client. Every
- * connection goes through the outbound address policy (see `createGuardedFetch`), so a
- * provider on a private address must be named in OUTBOUND_ALLOWLIST. Retries on 429 and 5xx,
- * honouring Retry-After, are the client's own; one deadline covers the whole call.
- */
 /** How an OpenAI-compatible provider is named in logs and the catalog, e.g. `openai (gpt-image-1)`. */
 export const openAiDescription = (model: string): string => `openai (${model})`;
 
+/**
+ * The OpenAI images API (or a server speaking it) through the official client. The API at the
+ * base URL is an operator destination: reached at its configured origin whatever address it
+ * resolves to, with no OUTBOUND_ALLOWLIST entry (see `OperatorDestination`). An image URL the
+ * provider answers with is another matter: a third party chose it, so one on any other origin
+ * is fetched as a customer URL is, under the address policy, and cannot reach a private host
+ * the operator has not opened to customers. Retries on 429 and 5xx, honouring Retry-After, are
+ * the client's own; one deadline covers the whole call.
+ */
 export class OpenAiImageProvider implements ImageProvider {
   readonly description: string;
   private readonly logger = new Logger(OpenAiImageProvider.name);
   private readonly client: OpenAI;
+  /** The provider's own origin, for the API and for image URLs on it. */
+  private readonly provider: OperatorDestination;
   private readonly fetch: FetchFunction;
+  /** Image URLs on any other origin, under the customer address policy. */
+  private readonly customer: CustomerDestinations;
+  private readonly customerFetch: FetchFunction;
   private readonly timeoutMs: number;
 
   constructor(
     private readonly settings: OpenAiImageProviderSettings,
-    private readonly outbound: OutboundHttps,
+    outbound: OutboundHttps,
   ) {
     this.description = openAiDescription(settings.model);
     this.timeoutMs = settings.timeoutSeconds * 1000;
-    this.fetch = createGuardedFetch(outbound);
+    this.provider = outbound.operatorDestination(new URL(settings.baseUrl));
+    this.fetch = createGuardedFetch(this.provider);
+    this.customer = outbound.customer;
+    this.customerFetch = createGuardedFetch(outbound.customer);
     this.client = new OpenAI({
       apiKey: settings.apiKey,
       baseURL: settings.baseUrl,
@@ -121,12 +134,6 @@ export class OpenAiImageProvider implements ImageProvider {
     send: (signal: AbortSignal) => Promise<unknown>,
   ): Promise<Buffer> {
     signal.throwIfAborted();
-    // The client retries a refused connection as it would a 5xx, so what the policy can refuse
-    // without DNS (an IP literal, a local name) is refused here at once; a name resolving to a
-    // forbidden address is refused by the guarded agent, after those retries.
-    const violation = this.outbound.policy.urlViolation(new URL(this.settings.baseUrl));
-    if (violation)
-      throw new ImageProviderError('provider_error', `The image provider's address is not allowed: ${violation}.`);
     const started = Date.now();
     // A timer of our own rather than AbortSignal.timeout, so it is cleared as soon as the call
     // ends and tells the deadline apart from the caller's abort.
@@ -171,7 +178,10 @@ export class OpenAiImageProvider implements ImageProvider {
     );
   }
 
-  /** The image at `url`, through the guarded outbound path, at most MAX_IMAGE_BYTES. */
+  /**
+   * The image at `url`, at most MAX_IMAGE_BYTES: on the provider's own origin as the provider,
+   * anywhere else as a customer URL.
+   */
   private async download(url: string, signal: AbortSignal): Promise<Buffer> {
     const subject = "The image provider's image URL";
     let target: URL;
@@ -183,9 +193,11 @@ export class OpenAiImageProvider implements ImageProvider {
     if (target.protocol !== 'https:' && target.protocol !== 'http:') {
       throw new ImageProviderError('provider_error', `${subject} does not use http or https.`);
     }
-    const violation = this.outbound.policy.urlViolation(target);
+    const ownOrigin = this.provider.serves(target);
+    const violation = ownOrigin ? null : this.customer.urlViolation(target);
     if (violation) throw new ImageProviderError('provider_error', `${subject} is not allowed: ${violation}.`);
-    const response = await this.fetch(target, { headers: { accept: 'image/*' }, signal }).catch((error: unknown) => {
+    const fetch = ownOrigin ? this.fetch : this.customerFetch;
+    const response = await fetch(target, { headers: { accept: 'image/*' }, signal }).catch((error: unknown) => {
       // An abort is described by call(), which knows whether it was the deadline or the caller.
       throw signal.aborted ? error : unreachable(subject, error);
     });

@@ -127,7 +127,7 @@ export class SourceFetcher {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new SourceFetchError(SourceFetchFailure.FetchFailed, false, `${subject} does not use http or https.`);
     }
-    const violation = this.outbound.policy.urlViolation(url);
+    const violation = this.outbound.customer.urlViolation(url);
     if (violation) throw blocked(violation);
     return url;
   }
@@ -136,7 +136,7 @@ export class SourceFetcher {
   private exchange(url: URL, signal: AbortSignal): Promise<Answer> {
     return new Promise<Answer>((resolve, reject) => {
       const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-      const req = send(url, { agent: this.outbound.agentFor(url), headers: REQUEST_HEADERS, signal });
+      const req = send(url, { agent: this.outbound.customer.agentFor(url), headers: REQUEST_HEADERS, signal });
       req.on('error', reject);
       req.on('response', (res) => void this.answer(res).then(resolve, reject));
       req.end();

@@ -30,14 +30,14 @@ export class WebhookSender {
       return Promise.resolve({ kind: 'blocked', reason: 'the webhook URL is not a valid URL' });
     }
     if (url.protocol !== 'https:') return Promise.resolve({ kind: 'blocked', reason: 'webhook URLs must use https' });
-    const violation = this.outbound.policy.urlViolation(url);
+    const violation = this.outbound.customer.urlViolation(url);
     if (violation) return Promise.resolve({ kind: 'blocked', reason: violation });
 
     return new Promise<SendOutcome>((resolve) => {
       const payload = Buffer.from(body);
       const req = request(url, {
         method: 'POST',
-        agent: this.outbound.agentFor(url),
+        agent: this.outbound.customer.agentFor(url),
         signal: AbortSignal.timeout(this.config.WEBHOOK_TIMEOUT_SECONDS * 1000),
         headers: {
           ...headers,
