@@ -17,6 +17,7 @@ import {
 import { OutboundHttps } from '../../src/core/outbound/outbound-https';
 import { OutboundModule } from '../../src/core/outbound/outbound.module';
 import { FAKE_IMAGE_PROVIDER_KEY, FakeImageProvider } from '../support/fake-image-provider';
+import { closedPort } from '../support/loopback-http';
 import { OutboundWithResolver, resolveToLoopback } from '../support/outbound-with-resolver';
 import { sleep } from '../support/waiting';
 
@@ -395,19 +396,29 @@ describe(OpenAiImageProvider.name, () => {
       const failure = await failureOf(providerWith().generate(generation, NEVER));
       expect(failure).toMatchObject({
         code: 'provider_error',
-        message: expect.stringMatching(/^The image provider's image URL is not allowed: 127\.0\.0\.2 .*loopback/),
+        message: "The host of the image provider's image URL is at an address that is not allowed.",
       });
     });
 
-    it('refuses an image URL whose host name resolves to a private address', async () => {
+    it('refuses an image URL whose host name resolves to a private address, naming neither', async () => {
       fake.script({ kind: 'url', host: 'cdn.example.test' });
       const outbound = new OutboundWithResolver(loadConfig({ OUTBOUND_ALLOWLIST: '' }), resolveToLoopback);
       const failure = await failureOf(providerWith({}, outbound).generate(generation, NEVER));
       expect(failure).toMatchObject({
         code: 'provider_error',
-        message: expect.stringMatching(
-          /^The image provider's image URL is not allowed: cdn\.example\.test: .*loopback/,
-        ),
+        message: "The host of the image provider's image URL is at an address that is not allowed.",
+      });
+      expect(failure.cause).toMatchObject({ hostname: 'cdn.example.test', address: '127.0.0.1' });
+    });
+
+    it('says the provider refused the connection, naming no host, port or error code', async () => {
+      const port = await closedPort();
+      const failure = await failureOf(
+        providerWith({ baseUrl: `http://127.0.0.1:${port}/v1`, maxRetries: 0 }).generate(generation, NEVER),
+      );
+      expect(failure).toMatchObject({
+        code: 'provider_error',
+        message: 'The image provider refused the connection.',
       });
     });
 

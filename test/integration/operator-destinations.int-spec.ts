@@ -83,23 +83,25 @@ describe('operator destinations and customer URLs', () => {
     expect(service.received.length - calls).toBe(1);
   });
 
-  it("refuses a source naming the segmenter's host and port", async () => {
+  it("refuses a source naming the segmenter's host and port, naming only the host the customer gave", async () => {
     const before = segmenter.requests('/segment');
     const result = await removeBackground({ input: [{ image_url: `http://${segmenterHost}/segment` }] });
     expect(result).toMatchObject({
       status: 'failed',
       error_code: 'source_blocked',
+      error_message: 'The source host segmenter.example.test resolves to an address that is not allowed.',
       credits_used: 0,
     });
     expect(segmenter.requests('/segment')).toBe(before);
   });
 
-  it("refuses a redirect to the segmenter's host and port", async () => {
+  it("refuses a redirect to the segmenter's host and port, naming neither", async () => {
     const before = segmenter.requests('/segment');
     const result = await removeBackground({ input: [{ image_url: sources.url('/to-segmenter', '127.0.0.2') }] });
     expect(result).toMatchObject({
       status: 'failed',
       error_code: 'source_blocked',
+      error_message: 'The source redirected to an address that is not allowed.',
     });
     expect(segmenter.requests('/segment')).toBe(before);
   });
@@ -113,6 +115,8 @@ describe('operator destinations and customer URLs', () => {
     expect(result).toMatchObject({
       status: 'failed',
       error_code: 'background_blocked',
+      error_message:
+        'The background image: The source host segmenter.example.test resolves to an address that is not allowed.',
     });
     expect(segmenter.requests('/segment')).toBe(before);
   });
@@ -130,7 +134,7 @@ describe('operator destinations and customer URLs', () => {
     ]);
   });
 
-  it("never posts a webhook to the segmenter's host and port", async () => {
+  it("never posts a webhook to the segmenter's host and port; the attempt names only the host given", async () => {
     const before = segmenter.requests('/segment');
     const res = await sandbox().create('/image/edit', {
       input: imageInputs(1),
@@ -148,7 +152,11 @@ describe('operator destinations and customer URLs', () => {
       'the attempts of both events',
     );
     for (const attempt of attempts) {
-      expect(attempt).toMatchObject({ status: 'blocked', outcome: 'blocked' });
+      expect(attempt).toEqual({
+        status: 'blocked',
+        outcome: 'blocked',
+        error: 'the webhook host segmenter.example.test resolves to an address that is not allowed',
+      });
     }
     expect(segmenter.requests('/hook') + segmenter.requests('/segment')).toBe(before);
   });

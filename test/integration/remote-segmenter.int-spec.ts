@@ -2,7 +2,8 @@ import { ProcessRole } from '../../src/core/bootstrap/role';
 import { decodeRgba, fromFixture, paint } from '../support/image-fixtures';
 import { FakeSegmentationService } from '../support/fake-segmentation-service';
 import { ImageSourceServer } from '../support/image-source-server';
-import { creditTotals, idempotencyKey, waitForJob } from '../support/jobs';
+import { creditTotals, idempotencyKey, jobsClient, waitForJob } from '../support/jobs';
+import { closedPort } from '../support/loopback-http';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 
 /** A 320 x 240 photo: an orange disc of radius 70 centred at (160, 120) on flat blue-grey. */
@@ -130,5 +131,69 @@ describe('a remote segmenter behind the Segmenter interface, over loopback HTTP'
     const [result] = await readResults(res.body.job.id);
     expect(result).toMatchObject({ status: 'failed', error_code: 'provider_error' });
     expect(service.received.length - calls).toBe(1);
+  });
+
+  it("fails a service that answers garbage with a message that says so, without the image library's text", async () => {
+    service.failWith = null;
+    service.answerWith = Buffer.from('<html>upstream proxy error</html>');
+    try {
+      const calls = service.received.length;
+      const res = await removeBackground({ input: [{ image_url: disc() }] }).expect(202);
+      const [result] = await readResults(res.body.job.id);
+      expect(result).toMatchObject({
+        status: 'failed',
+        error_code: 'provider_error',
+        error_message: 'The segmentation service answered something that is not a mask image.',
+      });
+      // Not retried: the same service would answer the same garbage.
+      expect(service.received.length - calls).toBe(1);
+    } finally {
+      service.answerWith = null;
+    }
+  });
+});
+
+describe('a remote segmenter that is down', () => {
+  let t: TestApp;
+  let sources: ImageSourceServer;
+  let account: SeededAccount;
+  let segmenterPort: number;
+
+  beforeAll(async () => {
+    sources = await ImageSourceServer.start(['127.0.0.2']);
+    sources.serve('/disc.jpg', await fromFixture(photo()).jpeg({ quality: 95 }).toBuffer(), {
+      contentType: 'image/jpeg',
+    });
+    segmenterPort = await closedPort();
+    t = await createTestApp(
+      {
+        SEGMENTER: 'remote',
+        SEGMENTER_URL: `http://127.0.0.1:${segmenterPort}/segment`,
+        OUTBOUND_ALLOWLIST: '127.0.0.2',
+        RESULT_ATTEMPTS: '1',
+      },
+      { role: ProcessRole.All },
+    );
+    account = await seedAccount(t, { credits: 5 });
+  });
+  afterAll(async () => {
+    await t.close();
+    await sources.stop();
+  });
+
+  it('fails the result saying the service refused the connection, naming no host, port or error code', async () => {
+    const client = jobsClient(t, () => account.liveKey);
+    const res = await client.create('/remove-background', {
+      input: [{ image_url: sources.url('/disc.jpg', '127.0.0.2') }],
+    });
+    expect(res.status).toBe(202);
+    const [result] = await client.results(res.body.job.id);
+    expect(result).toMatchObject({
+      status: 'failed',
+      error_code: 'provider_error',
+      error_message: 'The segmentation service refused the connection.',
+      credits_used: 0,
+    });
+    expect(result.error_message).not.toContain(String(segmenterPort));
   });
 });

@@ -4,6 +4,7 @@ import sharp from 'sharp';
 import { BlockedDestinationError } from '../outbound/address-policy';
 import type { CustomerDestinations } from '../outbound/customer-destinations';
 import { createGuardedFetch, type FetchFunction } from '../outbound/guarded-fetch';
+import { asSentence, describeNetworkFailure } from '../outbound/network-failure';
 import type { OperatorDestination } from '../outbound/operator-destination';
 import type { OutboundHttps } from '../outbound/outbound-https';
 import {
@@ -83,7 +84,7 @@ export class OpenAiImageProvider implements ImageProvider {
       // Each attempt may take the whole deadline; the deadline itself is enforced in call().
       timeout: this.timeoutMs,
       maxRetries: settings.maxRetries,
-      fetch: this.refusingHopelessRetries(this.fetch),
+      fetch: keepingErrorCodes(this.refusingHopelessRetries(this.fetch)),
       // The client reads these from process.env when they are not given; settings come only
       // from the validated configuration.
       organization: null,
@@ -180,7 +181,8 @@ export class OpenAiImageProvider implements ImageProvider {
 
   /**
    * The image at `url`, at most MAX_IMAGE_BYTES: on the provider's own origin as the provider,
-   * anywhere else as a customer URL.
+   * anywhere else as a customer URL. Messages name neither the URL's host nor its address,
+   * since the provider, not the client, chose them.
    */
   private async download(url: string, signal: AbortSignal): Promise<Buffer> {
     const subject = "The image provider's image URL";
@@ -195,11 +197,12 @@ export class OpenAiImageProvider implements ImageProvider {
     }
     const ownOrigin = this.provider.serves(target);
     const violation = ownOrigin ? null : this.customer.urlViolation(target);
-    if (violation) throw new ImageProviderError('provider_error', `${subject} is not allowed: ${violation}.`);
+    const host = "the host of the image provider's image URL";
+    if (violation) throw notAllowed(host, new BlockedDestinationError(null, target.hostname, violation));
     const fetch = ownOrigin ? this.fetch : this.customerFetch;
     const response = await fetch(target, { headers: { accept: 'image/*' }, signal }).catch((error: unknown) => {
       // An abort is described by call(), which knows whether it was the deadline or the caller.
-      throw signal.aborted ? error : unreachable(subject, error);
+      throw signal.aborted ? error : unreachable(host, error);
     });
     if (!response.ok) {
       await response.body?.cancel();
@@ -216,13 +219,15 @@ export class OpenAiImageProvider implements ImageProvider {
     // instanceof narrows to the SDK's APIError<any, any, any>, whose type arguments are `any`:
     // eslint-disable-next-line @typescript-eslint/no-unsafe-argument
     if (error instanceof APIError && error.status !== undefined) return this.statusError(error.status, error);
-    if (error instanceof APIConnectionError) return unreachable('The image provider', error.cause);
+    if (error instanceof APIConnectionError) return unreachable('the image provider', error.cause);
     // By name, not instanceof: fetch's Response parses the body in Node's main realm, whose
     // error classes are not those of a jest test's realm.
     if ((error as Error | null)?.name === 'SyntaxError') {
-      return new ImageProviderError('provider_error', 'The image provider answered with malformed JSON.');
+      return new ImageProviderError('provider_error', 'The image provider answered with malformed JSON.', {
+        cause: error,
+      });
     }
-    return new ImageProviderError('provider_error', 'The image provider call failed.');
+    return new ImageProviderError('provider_error', 'The image provider call failed.', { cause: error });
   }
 
   private statusError(status: number, error: APIError): ImageProviderError {
@@ -275,6 +280,22 @@ export class OpenAiImageProvider implements ImageProvider {
       debug: () => undefined,
     };
   }
+}
+
+/**
+ * `fetch`, except that a network error the client would not recognise as an Error (one from
+ * another realm, such as a test's) reaches it as one with the same `code`, its original as the
+ * cause. The client rebuilds such an error from its message alone, and the code is what says,
+ * without the address in the message, how the connection failed. Anything else (an abort's
+ * reason) passes unchanged.
+ */
+function keepingErrorCodes(fetch: FetchFunction): FetchFunction {
+  return (input, init) =>
+    fetch(input, init).catch((error: unknown) => {
+      const code = (error as NodeJS.ErrnoException | null)?.code;
+      if (error instanceof Error || typeof code !== 'string') throw error;
+      throw Object.assign(new Error('The request to the image provider failed', { cause: error }), { code });
+    });
 }
 
 /**
@@ -341,14 +362,22 @@ async function checkedImage(bytes: Buffer): Promise<Buffer> {
 }
 
 /**
- * A connection that failed: refused by the outbound policy, or a network error by its code.
- * Built from the code, not Node's text, so nothing of the request can leak into the message.
+ * A connection to `subject` (said in lower case) that failed: refused by the outbound policy, or
+ * a network error by its code. Built from the code, not Node's text, so neither the address
+ * connected to nor anything of the request can leak into the message; the error itself is kept
+ * as its cause, for the log.
  */
 function unreachable(subject: string, error: unknown): ImageProviderError {
-  if (error instanceof BlockedDestinationError)
-    return new ImageProviderError('provider_error', `${subject} is not allowed: ${error.message}.`);
-  const code = (error as NodeJS.ErrnoException | null | undefined)?.code;
-  return new ImageProviderError('provider_error', `${subject} could not be reached${code ? ` (${code})` : ''}.`);
+  if (error instanceof BlockedDestinationError) return notAllowed(subject, error);
+  return new ImageProviderError('provider_error', asSentence(describeNetworkFailure(error, subject).reason), {
+    cause: error,
+  });
+}
+
+function notAllowed(subject: string, cause: BlockedDestinationError): ImageProviderError {
+  return new ImageProviderError('provider_error', asSentence(`${subject} is at an address that is not allowed`), {
+    cause,
+  });
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

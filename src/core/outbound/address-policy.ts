@@ -4,10 +4,19 @@ import ipaddr from 'ipaddr.js';
 /** Names that always mean this machine, whatever DNS says. */
 const LOCAL_NAMES = /^(localhost|.+\.localhost)\.?$/i;
 
-/** Why an outbound destination is refused. */
+/**
+ * A connection refused by the address policy. Its message names the address and is for the log
+ * only: a caller tells a client what went wrong from `hostname` and the URL it chose, never the
+ * address a name resolved to.
+ */
 export class BlockedDestinationError extends Error {
-  constructor(reason: string) {
-    super(reason);
+  constructor(
+    /** The name that was looked up, or null when the address was given literally. */
+    readonly hostname: string | null,
+    readonly address: string,
+    violation: string,
+  ) {
+    super(hostname ? `${hostname} resolves to ${address}: ${violation}` : violation);
     this.name = BlockedDestinationError.name;
   }
 }

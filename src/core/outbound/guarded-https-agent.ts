@@ -27,7 +27,7 @@ function connectGuarded(
   const host = options.host ?? '';
   if (isIP(host)) {
     const violation = policy.addressViolation(host);
-    if (violation) return refuse(new BlockedDestinationError(violation), callback);
+    if (violation) return refuse(new BlockedDestinationError(null, host, violation), callback);
   }
   return connect({ ...options, lookup: guardedLookup(policy, options.lookup) }, callback);
 }
@@ -40,7 +40,8 @@ function guardedLookup(policy: OutboundAddressPolicy, inner: LookupFunction | un
       const addresses: LookupAddress[] = Array.isArray(address) ? address : [{ address, family: family ?? 4 }];
       for (const candidate of addresses) {
         const violation = policy.addressViolation(candidate.address);
-        if (violation) return callback(new BlockedDestinationError(`${hostname}: ${violation}`), address, family);
+        if (violation)
+          return callback(new BlockedDestinationError(hostname, candidate.address, violation), address, family);
       }
       callback(null, address, family);
     });
@@ -71,7 +72,11 @@ function connectToOrigin(
   if (host !== origin.host || String(options.port) !== origin.port) {
     const reached = `${host}:${String(options.port)}`;
     return refuse(
-      new BlockedDestinationError(`${reached} is not the configured destination ${origin.host}:${origin.port}`),
+      new BlockedDestinationError(
+        null,
+        reached,
+        `${reached} is not the configured destination ${origin.host}:${origin.port}`,
+      ),
       callback,
     );
   }

@@ -40,7 +40,11 @@ export class OperatorDestination implements OutboundAgents {
   /** The agent for a URL on this origin; any other URL is refused, since only the origin is trusted. */
   agentFor(url: URL): OriginBoundHttpAgent | OriginBoundHttpsAgent {
     if (!this.serves(url)) {
-      throw new BlockedDestinationError(`${url.origin} is not the configured destination ${this.origin}`);
+      throw new BlockedDestinationError(
+        null,
+        url.host,
+        `${url.origin} is not the configured destination ${this.origin}`,
+      );
     }
     return this.agent;
   }

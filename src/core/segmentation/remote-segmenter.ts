@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import sharp from 'sharp';
+import { asSentence, describeNetworkFailure } from '../outbound/network-failure';
 import type { OperatorDestination } from '../outbound/operator-destination';
 import type { AlphaMask } from '../../engine/mask/alpha-mask';
 import { maskWithHints, softShare } from '../../engine/mask/hinted-mask';
@@ -26,7 +27,9 @@ const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
  * channel, is the mask; the client's hints are applied to it afterwards. The answer says
  * nothing of the model, so cut-outs report the configured model's name and no version. The service is
  * an operator destination: reached at the configured origin whatever address its host resolves
- * to, without OUTBOUND_ALLOWLIST, and never opened to customer URLs by that.
+ * to, without OUTBOUND_ALLOWLIST, and never opened to customer URLs by that. Its failures reach
+ * clients as the result's message, so they say what went wrong and never where the service is
+ * (no host, port, address or Node's error text); the original error is their `cause`, for the log.
  */
 export class RemoteSegmenter implements Segmenter {
   constructor(
@@ -44,16 +47,19 @@ export class RemoteSegmenter implements Segmenter {
     const body = await this.post(png, AbortSignal.any([signal, deadline])).catch((error: unknown) => {
       signal.throwIfAborted();
       if (error instanceof SegmentationError) throw error;
-      const reason = deadline.aborted
-        ? `did not answer within ${this.settings.timeoutSeconds} s`
-        : `failed (${String(error)})`;
-      throw new SegmentationError(`The segmentation service ${reason}.`, true, true);
+      const message = deadline.aborted
+        ? `The segmentation service did not answer within ${this.settings.timeoutSeconds} s.`
+        : asSentence(describeNetworkFailure(error, 'the segmentation service').reason);
+      throw new SegmentationError(message, true, true, { cause: error });
     });
     const answered = await this.maskOf(body, image).catch((error: unknown) => {
       throw new SegmentationError(
-        `The segmentation service answered something that is not a mask (${String(error)}).`,
+        'The segmentation service answered something that is not a mask image.',
         false,
         true,
+        {
+          cause: error,
+        },
       );
     });
     const mask = maskWithHints(answered, hints);
