@@ -18,6 +18,7 @@ import { startWorkerHealthServer } from './core/bootstrap/worker-health-server';
 import { InvalidConfigError, loadConfig } from './core/config/load-config';
 import type { AppConfig } from './core/config/config.schema';
 import { runMigrations } from './core/database/migrate';
+import { serializeError } from './core/logging/error-serializer';
 import { HealthService } from './core/health/health.service';
 import { MetricsScraper } from './core/metrics/metrics-scraper';
 import { DemoAccountSeeder } from './modules/admin/demo-account.seeder';
@@ -64,7 +65,13 @@ function readConfig(): AppConfig {
 async function main(): Promise<void> {
   const config = readConfig();
   const role = parseRole(process.argv[2] ?? config.ROLE);
-  const logger = pino({ level: config.LOG_LEVEL, base: { role, pid: process.pid } });
+  // The same `err` serializer as the app's loggers: a failed migration or start-up query logged
+  // here must not write its parameters either.
+  const logger = pino({
+    level: config.LOG_LEVEL,
+    base: { role, pid: process.pid },
+    serializers: { err: serializeError },
+  });
   const devServices: StartedService[] = [];
   let running: Running | undefined;
   let supervisor: ApiSupervisor | undefined;

@@ -17,6 +17,7 @@ import {
 import { OutboundHttps } from '../../src/core/outbound/outbound-https';
 import { OutboundModule } from '../../src/core/outbound/outbound.module';
 import { FAKE_IMAGE_PROVIDER_KEY, FakeImageProvider } from '../support/fake-image-provider';
+import { closedPort } from '../support/loopback-http';
 import { OutboundWithResolver, resolveToLoopback } from '../support/outbound-with-resolver';
 import { sleep } from '../support/waiting';
 
@@ -369,38 +370,59 @@ describe(OpenAiImageProvider.name, () => {
     });
   });
 
-  describe('the outbound address policy', () => {
-    it('refuses a provider on loopback that OUTBOUND_ALLOWLIST does not name, without sending anything', async () => {
+  describe('the provider as an operator destination, and the image URLs it answers with', () => {
+    it('reaches the provider at its configured base URL on loopback without OUTBOUND_ALLOWLIST naming it', async () => {
       const outbound = new OutboundHttps(loadConfig({ OUTBOUND_ALLOWLIST: '' }), {});
-      const failure = await failureOf(providerWith({}, outbound).generate(generation, NEVER));
-      expect(failure).toMatchObject({
-        code: 'provider_error',
-        message: expect.stringMatching(/^The image provider's address is not allowed: .*loopback/),
-      });
-      expect(fake.requests).toHaveLength(0);
+      await expect(providerWith({}, outbound).generate(generation, NEVER)).resolves.toBeInstanceOf(Buffer);
+      expect(fake.requests).toHaveLength(1);
     });
 
-    it('refuses, at connect time, a provider host name that resolves to a loopback address', async () => {
+    it('reaches a provider host name that resolves to a loopback address, at any address it resolves to', async () => {
       const outbound = new OutboundWithResolver(loadConfig({ OUTBOUND_ALLOWLIST: '' }), resolveToLoopback);
       const baseUrl = fake.url.replace('127.0.0.1', 'images.example.test');
-      const failure = await failureOf(providerWith({ baseUrl, maxRetries: 1 }, outbound).generate(generation, NEVER));
-      expect(failure).toMatchObject({
-        code: 'provider_error',
-        message: expect.stringMatching(/^The image provider is not allowed: images\.example\.test: .*loopback/),
-      });
-      expect(fake.requests).toHaveLength(0);
+      await expect(providerWith({ baseUrl }, outbound).generate(generation, NEVER)).resolves.toBeInstanceOf(Buffer);
+      expect(fake.requests).toHaveLength(1);
     });
 
-    it('downloads an image URL under the same policy: an address the allowlist does not name is refused', async () => {
+    it("downloads an image URL on the provider's own origin as the provider", async () => {
+      fake.script({ kind: 'url' });
+      const outbound = new OutboundHttps(loadConfig({ OUTBOUND_ALLOWLIST: '' }), {});
+      const image = await providerWith({}, outbound).generate(generation, NEVER);
+      await expect(sharp(image).metadata()).resolves.toMatchObject({ format: 'png' });
+    });
+
+    it('takes an image URL on another origin as a customer URL: an address not allowlisted is refused', async () => {
       fake.script({ kind: 'url', host: '127.0.0.2' });
       const failure = await failureOf(providerWith().generate(generation, NEVER));
       expect(failure).toMatchObject({
         code: 'provider_error',
-        message: expect.stringMatching(/^The image provider's image URL is not allowed: 127\.0\.0\.2 .*loopback/),
+        message: "The host of the image provider's image URL is at an address that is not allowed.",
       });
     });
 
-    it('reaches the provider when OUTBOUND_ALLOWLIST names its address', async () => {
+    it('refuses an image URL whose host name resolves to a private address, naming neither', async () => {
+      fake.script({ kind: 'url', host: 'cdn.example.test' });
+      const outbound = new OutboundWithResolver(loadConfig({ OUTBOUND_ALLOWLIST: '' }), resolveToLoopback);
+      const failure = await failureOf(providerWith({}, outbound).generate(generation, NEVER));
+      expect(failure).toMatchObject({
+        code: 'provider_error',
+        message: "The host of the image provider's image URL is at an address that is not allowed.",
+      });
+      expect(failure.cause).toMatchObject({ hostname: 'cdn.example.test', address: '127.0.0.1' });
+    });
+
+    it('says the provider refused the connection, naming no host, port or error code', async () => {
+      const port = await closedPort();
+      const failure = await failureOf(
+        providerWith({ baseUrl: `http://127.0.0.1:${port}/v1`, maxRetries: 0 }).generate(generation, NEVER),
+      );
+      expect(failure).toMatchObject({
+        code: 'provider_error',
+        message: 'The image provider refused the connection.',
+      });
+    });
+
+    it('still reaches the provider when OUTBOUND_ALLOWLIST names its address', async () => {
       const outbound = new OutboundHttps(loadConfig({ OUTBOUND_ALLOWLIST: '127.0.0.0/8' }), {});
       await expect(providerWith({}, outbound).generate(generation, NEVER)).resolves.toBeInstanceOf(Buffer);
       expect(fake.requests).toHaveLength(1);

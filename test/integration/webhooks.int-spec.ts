@@ -1,3 +1,4 @@
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { OUTBOUND_TLS } from '../../src/core/outbound/outbound.module';
@@ -12,7 +13,8 @@ import {
   type SeededAccount,
   type TestApp,
 } from '../support/test-app';
-import { sleep } from '../support/waiting';
+import { closedPort } from '../support/loopback-http';
+import { readUntil, sleep } from '../support/waiting';
 import { standardHeaders, testCertificate, WebhookReceiver } from '../support/webhook-receiver';
 
 const SETTINGS = {
@@ -25,6 +27,18 @@ const SETTINGS = {
   WEBHOOK_SECRET_OVERLAP_SECONDS: '3',
   SANDBOX_SLOW_SECONDS: '2',
 };
+
+/** A receiver on 127.0.0.1 that takes each connection and resets it at once, before TLS; and how to stop it. */
+async function resettingReceiver(): Promise<{ port: number; stop: () => void }> {
+  const server = createTcpServer((socket) => socket.resetAndDestroy());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { port: (server.address() as AddressInfo).port, stop: () => server.close() };
+}
+
+/** Nothing listening on 127.0.0.1 at a port: a receiver that is down. */
+async function downReceiver(): Promise<{ port: number; stop: () => void }> {
+  return { port: await closedPort(), stop: () => undefined };
+}
 
 interface EventBody {
   id: string;
@@ -220,6 +234,32 @@ describe('webhooks', () => {
       await receiver.stop();
     }
   });
+
+  it.each([
+    ['refuses the connection', downReceiver, 'the receiver refused the connection'],
+    ['resets it', resettingReceiver, 'the receiver closed the connection before answering in full'],
+  ])(
+    'records what went wrong when the receiver %s, naming no address, port or error code',
+    async (_what, startReceiver, expected) => {
+      const receiver = await startReceiver();
+      try {
+        const created = await createJob(`https://127.0.0.1:${receiver.port}/hooks`).expect(202);
+        const [first] = await readUntil(
+          () =>
+            t.dataSource.query<Array<{ outcome: string; status_code: number | null; error: string }>>(
+              `SELECT a.outcome, a.status_code, a.error FROM webhook_attempts a
+                 JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.job_id = $1 ORDER BY a.started_at`,
+              [created.body.job.id],
+            ),
+          (rows) => rows.length > 0,
+          'a first attempt',
+        );
+        expect(first).toEqual({ outcome: 'failed', status_code: null, error: expected });
+      } finally {
+        receiver.stop();
+      }
+    },
+  );
 
   it('refuses private, metadata, local and plain-http webhook URLs at create, writing nothing', async () => {
     const [before] = await t.dataSource.query(`SELECT count(*)::int AS n FROM jobs`);

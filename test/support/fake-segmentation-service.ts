@@ -10,6 +10,8 @@ import { readBody } from './loopback-http';
 export class FakeSegmentationService {
   readonly received: Array<{ contentType: string | undefined; width: number; height: number }> = [];
   failWith: number | null = null;
+  /** Answered with status 200 instead of a mask when set: a service that has gone wrong. */
+  answerWith: Buffer | null = null;
   /**
    * The mask is answered at this share of the image's size, as services that segment smaller do;
    * the client resamples it, so its edges come back soft (a cut-out that is not quite sure).
@@ -22,6 +24,7 @@ export class FakeSegmentationService {
       const { data, info } = await sharp(body).removeAlpha().raw().toBuffer({ resolveWithObject: true });
       this.received.push({ contentType: req.headers['content-type'], width: info.width, height: info.height });
       if (this.failWith) return res.writeHead(this.failWith, { 'content-type': 'text/plain' }).end('unavailable');
+      if (this.answerWith) return res.writeHead(200, { 'content-type': 'image/png' }).end(this.answerWith);
       const corner = [data[0], data[1], data[2]];
       const mask = Buffer.alloc(info.width * info.height);
       for (let i = 0; i < mask.length; i++) {

@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
@@ -26,4 +26,12 @@ export async function closeServer(server: Server | HttpsServer): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeAllConnections();
   await closed;
+}
+
+/** A port on 127.0.0.1 that nothing listens on (it was free a moment ago): a service that is down. */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  const port = await listenOnLoopback(server);
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }

@@ -1,29 +1,22 @@
+import { lookup as dnsLookup } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import type { AppConfig } from '../../src/core/config/config.schema';
-import { GuardedHttpAgent } from '../../src/core/outbound/guarded-https-agent';
-import { OutboundHttps, type GuardedAgent } from '../../src/core/outbound/outbound-https';
+import { OutboundHttps } from '../../src/core/outbound/outbound-https';
 
 /**
- * OutboundHttps whose plain-HTTP agent for `*.example.test` host names resolves them with
- * `lookup` instead of DNS. The agent is the real GuardedHttpAgent, so the connect-time check
- * under test is the one production runs; only the resolver is replaced (Node passes agent
- * options to each connection).
+ * A resolver that answers `*.example.test` host names with `lookup` and every other name from
+ * the system's DNS: what a test gives as OUTBOUND_LOOKUP, so a name can stand for a loopback
+ * server while the agents' connect-time checks stay the ones production runs.
  */
+export function resolvingExampleTest(lookup: LookupFunction): LookupFunction {
+  return (hostname, options, callback) =>
+    hostname.endsWith('.example.test') ? lookup(hostname, options, callback) : dnsLookup(hostname, options, callback);
+}
+
+/** OutboundHttps whose connections resolve `*.example.test` names with `lookup` instead of DNS. */
 export class OutboundWithResolver extends OutboundHttps {
-  private readonly resolving: GuardedHttpAgent;
-
   constructor(config: AppConfig, lookup: LookupFunction) {
-    super(config, {});
-    this.resolving = new GuardedHttpAgent(this.policy, false, { keepAlive: false, lookup });
-  }
-
-  override agentFor(url: URL): GuardedAgent {
-    return url.hostname.endsWith('.example.test') ? this.resolving : super.agentFor(url);
-  }
-
-  override onModuleDestroy(): void {
-    this.resolving.destroy();
-    super.onModuleDestroy();
+    super(config, {}, resolvingExampleTest(lookup));
   }
 }
 

@@ -82,7 +82,9 @@ export const CONFIG_DOCS: { readonly [Name in keyof z.input<typeof configSetting
   },
   EMBEDDED_POSTGRES_PORT: { description: 'port of the embedded PostgreSQL' },
   OUTBOUND_ALLOWLIST: {
-    description: 'hosts or CIDRs that outbound fetches and webhooks may reach although private',
+    description:
+      'hosts or CIDRs that customer URLs (sources, background photos, webhooks) may reach although private; ' +
+      'operator destinations (`SEGMENTER_URL`, `IMAGE_PROVIDER_BASE_URL`) need no entry',
   },
   WEBHOOK_RETRY_SCHEDULE: {
     description: 'seconds before each webhook delivery attempt (the first counts from the event)',
@@ -173,7 +175,11 @@ export const CONFIG_DOCS: { readonly [Name in keyof z.input<typeof configSetting
   },
   IMAGE_MEMORY_BUDGET_MEGAPIXELS: { description: 'decoded source pixels a worker works on at once' },
   SEGMENTER: { description: 'who cuts subjects out: `local`, `remote` or `none`' },
-  SEGMENTER_URL: { description: 'the remote segmentation service (required with `SEGMENTER=remote`)' },
+  SEGMENTER_URL: {
+    description:
+      'the remote segmentation service (required with `SEGMENTER=remote`); reached at any address, private ' +
+      'included, without `OUTBOUND_ALLOWLIST`, and never opened to customer URLs by being set',
+  },
   SEGMENTER_TIMEOUT_SECONDS: { description: "the remote segmentation service's deadline" },
   SEGMENTER_MODEL: {
     description:
@@ -198,7 +204,12 @@ export const CONFIG_DOCS: { readonly [Name in keyof z.input<typeof configSetting
   IMAGE_PROVIDER: {
     description: 'who paints generated pixels: `openai` (any OpenAI-compatible images API) or `none`',
   },
-  IMAGE_PROVIDER_BASE_URL: { description: "the provider's API root", default: '`https://api.openai.com/v1`' },
+  IMAGE_PROVIDER_BASE_URL: {
+    description:
+      "the provider's API root; reached at any address, private included, without `OUTBOUND_ALLOWLIST`, as " +
+      'are image URLs on its origin (image URLs elsewhere are judged as customer URLs)',
+    default: '`https://api.openai.com/v1`',
+  },
   IMAGE_PROVIDER_API_KEY: { description: "the provider's key (required with `openai`)" },
   IMAGE_PROVIDER_MODEL: { description: "the provider's model" },
   IMAGE_PROVIDER_TIMEOUT_SECONDS: { description: 'one deadline per provider call, retries included' },

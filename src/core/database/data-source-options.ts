@@ -54,6 +54,9 @@ export function dataSourceOptions({
     subscribers: [AfterCommitSubscriber],
     migrationsTableName: 'schema_migrations',
     synchronize: false,
+    // TypeORM's own logger writes a failed query with its parameters (secrets, signed URLs) to
+    // the console; errors reach the service's log through its loggers and their `err` serializer.
+    logging: false,
     poolSize,
     extra: {
       // Fail fast when the database is gone instead of queueing requests behind a dead pool.

@@ -45,14 +45,16 @@ export const IMAGE_PROVIDER = Symbol('IMAGE_PROVIDER');
 /**
  * A provider call that failed for good: after its retries (429, 5xx), on a 4xx, on a response
  * that is malformed or not an image (`provider_error`), or past its deadline (`timeout`). The
- * message is safe to show the client: it never carries the prompt or the provider's key.
+ * message is safe to show the client: it never carries the prompt, the provider's key, where the
+ * provider is (host, port, address) or Node's error text; `cause` keeps the detail for the log.
  */
 export class ImageProviderError extends Error {
   constructor(
     readonly code: 'provider_error' | 'timeout',
     message: string,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = ImageProviderError.name;
   }
 }

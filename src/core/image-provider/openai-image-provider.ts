@@ -2,7 +2,10 @@ import { Logger } from '@nestjs/common';
 import OpenAI, { APIConnectionError, APIError, toFile, type ClientOptions } from 'openai';
 import sharp from 'sharp';
 import { BlockedDestinationError } from '../outbound/address-policy';
+import type { CustomerDestinations } from '../outbound/customer-destinations';
 import { createGuardedFetch, type FetchFunction } from '../outbound/guarded-fetch';
+import { asSentence, describeNetworkFailure } from '../outbound/network-failure';
+import type { OperatorDestination } from '../outbound/operator-destination';
 import type { OutboundHttps } from '../outbound/outbound-https';
 import {
   ImageProviderError,
@@ -41,36 +44,47 @@ const ERROR_CODE = /^[a-z0-9_.-]{1,64}$/i;
 
 type Operation = 'generation' | 'edit';
 
-/**
- * The OpenAI images API (or a server speaking it) through the official client. Every
- * connection goes through the outbound address policy (see `createGuardedFetch`), so a
- * provider on a private address must be named in OUTBOUND_ALLOWLIST. Retries on 429 and 5xx,
- * honouring Retry-After, are the client's own; one deadline covers the whole call.
- */
 /** How an OpenAI-compatible provider is named in logs and the catalog, e.g. `openai (gpt-image-1)`. */
 export const openAiDescription = (model: string): string => `openai (${model})`;
 
+/**
+ * The OpenAI images API (or a server speaking it) through the official client. The API at the
+ * base URL is an operator destination: reached at its configured origin whatever address it
+ * resolves to, with no OUTBOUND_ALLOWLIST entry (see `OperatorDestination`). An image URL the
+ * provider answers with is another matter: a third party chose it, so one on any other origin
+ * is fetched as a customer URL is, under the address policy, and cannot reach a private host
+ * the operator has not opened to customers. Retries on 429 and 5xx, honouring Retry-After, are
+ * the client's own; one deadline covers the whole call.
+ */
 export class OpenAiImageProvider implements ImageProvider {
   readonly description: string;
   private readonly logger = new Logger(OpenAiImageProvider.name);
   private readonly client: OpenAI;
+  /** The provider's own origin, for the API and for image URLs on it. */
+  private readonly provider: OperatorDestination;
   private readonly fetch: FetchFunction;
+  /** Image URLs on any other origin, under the customer address policy. */
+  private readonly customer: CustomerDestinations;
+  private readonly customerFetch: FetchFunction;
   private readonly timeoutMs: number;
 
   constructor(
     private readonly settings: OpenAiImageProviderSettings,
-    private readonly outbound: OutboundHttps,
+    outbound: OutboundHttps,
   ) {
     this.description = openAiDescription(settings.model);
     this.timeoutMs = settings.timeoutSeconds * 1000;
-    this.fetch = createGuardedFetch(outbound);
+    this.provider = outbound.operatorDestination(new URL(settings.baseUrl));
+    this.fetch = createGuardedFetch(this.provider);
+    this.customer = outbound.customer;
+    this.customerFetch = createGuardedFetch(outbound.customer);
     this.client = new OpenAI({
       apiKey: settings.apiKey,
       baseURL: settings.baseUrl,
       // Each attempt may take the whole deadline; the deadline itself is enforced in call().
       timeout: this.timeoutMs,
       maxRetries: settings.maxRetries,
-      fetch: this.refusingHopelessRetries(this.fetch),
+      fetch: keepingErrorCodes(this.refusingHopelessRetries(this.fetch)),
       // The client reads these from process.env when they are not given; settings come only
       // from the validated configuration.
       organization: null,
@@ -121,12 +135,6 @@ export class OpenAiImageProvider implements ImageProvider {
     send: (signal: AbortSignal) => Promise<unknown>,
   ): Promise<Buffer> {
     signal.throwIfAborted();
-    // The client retries a refused connection as it would a 5xx, so what the policy can refuse
-    // without DNS (an IP literal, a local name) is refused here at once; a name resolving to a
-    // forbidden address is refused by the guarded agent, after those retries.
-    const violation = this.outbound.policy.urlViolation(new URL(this.settings.baseUrl));
-    if (violation)
-      throw new ImageProviderError('provider_error', `The image provider's address is not allowed: ${violation}.`);
     const started = Date.now();
     // A timer of our own rather than AbortSignal.timeout, so it is cleared as soon as the call
     // ends and tells the deadline apart from the caller's abort.
@@ -171,7 +179,11 @@ export class OpenAiImageProvider implements ImageProvider {
     );
   }
 
-  /** The image at `url`, through the guarded outbound path, at most MAX_IMAGE_BYTES. */
+  /**
+   * The image at `url`, at most MAX_IMAGE_BYTES: on the provider's own origin as the provider,
+   * anywhere else as a customer URL. Messages name neither the URL's host nor its address,
+   * since the provider, not the client, chose them.
+   */
   private async download(url: string, signal: AbortSignal): Promise<Buffer> {
     const subject = "The image provider's image URL";
     let target: URL;
@@ -183,11 +195,14 @@ export class OpenAiImageProvider implements ImageProvider {
     if (target.protocol !== 'https:' && target.protocol !== 'http:') {
       throw new ImageProviderError('provider_error', `${subject} does not use http or https.`);
     }
-    const violation = this.outbound.policy.urlViolation(target);
-    if (violation) throw new ImageProviderError('provider_error', `${subject} is not allowed: ${violation}.`);
-    const response = await this.fetch(target, { headers: { accept: 'image/*' }, signal }).catch((error: unknown) => {
+    const ownOrigin = this.provider.serves(target);
+    const violation = ownOrigin ? null : this.customer.urlViolation(target);
+    const host = "the host of the image provider's image URL";
+    if (violation) throw notAllowed(host, new BlockedDestinationError(null, target.hostname, violation));
+    const fetch = ownOrigin ? this.fetch : this.customerFetch;
+    const response = await fetch(target, { headers: { accept: 'image/*' }, signal }).catch((error: unknown) => {
       // An abort is described by call(), which knows whether it was the deadline or the caller.
-      throw signal.aborted ? error : unreachable(subject, error);
+      throw signal.aborted ? error : unreachable(host, error);
     });
     if (!response.ok) {
       await response.body?.cancel();
@@ -204,13 +219,15 @@ export class OpenAiImageProvider implements ImageProvider {
     // instanceof narrows to the SDK's APIError<any, any, any>, whose type arguments are `any`:
     // eslint-disable-next-line @typescript-eslint/no-unsafe-argument
     if (error instanceof APIError && error.status !== undefined) return this.statusError(error.status, error);
-    if (error instanceof APIConnectionError) return unreachable('The image provider', error.cause);
+    if (error instanceof APIConnectionError) return unreachable('the image provider', error.cause);
     // By name, not instanceof: fetch's Response parses the body in Node's main realm, whose
     // error classes are not those of a jest test's realm.
     if ((error as Error | null)?.name === 'SyntaxError') {
-      return new ImageProviderError('provider_error', 'The image provider answered with malformed JSON.');
+      return new ImageProviderError('provider_error', 'The image provider answered with malformed JSON.', {
+        cause: error,
+      });
     }
-    return new ImageProviderError('provider_error', 'The image provider call failed.');
+    return new ImageProviderError('provider_error', 'The image provider call failed.', { cause: error });
   }
 
   private statusError(status: number, error: APIError): ImageProviderError {
@@ -263,6 +280,22 @@ export class OpenAiImageProvider implements ImageProvider {
       debug: () => undefined,
     };
   }
+}
+
+/**
+ * `fetch`, except that a network error the client would not recognise as an Error (one from
+ * another realm, such as a test's) reaches it as one with the same `code`, its original as the
+ * cause. The client rebuilds such an error from its message alone, and the code is what says,
+ * without the address in the message, how the connection failed. Anything else (an abort's
+ * reason) passes unchanged.
+ */
+function keepingErrorCodes(fetch: FetchFunction): FetchFunction {
+  return (input, init) =>
+    fetch(input, init).catch((error: unknown) => {
+      const code = (error as NodeJS.ErrnoException | null)?.code;
+      if (error instanceof Error || typeof code !== 'string') throw error;
+      throw Object.assign(new Error('The request to the image provider failed', { cause: error }), { code });
+    });
 }
 
 /**
@@ -329,14 +362,22 @@ async function checkedImage(bytes: Buffer): Promise<Buffer> {
 }
 
 /**
- * A connection that failed: refused by the outbound policy, or a network error by its code.
- * Built from the code, not Node's text, so nothing of the request can leak into the message.
+ * A connection to `subject` (said in lower case) that failed: refused by the outbound policy, or
+ * a network error by its code. Built from the code, not Node's text, so neither the address
+ * connected to nor anything of the request can leak into the message; the error itself is kept
+ * as its cause, for the log.
  */
 function unreachable(subject: string, error: unknown): ImageProviderError {
-  if (error instanceof BlockedDestinationError)
-    return new ImageProviderError('provider_error', `${subject} is not allowed: ${error.message}.`);
-  const code = (error as NodeJS.ErrnoException | null | undefined)?.code;
-  return new ImageProviderError('provider_error', `${subject} could not be reached${code ? ` (${code})` : ''}.`);
+  if (error instanceof BlockedDestinationError) return notAllowed(subject, error);
+  return new ImageProviderError('provider_error', asSentence(describeNetworkFailure(error, subject).reason), {
+    cause: error,
+  });
+}
+
+function notAllowed(subject: string, cause: BlockedDestinationError): ImageProviderError {
+  return new ImageProviderError('provider_error', asSentence(`${subject} is at an address that is not allowed`), {
+    cause,
+  });
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

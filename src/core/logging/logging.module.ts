@@ -4,6 +4,7 @@ import { LoggerModule } from 'nestjs-pino';
 import type { Options } from 'pino-http';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
+import { serializeError } from './error-serializer';
 import { redactUrl } from './redact-url';
 
 /** Levels at which a request line (logged at info) is written. */
@@ -29,11 +30,12 @@ export function httpLoggerOptions(config: Pick<AppConfig, 'LOG_LEVEL'>): Options
     serializers: {
       req: serializeRequest,
       res: (res: { statusCode: number }) => ({ status: res.statusCode }),
+      err: serializeError,
     },
   };
 }
 
-/** Structured JSON logs; HTTP lines carry the request id and never credentials. */
+/** Structured JSON logs; HTTP lines carry the request id, and no line carries a credential or a query's parameters. */
 @Module({
   imports: [
     LoggerModule.forRootAsync({

@@ -39,7 +39,7 @@ describe('createGuardedFetch', () => {
   function fetchWith(allowlist: string, tls = {}): FetchFunction {
     const outbound = new OutboundHttps(loadConfig({ OUTBOUND_ALLOWLIST: allowlist }), tls);
     outbounds.push(outbound);
-    return createGuardedFetch(outbound);
+    return createGuardedFetch(outbound.customer);
   }
 
   let fetch: FetchFunction;

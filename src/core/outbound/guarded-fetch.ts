@@ -1,7 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
-import type { OutboundHttps } from './outbound-https';
+import type { OutboundAgents } from './outbound-agents';
 
 /** The global `fetch`'s shape, which clients such as `openai` take as their `fetch` option. */
 export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -10,10 +10,11 @@ export type FetchFunction = (input: string | URL | Request, init?: RequestInit) 
 const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 103, 204, 205, 304]);
 
 /**
- * A `fetch` whose every connection goes through `outbound`'s guarded agents, so the address
- * policy and OUTBOUND_ALLOWLIST apply to a library that speaks fetch (the `openai` client)
- * exactly as to the service's own requests. Node's global fetch (undici) cannot use an
- * `http.Agent`, so it would bypass the check; this one sends with node:http and node:https.
+ * A `fetch` whose every connection goes through the agents of `destinations` (the customer
+ * destinations, or one operator destination), so their rule applies to a library that speaks
+ * fetch (the `openai` client) exactly as to the service's own requests. Node's global fetch
+ * (undici) cannot use an `http.Agent`, so it would bypass the check; this one sends with
+ * node:http and node:https.
  *
  * What differs from the global fetch, deliberately:
  * - Redirects are never followed: a 3xx is returned as it is, so a credential sent to one host
@@ -24,7 +25,7 @@ const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 103, 204, 205, 304
  * - The request body is read into memory before sending, so it goes out with a Content-Length
  *   rather than chunked; the bodies sent here (JSON, a few images) are in memory already.
  */
-export function createGuardedFetch(outbound: OutboundHttps): FetchFunction {
+export function createGuardedFetch(destinations: OutboundAgents): FetchFunction {
   return async (input, init) => {
     // Request normalises every input and body the way fetch does: a FormData becomes
     // multipart bytes with its boundary in Content-Type, a string or Blob gets its type.
@@ -32,7 +33,7 @@ export function createGuardedFetch(outbound: OutboundHttps): FetchFunction {
     const { signal } = request;
     signal.throwIfAborted();
     const url = new URL(request.url);
-    const agent = outbound.agentFor(url);
+    const agent = destinations.agentFor(url);
     const body = request.body ? Buffer.from(await request.arrayBuffer()) : null;
     const headers: Record<string, string> = { ...Object.fromEntries(request.headers), 'accept-encoding': 'identity' };
     if (body) headers['content-length'] = String(body.length);

@@ -1,6 +1,6 @@
-import { createServer } from 'node:http';
-import type { AddressInfo, LookupFunction } from 'node:net';
+import type { LookupFunction } from 'node:net';
 import { ImageSourceServer } from '../../../test/support/image-source-server';
+import { closedPort } from '../../../test/support/loopback-http';
 import { OutboundWithResolver } from '../../../test/support/outbound-with-resolver';
 import type { AppConfig } from '../config/config.schema';
 import { loadConfig } from '../config/load-config';
@@ -29,15 +29,6 @@ async function failureOf(promise: Promise<unknown>): Promise<SourceFetchError> {
   );
   if (error instanceof SourceFetchError) return error;
   throw error;
-}
-
-/** A port on 127.0.0.1 that nothing listens on (it was free a moment ago). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 describe(SourceFetcher.name, () => {
@@ -204,10 +195,26 @@ describe(SourceFetcher.name, () => {
       sources.serve('/on-second-address.png', IMAGE);
       sources.redirect('/to-second-address', sources.url('/on-second-address.png?sig=secret', '127.0.0.2'));
       const error = await failureOf(fetcher.fetch(sources.url('/to-second-address')));
-      expect(error).toMatchObject({ failure: SourceFetchFailure.Blocked, retryable: false });
-      expect(error.message).toMatch(/^The source address is not allowed: 127\.0\.0\.2 is a loopback address/);
-      expect(error.message).not.toContain('secret');
+      expect(error).toMatchObject({
+        failure: SourceFetchFailure.Blocked,
+        retryable: false,
+        // The target was the source server's choice, not the client's: neither its host nor its port is named.
+        message: 'The source redirected to an address that is not allowed.',
+      });
+      expect(error.cause).toMatchObject({ message: expect.stringContaining('127.0.0.2 is a loopback address') });
       expect(sources.requests('/on-second-address.png')).toBe(0);
+    });
+
+    it("names neither the host nor the port of a redirect's target that refuses the connection", async () => {
+      const port = await closedPort();
+      sources.redirect('/to-closed-port', `http://127.0.0.1:${port}/internal.png`);
+      const error = await failureOf(fetcher.fetch(sources.url('/to-closed-port')));
+      expect(error).toMatchObject({
+        failure: SourceFetchFailure.FetchFailed,
+        retryable: true,
+        message: 'The server the source redirected to refused the connection.',
+      });
+      expect(error.cause).toMatchObject({ code: 'ECONNREFUSED', message: expect.stringContaining(String(port)) });
     });
   });
 
@@ -227,12 +234,33 @@ describe(SourceFetcher.name, () => {
       sources.redirect('/to-name', `http://cdn.example.test:${sources.port}/rebound.png`);
       const rebinding = fetcherWith({}, fixedLookup({ address: '127.0.0.2' }));
       const direct = await failureOf(rebinding.fetch(`http://cdn.example.test:${sources.port}/rebound.png`));
-      expect(direct).toMatchObject({ failure: SourceFetchFailure.Blocked, retryable: false });
-      expect(direct.message).toContain('cdn.example.test: 127.0.0.2 is a loopback address');
+      expect(direct).toMatchObject({
+        failure: SourceFetchFailure.Blocked,
+        retryable: false,
+        message: 'The source host cdn.example.test resolves to an address that is not allowed.',
+      });
       await expect(rebinding.fetch(sources.url('/to-name'))).rejects.toMatchObject({
         failure: SourceFetchFailure.Blocked,
+        message: 'The source redirected to an address that is not allowed.',
       });
       expect(sources.requests('/rebound.png')).toBe(0);
+    });
+
+    it('names the host the client gave, but not the private address it resolves to; the cause keeps it', async () => {
+      const internal = fetcherWith({}, fixedLookup({ address: '10.1.2.3' }));
+      const error = await failureOf(internal.fetch('http://segmenter.example.test:8080/segment'));
+      expect(error).toMatchObject({
+        failure: SourceFetchFailure.Blocked,
+        retryable: false,
+        message: 'The source host segmenter.example.test resolves to an address that is not allowed.',
+      });
+      expect(error.cause).toMatchObject({
+        hostname: 'segmenter.example.test',
+        address: '10.1.2.3',
+        message:
+          'segmenter.example.test resolves to 10.1.2.3: ' +
+          '10.1.2.3 is a private address, which outbound requests may not reach',
+      });
     });
 
     it('connects to a host name whose resolved address is allowed (the resolver is really used)', async () => {
@@ -246,7 +274,7 @@ describe(SourceFetcher.name, () => {
       await expect(unresolvable.fetch('http://gone.example.test/x.png')).rejects.toMatchObject({
         failure: SourceFetchFailure.FetchFailed,
         retryable: false,
-        message: 'The source host name gone.example.test does not exist.',
+        message: 'The source host gone.example.test could not be found (its host name does not exist).',
       });
     });
 

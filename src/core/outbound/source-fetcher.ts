@@ -4,6 +4,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { BlockedDestinationError } from './address-policy';
+import { asSentence, describeNetworkFailure } from './network-failure';
 import { OutboundHttps } from './outbound-https';
 
 export enum SourceFetchFailure {
@@ -14,8 +15,9 @@ export enum SourceFetchFailure {
 
 /**
  * Why a source could not be downloaded. `message` is shown to API clients as the result's
- * error message, so it never holds a stack, an internal detail or a URL's query string (which
- * may carry credentials); the host is named where it helps.
+ * error message, so it never holds a stack, Node's error text, an address a name resolved to,
+ * a host reached through a redirect or a URL's query string (which may carry credentials); the
+ * host the client gave is named where it helps. `cause` keeps the detail for the log.
  */
 export class SourceFetchError extends Error {
   constructor(
@@ -23,8 +25,9 @@ export class SourceFetchError extends Error {
     /** True when the same request may succeed later (a 503, a reset connection, a timeout). */
     readonly retryable: boolean,
     message: string,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = SourceFetchError.name;
   }
 }
@@ -44,18 +47,14 @@ const REQUEST_HEADERS = {
   'user-agent': 'image-job-service/1.0',
 } as const;
 
-/** Node's network error codes, as client-facing words and whether trying again may help. */
-const NETWORK_FAILURES: Readonly<Record<string, { retryable: boolean; describe: (host: string) => string }>> = {
-  ECONNREFUSED: { retryable: true, describe: (host) => `The source host ${host} refused the connection.` },
-  ECONNRESET: {
-    retryable: true,
-    describe: (host) => `The source host ${host} closed the connection before answering in full.`,
-  },
-  ETIMEDOUT: { retryable: true, describe: (host) => `The connection to the source host ${host} timed out.` },
-  EPIPE: { retryable: true, describe: (host) => `The connection to the source host ${host} broke.` },
-  EAI_AGAIN: { retryable: true, describe: (host) => `The source host name ${host} could not be resolved right now.` },
-  ENOTFOUND: { retryable: false, describe: (host) => `The source host name ${host} does not exist.` },
-};
+/**
+ * One URL of a download: the client's own, or one a source redirected to. A redirect's target
+ * was chosen by the source's server, not the client, so messages about it never name its host.
+ */
+interface Hop {
+  url: URL;
+  redirected: boolean;
+}
 
 /** One exchange's outcome: the body, or where the source redirects. */
 type Answer = { kind: 'body'; body: Buffer } | { kind: 'redirect'; location: string };
@@ -101,11 +100,12 @@ export class SourceFetcher {
 
   /** Requests `url`, then each redirect target in turn, each checked as if it were the first. */
   private async follow(url: string, signal: AbortSignal): Promise<Buffer> {
-    let current = this.checkedUrl(parseUrl(url), 'The source URL');
+    let current = this.checkedHop({ url: parseUrl(url), redirected: false });
     for (let redirects = 0; ; redirects++) {
-      const answer = await this.exchange(current, signal).catch((error: unknown) => {
+      const hop = current;
+      const answer = await this.exchange(hop.url, signal).catch((error: unknown) => {
         // An abort is described by fetch(), which knows whether it was the deadline or the caller.
-        throw signal.aborted ? error : requestFailure(error, current.host);
+        throw signal.aborted ? error : requestFailure(error, hop);
       });
       if (answer.kind === 'body') return answer.body;
       if (redirects === MAX_REDIRECTS) {
@@ -115,7 +115,7 @@ export class SourceFetcher {
           `The source redirected more than ${MAX_REDIRECTS} times.`,
         );
       }
-      current = this.checkedUrl(redirectTarget(current, answer.location), 'The source redirected to a URL that');
+      current = this.checkedHop({ url: redirectTarget(hop.url, answer.location), redirected: true });
     }
   }
 
@@ -123,20 +123,27 @@ export class SourceFetcher {
    * Refuses what can be refused before connecting: another scheme, an IP literal or a local
    * name the policy forbids. Names that resolve to forbidden addresses are refused by the agent.
    */
-  private checkedUrl(url: URL, subject: string): URL {
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+  private checkedHop(hop: Hop): Hop {
+    if (hop.url.protocol !== 'http:' && hop.url.protocol !== 'https:') {
+      const subject = hop.redirected ? 'The source redirected to a URL that' : 'The source URL';
       throw new SourceFetchError(SourceFetchFailure.FetchFailed, false, `${subject} does not use http or https.`);
     }
-    const violation = this.outbound.policy.urlViolation(url);
-    if (violation) throw blocked(violation);
-    return url;
+    const violation = this.outbound.customer.urlViolation(hop.url);
+    if (violation) {
+      // The client's own URL names what it says (an IP literal, localhost); a redirect's is not theirs to see.
+      const detail = new BlockedDestinationError(null, hop.url.hostname, violation);
+      throw hop.redirected
+        ? blockedRedirect(detail)
+        : blocked(`The source address is not allowed: ${violation}.`, detail);
+    }
+    return hop;
   }
 
   /** One GET through the guarded agent for `url`. */
   private exchange(url: URL, signal: AbortSignal): Promise<Answer> {
     return new Promise<Answer>((resolve, reject) => {
       const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-      const req = send(url, { agent: this.outbound.agentFor(url), headers: REQUEST_HEADERS, signal });
+      const req = send(url, { agent: this.outbound.customer.agentFor(url), headers: REQUEST_HEADERS, signal });
       req.on('error', reject);
       req.on('response', (res) => void this.answer(res).then(resolve, reject));
       req.end();
@@ -214,7 +221,9 @@ export class SourceFetcher {
       );
     }
     // follow() has already described every other failure; this is a safety net, not a path.
-    return new SourceFetchError(SourceFetchFailure.FetchFailed, true, 'The source could not be downloaded.');
+    return new SourceFetchError(SourceFetchFailure.FetchFailed, true, 'The source could not be downloaded.', {
+      cause: error,
+    });
   }
 }
 
@@ -235,26 +244,33 @@ function redirectTarget(from: URL, location: string): URL {
   }
 }
 
-function blocked(reason: string): SourceFetchError {
-  return new SourceFetchError(SourceFetchFailure.Blocked, false, `The source address is not allowed: ${reason}.`);
+function blocked(message: string, cause: BlockedDestinationError): SourceFetchError {
+  return new SourceFetchError(SourceFetchFailure.Blocked, false, message, { cause });
+}
+
+function blockedRedirect(cause: BlockedDestinationError): SourceFetchError {
+  return blocked('The source redirected to an address that is not allowed.', cause);
 }
 
 /**
- * A failed exchange with `host`: refused by the guarded agent, or a network error by its code.
- * The message is built from the code, not from Node's text, so nothing else of the request
- * (a query string, a path) can leak into it.
+ * A failed exchange: refused by the guarded agent, or a network error by its code. The message
+ * is built from the code and the host the client gave, not from Node's text, so neither the
+ * address connected to nor anything else of the request (a query string, a path) leaks into it.
  */
-function requestFailure(error: unknown, host: string): SourceFetchError {
+function requestFailure(error: unknown, hop: Hop): SourceFetchError {
   if (error instanceof SourceFetchError) return error;
-  if (error instanceof BlockedDestinationError) return blocked(error.message);
-  const code = (error as NodeJS.ErrnoException | null)?.code;
-  const known = code ? NETWORK_FAILURES[code] : undefined;
-  if (known) return new SourceFetchError(SourceFetchFailure.FetchFailed, known.retryable, known.describe(host));
-  return new SourceFetchError(
-    SourceFetchFailure.FetchFailed,
-    true,
-    `The source host ${host} could not be reached${code ? ` (${code})` : ''}.`,
-  );
+  if (error instanceof BlockedDestinationError) {
+    if (hop.redirected) return blockedRedirect(error);
+    return blocked(
+      error.hostname
+        ? `The source host ${hop.url.hostname} resolves to an address that is not allowed.`
+        : `The source address ${hop.url.hostname} is not allowed.`,
+      error,
+    );
+  }
+  const subject = hop.redirected ? 'the server the source redirected to' : `the source host ${hop.url.host}`;
+  const { retryable, reason } = describeNetworkFailure(error, subject);
+  return new SourceFetchError(SourceFetchFailure.FetchFailed, retryable, asSentence(reason), { cause: error });
 }
 
 function describeBytes(bytes: number): string {

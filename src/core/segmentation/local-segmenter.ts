@@ -83,7 +83,7 @@ export class LocalSegmenter implements Segmenter, OnModuleDestroy {
     this.thread ??= this.start().catch((error: unknown) => {
       this.thread = null;
       this.logger.error({ err: error }, 'the segmentation model could not be loaded');
-      throw new SegmentationError(`The background removal model could not be loaded: ${String(error)}`, true);
+      throw new SegmentationError('The background removal model could not be loaded.', true, false, { cause: error });
     });
     return this.thread;
   }

@@ -1,7 +1,8 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import sharp from 'sharp';
-import type { OutboundHttps } from '../outbound/outbound-https';
+import { asSentence, describeNetworkFailure } from '../outbound/network-failure';
+import type { OperatorDestination } from '../outbound/operator-destination';
 import type { AlphaMask } from '../../engine/mask/alpha-mask';
 import { maskWithHints, softShare } from '../../engine/mask/hinted-mask';
 import { NO_HINTS, type Cutout, type SubjectHints } from '../../engine/mask/subject-hints';
@@ -10,6 +11,7 @@ import { fromRaw, type RawImage } from '../image/raw-image';
 import { SegmentationError, type Segmenter } from './segmenter';
 
 export interface RemoteSegmenterSettings {
+  /** SEGMENTER_URL; the destination given beside it is this URL's origin. */
   url: URL;
   timeoutSeconds: number;
   /** The service's model as its cut-outs report it (SEGMENTER_MODEL). */
@@ -23,14 +25,16 @@ const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
  * A segmentation service over HTTP: `POST` the image as PNG, the answer is an image the size
  * of the one sent (or any size: it is resampled) whose alpha channel, or else its first
  * channel, is the mask; the client's hints are applied to it afterwards. The answer says
- * nothing of the model, so cut-outs report the configured model's name and no version. The connection goes
- * through the outbound address policy like every other outbound request; a service on a
- * private address must be named in OUTBOUND_ALLOWLIST.
+ * nothing of the model, so cut-outs report the configured model's name and no version. The service is
+ * an operator destination: reached at the configured origin whatever address its host resolves
+ * to, without OUTBOUND_ALLOWLIST, and never opened to customer URLs by that. Its failures reach
+ * clients as the result's message, so they say what went wrong and never where the service is
+ * (no host, port, address or Node's error text); the original error is their `cause`, for the log.
  */
 export class RemoteSegmenter implements Segmenter {
   constructor(
     private readonly settings: RemoteSegmenterSettings,
-    private readonly outbound: OutboundHttps,
+    private readonly destination: OperatorDestination,
   ) {}
 
   ready(): Promise<void> {
@@ -43,16 +47,19 @@ export class RemoteSegmenter implements Segmenter {
     const body = await this.post(png, AbortSignal.any([signal, deadline])).catch((error: unknown) => {
       signal.throwIfAborted();
       if (error instanceof SegmentationError) throw error;
-      const reason = deadline.aborted
-        ? `did not answer within ${this.settings.timeoutSeconds} s`
-        : `failed (${String(error)})`;
-      throw new SegmentationError(`The segmentation service ${reason}.`, true, true);
+      const message = deadline.aborted
+        ? `The segmentation service did not answer within ${this.settings.timeoutSeconds} s.`
+        : asSentence(describeNetworkFailure(error, 'the segmentation service').reason);
+      throw new SegmentationError(message, true, true, { cause: error });
     });
     const answered = await this.maskOf(body, image).catch((error: unknown) => {
       throw new SegmentationError(
-        `The segmentation service answered something that is not a mask (${String(error)}).`,
+        'The segmentation service answered something that is not a mask image.',
         false,
         true,
+        {
+          cause: error,
+        },
       );
     });
     const mask = maskWithHints(answered, hints);
@@ -69,7 +76,7 @@ export class RemoteSegmenter implements Segmenter {
     return new Promise<Buffer>((resolve, reject) => {
       const req = send(url, {
         method: 'POST',
-        agent: this.outbound.agentFor(url),
+        agent: this.destination.agentFor(url),
         headers: {
           'content-type': 'image/png',
           'content-length': png.length,

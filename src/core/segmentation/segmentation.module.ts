@@ -30,15 +30,14 @@ function segmenterFor(
         metrics,
         engine,
       );
-    case 'remote':
+    case 'remote': {
+      // The configuration schema requires SEGMENTER_URL when SEGMENTER is remote.
+      const url = new URL(config.SEGMENTER_URL as string);
       return new RemoteSegmenter(
-        {
-          url: new URL(config.SEGMENTER_URL as string),
-          timeoutSeconds: config.SEGMENTER_TIMEOUT_SECONDS,
-          model: config.SEGMENTER_MODEL,
-        },
-        outbound,
+        { url, timeoutSeconds: config.SEGMENTER_TIMEOUT_SECONDS, model: config.SEGMENTER_MODEL },
+        outbound.operatorDestination(url),
       );
+    }
     case 'none':
       return null;
   }

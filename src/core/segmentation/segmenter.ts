@@ -22,15 +22,18 @@ export const SEGMENTER = Symbol('SEGMENTER');
 /**
  * A segmenter that failed: `retryable` when trying again later may succeed (a remote 503, a
  * timeout, a model that could not load yet); `remote` when an outside service failed, which the
- * client sees as `provider_error` rather than `processing_failed`.
+ * client sees as `provider_error` rather than `processing_failed`. The message is the result's
+ * error message, so it says what went wrong and not where (no path, host or address); `cause`
+ * keeps the original error for the log.
  */
 export class SegmentationError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
     readonly remote = false,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = SegmentationError.name;
   }
 }

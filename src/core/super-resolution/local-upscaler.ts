@@ -45,7 +45,8 @@ export class LocalUpscaler implements Upscaler, OnModuleDestroy {
       return result;
     } catch (error) {
       signal.throwIfAborted();
-      throw new UpscalingError(`The x${scale} super-resolution model failed: ${String(error)}`);
+      // The model's own text can name files under MODELS_DIR: it stays in the cause, for the log.
+      throw new UpscalingError(`The x${scale} super-resolution model failed.`, { cause: error });
     } finally {
       signal.removeEventListener('abort', onAbort);
     }

@@ -20,8 +20,8 @@ export const UPSCALER = Symbol('UPSCALER');
 
 /** The model could not be prepared or loaded: trying again later may succeed. */
 export class UpscalingError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = UpscalingError.name;
   }
 }

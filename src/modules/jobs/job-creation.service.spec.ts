@@ -120,7 +120,7 @@ describe(JobCreationService.name, () => {
       findOwned: async (): Promise<Partial<Job>> => ({ id: replayOf ?? undefined }),
     } as unknown as JobsRepository;
     const queue = { enqueue: async () => void calls.push('enqueue') } as unknown as ResultQueueProducer;
-    const outbound = { policy: { urlViolation: () => null } } as unknown as OutboundHttps;
+    const outbound = { customer: { urlViolation: () => null } } as unknown as OutboundHttps;
     const metrics = { admissionRefused: jest.fn(), jobCreated: jest.fn() } as unknown as JobMetrics;
     creation = new JobCreationService(
       dataSource,

@@ -209,7 +209,7 @@ export class JobCreationService {
     const errors = urls.flatMap(({ path, url }) => {
       // An upload:// source is read from storage, never fetched, so it names no destination.
       const parsed = url && !isUploadScheme(url) ? URL.parse(url) : null;
-      const violation = parsed ? this.outbound.policy.urlViolation(parsed) : null;
+      const violation = parsed ? this.outbound.customer.urlViolation(parsed) : null;
       return violation ? [{ path, message: violation }] : [];
     });
     if (errors.length > 0) throw DomainError.invalid(errors);

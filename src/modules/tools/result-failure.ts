@@ -21,28 +21,36 @@ export enum ResultErrorCode {
 
 /**
  * A failure that retrying cannot fix (a source that is not an image, a simulated failure).
- * BullMQ fails the job at once; the code is what the client sees on the result.
+ * BullMQ fails the job at once; the code and message are what the client sees on the result,
+ * and `cause`, when given, is the error behind them, for the log.
  */
 export class ResultFailure extends UnrecoverableError {
   constructor(
     readonly code: ResultErrorCode,
     message: string,
+    options?: ErrorOptions,
   ) {
     super(message);
     this.name = ResultFailure.name;
+    // BullMQ's UnrecoverableError takes no options: the cause is set as Error's constructor would.
+    if (options && 'cause' in options) {
+      Object.defineProperty(this, 'cause', { value: options.cause, writable: true, configurable: true });
+    }
   }
 }
 
 /**
  * A failure that may pass (a source answering 503, a reset connection): BullMQ retries with
- * backoff, and if the last attempt fails too, the result fails with this code.
+ * backoff, and if the last attempt fails too, the result fails with this code. Its message is
+ * the client's, its `cause` the log's, as with ResultFailure.
  */
 export class TransientResultFailure extends Error {
   constructor(
     readonly code: ResultErrorCode,
     message: string,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = TransientResultFailure.name;
   }
 }

@@ -3,17 +3,25 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '../../core/config/config.module';
 import type { AppConfig } from '../../core/config/config.schema';
 import { BlockedDestinationError } from '../../core/outbound/address-policy';
+import { describeNetworkFailure } from '../../core/outbound/network-failure';
 import { OutboundHttps } from '../../core/outbound/outbound.module';
 
 /** A receiver's reply is read this far and no further; nothing of it is kept but the status. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
+/**
+ * How one POST went. A `reason` is recorded on the attempt, which the account reads, so it says
+ * what went wrong without the address a name resolved to or Node's error text; `cause`, when
+ * there is one, is the error behind it, for the log.
+ */
 export type SendOutcome =
-  { kind: 'response'; statusCode: number } | { kind: 'blocked'; reason: string } | { kind: 'error'; reason: string };
+  | { kind: 'response'; statusCode: number }
+  | { kind: 'blocked'; reason: string; cause?: Error }
+  | { kind: 'error'; reason: string; cause?: Error };
 
 /**
  * One HTTPS POST: no redirects (a 3xx is just a failed attempt), a deadline over the whole
- * exchange, and only allowed destinations, checked at connect time.
+ * exchange, and only destinations a customer URL may reach, checked at connect time.
  */
 @Injectable()
 export class WebhookSender {
@@ -30,14 +38,14 @@ export class WebhookSender {
       return Promise.resolve({ kind: 'blocked', reason: 'the webhook URL is not a valid URL' });
     }
     if (url.protocol !== 'https:') return Promise.resolve({ kind: 'blocked', reason: 'webhook URLs must use https' });
-    const violation = this.outbound.policy.urlViolation(url);
+    const violation = this.outbound.customer.urlViolation(url);
     if (violation) return Promise.resolve({ kind: 'blocked', reason: violation });
 
     return new Promise<SendOutcome>((resolve) => {
       const payload = Buffer.from(body);
       const req = request(url, {
         method: 'POST',
-        agent: this.outbound.agentFor(url),
+        agent: this.outbound.customer.agentFor(url),
         signal: AbortSignal.timeout(this.config.WEBHOOK_TIMEOUT_SECONDS * 1000),
         headers: {
           ...headers,
@@ -59,17 +67,22 @@ export class WebhookSender {
         res.on('end', done);
         res.on('error', done);
       });
-      req.on('error', (error) => resolve(describeFailure(error)));
+      req.on('error', (error) => resolve(describeFailure(error, url)));
       req.end(payload);
     });
   }
 }
 
-function describeFailure(error: Error): SendOutcome {
-  if (error instanceof BlockedDestinationError) return { kind: 'blocked', reason: error.message };
-  if (error.name === 'AbortError' || error.name === 'TimeoutError') {
-    return { kind: 'error', reason: 'the receiver did not answer in time' };
+/** A failed POST to `url` (the account's own webhook URL), in words that name only its host. */
+function describeFailure(error: Error, url: URL): SendOutcome {
+  if (error instanceof BlockedDestinationError) {
+    const reason = error.hostname
+      ? `the webhook host ${url.hostname} resolves to an address that is not allowed`
+      : `the webhook address ${url.hostname} is not allowed`;
+    return { kind: 'blocked', reason, cause: error };
   }
-  const code = (error as NodeJS.ErrnoException).code;
-  return { kind: 'error', reason: code ? `${code}: ${error.message}` : error.message };
+  if (error.name === 'AbortError' || error.name === 'TimeoutError') {
+    return { kind: 'error', reason: 'the receiver did not answer in time', cause: error };
+  }
+  return { kind: 'error', reason: describeNetworkFailure(error, 'the receiver').reason, cause: error };
 }

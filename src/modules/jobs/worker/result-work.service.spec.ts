@@ -1,5 +1,18 @@
+import { Logger } from '@nestjs/common';
+import { closedPort } from '../../../../test/support/loopback-http';
+import { capturedLog } from '../../../../test/support/captured-log';
+import { loadConfig } from '../../../core/config/load-config';
+import type { ImageService } from '../../../core/image/image.service';
+import type { RawImage } from '../../../core/image/raw-image';
+import type { JobMetrics } from '../../../core/metrics/job.metrics';
+import { OutboundHttps } from '../../../core/outbound/outbound-https';
+import { RemoteSegmenter } from '../../../core/segmentation/remote-segmenter';
+import type { ResultStorage } from '../../../core/storage/result-storage';
 import { ResultErrorCode, ResultFailure, TransientResultFailure } from '../../tools/result-failure';
-import { codedFailure, failureOfEntry } from './result-work.service';
+import { asResultFailure } from '../../tools/shared/failure-translation';
+import type { ToolRunners } from '../../tools/tool-runners';
+import type { JobLifecycleService } from '../job-lifecycle.service';
+import { codedFailure, failureOfEntry, ResultWorkService } from './result-work.service';
 
 describe(failureOfEntry.name, () => {
   const blocked = { code: ResultErrorCode.SourceBlocked, message: 'The source resolves to a private address.' };
@@ -35,5 +48,55 @@ describe(codedFailure.name, () => {
       message: '503',
     });
     expect(codedFailure(new Error('boom'))).toBeUndefined();
+  });
+});
+
+describe(ResultWorkService.name, () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  describe('settleFailure', () => {
+    it("records the client's message and logs what it leaves out: a down segmenter's address and code", async () => {
+      const port = await closedPort();
+      const outbound = new OutboundHttps(loadConfig({}), {});
+      const segmenterUrl = new URL(`http://127.0.0.1:${port}/segment`);
+      const segmenter = new RemoteSegmenter(
+        { url: segmenterUrl, timeoutSeconds: 5, model: 'remote' },
+        outbound.operatorDestination(segmenterUrl),
+      );
+      const image: RawImage = { data: Buffer.alloc(4 * 4 * 3), width: 4, height: 4, channels: 3 };
+      const failure = await segmenter.segment(image, new AbortController().signal).then(
+        () => new Error('the segmenter answered'),
+        (error: unknown) => asResultFailure(error),
+      );
+      outbound.onModuleDestroy();
+
+      const fail = jest.fn().mockResolvedValue(true);
+      const work = new ResultWorkService(
+        loadConfig({}),
+        { fail } as unknown as JobLifecycleService,
+        {} as ToolRunners,
+        {} as ImageService,
+        {} as ResultStorage,
+        {} as JobMetrics,
+      );
+      const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+      await work.settleFailure('result-1', failure);
+
+      const message = 'The segmentation service refused the connection.';
+      expect(fail).toHaveBeenCalledWith('result-1', ResultErrorCode.ProviderError, message);
+      expect(warn).toHaveBeenCalledTimes(1);
+      const log = capturedLog();
+      log.logger.warn(warn.mock.calls[0][0] as object, String(warn.mock.calls[0][1]));
+      const line = log.text();
+      expect(JSON.parse(line)).toMatchObject({ result_id: 'result-1', code: 'provider_error', msg: 'result failed' });
+      expect(line).toContain(message);
+      expect(line).toContain(`connect ECONNREFUSED 127.0.0.1:${port}`);
+      expect(JSON.parse(line).err.cause.cause).toMatchObject({
+        code: 'ECONNREFUSED',
+        address: '127.0.0.1',
+        port,
+        syscall: 'connect',
+      });
+    });
   });
 });

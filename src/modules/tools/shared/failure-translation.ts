@@ -44,10 +44,12 @@ function asDownloadFailure(error: unknown, codes: DownloadCodes): unknown {
   if (error instanceof SourceFetchError) {
     const code = codes.fetch[error.failure];
     const message = codes.prefix + error.message;
-    return error.retryable ? new TransientResultFailure(code, message) : new ResultFailure(code, message);
+    return error.retryable
+      ? new TransientResultFailure(code, message, { cause: error })
+      : new ResultFailure(code, message, { cause: error });
   }
   if (error instanceof SourceImageError)
-    return new ResultFailure(codes.image[error.problem], codes.prefix + error.message);
+    return new ResultFailure(codes.image[error.problem], codes.prefix + error.message, { cause: error });
   return error;
 }
 
@@ -67,13 +69,15 @@ export const asBackgroundFailure = (error: unknown): unknown => asDownloadFailur
 export function asSegmentationFailure(error: unknown): unknown {
   if (!(error instanceof SegmentationError)) return error;
   const code = error.remote ? ResultErrorCode.ProviderError : ResultErrorCode.ProcessingFailed;
-  return error.retryable ? new TransientResultFailure(code, error.message) : new ResultFailure(code, error.message);
+  return error.retryable
+    ? new TransientResultFailure(code, error.message, { cause: error })
+    : new ResultFailure(code, error.message, { cause: error });
 }
 
 /** The upscaler's model could not load: `processing_failed`, retried by BullMQ, since a later attempt may load it. */
 export function asUpscalingFailure(error: unknown): unknown {
   if (!(error instanceof UpscalingError)) return error;
-  return new TransientResultFailure(ResultErrorCode.ProcessingFailed, error.message);
+  return new TransientResultFailure(ResultErrorCode.ProcessingFailed, error.message, { cause: error });
 }
 
 /**
@@ -85,6 +89,7 @@ export function asProviderFailure(error: unknown): unknown {
   return new ResultFailure(
     error.code === 'timeout' ? ResultErrorCode.Timeout : ResultErrorCode.ProviderError,
     error.message,
+    { cause: error },
   );
 }
 

@@ -82,6 +82,14 @@ export class WebhookDeliveryService {
     const recorded = await this.attempts.load({ deliveryId, attempt, verdict, startedAt, durationMs });
     // Counted once recorded: a repeated queue entry for the same attempt loses the record and counts nothing.
     if (!recorded) return;
+    // The attempt record says what went wrong in the account's words; the log keeps the error
+    // itself (the address connected to, Node's text), which the account must not see.
+    if (outcome.kind !== 'response' && outcome.cause) {
+      this.logger.log(
+        { delivery_id: deliveryId, event_id: delivery.eventId, attempt, error: verdict.error, err: outcome.cause },
+        'webhook attempt failed',
+      );
+    }
     this.metrics.attempted(verdict.outcome, durationMs / 1000);
     if (verdict.status !== DeliveryStatus.Pending) this.metrics.finishedDelivery(verdict.outcome);
     if (verdict.nextAttemptAt) {
