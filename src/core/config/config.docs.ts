@@ -21,7 +21,10 @@ export const CONFIG_DOCS: { readonly [Name in keyof z.input<typeof configSetting
   API_PROCESSES: { description: 'processes of the `api` role sharing `PORT`, to use several cores per host' },
   TRUST_PROXY: {
     description:
-      'whose `X-Forwarded-For` gives the client address for per-IP limits: `false`, `true`, a hop count, or IPs/CIDRs',
+      'whose `X-Forwarded-For` gives the client address for per-IP limits: `false` (none: the socket address), the ' +
+      "number of proxies in front of the service (`1` behind one load balancer), or the proxies' IPs/CIDRs " +
+      '(`loopback`, `linklocal`, `uniquelocal` too); `true` is refused, since clients write the first entries ' +
+      '([operating.md](operating.md#client-addresses-behind-proxies))',
   },
   DATABASE_URL: {
     description: 'PostgreSQL connection',
@@ -115,13 +118,17 @@ export const CONFIG_DOCS: { readonly [Name in keyof z.input<typeof configSetting
   },
   LIMIT_UPLOADS_PER_HOUR_IP: { description: '`POST /uploads` per window per client IP, refused uploads included' },
   LIMIT_FAILED_AUTH_PER_HOUR_IP: {
-    description: 'failed API-key authentications per client IP per window, then 429',
+    description:
+      'failed API-key authentications per client IP per window; beyond it a wrong key gets 429, ' +
+      'a valid key still passes',
   },
   LIVE_EVENTS_MAX_STREAMS_PER_KEY: {
     description: 'event streams (`GET /api/v1/events`) one API key may hold open on one API process, then 429',
   },
   LIVE_EVENTS_HEARTBEAT_SECONDS: { description: 'seconds between the heartbeat comments of an event stream' },
-  RATE_LIMIT_WINDOW_SECONDS: { description: 'length of the sliding window of the create and poll limits' },
+  RATE_LIMIT_WINDOW_SECONDS: {
+    description: 'length of the sliding window of the create, poll, upload and failed-authentication limits',
+  },
   LIMIT_ACTIVE_JOBS_PER_KEY: { description: 'queued or processing jobs per API key' },
   LIMIT_ACTIVE_JOBS_PER_ACCOUNT: { description: 'queued or processing jobs per account' },
   CAPACITY_MAX_PENDING_RESULTS: { description: 'pending results per capacity group' },

@@ -79,21 +79,19 @@ export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * The key a presented secret stands for, or 401. A key known from the cache passes at once.
-   * Otherwise the client IP must have failed authentications left (429 before any database
-   * lookup when it has none), and a secret that proves unknown, revoked or malformed counts as
-   * one more failure, so guessing keys costs a bounded number of lookups per IP and window.
+   * The key a presented secret stands for. A key that resolves valid always passes, whatever its
+   * client IP has failed before: behind a proxy that hides client addresses every client shares
+   * one IP, and one client's failures must not lock the others out. A secret that proves
+   * malformed, unknown or revoked counts as a failure of the IP and is refused with 401, or with
+   * 429 once the IP has used up its failures in the window. Guessing stays cheap for the
+   * database: a malformed secret costs no lookup, a well-formed one at most one by the unique
+   * index on the hash, and the same one again none while the cache remembers it as unknown.
    */
   async authenticate(secret: string, clientIp: string): Promise<ResolvedKey> {
-    const cached = isWellFormedKey(secret) ? this.cache.get(hashSecret(secret)) : undefined;
-    if (cached) return cached;
-    await this.failedAuth.ensureAllowed(clientIp);
     const resolved = await this.resolve(secret);
-    if (!resolved) {
-      await this.failedAuth.recordFailure(clientIp);
-      throw new DomainError(ErrorCode.Unauthorized, 'The API key is invalid or has been revoked.');
-    }
-    return resolved;
+    if (resolved) return resolved;
+    await this.failedAuth.recordFailure(clientIp);
+    throw new DomainError(ErrorCode.Unauthorized, 'The API key is invalid or has been revoked.');
   }
 
   async resolve(secret: string): Promise<ResolvedKey | null> {
