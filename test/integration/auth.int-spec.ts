@@ -1,9 +1,15 @@
 import { createHash, randomInt } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { ProcessRole } from '../../src/core/bootstrap/role';
+import { REDIS_SUBSCRIBER } from '../../src/core/redis/redis.module';
 import { ApiKey } from '../../src/modules/auth/api-key.entity';
 import { AccessGuard } from '../../src/modules/auth/access.guard';
 import { expectError } from '../support/http-errors';
+import { EventStream, listeningPort } from '../support/event-stream';
 import { createSecondInstance } from '../support/second-instance';
+import { TcpProxy } from '../support/tcp-proxy';
 import { bearer, createTestApp, seedAccount, TEST_ADMIN_TOKEN, type TestApp } from '../support/test-app';
+import { testServices } from '../support/test-services';
 import { readUntil, sleep, until } from '../support/waiting';
 
 const ACCOUNT = '/api/v1/account';
@@ -349,4 +355,81 @@ describe('key revocation across API instances', () => {
     );
     expectError(await second.http().get(ACCOUNT).set(bearer(liveKey)), 403, 'api_access_disabled');
   });
+});
+
+describe('key revocation published while an instance had lost its Redis subscription', () => {
+  // The longest lookup cache the configuration allows: only the service's recovery can explain
+  // a refusal within the test.
+  const CACHE_TTL_SECONDS = 300;
+  let first: TestApp;
+  let second: TestApp;
+  let partition: TcpProxy;
+  let secondPort: number;
+
+  beforeAll(async () => {
+    first = await createTestApp({
+      AUTH_CACHE_TTL_SECONDS: String(CACHE_TTL_SECONDS),
+      LIVE_EVENTS_HEARTBEAT_SECONDS: '1',
+    });
+    // The second instance reaches Redis through a relay the test can cut, as a network fault
+    // between it and Redis would.
+    const { redisUrl } = testServices();
+    partition = await TcpProxy.start(redisUrl);
+    second = await createSecondInstance(first, ProcessRole.Api, undefined, partition.urlFor(redisUrl));
+    secondPort = await listeningPort(second);
+  });
+  afterAll(async () => {
+    partition?.heal();
+    await second?.close();
+    await partition?.close();
+    await first?.close();
+  });
+
+  it(
+    'refuses the key on that instance once its subscription is back, ' +
+      "and ends the key's event streams there while other keys' streams stay open",
+    async () => {
+      const { liveKey, liveKeyId, sandboxKey } = await seedAccount(first);
+      await second.http().get(ACCOUNT).set(bearer(liveKey)).expect(200);
+      const revokedStream = await EventStream.ready(secondPort, liveKey);
+      const siblingStream = await EventStream.ready(secondPort, sandboxKey);
+      const subscriber = second.app.get<symbol, Redis>(REDIS_SUBSCRIBER);
+      try {
+        partition.cut();
+        await until(() => subscriber.status !== 'ready', 'the second instance to lose its subscription', {
+          intervalMs: 20,
+        });
+
+        // Published to Redis while the second instance is not subscribed: that message never reaches it.
+        await first.http().delete(`/admin/v1/api-keys/${liveKeyId}`).set(admin).expect(204);
+        // Nor does its cache vouch for the key meanwhile (Redis being away, the refusal may be a 503).
+        expect((await second.http().get(ACCOUNT).set(bearer(liveKey))).status).not.toBe(200);
+
+        partition.heal();
+        const refused = await readUntil(
+          () => second.http().get(ACCOUNT).set(bearer(liveKey)),
+          (res) => res.status === 401,
+          (last) => `the second instance to refuse the revoked key (last: ${last.status})`,
+          { timeoutMs: 15_000, intervalMs: 50 },
+        );
+        expectError(refused, 401, 'unauthorized');
+        await revokedStream.waitForEnd();
+        expect(revokedStream.events).toContainEqual({ event: 'closing', data: { reason: 'credentials_changed' } });
+
+        // The account's other key keeps working there, and its stream stays open, told to re-read.
+        await second.http().get(ACCOUNT).set(bearer(sandboxKey)).expect(200);
+        await siblingStream.waitFor((event) => event.event === 'resync', 'the resync of the open stream');
+        const heartbeats = siblingStream.comments.length;
+        await until(
+          () => siblingStream.comments.length > heartbeats,
+          'a heartbeat on the open stream after the resync',
+        );
+        expect(siblingStream.ended).toBe(false);
+        expect(siblingStream.events.map((event) => event.event)).not.toContain('closing');
+      } finally {
+        revokedStream.close();
+        siblingStream.close();
+      }
+    },
+  );
 });

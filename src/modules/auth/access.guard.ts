@@ -7,6 +7,7 @@ import type { AppConfig } from '../../core/config/config.schema';
 import { DomainError } from '../../core/errors/domain-error';
 import { ErrorCode } from '../../core/errors/error-code';
 import { ACCESS_METADATA, AccessLevel } from '../../core/http/access.decorator';
+import { apiAccessRefusal } from './api-access';
 import { ApiKeysService } from './api-keys.service';
 
 export function bearerToken(header: string | undefined): string | null {
@@ -78,14 +79,8 @@ export class AccessGuard implements CanActivate {
       throw new DomainError(ErrorCode.Unauthorized, 'Send your API key as Authorization: Bearer <API_KEY>.');
     }
     const key = await this.apiKeys.authenticate(token, req.ip ?? 'unknown');
-    if (!key.apiAccess) {
-      throw new DomainError(ErrorCode.ApiAccessDisabled, 'API access is not enabled for this account.');
-    }
-    if (key.restrictedUntil && key.restrictedUntil.getTime() > Date.now()) {
-      throw new DomainError(ErrorCode.AccountRestricted, 'This account is temporarily restricted.', {
-        restricted_until: key.restrictedUntil.toISOString(),
-      });
-    }
+    const refusal = apiAccessRefusal(key);
+    if (refusal) throw refusal;
     req.auth = { keyId: key.keyId, accountId: key.accountId, environment: key.environment };
     return true;
   }
