@@ -34,7 +34,16 @@ export const CONFIG_DOCS: { readonly [Name in keyof z.input<typeof configSetting
   DATABASE_MIGRATE_ON_START: { description: 'apply pending migrations at start' },
   REDIS_URL: { description: 'Redis connection', default: '`redis://127.0.0.1:6379`' },
   REDIS_KEY_PREFIX: { description: 'prefix of every Redis key (queues, limits, caches)' },
-  ADMIN_TOKEN: { description: 'admin API and Bull Board token (16+ characters); unset disables both' },
+  ADMIN_TOKEN: {
+    description:
+      'admin API and Bull Board token (16+ characters); unset disables both. Also reads `/metrics`, for scrapers ' +
+      'set up before `METRICS_TOKEN`',
+  },
+  METRICS_TOKEN: {
+    description:
+      "token that reads `/metrics` and nothing else (16+ characters, not `ADMIN_TOKEN`); when set, a worker's " +
+      'health port asks for it on `/metrics` too',
+  },
   PUBLIC_BASE_URL: {
     description: 'origin used in `result_url` and `thumbnail_url`',
     default: '`http://localhost:$PORT`',
@@ -121,6 +130,11 @@ export const CONFIG_DOCS: { readonly [Name in keyof z.input<typeof configSetting
     description:
       'failed API-key authentications per client IP per window; beyond it a wrong key gets 429, ' +
       'a valid key still passes',
+  },
+  LIMIT_FAILED_ADMIN_AUTH_PER_HOUR_IP: {
+    description:
+      'failed `ADMIN_TOKEN`/`METRICS_TOKEN` attempts per client IP per window (admin API, Bull Board, `/metrics`); ' +
+      'beyond it a wrong token gets 429, the right one still passes',
   },
   LIVE_EVENTS_MAX_STREAMS_PER_KEY: {
     description: 'event streams (`GET /api/v1/events`) one API key may hold open on one API process, then 429',

@@ -122,6 +122,8 @@ export const configSettings = z.object({
     .regex(/^[a-z0-9_-]{1,40}$/i, 'must be 1 to 40 letters, digits, "_" or "-"')
     .default('imgjobs'),
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** Reads `/metrics` (the API's, and a worker's health port's) and nothing else, so scrapers need no admin token. */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   PUBLIC_BASE_URL: optionalUrl(['http:', 'https:']),
   /** Where result files live: a local folder every API and worker shares, or an S3-compatible bucket. */
   STORAGE_DRIVER: z.enum(['local', 's3']).default('local'),
@@ -183,6 +185,8 @@ export const configSettings = z.object({
   LIMIT_UPLOADS_PER_HOUR_IP: positiveInt.default(1000),
   /** Failed API-key authentications per client IP per window; beyond it a wrong key gets 429, a valid one passes. */
   LIMIT_FAILED_AUTH_PER_HOUR_IP: positiveInt.default(100),
+  /** Failed ADMIN_TOKEN and METRICS_TOKEN attempts per client IP per window (admin API, Bull Board, /metrics). */
+  LIMIT_FAILED_ADMIN_AUTH_PER_HOUR_IP: positiveInt.default(20),
   /**
    * Event streams (`GET /api/v1/events`) one API key may hold open at once on one API process;
    * beyond it, 429. A browser console needs one per tab.
@@ -321,6 +325,13 @@ export const configSchema = configSettings
         code: 'custom',
         path: ['SHUTDOWN_DRAIN_SECONDS'],
         message: `must be less than SHUTDOWN_GRACE_SECONDS (${env.SHUTDOWN_GRACE_SECONDS}), which includes the drain`,
+      });
+    }
+    if (env.METRICS_TOKEN !== undefined && env.METRICS_TOKEN === env.ADMIN_TOKEN) {
+      context.addIssue({
+        code: 'custom',
+        path: ['METRICS_TOKEN'],
+        message: 'must differ from ADMIN_TOKEN: a scraper holding it must not be able to use the admin API',
       });
     }
     if (env.SEGMENTER === 'remote' && !env.SEGMENTER_URL) {

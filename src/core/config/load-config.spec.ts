@@ -149,6 +149,16 @@ describe(loadConfig.name, () => {
     },
   );
 
+  it('takes METRICS_TOKEN of 16 or more characters, other than ADMIN_TOKEN', () => {
+    expect(loadConfig({ METRICS_TOKEN: 'metrics-token-0123456789' }).METRICS_TOKEN).toBe('metrics-token-0123456789');
+    expect(loadConfig({}).METRICS_TOKEN).toBeUndefined();
+    expect(configError({ METRICS_TOKEN: 'short' }).message).toContain('METRICS_TOKEN');
+    const same = 'one-token-for-both-0123456789';
+    expect(configError({ ADMIN_TOKEN: same, METRICS_TOKEN: same }).problems).toEqual([
+      expect.stringMatching(/^METRICS_TOKEN: must differ from ADMIN_TOKEN/),
+    ]);
+  });
+
   describe('result storage', () => {
     const s3 = { STORAGE_DRIVER: 's3', S3_BUCKET: 'results' };
 

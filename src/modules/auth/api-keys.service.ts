@@ -5,7 +5,7 @@ import type { AppConfig } from '../../core/config/config.schema';
 import { DomainError } from '../../core/errors/domain-error';
 import { ErrorCode } from '../../core/errors/error-code';
 import { REDIS, REDIS_SUBSCRIBER } from '../../core/redis/redis.module';
-import { FailedAuthLimitService } from '../rate-limit/failed-auth-limit.service';
+import { FailedAuthLimitService, FailedCredential } from '../rate-limit/failed-auth-limit.service';
 import type { ApiKey, KeyEnvironment } from './api-key.entity';
 import { apiAccessRefusal } from './api-access';
 import { ApiKeysRepository } from './api-keys.repository';
@@ -116,7 +116,7 @@ export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
   async authenticate(secret: string, clientIp: string): Promise<ResolvedKey> {
     const resolved = await this.resolve(secret);
     if (resolved) return resolved;
-    await this.failedAuth.recordFailure(clientIp);
+    await this.failedAuth.recordFailure(FailedCredential.ApiKey, clientIp);
     throw new DomainError(ErrorCode.Unauthorized, 'The API key is invalid or has been revoked.');
   }
 
