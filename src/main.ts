@@ -167,6 +167,7 @@ async function main(): Promise<void> {
         config.WORKER_HEALTH_PORT,
         app.get(HealthService),
         app.get(MetricsScraper),
+        config,
       );
       logger.info({ healthPort: config.WORKER_HEALTH_PORT }, 'worker started');
     }

@@ -44,7 +44,8 @@ describe(AdminController.name, () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await createTestApp();
+    // The authentication tests below try dozens of wrong tokens from one address.
+    t = await createTestApp({ LIMIT_FAILED_ADMIN_AUTH_PER_HOUR_IP: '1000' });
   });
   afterAll(() => t.close());
 
@@ -568,6 +569,69 @@ describe(AdminController.name, () => {
       expectError(await call('post', '/accounts', wrong).send({ name: 42 }), 401, 'unauthorized');
       expectError(await call('get', '/accounts/not-a-uuid', wrong), 401, 'unauthorized');
       expectError(await call('get', `/accounts/${randomUUID()}`, wrong), 401, 'unauthorized');
+    });
+  });
+
+  describe('failed admin-token limit per client IP', () => {
+    const METRICS_TOKEN = 'test-metrics-token-0123456789';
+    let limited: TestApp;
+
+    beforeAll(async () => {
+      limited = await createTestApp({
+        LIMIT_FAILED_ADMIN_AUTH_PER_HOUR_IP: '3',
+        RATE_LIMIT_WINDOW_SECONDS: '60',
+        METRICS_TOKEN,
+        TRUST_PROXY: '1',
+      });
+    });
+    afterAll(() => limited.close());
+
+    const fromIp = (ip: string, headers: Record<string, string>) =>
+      limited.http().get(`/admin/v1/accounts/${randomUUID()}`).set(headers).set('X-Forwarded-For', ip);
+
+    it(
+      'answers 429 rate_limit_exceeded with Retry-After once an IP has tried too many wrong tokens, ' +
+        'while the right token still passes from it and other IPs are not affected',
+      async () => {
+        for (let i = 0; i < 3; i++) {
+          expectError(await fromIp('203.0.113.80', bearer(`wrong-admin-token-${i}-0123456789`)), 401, 'unauthorized');
+        }
+        const refused = await fromIp('203.0.113.80', bearer('wrong-admin-token-x-0123456789'));
+        expectError(refused, 429, 'rate_limit_exceeded');
+        expect(refused.body.error.details).toMatchObject({ scope: 'ip', limit: 3 });
+        expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+        expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+
+        // The operator's token still works from that address (the account simply does not exist).
+        expectError(await fromIp('203.0.113.80', admin), 404, 'not_found');
+        await limited
+          .http()
+          .post('/admin/v1/accounts')
+          .set(admin)
+          .set('X-Forwarded-For', '203.0.113.80')
+          .send({ name: 'Still allowed' })
+          .expect(201);
+        expectError(await fromIp('203.0.113.81', bearer('wrong-admin-token-y-0123456789')), 401, 'unauthorized');
+      },
+    );
+
+    it('does not count a request without a token, which a browser sends before it prompts', async () => {
+      for (let i = 0; i < 5; i++) expectError(await fromIp('203.0.113.82', {}), 401, 'unauthorized');
+      expectError(await fromIp('203.0.113.82', bearer('wrong-admin-token-z-0123456789')), 401, 'unauthorized');
+    });
+
+    it('refuses METRICS_TOKEN on the admin API as a wrong token', async () => {
+      for (let i = 0; i < 3; i++) expectError(await fromIp('203.0.113.83', bearer(METRICS_TOKEN)), 401, 'unauthorized');
+      expectError(await fromIp('203.0.113.83', bearer(METRICS_TOKEN)), 429, 'rate_limit_exceeded');
+    });
+
+    it("counts an IP's wrong tokens on the admin API, Bull Board and /metrics together", async () => {
+      const ip = '203.0.113.84';
+      const wrong = bearer('wrong-admin-token-w-0123456789');
+      expectError(await fromIp(ip, wrong), 401, 'unauthorized');
+      expectError(await limited.http().get('/admin/queues').set(wrong).set('X-Forwarded-For', ip), 401, 'unauthorized');
+      expectError(await limited.http().get('/metrics').set(wrong).set('X-Forwarded-For', ip), 401, 'unauthorized');
+      expectError(await fromIp(ip, wrong), 429, 'rate_limit_exceeded');
     });
   });
 

@@ -1,9 +1,15 @@
 import { createHash, randomInt } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { ProcessRole } from '../../src/core/bootstrap/role';
+import { REDIS_SUBSCRIBER } from '../../src/core/redis/redis.module';
 import { ApiKey } from '../../src/modules/auth/api-key.entity';
 import { AccessGuard } from '../../src/modules/auth/access.guard';
 import { expectError } from '../support/http-errors';
+import { EventStream, listeningPort } from '../support/event-stream';
 import { createSecondInstance } from '../support/second-instance';
+import { TcpProxy } from '../support/tcp-proxy';
 import { bearer, createTestApp, seedAccount, TEST_ADMIN_TOKEN, type TestApp } from '../support/test-app';
+import { testServices } from '../support/test-services';
 import { readUntil, sleep, until } from '../support/waiting';
 
 const ACCOUNT = '/api/v1/account';
@@ -171,25 +177,32 @@ describe('failed authentication limit per client IP', () => {
   beforeAll(async () => {
     t = await createTestApp({
       LIMIT_FAILED_AUTH_PER_HOUR_IP: '3',
-      TRUST_PROXY: 'true',
+      // One load balancer in front: the last X-Forwarded-For entry, the one it appends, is the client.
+      TRUST_PROXY: '1',
       RATE_LIMIT_WINDOW_SECONDS: '60',
     });
   });
   afterAll(() => t.close());
 
-  const fromIp = (ip: string, key: string) => t.http().get(ACCOUNT).set(bearer(key)).set('X-Forwarded-For', ip);
+  /** A request as the load balancer passes it on: `forwardedFor` ends with the client address it saw. */
+  const fromIp = (forwardedFor: string, key: string) =>
+    t.http().get(ACCOUNT).set(bearer(key)).set('X-Forwarded-For', forwardedFor);
   const randomKey = () => `sk_live_${base62(40)}`;
+  const failThrice = async (forwardedFor: string) => {
+    for (let i = 0; i < 3; i++) expectError(await fromIp(forwardedFor, randomKey()), 401, 'unauthorized');
+  };
 
   it(
-    'answers 429 rate_limit_exceeded with Retry-After once ' + 'an IP has failed too often, without a database lookup',
+    'answers 429 rate_limit_exceeded with Retry-After once an IP has failed too often, ' +
+      'looking a new guess up once by its hash and a repeated or malformed one not at all',
     async () => {
-      const { liveKey } = await seedAccount(t);
-      await fromIp('203.0.113.10', liveKey).expect(200);
-      for (let i = 0; i < 3; i++) expectError(await fromIp('203.0.113.10', randomKey()), 401, 'unauthorized');
+      const repeated = randomKey();
+      expectError(await fromIp('203.0.113.10', repeated), 401, 'unauthorized');
+      for (let i = 0; i < 2; i++) expectError(await fromIp('203.0.113.10', randomKey()), 401, 'unauthorized');
 
       const lookups = jest.spyOn(t.dataSource.getRepository(ApiKey), 'findOne');
       try {
-        for (const key of [randomKey(), 'sk_live_malformed']) {
+        for (const key of [repeated, 'sk_live_malformed', randomKey()]) {
           const refused = await fromIp('203.0.113.10', key);
           expectError(refused, 429, 'rate_limit_exceeded');
           expect(refused.body.error.details).toMatchObject({ scope: 'ip', limit: 3 });
@@ -197,55 +210,85 @@ describe('failed authentication limit per client IP', () => {
           expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
           expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
         }
-        expect(lookups).not.toHaveBeenCalled();
-        // The spy does see lookups: another IP's unknown key costs one.
-        expectError(await fromIp('203.0.113.12', randomKey()), 401, 'unauthorized');
+        // Only the new well-formed guess reached the database.
         expect(lookups).toHaveBeenCalledTimes(1);
       } finally {
         lookups.mockRestore();
       }
-
-      // A key already known keeps working from that IP, and other IPs are not affected.
-      await fromIp('203.0.113.10', liveKey).expect(200);
+      // Other IPs are not affected.
       expectError(await fromIp('203.0.113.11', randomKey()), 401, 'unauthorized');
     },
   );
 
-  it('looks up concurrent guesses at most once each, then refuses the IP without a lookup', async () => {
-    const lookups = jest.spyOn(t.dataSource.getRepository(ApiKey), 'findOne');
-    try {
-      const guesses = Array.from({ length: 10 }, () => fromIp('203.0.113.30', randomKey()));
-      const statuses = (await Promise.all(guesses)).map((res) => res.status);
-      expect(statuses.every((status) => status === 401 || status === 429)).toBe(true);
-      expect(lookups.mock.calls.length).toBeLessThanOrEqual(10);
-      const before = lookups.mock.calls.length;
-      expectError(await fromIp('203.0.113.30', randomKey()), 429, 'rate_limit_exceeded');
-      expect(lookups).toHaveBeenCalledTimes(before);
-    } finally {
-      lookups.mockRestore();
-    }
+  it(
+    'lets a valid key through from an IP that has used up its failures, ' + 'although no lookup of it was cached',
+    async () => {
+      await failThrice('203.0.113.60');
+      expectError(await fromIp('203.0.113.60', randomKey()), 429, 'rate_limit_exceeded');
+
+      // Behind a proxy that hides client addresses every client shares one IP: another client's key must still work.
+      const { liveKey, sandboxKey } = await seedAccount(t);
+      await fromIp('203.0.113.60', liveKey).expect(200);
+      await fromIp('203.0.113.60', sandboxKey).expect(200);
+      expectError(await fromIp('203.0.113.60', randomKey()), 429, 'rate_limit_exceeded');
+    },
+  );
+
+  it('counts concurrent guesses exactly: as many as the limit get 401, the others 429', async () => {
+    const guesses = Array.from({ length: 10 }, () => fromIp('203.0.113.30', randomKey()));
+    const statuses = (await Promise.all(guesses)).map((res) => res.status);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(3);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(7);
   });
 
   it("never refuses valid keys for other keys' failures in flight: valid keys do not count", async () => {
     const keys = await Promise.all(Array.from({ length: 6 }, () => seedAccount(t).then((seeded) => seeded.liveKey)));
-    const statuses = (await Promise.all(keys.map((key) => fromIp('203.0.113.50', key)))).map((res) => res.status);
-    expect(statuses).toEqual(keys.map(() => 200));
+    const guesses = Array.from({ length: 6 }, () => fromIp('203.0.113.50', randomKey()));
+    const answers = await Promise.all([...keys.map((key) => fromIp('203.0.113.50', key)), ...guesses]);
+    expect(answers.slice(0, keys.length).map((res) => res.status)).toEqual(keys.map(() => 200));
   });
 
   it('does not count a valid key looked up from the database', async () => {
     const { liveKey } = await seedAccount(t);
     await fromIp('203.0.113.40', liveKey).expect(200);
-    for (let i = 0; i < 3; i++) expectError(await fromIp('203.0.113.40', randomKey()), 401, 'unauthorized');
+    await failThrice('203.0.113.40');
     expectError(await fromIp('203.0.113.40', randomKey()), 429, 'rate_limit_exceeded');
   });
 
-  it('counts malformed and revoked keys as failures too', async () => {
-    const { liveKey, liveKeyId } = await seedAccount(t);
-    await t.http().delete(`/admin/v1/api-keys/${liveKeyId}`).set(admin).expect(204);
-    expectError(await fromIp('203.0.113.20', liveKey), 401, 'unauthorized');
-    expectError(await fromIp('203.0.113.20', 'sk_live_short'), 401, 'unauthorized');
-    expectError(await fromIp('203.0.113.20', randomKey()), 401, 'unauthorized');
-    expectError(await fromIp('203.0.113.20', randomKey()), 429, 'rate_limit_exceeded');
+  it(
+    'counts malformed and revoked keys as failures too, ' + 'and answers a revoked key 429 once over the limit',
+    async () => {
+      const { liveKey, liveKeyId } = await seedAccount(t);
+      await t.http().delete(`/admin/v1/api-keys/${liveKeyId}`).set(admin).expect(204);
+      expectError(await fromIp('203.0.113.20', liveKey), 401, 'unauthorized');
+      expectError(await fromIp('203.0.113.20', 'sk_live_short'), 401, 'unauthorized');
+      expectError(await fromIp('203.0.113.20', randomKey()), 401, 'unauthorized');
+      expectError(await fromIp('203.0.113.20', liveKey), 429, 'rate_limit_exceeded');
+    },
+  );
+
+  describe('behind one trusted proxy (TRUST_PROXY=1), with X-Forwarded-For written by the client', () => {
+    it('keeps counting the address the proxy saw however the client changes the entries before it', async () => {
+      const attacker = '198.51.100.7';
+      for (let i = 0; i < 3; i++) {
+        expectError(await fromIp(`10.9.${i}.1, 192.0.2.${i}, ${attacker}`, randomKey()), 401, 'unauthorized');
+      }
+      for (const spoofed of ['10.9.9.9', '192.0.2.200, 192.0.2.201', '2001:db8::1', 'unknown']) {
+        expectError(await fromIp(`${spoofed}, ${attacker}`, randomKey()), 429, 'rate_limit_exceeded');
+      }
+    });
+
+    it('does not lock out a victim whose address an attacker writes into X-Forwarded-For', async () => {
+      const victim = '203.0.113.99';
+      const attacker = '198.51.100.8';
+      await failThrice(`${victim}, ${attacker}`);
+      expectError(await fromIp(`${victim}, ${attacker}`, randomKey()), 429, 'rate_limit_exceeded');
+
+      // The victim's own requests, as the proxy passes them on: a mistyped key is still only a 401.
+      expectError(await fromIp(victim, randomKey()), 401, 'unauthorized');
+      const { liveKey } = await seedAccount(t);
+      await fromIp(victim, liveKey).expect(200);
+    });
   });
 });
 
@@ -312,4 +355,81 @@ describe('key revocation across API instances', () => {
     );
     expectError(await second.http().get(ACCOUNT).set(bearer(liveKey)), 403, 'api_access_disabled');
   });
+});
+
+describe('key revocation published while an instance had lost its Redis subscription', () => {
+  // The longest lookup cache the configuration allows: only the service's recovery can explain
+  // a refusal within the test.
+  const CACHE_TTL_SECONDS = 300;
+  let first: TestApp;
+  let second: TestApp;
+  let partition: TcpProxy;
+  let secondPort: number;
+
+  beforeAll(async () => {
+    first = await createTestApp({
+      AUTH_CACHE_TTL_SECONDS: String(CACHE_TTL_SECONDS),
+      LIVE_EVENTS_HEARTBEAT_SECONDS: '1',
+    });
+    // The second instance reaches Redis through a relay the test can cut, as a network fault
+    // between it and Redis would.
+    const { redisUrl } = testServices();
+    partition = await TcpProxy.start(redisUrl);
+    second = await createSecondInstance(first, ProcessRole.Api, undefined, partition.urlFor(redisUrl));
+    secondPort = await listeningPort(second);
+  });
+  afterAll(async () => {
+    partition?.heal();
+    await second?.close();
+    await partition?.close();
+    await first?.close();
+  });
+
+  it(
+    'refuses the key on that instance once its subscription is back, ' +
+      "and ends the key's event streams there while other keys' streams stay open",
+    async () => {
+      const { liveKey, liveKeyId, sandboxKey } = await seedAccount(first);
+      await second.http().get(ACCOUNT).set(bearer(liveKey)).expect(200);
+      const revokedStream = await EventStream.ready(secondPort, liveKey);
+      const siblingStream = await EventStream.ready(secondPort, sandboxKey);
+      const subscriber = second.app.get<symbol, Redis>(REDIS_SUBSCRIBER);
+      try {
+        partition.cut();
+        await until(() => subscriber.status !== 'ready', 'the second instance to lose its subscription', {
+          intervalMs: 20,
+        });
+
+        // Published to Redis while the second instance is not subscribed: that message never reaches it.
+        await first.http().delete(`/admin/v1/api-keys/${liveKeyId}`).set(admin).expect(204);
+        // Nor does its cache vouch for the key meanwhile (Redis being away, the refusal may be a 503).
+        expect((await second.http().get(ACCOUNT).set(bearer(liveKey))).status).not.toBe(200);
+
+        partition.heal();
+        const refused = await readUntil(
+          () => second.http().get(ACCOUNT).set(bearer(liveKey)),
+          (res) => res.status === 401,
+          (last) => `the second instance to refuse the revoked key (last: ${last.status})`,
+          { timeoutMs: 15_000, intervalMs: 50 },
+        );
+        expectError(refused, 401, 'unauthorized');
+        await revokedStream.waitForEnd();
+        expect(revokedStream.events).toContainEqual({ event: 'closing', data: { reason: 'credentials_changed' } });
+
+        // The account's other key keeps working there, and its stream stays open, told to re-read.
+        await second.http().get(ACCOUNT).set(bearer(sandboxKey)).expect(200);
+        await siblingStream.waitFor((event) => event.event === 'resync', 'the resync of the open stream');
+        const heartbeats = siblingStream.comments.length;
+        await until(
+          () => siblingStream.comments.length > heartbeats,
+          'a heartbeat on the open stream after the resync',
+        );
+        expect(siblingStream.ended).toBe(false);
+        expect(siblingStream.events.map((event) => event.event)).not.toContain('closing');
+      } finally {
+        revokedStream.close();
+        siblingStream.close();
+      }
+    },
+  );
 });

@@ -65,6 +65,63 @@ describe(`Bull Board at ${BULL_BOARD_ROUTE}`, () => {
     ]);
   });
 
+  it("forbids framing and type sniffing on every answer, the board's, its API's and a refusal", async () => {
+    const answers = [
+      await t.http().get(BULL_BOARD_ROUTE).set(bearer(TEST_ADMIN_TOKEN)).expect(200),
+      await t.http().get(QUEUES_API).set(bearer(TEST_ADMIN_TOKEN)).expect(200),
+      await t.http().get(BULL_BOARD_ROUTE).expect(401),
+    ];
+    for (const res of answers) {
+      expect(res.headers).toMatchObject({
+        'content-security-policy': "frame-ancestors 'none'",
+        'x-frame-options': 'DENY',
+        'x-content-type-options': 'nosniff',
+      });
+    }
+  });
+
+  describe('after too many wrong tokens from one client IP', () => {
+    const METRICS_TOKEN = 'test-metrics-token-0123456789';
+    let limited: TestApp;
+
+    beforeAll(async () => {
+      limited = await createTestApp({
+        LIMIT_FAILED_ADMIN_AUTH_PER_HOUR_IP: '3',
+        RATE_LIMIT_WINDOW_SECONDS: '60',
+        METRICS_TOKEN,
+        TRUST_PROXY: '1',
+      });
+    });
+    afterAll(() => limited.close());
+
+    const fromIp = (ip: string, headers: Record<string, string>, path = BULL_BOARD_ROUTE) =>
+      limited.http().get(path).set(headers).set('X-Forwarded-For', ip);
+
+    it('answers 429 rate_limit_exceeded with Retry-After and no prompt; the right token still passes', async () => {
+      expectError(await fromIp('203.0.113.90', basic('admin', 'wrong-admin-token-0123456789')), 401, 'unauthorized');
+      expectError(await fromIp('203.0.113.90', bearer('wrong-admin-token-0123456789')), 401, 'unauthorized');
+      expectError(await fromIp('203.0.113.90', bearer(METRICS_TOKEN), QUEUES_API), 401, 'unauthorized');
+      for (const path of [BULL_BOARD_ROUTE, QUEUES_API]) {
+        const refused = await fromIp('203.0.113.90', basic('admin', 'wrong-admin-token-0123456789'), path);
+        expectError(refused, 429, 'rate_limit_exceeded');
+        expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+        expect(refused.headers['www-authenticate']).toBeUndefined();
+        expect(refused.headers['x-frame-options']).toBe('DENY');
+      }
+      await fromIp('203.0.113.90', basic('admin', TEST_ADMIN_TOKEN)).expect(200);
+      await fromIp('203.0.113.90', bearer(TEST_ADMIN_TOKEN), QUEUES_API).expect(200);
+      expectError(await fromIp('203.0.113.91', bearer('wrong-admin-token-0123456789')), 401, 'unauthorized');
+    });
+
+    it('refuses METRICS_TOKEN, as a bearer token and as the basic-auth password', async () => {
+      for (const headers of [bearer(METRICS_TOKEN), basic('admin', METRICS_TOKEN)]) {
+        const res = await fromIp('203.0.113.92', headers);
+        expectError(res, 401, 'unauthorized');
+        expect(res.headers['www-authenticate']).toMatch(/^Basic /);
+      }
+    });
+  });
+
   describe('when ADMIN_TOKEN is not configured', () => {
     let off: TestApp;
 

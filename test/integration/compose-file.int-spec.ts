@@ -33,6 +33,7 @@ interface ComposeService {
   environment?: Record<string, string | number | boolean>;
   profiles?: string[];
   volumes?: string[];
+  ports?: string[];
   depends_on?: Record<string, { condition: string }>;
 }
 
@@ -59,12 +60,39 @@ function durationSeconds(duration: string): number {
 const stringEnvironment = (service: ComposeService) =>
   Object.fromEntries(Object.entries(service.environment ?? {}).map(([key, value]) => [key, String(value)]));
 
+interface PrometheusConfig {
+  rule_files: string[];
+  scrape_configs: Array<{
+    job_name: string;
+    authorization?: { credentials: string };
+    static_configs?: Array<{ targets: string[] }>;
+    dns_sd_configs?: Array<{ names: string[]; port: number }>;
+  }>;
+}
+
+const prometheusConfigOf = (compose: ComposeFile) =>
+  parse(compose.configs?.['prometheus-config']?.content ?? '') as PrometheusConfig;
+
+const ADMIN_TOKEN = 'compose-test-admin-token-0123456789';
+const METRICS_TOKEN = 'compose-test-metrics-token-0123456789';
+
 describe('docker-compose.yml', () => {
-  const compose = composeFile({ ADMIN_TOKEN: 'compose-test-admin-token-0123456789' });
+  const compose = composeFile({ ADMIN_TOKEN, METRICS_TOKEN });
   const appServices = Object.entries(compose.services).filter(([, service]) => service.command?.[1] === 'dist/main.js');
+  const monitoringServices = Object.entries(compose.services).filter(([, service]) =>
+    service.profiles?.includes('monitoring'),
+  );
 
   it('refuses to start the API without an ADMIN_TOKEN', () => {
     expect(() => composeFile({})).toThrow(/ADMIN_TOKEN is required/);
+  });
+
+  it('starts without METRICS_TOKEN, which only the monitoring profile needs, and the workers then ask for none', () => {
+    // Compose interpolates the whole file whatever the profiles, so a required METRICS_TOKEN would stop every start.
+    const withoutMonitoring = composeFile({ ADMIN_TOKEN });
+    for (const name of ['api', 'worker', 'worker-cutout']) {
+      expect(loadConfig(stringEnvironment(withoutMonitoring.services[name])).METRICS_TOKEN).toBeUndefined();
+    }
   });
 
   it('gives the API and both workers settings the service accepts, results in the bucket and no shared folder', () => {
@@ -91,27 +119,60 @@ describe('docker-compose.yml', () => {
   });
 
   it(
-    'scrapes the API with the admin token and every worker ' + 'replica, with alert rules and a dashboard that exist',
+    'scrapes the API and every worker replica with METRICS_TOKEN, never the admin token, ' +
+      'with alert rules and a dashboard that exist',
     () => {
-      const prometheus = parse(compose.configs?.['prometheus-config']?.content ?? '') as {
-        rule_files: string[];
-        scrape_configs: Array<{
-          job_name: string;
-          authorization?: { credentials: string };
-          static_configs?: Array<{ targets: string[] }>;
-          dns_sd_configs?: Array<{ names: string[]; port: number }>;
-        }>;
-      };
+      const prometheus = prometheusConfigOf(compose);
       const [api, workers] = prometheus.scrape_configs;
-      expect(api.authorization?.credentials).toBe('compose-test-admin-token-0123456789');
+      expect(api.authorization?.credentials).toBe(METRICS_TOKEN);
       expect(api.static_configs?.[0].targets).toEqual(['api:3000']);
+      expect(workers.authorization?.credentials).toBe(METRICS_TOKEN);
       expect(workers.dns_sd_configs?.[0]).toEqual({ names: ['worker', 'worker-cutout'], type: 'A', port: 3001 });
+      expect(compose.configs?.['prometheus-config']?.content).not.toContain(ADMIN_TOKEN);
       const mounted = (service: string) =>
         (compose.services[service].volumes ?? [])
           .map((volume) => volume.split(':')[0])
           .filter((path) => path.startsWith('./'));
       for (const path of [...mounted('prometheus'), ...mounted('grafana')])
         expect(existsSync(join(ROOT, path))).toBe(true);
+    },
+  );
+
+  it('gives the API and both workers METRICS_TOKEN, so the API reads it and the workers ask for it on /metrics', () => {
+    for (const [name, service] of appServices) {
+      expect({ name, token: loadConfig(stringEnvironment(service)).METRICS_TOKEN }).toEqual({
+        name,
+        token: METRICS_TOKEN,
+      });
+    }
+    // The admin token stays with the API alone.
+    expect(
+      appServices.filter(([, service]) => 'ADMIN_TOKEN' in (service.environment ?? {})).map(([name]) => name),
+    ).toEqual(['api']);
+  });
+
+  it('publishes Prometheus and Grafana on the loopback interface only', () => {
+    expect(monitoringServices.map(([name]) => name).sort()).toEqual(['grafana', 'prometheus']);
+    for (const [name, service] of monitoringServices) {
+      expect(service.ports?.length).toBeGreaterThan(0);
+      for (const port of service.ports ?? [])
+        expect({ name, port }).toEqual({ name, port: expect.stringMatching(/^127\.0\.0\.1:\d+:\d+$/) });
+    }
+  });
+
+  it(
+    'runs Grafana with no account to take over: no admin created, ' + 'no login form or basic auth, anonymous Viewers',
+    () => {
+      const grafana = stringEnvironment(compose.services.grafana);
+      expect(grafana).toMatchObject({
+        GF_SECURITY_DISABLE_INITIAL_ADMIN_CREATION: 'true',
+        GF_AUTH_DISABLE_LOGIN_FORM: 'true',
+        GF_AUTH_BASIC_ENABLED: 'false',
+        GF_USERS_ALLOW_SIGN_UP: 'false',
+        GF_AUTH_ANONYMOUS_ENABLED: 'true',
+        GF_AUTH_ANONYMOUS_ORG_ROLE: 'Viewer',
+      });
+      expect(Object.keys(grafana).filter((key) => key.startsWith('GF_SECURITY_ADMIN_'))).toEqual([]);
     },
   );
 

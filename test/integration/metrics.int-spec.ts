@@ -11,6 +11,7 @@ import { HealthService } from '../../src/core/health/health.service';
 import { MetricsScraper } from '../../src/core/metrics/metrics-scraper';
 import { OUTBOUND_TLS } from '../../src/core/outbound/outbound.module';
 import { CreditsService } from '../../src/modules/credits/credits.service';
+import { expectError } from '../support/http-errors';
 import { idempotencyKey, imageInputs, waitForJob, withFakeProvider } from '../support/jobs';
 import { GENEROUS_CREATE_LIMITS } from '../support/limits';
 import { metricNamesIn, parseSamples, seriesNames, sumOf, valueOf, type Sample } from '../support/prometheus-text';
@@ -71,7 +72,12 @@ describe('Prometheus metrics', () => {
     // An API process and a worker process of one deployment, each with its own registry, as in production.
     api = await createTestApp(SETTINGS, { role: ProcessRole.Api, override: edges });
     worker = await createSecondInstance(api, ProcessRole.Worker, edges);
-    healthServer = await startWorkerHealthServer(0, worker.app.get(HealthService), worker.app.get(MetricsScraper));
+    healthServer = await startWorkerHealthServer(
+      0,
+      worker.app.get(HealthService),
+      worker.app.get(MetricsScraper),
+      worker.config,
+    );
   });
 
   afterAll(async () => {
@@ -274,7 +280,7 @@ describe('Prometheus metrics', () => {
   });
 
   describe('endpoints', () => {
-    it('serves the API metrics at /metrics in the Prometheus text format with the admin token only', async () => {
+    it('serves the API metrics at /metrics in the Prometheus text format with the admin token', async () => {
       const res = await api.http().get('/metrics').set(bearer(TEST_ADMIN_TOKEN)).expect(200);
       expect(res.headers['content-type']).toMatch(/^text\/plain;.*version=0\.0\.4/);
       const names = seriesNames(parseSamples(res.text));
@@ -298,7 +304,7 @@ describe('Prometheus metrics', () => {
     });
 
     it(
-      'answers 404 not_found for the API metrics while ' + 'no admin token is configured, as the admin API does',
+      'answers 404 not_found for the API metrics while ' + 'neither an admin nor a metrics token is configured',
       async () => {
         const off = await createTestApp({ ADMIN_TOKEN: '' });
         try {
@@ -310,7 +316,7 @@ describe('Prometheus metrics', () => {
       },
     );
 
-    it("serves the worker's metrics on its health port without a token", async () => {
+    it("serves the worker's metrics on its health port without a token while METRICS_TOKEN is unset", async () => {
       const res = await fetch(workerMetricsUrl());
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^text\/plain;.*version=0\.0\.4/);
@@ -336,4 +342,106 @@ describe('Prometheus metrics', () => {
       expect(Object.keys(doc.paths)).not.toContain('/metrics');
     });
   });
+});
+
+describe('/metrics with METRICS_TOKEN', () => {
+  const METRICS_TOKEN = 'test-metrics-token-0123456789';
+  let t: TestApp;
+  let healthServer: Server;
+
+  beforeAll(async () => {
+    t = await createTestApp({
+      METRICS_TOKEN,
+      LIMIT_FAILED_ADMIN_AUTH_PER_HOUR_IP: '3',
+      RATE_LIMIT_WINDOW_SECONDS: '60',
+      TRUST_PROXY: '1',
+    });
+    // The health port as a worker started with these settings serves it (the port's checks need no worker module).
+    healthServer = await startWorkerHealthServer(0, t.app.get(HealthService), t.app.get(MetricsScraper), t.config);
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => healthServer?.close(resolve));
+    await t?.close();
+  });
+
+  const healthPort = (path: string, headers: Record<string, string> = {}) =>
+    fetch(`http://127.0.0.1:${(healthServer.address() as AddressInfo).port}${path}`, { headers });
+
+  it(
+    "reads the API's /metrics with METRICS_TOKEN, " + 'and with the admin token too, so older scrapers keep working',
+    async () => {
+      for (const token of [METRICS_TOKEN, TEST_ADMIN_TOKEN]) {
+        const res = await t.http().get('/metrics').set(bearer(token)).expect(200);
+        expect(res.headers['content-type']).toMatch(/^text\/plain;.*version=0\.0\.4/);
+        expect(seriesNames(parseSamples(res.text)).has('imgjobs_queue_jobs')).toBe(true);
+      }
+      expectError(await t.http().get('/metrics'), 401, 'unauthorized');
+    },
+  );
+
+  it('opens nothing else: the admin API and Bull Board refuse METRICS_TOKEN with 401', async () => {
+    const basic = { Authorization: `Basic ${Buffer.from(`metrics:${METRICS_TOKEN}`).toString('base64')}` };
+    const attempts = [
+      t.http().get(`/admin/v1/accounts/${randomUUID()}`).set(bearer(METRICS_TOKEN)),
+      t.http().post('/admin/v1/accounts').set(bearer(METRICS_TOKEN)).send({ name: 'x' }),
+      ...['/admin/queues', '/admin/queues/api/queues'].flatMap((path) => [
+        t.http().get(path).set(bearer(METRICS_TOKEN)),
+        t.http().get(path).set(basic),
+      ]),
+    ];
+    // Each from an address of its own, so none is refused for the others' failures.
+    for (const [i, attempt] of attempts.entries()) {
+      expectError(await attempt.set('X-Forwarded-For', `198.51.100.${10 + i}`), 401, 'unauthorized');
+    }
+  });
+
+  it(
+    "asks for METRICS_TOKEN (or the admin token) on a worker's health port /metrics, " + 'never on its probes',
+    async () => {
+      expect((await healthPort('/metrics')).status).toBe(401);
+      expect((await healthPort('/metrics', bearer('not-the-metrics-token-at-all'))).status).toBe(401);
+      for (const token of [METRICS_TOKEN, TEST_ADMIN_TOKEN]) {
+        const res = await healthPort('/metrics', bearer(token));
+        expect(res.status).toBe(200);
+        expect(seriesNames(parseSamples(await res.text())).has('imgjobs_queue_jobs')).toBe(true);
+      }
+      expect((await healthPort('/health/live')).status).toBe(200);
+      expect((await healthPort('/health/ready')).status).toBe(200);
+    },
+  );
+
+  it('answers 429 with Retry-After once an IP has tried too many wrong tokens; the right one still reads', async () => {
+    const fromIp = (ip: string, token: string) =>
+      t.http().get('/metrics').set(bearer(token)).set('X-Forwarded-For', ip);
+    for (let i = 0; i < 3; i++)
+      expectError(await fromIp('203.0.113.70', `wrong-metrics-token-${i}-0123456789`), 401, 'unauthorized');
+    const refused = await fromIp('203.0.113.70', 'wrong-metrics-token-x-0123456789');
+    expectError(refused, 429, 'rate_limit_exceeded');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    await fromIp('203.0.113.70', METRICS_TOKEN).expect(200);
+    expectError(await fromIp('203.0.113.71', 'wrong-metrics-token-y-0123456789'), 401, 'unauthorized');
+  });
+
+  it(
+    'serves /metrics with METRICS_TOKEN alone, ' + 'while the admin API and Bull Board stay off without ADMIN_TOKEN',
+    async () => {
+      const metricsOnly = await createTestApp({ ADMIN_TOKEN: '', METRICS_TOKEN });
+      try {
+        await metricsOnly.http().get('/metrics').set(bearer(METRICS_TOKEN)).expect(200);
+        expectError(
+          await metricsOnly.http().get('/admin/v1/no-such-route').set(bearer(METRICS_TOKEN)),
+          404,
+          'not_found',
+        );
+        expectError(
+          await metricsOnly.http().post('/admin/v1/accounts').set(bearer(METRICS_TOKEN)).send({ name: 'x' }),
+          404,
+          'not_found',
+        );
+        expectError(await metricsOnly.http().get('/admin/queues').set(bearer(METRICS_TOKEN)), 404, 'not_found');
+      } finally {
+        await metricsOnly.close();
+      }
+    },
+  );
 });

@@ -146,7 +146,8 @@ describe('per-IP limits behind a proxy (TRUST_PROXY)', () => {
 
   it('counts clients by X-Forwarded-For when the proxy is trusted, and by the socket when not', async () => {
     for (const [trust, expectations] of [
-      ['true', [200, 429, 200]],
+      ['1', [200, 429, 200]],
+      ['loopback', [200, 429, 200]],
       ['false', [200, 429, 429]],
     ] as const) {
       const t = await createTestApp({ TRUST_PROXY: trust, LIMIT_POLLS_PER_HOUR_IP: '1' });

@@ -86,6 +86,7 @@ describe('Worker responsiveness metrics', () => {
       0,
       workers[0].app.get(HealthService),
       workers[0].app.get(MetricsScraper),
+      workers[0].config,
     );
   });
 

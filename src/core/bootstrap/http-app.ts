@@ -28,7 +28,8 @@ export function configureHttpApp(app: INestApplication): void {
   const express = app.getHttpAdapter().getInstance() as Express;
   express.disable('x-powered-by');
   // Behind a load balancer, the client's address for per-IP limits comes from X-Forwarded-For,
-  // trusted only as far as TRUST_PROXY says (Express's own setting and semantics).
+  // trusted only as far as TRUST_PROXY says (Express's own setting and semantics; the configuration
+  // refuses trusting every hop, which would let any client choose its own address).
   express.set('trust proxy', app.get<symbol, AppConfig>(APP_CONFIG).TRUST_PROXY);
   // Order matters: timing covers the whole request, the id exists before anything can fail, and
   // body errors reach the envelope.

@@ -21,7 +21,10 @@ export const CONFIG_DOCS: { readonly [Name in keyof z.input<typeof configSetting
   API_PROCESSES: { description: 'processes of the `api` role sharing `PORT`, to use several cores per host' },
   TRUST_PROXY: {
     description:
-      'whose `X-Forwarded-For` gives the client address for per-IP limits: `false`, `true`, a hop count, or IPs/CIDRs',
+      'whose `X-Forwarded-For` gives the client address for per-IP limits: `false` (none: the socket address), the ' +
+      "number of proxies in front of the service (`1` behind one load balancer), or the proxies' IPs/CIDRs " +
+      '(`loopback`, `linklocal`, `uniquelocal` too); `true` is refused, since clients write the first entries ' +
+      '([operating.md](operating.md#client-addresses-behind-proxies))',
   },
   DATABASE_URL: {
     description: 'PostgreSQL connection',
@@ -31,7 +34,16 @@ export const CONFIG_DOCS: { readonly [Name in keyof z.input<typeof configSetting
   DATABASE_MIGRATE_ON_START: { description: 'apply pending migrations at start' },
   REDIS_URL: { description: 'Redis connection', default: '`redis://127.0.0.1:6379`' },
   REDIS_KEY_PREFIX: { description: 'prefix of every Redis key (queues, limits, caches)' },
-  ADMIN_TOKEN: { description: 'admin API and Bull Board token (16+ characters); unset disables both' },
+  ADMIN_TOKEN: {
+    description:
+      'admin API and Bull Board token (16+ characters); unset disables both. Also reads `/metrics`, for scrapers ' +
+      'set up before `METRICS_TOKEN`',
+  },
+  METRICS_TOKEN: {
+    description:
+      "token that reads `/metrics` and nothing else (16+ characters, not `ADMIN_TOKEN`); when set, a worker's " +
+      'health port asks for it on `/metrics` too',
+  },
   PUBLIC_BASE_URL: {
     description: 'origin used in `result_url` and `thumbnail_url`',
     default: '`http://localhost:$PORT`',
@@ -117,13 +129,22 @@ export const CONFIG_DOCS: { readonly [Name in keyof z.input<typeof configSetting
   },
   LIMIT_UPLOADS_PER_HOUR_IP: { description: '`POST /uploads` per window per client IP, refused uploads included' },
   LIMIT_FAILED_AUTH_PER_HOUR_IP: {
-    description: 'failed API-key authentications per client IP per window, then 429',
+    description:
+      'failed API-key authentications per client IP per window; beyond it a wrong key gets 429, ' +
+      'a valid key still passes',
+  },
+  LIMIT_FAILED_ADMIN_AUTH_PER_HOUR_IP: {
+    description:
+      'failed `ADMIN_TOKEN`/`METRICS_TOKEN` attempts per client IP per window (admin API, Bull Board, `/metrics`); ' +
+      'beyond it a wrong token gets 429, the right one still passes',
   },
   LIVE_EVENTS_MAX_STREAMS_PER_KEY: {
     description: 'event streams (`GET /api/v1/events`) one API key may hold open on one API process, then 429',
   },
   LIVE_EVENTS_HEARTBEAT_SECONDS: { description: 'seconds between the heartbeat comments of an event stream' },
-  RATE_LIMIT_WINDOW_SECONDS: { description: 'length of the sliding window of the create and poll limits' },
+  RATE_LIMIT_WINDOW_SECONDS: {
+    description: 'length of the sliding window of the create, poll, upload and failed-authentication limits',
+  },
   LIMIT_ACTIVE_JOBS_PER_KEY: { description: 'queued or processing jobs per API key' },
   LIMIT_ACTIVE_JOBS_PER_ACCOUNT: { description: 'queued or processing jobs per account' },
   CAPACITY_MAX_PENDING_RESULTS: { description: 'pending results per capacity group' },

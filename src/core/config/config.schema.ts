@@ -41,6 +41,29 @@ const allowlistEntry = z.string().refine((entry) => {
   return family !== 0 && Number.isInteger(prefix) && prefix >= 0 && prefix <= (family === 4 ? 32 : 128);
 }, 'must be a host name, an IP address or a CIDR range');
 
+/** What TRUST_PROXY takes instead of trusting every hop. */
+const TRUST_PROXY_ADVICE =
+  'give the number of proxies in front of the service (a hop count such as 1) or their addresses or CIDRs ' +
+  '(loopback, linklocal and uniquelocal name the private ranges)';
+const TRUST_EVERY_HOP =
+  'trust every entry of X-Forwarded-For, and any client can write entries to choose its own address';
+/** proxy-addr's names for reserved ranges. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** Why one TRUST_PROXY entry cannot name a proxy, or null when it can. */
+function proxyEntryProblem(entry: string): string | null {
+  if (PROXY_RANGE_NAMES.includes(entry)) return null;
+  const [address, bits, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0 || (bits !== undefined && !/^[0-9]+$/.test(bits))) {
+    return 'is not an IP address, a CIDR, loopback, linklocal or uniquelocal';
+  }
+  if (bits === undefined) return null;
+  const prefix = Number(bits);
+  if (prefix > (family === 4 ? 32 : 128)) return 'has a prefix length beyond the address';
+  return prefix === 0 ? `holds every address, so it would ${TRUST_EVERY_HOP}` : null;
+}
+
 const commaList = <T extends z.ZodTypeAny>(item: T) =>
   z
     .string()
@@ -64,29 +87,32 @@ export const configSettings = z.object({
   /** Processes of the api role sharing PORT, to use several cores in one container or host. */
   API_PROCESSES: positiveInt.max(64).default(1),
   /**
-   * Which proxies' X-Forwarded-For to believe for the client address: false (none), true
-   * (any), a hop count, or comma-separated addresses and CIDRs (Express's "trust proxy").
+   * Which proxies' X-Forwarded-For to believe for the client address of per-IP limits: false
+   * (none), a hop count, or comma-separated addresses and CIDRs (Express's "trust proxy").
+   * Trusting every hop is refused: X-Forwarded-For is written by the client first, so any client
+   * could then choose its own address, escaping its limits or spending a victim's.
    */
   TRUST_PROXY: z
     .string()
     .trim()
     .default('false')
-    .transform((value): boolean | number | string[] => {
-      if (value === 'true' || value === 'false') return value === 'true';
+    .transform((value, context): false | number | string[] => {
+      if (value === 'false') return false;
       if (/^[0-9]+$/.test(value)) return Number(value);
-      return value
+      if (value === 'true') {
+        context.addIssue({ code: 'custom', message: `true would ${TRUST_EVERY_HOP}; ${TRUST_PROXY_ADVICE}` });
+        return z.NEVER;
+      }
+      const entries = value
         .split(',')
         .map((part) => part.trim())
         .filter((part) => part.length > 0);
-    })
-    .refine(
-      (value) =>
-        typeof value !== 'object' ||
-        value.every(
-          (entry) => isIP(entry.split('/')[0]) !== 0 || ['loopback', 'linklocal', 'uniquelocal'].includes(entry),
-        ),
-      'must be true, false, a hop count, or comma-separated IP addresses, CIDRs, loopback, linklocal or uniquelocal',
-    ),
+      for (const entry of entries) {
+        const problem = proxyEntryProblem(entry);
+        if (problem) context.addIssue({ code: 'custom', message: `${entry} ${problem}; ${TRUST_PROXY_ADVICE}` });
+      }
+      return entries;
+    }),
   DATABASE_URL: optionalUrl(['postgres:', 'postgresql:']),
   DATABASE_POOL_SIZE: positiveInt.max(200).default(10),
   DATABASE_MIGRATE_ON_START: booleanFlag.default('true'),
@@ -96,6 +122,8 @@ export const configSettings = z.object({
     .regex(/^[a-z0-9_-]{1,40}$/i, 'must be 1 to 40 letters, digits, "_" or "-"')
     .default('imgjobs'),
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** Reads `/metrics` (the API's, and a worker's health port's) and nothing else, so scrapers need no admin token. */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   PUBLIC_BASE_URL: optionalUrl(['http:', 'https:']),
   /** Where result files live: a local folder every API and worker shares, or an S3-compatible bucket. */
   STORAGE_DRIVER: z.enum(['local', 's3']).default('local'),
@@ -155,8 +183,10 @@ export const configSettings = z.object({
   LIMIT_UPLOADS_PER_HOUR_KEY: positiveInt.default(100),
   LIMIT_UPLOADS_PER_HOUR_ACCOUNT: positiveInt.default(200),
   LIMIT_UPLOADS_PER_HOUR_IP: positiveInt.default(1000),
-  /** Failed API-key authentications per client IP per window, so keys cannot be guessed at database cost. */
+  /** Failed API-key authentications per client IP per window; beyond it a wrong key gets 429, a valid one passes. */
   LIMIT_FAILED_AUTH_PER_HOUR_IP: positiveInt.default(100),
+  /** Failed ADMIN_TOKEN and METRICS_TOKEN attempts per client IP per window (admin API, Bull Board, /metrics). */
+  LIMIT_FAILED_ADMIN_AUTH_PER_HOUR_IP: positiveInt.default(20),
   /**
    * Event streams (`GET /api/v1/events`) one API key may hold open at once on one API process;
    * beyond it, 429. A browser console needs one per tab.
@@ -164,7 +194,7 @@ export const configSettings = z.object({
   LIVE_EVENTS_MAX_STREAMS_PER_KEY: positiveInt.max(1000).default(5),
   /** Seconds between the heartbeat comments of an event stream, which keep proxies from closing an idle one. */
   LIVE_EVENTS_HEARTBEAT_SECONDS: positiveInt.max(300).default(15),
-  /** Length of the sliding window of the create and poll limits (the limits are per hour by default). */
+  /** Length of the sliding window of every rate limit and failed-authentication limit (per hour by default). */
   RATE_LIMIT_WINDOW_SECONDS: positiveInt.max(86_400).default(3600),
   LIMIT_ACTIVE_JOBS_PER_KEY: positiveInt.default(1),
   LIMIT_ACTIVE_JOBS_PER_ACCOUNT: positiveInt.default(2),
@@ -295,6 +325,13 @@ export const configSchema = configSettings
         code: 'custom',
         path: ['SHUTDOWN_DRAIN_SECONDS'],
         message: `must be less than SHUTDOWN_GRACE_SECONDS (${env.SHUTDOWN_GRACE_SECONDS}), which includes the drain`,
+      });
+    }
+    if (env.METRICS_TOKEN !== undefined && env.METRICS_TOKEN === env.ADMIN_TOKEN) {
+      context.addIssue({
+        code: 'custom',
+        path: ['METRICS_TOKEN'],
+        message: 'must differ from ADMIN_TOKEN: a scraper holding it must not be able to use the admin API',
       });
     }
     if (env.SEGMENTER === 'remote' && !env.SEGMENTER_URL) {

@@ -119,12 +119,44 @@ describe(loadConfig.name, () => {
     expect(config.WEBHOOK_RETRY_SCHEDULE).toEqual([0, 5, 300, 1800, 7200, 18000, 36000, 36000]);
   });
 
-  it('reads TRUST_PROXY as Express does: a flag, a hop count or a list of addresses', () => {
+  it('reads TRUST_PROXY as Express does: false, a hop count or a list of addresses', () => {
     expect(loadConfig({}).TRUST_PROXY).toBe(false);
-    expect(loadConfig({ TRUST_PROXY: 'true' }).TRUST_PROXY).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).TRUST_PROXY).toBe(false);
     expect(loadConfig({ TRUST_PROXY: '2' }).TRUST_PROXY).toBe(2);
     expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, loopback' }).TRUST_PROXY).toEqual(['10.0.0.0/8', 'loopback']);
-    expect(configError({ TRUST_PROXY: 'my-proxy.example' }).message).toContain('TRUST_PROXY');
+    expect(loadConfig({ TRUST_PROXY: '192.0.2.10,2001:db8::/32' }).TRUST_PROXY).toEqual([
+      '192.0.2.10',
+      '2001:db8::/32',
+    ]);
+    for (const value of ['my-proxy.example', '10.0.0.0/33', '10.0.0.0/8/1', '10.0.0.0/abc']) {
+      expect(configError({ TRUST_PROXY: value }).message).toContain('TRUST_PROXY');
+    }
+  });
+
+  it(
+    'refuses TRUST_PROXY=true, which lets every client choose its own address, ' +
+      'asking for a hop count or addresses',
+    () => {
+      const error = configError({ TRUST_PROXY: 'true' });
+      expect(error.problems).toHaveLength(1);
+      expect(error.problems[0]).toMatch(/^TRUST_PROXY: true would trust every entry of X-Forwarded-For/);
+      expect(error.problems[0]).toContain('hop count');
+      expect(error.problems[0]).toContain('addresses or CIDRs');
+      // A range of every address is the same thing.
+      for (const everything of ['0.0.0.0/0', '::/0', '10.0.0.1, 0.0.0.0/0']) {
+        expect(configError({ TRUST_PROXY: everything }).problems[0]).toMatch(/holds every address.*hop count/);
+      }
+    },
+  );
+
+  it('takes METRICS_TOKEN of 16 or more characters, other than ADMIN_TOKEN', () => {
+    expect(loadConfig({ METRICS_TOKEN: 'metrics-token-0123456789' }).METRICS_TOKEN).toBe('metrics-token-0123456789');
+    expect(loadConfig({}).METRICS_TOKEN).toBeUndefined();
+    expect(configError({ METRICS_TOKEN: 'short' }).message).toContain('METRICS_TOKEN');
+    const same = 'one-token-for-both-0123456789';
+    expect(configError({ ADMIN_TOKEN: same, METRICS_TOKEN: same }).problems).toEqual([
+      expect.stringMatching(/^METRICS_TOKEN: must differ from ADMIN_TOKEN/),
+    ]);
   });
 
   describe('result storage', () => {

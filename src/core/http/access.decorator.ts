@@ -7,6 +7,8 @@ export enum AccessLevel {
   ApiKey = 'api_key',
   /** The operator's ADMIN_TOKEN. */
   Admin = 'admin',
+  /** A scraper's METRICS_TOKEN, or the ADMIN_TOKEN (`/metrics`). */
+  Metrics = 'metrics',
 }
 
 /**

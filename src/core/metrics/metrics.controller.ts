@@ -5,12 +5,12 @@ import { Access, AccessLevel } from '../http/access.decorator';
 import { MetricsScraper } from './metrics-scraper';
 
 /**
- * Prometheus scrapes the API here with the operator's token (the admin API's guard: 404 while
- * ADMIN_TOKEN is unset, 401 without it). Left out of the OpenAPI document, which describes the
- * API clients use.
+ * Prometheus scrapes the API here with METRICS_TOKEN or ADMIN_TOKEN (the access guard: 404
+ * while neither is set, 401 without one, 429 after too many wrong ones). Left out of the OpenAPI
+ * document, which describes the API clients use.
  */
 @ApiExcludeController()
-@Access(AccessLevel.Admin)
+@Access(AccessLevel.Metrics)
 @Controller('metrics')
 export class MetricsController {
   constructor(private readonly metrics: MetricsScraper) {}

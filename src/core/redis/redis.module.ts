@@ -10,8 +10,13 @@ export const REDIS_SUBSCRIBER = Symbol('REDIS_SUBSCRIBER');
 function connect(url: string, name: string, subscriber = false): Redis {
   return new Redis(url, {
     connectionName: name,
-    // The ready check sends INFO, which a connection already in subscriber mode may not send.
-    enableReadyCheck: !subscriber,
+    // The subscriber too. Without the check, ioredis 5 can take a connection that closed during
+    // its handshake for ready and never reconnect (redis/ioredis#2099): the process would stay
+    // deaf to key revocations and live events for good. The check's INFO is refused on a
+    // connection already in subscriber mode, so nothing may subscribe during the handshake:
+    // ioredis subscribes again only once ready, and the first subscriptions wait for the
+    // subscriber's first readiness (below).
+    enableReadyCheck: true,
     // Commands fail after a bounded wait when Redis is down, so requests answer 503, not hang.
     maxRetriesPerRequest: 2,
     enableOfflineQueue: true,
@@ -27,7 +32,17 @@ function connect(url: string, name: string, subscriber = false): Redis {
     {
       provide: REDIS_SUBSCRIBER,
       inject: [CONNECTIONS],
-      useFactory: (c: Connections) => connect(c.redisUrl, 'image-jobs-subscriber', true),
+      useFactory: async (c: Connections) => {
+        const subscriber = connect(c.redisUrl, 'image-jobs-subscriber', true);
+        try {
+          // Answered once the connection is ready; refused, like any command, while Redis cannot be reached.
+          await subscriber.ping();
+        } catch (error) {
+          subscriber.disconnect();
+          throw error;
+        }
+        return subscriber;
+      },
     },
   ],
   exports: [REDIS, REDIS_SUBSCRIBER],

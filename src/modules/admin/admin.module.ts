@@ -2,11 +2,10 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { BullBoardModule } from '@bull-board/nestjs';
 import { Module } from '@nestjs/common';
-import { APP_CONFIG } from '../../core/config/config.module';
-import type { AppConfig } from '../../core/config/config.schema';
 import { ALL_QUEUES } from '../../core/queue/queue-name';
 import { AccountsModule } from '../accounts/accounts.module';
 import { AuthModule } from '../auth/auth.module';
+import { OperatorTokensService } from '../auth/operator-tokens.service';
 import { CreditsModule } from '../credits/credits.module';
 import { AdminController } from './admin.controller';
 import { AdminService } from './admin.service';
@@ -28,11 +27,12 @@ export class AdminServicesModule {}
   imports: [
     AdminServicesModule,
     BullBoardModule.forRootAsync({
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => ({
+      imports: [AuthModule],
+      inject: [OperatorTokensService],
+      useFactory: (operatorTokens: OperatorTokensService) => ({
         route: BULL_BOARD_ROUTE,
         adapter: ExpressAdapter,
-        middleware: bullBoardAuth(config.ADMIN_TOKEN),
+        middleware: bullBoardAuth(operatorTokens),
       }),
     }),
     BullBoardModule.forFeature(...ALL_QUEUES.map((name) => ({ name, adapter: BullMQAdapter }))),

@@ -1,28 +1,41 @@
-import type { RequestHandler } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { DomainError } from '../../core/errors/domain-error';
 import { ErrorCode } from '../../core/errors/error-code';
-import { sendError } from '../../core/http/error-response';
-import { requestIdOf } from '../../core/http/request-id';
-import { bearerToken, matchesAdminToken } from '../auth/access.guard';
+import { basicPassword, bearerToken } from '../../core/http/credentials';
+import { OperatorArea, type OperatorTokensService } from '../auth/operator-tokens.service';
 
-function basicPassword(header: string | undefined): string | null {
-  const match = /^Basic[ ]+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
-  if (!match) return null;
-  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  return colon >= 0 ? decoded.slice(colon + 1) : null;
-}
+/**
+ * Bull Board's pages act on the queues (retry, remove, pause) from an operator's browser, so no
+ * other site may frame them (clickjacking) and no response is read as another type than the
+ * one it declares.
+ */
+const BULL_BOARD_HEADERS: Record<string, string> = {
+  'Content-Security-Policy': "frame-ancestors 'none'",
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+};
 
 /**
  * Bull Board is an Express router mounted outside Nest's guards, so it gets its own check of
- * the admin token: as a bearer header for tools, or as the basic-auth password for browsers.
+ * the admin token (the admin API's, failures limited per client IP alike): as a bearer header
+ * for tools, or as the basic-auth password for browsers. Nest runs it as middleware, so what it
+ * throws reaches the error filter, and the answer is the usual envelope.
  */
-export function bullBoardAuth(adminToken: string | undefined): RequestHandler {
-  return (req, res, next) => {
-    if (!adminToken) return sendError(res, requestIdOf(req), DomainError.notFound('route'));
+export function bullBoardAuth(
+  operatorTokens: OperatorTokensService,
+): (req: Request, res: Response, next: NextFunction) => Promise<void> {
+  return async (req, res, next) => {
+    res.set(BULL_BOARD_HEADERS);
     const presented = bearerToken(req.headers.authorization) ?? basicPassword(req.headers.authorization);
-    if (presented && matchesAdminToken(presented, adminToken)) return next();
-    res.setHeader('WWW-Authenticate', 'Basic realm="Bull Board", charset="UTF-8"');
-    sendError(res, requestIdOf(req), new DomainError(ErrorCode.Unauthorized, 'The admin token is required.'));
+    try {
+      await operatorTokens.authenticate(OperatorArea.Admin, presented, req.ip ?? 'unknown');
+    } catch (error) {
+      // A browser then prompts for the token; a limited IP's 429 is no prompt.
+      if (error instanceof DomainError && error.code === ErrorCode.Unauthorized) {
+        res.setHeader('WWW-Authenticate', 'Basic realm="Bull Board", charset="UTF-8"');
+      }
+      throw error;
+    }
+    next();
   };
 }

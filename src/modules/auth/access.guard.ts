@@ -1,28 +1,18 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { APP_CONFIG } from '../../core/config/config.module';
-import type { AppConfig } from '../../core/config/config.schema';
 import { DomainError } from '../../core/errors/domain-error';
 import { ErrorCode } from '../../core/errors/error-code';
 import { ACCESS_METADATA, AccessLevel } from '../../core/http/access.decorator';
+import { bearerToken } from '../../core/http/credentials';
+import { apiAccessRefusal } from './api-access';
 import { ApiKeysService } from './api-keys.service';
-
-export function bearerToken(header: string | undefined): string | null {
-  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header ?? '');
-  return match ? match[1] : null;
-}
-
-/** Constant-time comparison of a presented token with the configured one. */
-export function matchesAdminToken(presented: string, adminToken: string): boolean {
-  const digest = (value: string) => createHash('sha256').update(value).digest();
-  return timingSafeEqual(digest(presented), digest(adminToken));
-}
+import { OperatorArea, OperatorTokensService } from './operator-tokens.service';
 
 /**
  * One guard for every route: API-key routes (the default) get a typed AuthContext on the
- * request; admin routes need ADMIN_TOKEN and do not exist while it is unset.
+ * request; admin routes need ADMIN_TOKEN and do not exist while it is unset; `/metrics` needs
+ * METRICS_TOKEN or ADMIN_TOKEN and does not exist while neither is set.
  */
 @Injectable()
 export class AccessGuard implements CanActivate {
@@ -32,7 +22,7 @@ export class AccessGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly apiKeys: ApiKeysService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly operatorTokens: OperatorTokensService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -42,7 +32,9 @@ export class AccessGuard implements CanActivate {
       case AccessLevel.Public:
         return true;
       case AccessLevel.Admin:
-        return this.authenticateAdmin(req);
+        return this.authenticateOperator(OperatorArea.Admin, req);
+      case AccessLevel.Metrics:
+        return this.authenticateOperator(OperatorArea.Metrics, req);
       case AccessLevel.ApiKey:
         return this.authenticateApiKey(req);
     }
@@ -60,15 +52,8 @@ export class AccessGuard implements CanActivate {
     return level;
   }
 
-  private authenticateAdmin(req: Request): boolean {
-    if (!this.config.ADMIN_TOKEN) throw DomainError.notFound('route');
-    const token = bearerToken(req.headers.authorization);
-    if (!token || !matchesAdminToken(token, this.config.ADMIN_TOKEN)) {
-      throw new DomainError(
-        ErrorCode.Unauthorized,
-        'A valid admin token is required: Authorization: Bearer <ADMIN_TOKEN>.',
-      );
-    }
+  private async authenticateOperator(area: OperatorArea, req: Request): Promise<boolean> {
+    await this.operatorTokens.authenticate(area, bearerToken(req.headers.authorization), req.ip ?? 'unknown');
     return true;
   }
 
@@ -78,14 +63,8 @@ export class AccessGuard implements CanActivate {
       throw new DomainError(ErrorCode.Unauthorized, 'Send your API key as Authorization: Bearer <API_KEY>.');
     }
     const key = await this.apiKeys.authenticate(token, req.ip ?? 'unknown');
-    if (!key.apiAccess) {
-      throw new DomainError(ErrorCode.ApiAccessDisabled, 'API access is not enabled for this account.');
-    }
-    if (key.restrictedUntil && key.restrictedUntil.getTime() > Date.now()) {
-      throw new DomainError(ErrorCode.AccountRestricted, 'This account is temporarily restricted.', {
-        restricted_until: key.restrictedUntil.toISOString(),
-      });
-    }
+    const refusal = apiAccessRefusal(key);
+    if (refusal) throw refusal;
     req.auth = { keyId: key.keyId, accountId: key.accountId, environment: key.environment };
     return true;
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, IsNull } from 'typeorm';
+import { DataSource, In, IsNull } from 'typeorm';
 import { ApiKey, type KeyEnvironment } from './api-key.entity';
 
 export interface NewApiKey {
@@ -33,6 +33,15 @@ export class ApiKeysRepository {
   findActiveByHash(secretHash: string): Promise<ApiKey | null> {
     return this.dataSource.getRepository(ApiKey).findOne({
       where: { secretHash, revokedAt: IsNull() },
+      relations: { account: true },
+    });
+  }
+
+  /** The unrevoked keys among `keyIds`, with their accounts. */
+  findActiveByIds(keyIds: readonly string[]): Promise<ApiKey[]> {
+    if (keyIds.length === 0) return Promise.resolve([]);
+    return this.dataSource.getRepository(ApiKey).find({
+      where: { id: In([...keyIds]), revokedAt: IsNull() },
       relations: { account: true },
     });
   }

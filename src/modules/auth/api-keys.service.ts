@@ -5,8 +5,9 @@ import type { AppConfig } from '../../core/config/config.schema';
 import { DomainError } from '../../core/errors/domain-error';
 import { ErrorCode } from '../../core/errors/error-code';
 import { REDIS, REDIS_SUBSCRIBER } from '../../core/redis/redis.module';
-import { FailedAuthLimitService } from '../rate-limit/failed-auth-limit.service';
+import { FailedAuthLimitService, FailedCredential } from '../rate-limit/failed-auth-limit.service';
 import type { ApiKey, KeyEnvironment } from './api-key.entity';
+import { apiAccessRefusal } from './api-access';
 import { ApiKeysRepository } from './api-keys.repository';
 import { generateKeySecret, hashSecret, isWellFormedKey } from './api-key-secret';
 import { KeyLookupCache, type ResolvedKey } from './key-lookup-cache';
@@ -23,13 +24,21 @@ export interface KeyInvalidation {
   accountId?: string;
 }
 
-/** Issues, revokes and resolves API keys; every API instance hears revocations at once. */
+/**
+ * Issues, revokes and resolves API keys; every API instance hears revocations at once, through
+ * Redis pub/sub. Pub/sub keeps no message for a subscriber that is away: while this process's
+ * subscription is down its lookup cache is suspended, and when the subscription is back the
+ * invalidations it may have missed are made good (the cache starts empty, and whoever holds on
+ * to a key, such as an open event stream, checks it again).
+ */
 @Injectable()
 export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(ApiKeysService.name);
   private readonly cache: KeyLookupCache;
   private readonly channel: string;
   private readonly invalidationListeners: Array<(match: KeyInvalidation) => void> = [];
+  private readonly missedInvalidationListeners: Array<() => void> = [];
+  private subscribedOnce = false;
 
   constructor(
     private readonly keys: ApiKeysRepository,
@@ -44,11 +53,19 @@ export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
 
   async onModuleInit(): Promise<void> {
     this.subscriber.on('message', this.onInvalidation);
+    this.subscriber.on('close', this.onSubscriptionLost);
+    this.subscriber.on('ready', this.onResubscribed);
     await this.subscriber.subscribe(this.channel);
+    // A connection lost while this first subscription waited suspended the cache, and its
+    // `ready` came too early to resume it.
+    this.cache.resume();
+    this.subscribedOnce = true;
   }
 
   async onModuleDestroy(): Promise<void> {
     this.subscriber.off('message', this.onInvalidation);
+    this.subscriber.off('close', this.onSubscriptionLost);
+    this.subscriber.off('ready', this.onResubscribed);
     await this.subscriber.unsubscribe(this.channel).catch(() => undefined);
   }
 
@@ -58,6 +75,15 @@ export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
    */
   whenInvalidated(listener: (match: KeyInvalidation) => void): void {
     this.invalidationListeners.push(listener);
+  }
+
+  /**
+   * `listener` hears that the subscription to invalidations came back after it was lost: any
+   * key held since then may have been revoked unheard, so it is to be checked again (with
+   * `acceptedKeyIds`).
+   */
+  whenInvalidationsMissed(listener: () => void): void {
+    this.missedInvalidationListeners.push(listener);
   }
 
   async issue(accountId: string, environment: KeyEnvironment, name: string | null): Promise<IssuedKey> {
@@ -79,21 +105,19 @@ export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * The key a presented secret stands for, or 401. A key known from the cache passes at once.
-   * Otherwise the client IP must have failed authentications left (429 before any database
-   * lookup when it has none), and a secret that proves unknown, revoked or malformed counts as
-   * one more failure, so guessing keys costs a bounded number of lookups per IP and window.
+   * The key a presented secret stands for. A key that resolves valid always passes, whatever its
+   * client IP has failed before: behind a proxy that hides client addresses every client shares
+   * one IP, and one client's failures must not lock the others out. A secret that proves
+   * malformed, unknown or revoked counts as a failure of the IP and is refused with 401, or with
+   * 429 once the IP has used up its failures in the window. Guessing stays cheap for the
+   * database: a malformed secret costs no lookup, a well-formed one at most one by the unique
+   * index on the hash, and the same one again none while the cache remembers it as unknown.
    */
   async authenticate(secret: string, clientIp: string): Promise<ResolvedKey> {
-    const cached = isWellFormedKey(secret) ? this.cache.get(hashSecret(secret)) : undefined;
-    if (cached) return cached;
-    await this.failedAuth.ensureAllowed(clientIp);
     const resolved = await this.resolve(secret);
-    if (!resolved) {
-      await this.failedAuth.recordFailure(clientIp);
-      throw new DomainError(ErrorCode.Unauthorized, 'The API key is invalid or has been revoked.');
-    }
-    return resolved;
+    if (resolved) return resolved;
+    await this.failedAuth.recordFailure(FailedCredential.ApiKey, clientIp);
+    throw new DomainError(ErrorCode.Unauthorized, 'The API key is invalid or has been revoked.');
   }
 
   async resolve(secret: string): Promise<ResolvedKey | null> {
@@ -117,6 +141,16 @@ export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
     return resolved;
   }
 
+  /**
+   * Of `keyIds`, those whose keys are unrevoked and whose accounts may use the API now, read
+   * from the database (never from the cache).
+   */
+  async acceptedKeyIds(keyIds: readonly string[]): Promise<Set<string>> {
+    const now = Date.now();
+    const rows = await this.keys.findActiveByIds(keyIds);
+    return new Set(rows.filter((row) => row.account && !apiAccessRefusal(row.account, now)).map((row) => row.id));
+  }
+
   async findById(keyId: string): Promise<ApiKey> {
     const key = await this.keys.findById(keyId);
     if (!key) throw DomainError.notFound('API key');
@@ -133,6 +167,27 @@ export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
     this.cache.invalidate(match);
     for (const listener of this.invalidationListeners) listener(match);
   }
+
+  /** Invalidations published from now on cannot reach this process, so its cache stops answering. */
+  private readonly onSubscriptionLost = (): void => {
+    this.cache.suspend();
+  };
+
+  /**
+   * The subscriber connection is back. ioredis emits `ready` before it subscribes again, so the
+   * channel is subscribed once more (a no-op for Redis) and only its reply resumes the cache:
+   * from then on no invalidation is missed, and what was missed before is made good.
+   */
+  private readonly onResubscribed = (): void => {
+    if (!this.subscribedOnce) return;
+    this.subscriber.subscribe(this.channel).then(
+      () => {
+        this.cache.resume();
+        for (const listener of this.missedInvalidationListeners) listener();
+      },
+      (error: unknown) => this.logger.warn({ err: error }, 'resubscribing to key invalidations failed'),
+    );
+  };
 
   private readonly onInvalidation = (channel: string, message: string): void => {
     if (channel !== this.channel) return;

@@ -6,11 +6,12 @@ import { AccountController } from './account.controller';
 import { ApiKey } from './api-key.entity';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeysService } from './api-keys.service';
+import { OperatorTokensService } from './operator-tokens.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([ApiKey]), AccountsModule, RateLimitModule],
   controllers: [AccountController],
-  providers: [ApiKeysRepository, ApiKeysService],
-  exports: [ApiKeysService],
+  providers: [ApiKeysRepository, ApiKeysService, OperatorTokensService],
+  exports: [ApiKeysService, OperatorTokensService],
 })
 export class AuthModule {}

@@ -45,6 +45,26 @@ describe(KeyLookupCache.name, () => {
     expect(cache.get('h1')).toBeUndefined();
   });
 
+  it('forgets every entry and stores none while suspended, then stores again once resumed', () => {
+    const cache = new KeyLookupCache(30_000, 10, clock);
+    cache.set('known', resolved('k1', 'a1'), cache.currentGeneration());
+    cache.set('unknown', null, cache.currentGeneration());
+
+    cache.suspend();
+    expect(cache.get('known')).toBeUndefined();
+    expect(cache.get('unknown')).toBeUndefined();
+    cache.set('known', resolved('k1', 'a1'), cache.currentGeneration());
+    const readWhileSuspended = cache.currentGeneration();
+
+    cache.resume();
+    expect(cache.get('known')).toBeUndefined();
+    // A lookup that read the database before the resumption may have missed an invalidation.
+    cache.set('known', resolved('k1', 'a1'), readWhileSuspended);
+    expect(cache.get('known')).toBeUndefined();
+    cache.set('known', resolved('k1', 'a1'), cache.currentGeneration());
+    expect(cache.get('known')).toEqual(resolved('k1', 'a1'));
+  });
+
   it('invalidates by key id, leaving other keys of the account', () => {
     const cache = new KeyLookupCache(30_000, 10, clock);
     const generation = cache.currentGeneration();

@@ -26,6 +26,8 @@ export class KeyLookupCache {
   private readonly unknown: LRUCache<string, CacheEntry<null>>;
   /** Bumped by every invalidation, so a lookup that raced one is not cached. */
   private generation = 0;
+  /** While invalidations cannot reach this process, nothing is stored (see `suspend`). */
+  private suspended = false;
 
   constructor(
     private readonly ttlMs: number,
@@ -49,7 +51,7 @@ export class KeyLookupCache {
   }
 
   set(hash: string, key: ResolvedKey | null, readAtGeneration: number): void {
-    if (this.ttlMs <= 0 || readAtGeneration !== this.generation) return;
+    if (this.ttlMs <= 0 || this.suspended || readAtGeneration !== this.generation) return;
     const expiresAt = this.now() + this.ttlMs;
     if (key) {
       this.unknown.delete(hash);
@@ -65,6 +67,30 @@ export class KeyLookupCache {
     for (const [hash, entry] of this.known.entries()) {
       if (entry.value.keyId === match.keyId || entry.value.accountId === match.accountId) this.known.delete(hash);
     }
+  }
+
+  /**
+   * Forgets every entry and stores none until `resume`: for while the invalidations published by
+   * other instances cannot arrive, when no entry could be trusted to be current.
+   */
+  suspend(): void {
+    this.suspended = true;
+    this.clear();
+  }
+
+  /**
+   * Forgets every entry again, since invalidations published while suspended were lost, and
+   * stores lookups from now on; lookups started before this call are not stored.
+   */
+  resume(): void {
+    this.clear();
+    this.suspended = false;
+  }
+
+  private clear(): void {
+    this.generation++;
+    this.known.clear();
+    this.unknown.clear();
   }
 
   private fresh<T extends ResolvedKey | null>(cache: LRUCache<string, CacheEntry<T>>, hash: string): T | undefined {

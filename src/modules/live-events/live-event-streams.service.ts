@@ -72,6 +72,7 @@ export class LiveEventStreams implements OnModuleInit, OnModuleDestroy, BeforeAp
     this.subscriber.on('ready', this.onResubscribed);
     this.health.whenDraining(() => this.closeAll());
     this.keys.whenInvalidated((match) => this.closeInvalidated(match));
+    this.keys.whenInvalidationsMissed(() => void this.closeStreamsOfRefusedKeys());
     await this.subscriber.subscribe(this.channel);
     this.subscribedOnce = true;
   }
@@ -164,6 +165,29 @@ export class LiveEventStreams implements OnModuleInit, OnModuleDestroy, BeforeAp
         if (stream.keyId === match.keyId || stream.accountId === match.accountId)
           this.end(stream, 'credentials_changed');
       }
+    }
+  }
+
+  /**
+   * Revocations and account changes published while this process's subscription was down never
+   * arrived, so the keys of the open streams are read again from the database: the streams of
+   * keys revoked or refused since end, the others stay open. If the database cannot say, every
+   * stream ends, and each client's reconnection is authenticated afresh.
+   */
+  private async closeStreamsOfRefusedKeys(): Promise<void> {
+    // Streams opened from now on were authenticated after the subscription came back.
+    const streams = [...this.byAccount.values()].flatMap((opened) => [...opened]);
+    if (streams.length === 0) return;
+    let accepted: Set<string>;
+    try {
+      accepted = await this.keys.acceptedKeyIds([...new Set(streams.map((stream) => stream.keyId))]);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'could not check the keys of the open event streams; ending them all');
+      accepted = new Set();
+    }
+    for (const stream of streams) {
+      const stillOpen = this.byAccount.get(stream.accountId)?.has(stream) ?? false;
+      if (stillOpen && !accepted.has(stream.keyId)) this.end(stream, 'credentials_changed');
     }
   }
 

@@ -10,8 +10,22 @@ import { runSlidingWindow } from './sliding-window';
 import { SlidingWindowMode } from './sliding-window.lua';
 
 /**
- * Failed API-key authentications per client IP over the rate-limit window, in Redis like the
- * other limits, so guessing keys costs neither unbounded database lookups nor cache churn.
+ * What a failed authentication presented: each kind has its own counter per IP (the value names
+ * its Redis key) and its own limit.
+ */
+export enum FailedCredential {
+  /** An API key (`sk_live_…`, `sk_sandbox_…`). */
+  ApiKey = 'auth-fail',
+  /** An operator's token: ADMIN_TOKEN or METRICS_TOKEN. */
+  OperatorToken = 'admin-auth-fail',
+}
+
+/**
+ * Failed authentications per client IP over the rate-limit window, in Redis like the other
+ * limits, so every API instance shares the count. Only failures count: a credential that proves
+ * valid always passes, so clients behind one gateway address are never refused for one another's
+ * mistakes; what the limit changes is the answer to a failing address, 429 with Retry-After
+ * instead of 401, which tells a client retrying a wrong secret to stop.
  */
 @Injectable()
 export class FailedAuthLimitService {
@@ -21,33 +35,37 @@ export class FailedAuthLimitService {
   ) {}
 
   /**
-   * Throws 429 `rate_limit_exceeded` when the IP has used up its failures, before any lookup.
-   * Valid keys never count: a burst of many customers' keys behind one gateway address is not
-   * refused. Guesses in flight at the same moment can each be looked up once before their
-   * failures are counted; that bounds the overshoot by the caller's own concurrency.
+   * Counts one failed authentication of `credential` from `ip`, or throws 429
+   * `rate_limit_exceeded` when the IP has used up its failures in the window (that one is not
+   * counted, so the oldest failure leaving the window frees the IP). One atomic step, so
+   * concurrent failures are counted exactly.
    */
-  async ensureAllowed(ip: string): Promise<void> {
-    // Giving back a token that was never taken removes nothing and reports the room left.
-    const [, , remaining, resetMs] = await this.run(SlidingWindowMode.Refund, ip, randomUUID());
-    if (remaining <= 0) throw this.exceeded(resetMs);
-  }
-
-  /** Counts one failed authentication (an unknown, revoked or malformed key). */
-  async recordFailure(ip: string): Promise<void> {
-    await this.run(SlidingWindowMode.Consume, ip, randomUUID());
-  }
-
-  private run(mode: SlidingWindowMode, ip: string, token: string) {
+  async recordFailure(credential: FailedCredential, ip: string): Promise<void> {
     // One key per call: the IP is the hash tag only so counters spread over a cluster's slots.
-    const key = `${this.config.REDIS_KEY_PREFIX}:rl:auth-fail:{${ip}}`;
-    return runSlidingWindow(this.redis, mode, [key], this.config.RATE_LIMIT_WINDOW_SECONDS * 1000, token, [
-      this.config.LIMIT_FAILED_AUTH_PER_HOUR_IP,
-    ]);
+    const key = `${this.config.REDIS_KEY_PREFIX}:rl:${credential}:{${ip}}`;
+    const limit = this.limitOf(credential);
+    const [allowed, , , resetMs] = await runSlidingWindow(
+      this.redis,
+      SlidingWindowMode.Consume,
+      [key],
+      this.config.RATE_LIMIT_WINDOW_SECONDS * 1000,
+      randomUUID(),
+      [limit],
+    );
+    if (allowed !== 1) throw this.exceeded(limit, resetMs);
   }
 
-  private exceeded(resetMs: number): DomainError {
+  private limitOf(credential: FailedCredential): number {
+    switch (credential) {
+      case FailedCredential.ApiKey:
+        return this.config.LIMIT_FAILED_AUTH_PER_HOUR_IP;
+      case FailedCredential.OperatorToken:
+        return this.config.LIMIT_FAILED_ADMIN_AUTH_PER_HOUR_IP;
+    }
+  }
+
+  private exceeded(limit: number, resetMs: number): DomainError {
     const wait = Math.max(1, Math.ceil(resetMs / 1000));
-    const limit = this.config.LIMIT_FAILED_AUTH_PER_HOUR_IP;
     const windowSeconds = this.config.RATE_LIMIT_WINDOW_SECONDS;
     return new DomainError(
       ErrorCode.RateLimitExceeded,
