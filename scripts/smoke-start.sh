@@ -194,4 +194,14 @@ if kill -0 -- "-$pgid" 2>/dev/null; then
   fail "processes still running ${STOP_GRACE} s after SIGTERM"
 fi
 pgid=""
-say "npm start on a fresh clone: ok ($(elapsed) in all)"
+
+# The release it ran on, from its start line: Node.js 24 that `npm ci` installed for the project
+# (or the system's, where that is 22 or later), never an older system Node.js.
+node_version="$(grep -o '"node":"v[0-9.]*","msg":"starting"' "$out" | head -1 | cut -d'"' -f4)"
+[ -n "$node_version" ] || fail "no start line naming the Node.js release"
+[ "${node_version#v}" != "$node_version" ] && [ "$(echo "${node_version#v}" | cut -d. -f1)" -ge 22 ] \
+  || fail "it ran on Node.js $node_version; 22 or later is needed"
+# No runtime warning (a deprecation, an experimental feature, a dependency's notice) from start to stop.
+warnings="$(grep -E '^\(node:[0-9]+\) (\[[A-Z0-9]+\] )?[A-Za-z]*Warning' "$out")"
+[ -z "$warnings" ] || fail "runtime warnings: $warnings"
+say "npm start on a fresh clone: ok on Node.js $node_version, no runtime warning ($(elapsed) in all)"

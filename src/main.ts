@@ -1,3 +1,5 @@
+// First: on an unsupported Node.js the process stops here, before any other module loads.
+import './core/bootstrap/supported-node';
 import 'reflect-metadata';
 import cluster from 'node:cluster';
 import type { Server } from 'node:http';
@@ -72,6 +74,7 @@ async function main(): Promise<void> {
     base: { role, pid: process.pid },
     serializers: { err: serializeError },
   });
+  logger.info({ node: process.version }, 'starting');
   const devServices: StartedService[] = [];
   let running: Running | undefined;
   let supervisor: ApiSupervisor | undefined;

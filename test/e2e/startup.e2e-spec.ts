@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import {
   waitForReady,
   type ServiceProcess,
 } from '../support/processes';
+import { MINIMUM_NODE_MAJOR, unsupportedNodeMessage } from '../../src/core/bootstrap/supported-node';
 import { deleteRedisKeys } from '../support/test-app';
 import { testServices } from '../support/test-services';
 
@@ -25,7 +27,46 @@ async function stopGracefully(service: ServiceProcess): Promise<void> {
   await service.exited;
 }
 
+/** Node.js executables on PATH older than the service supports, by path (the machine's own, where it is older). */
+function olderNodesOnPath(): string[] {
+  const found = spawnSync('which', ['-a', 'node'], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+  return [...new Set(found)].filter((path) => {
+    const version = spawnSync(path, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim();
+    return unsupportedNodeMessage(version) !== null;
+  });
+}
+
 describe('process start-up', () => {
+  describe(`on a Node.js older than ${MINIMUM_NODE_MAJOR}`, () => {
+    const refusal = (version: string) =>
+      new RegExp(
+        `^The Image Job Service needs Node.js ${MINIMUM_NODE_MAJOR} or later .*this is ${version.replace(/\./g, '\\.')}\\. .*nvm install 24`,
+      );
+
+    it('prints one line naming the version needed and how to get it, and exits 1', async () => {
+      // An older release, as the entry point sees it: process.versions says 20.11.0 before any module loads.
+      const folder = mkdtempSync(join(tmpdir(), 'imgjobs-old-node-'));
+      const preload = join(folder, 'node-20.js');
+      writeFileSync(preload, "Object.defineProperty(process.versions, 'node', { value: '20.11.0' });\n");
+      try {
+        const service = startProcess(process.execPath, ['-r', preload, 'dist/main.js', 'api'], cleanEnv({}));
+        expect(await service.exited).toBe(1);
+        expect(service.output().trimEnd().split('\n')).toEqual([expect.stringMatching(refusal('20.11.0'))]);
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    });
+
+    it('refuses the same way on an older Node.js the machine has, if any', async () => {
+      for (const node of olderNodesOnPath()) {
+        const version = spawnSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim();
+        const service = startProcess(node, ['dist/main.js', 'api'], cleanEnv({}));
+        expect(await service.exited).toBe(1);
+        expect(service.output().trimEnd().split('\n')).toEqual([expect.stringMatching(refusal(version))]);
+      }
+    });
+  });
+
   it('refuses to start with an invalid setting and names it', async () => {
     const service = startService('api', cleanEnv({ PORT: 'abc', CAPACITY_ACCOUNT_SHARE: '3' }));
     expect(await service.exited).toBe(1);

@@ -407,6 +407,7 @@ describe('/metrics with METRICS_TOKEN', () => {
       }
       expect((await healthPort('/health/live')).status).toBe(200);
       expect((await healthPort('/health/ready')).status).toBe(200);
+      expect(await (await healthPort('/health')).json()).toEqual({ status: 'ok', node: process.version });
     },
   );
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { MINIMUM_NODE_MAJOR } from '../../src/core/bootstrap/supported-node';
 import { DOCS_PATH, OPENAPI_JSON_PATH } from '../../src/core/bootstrap/http-app';
 import { HealthController } from '../../src/core/health/health.controller';
 import { HealthService } from '../../src/core/health/health.service';
@@ -305,6 +306,12 @@ describe(HealthController.name, () => {
     t = await createTestApp();
   });
   afterAll(() => t.close());
+
+  it('GET /health is 200 without credentials and names the Node.js it runs on: 22 or later', async () => {
+    const res = await t.http().get('/health').expect(200);
+    expect(res.body).toEqual({ status: 'ok', node: process.version, request_id: res.headers['x-request-id'] });
+    expect(Number(/^v(\d+)\./.exec(res.body.node)?.[1])).toBeGreaterThanOrEqual(MINIMUM_NODE_MAJOR);
+  });
 
   it('GET /health/live is 200 without credentials', async () => {
     const res = await t.http().get('/health/live').expect(200);

@@ -7,10 +7,11 @@ import { metricsTokens } from '../metrics/metrics-tokens';
 
 /**
  * A worker answers no public HTTP; this port only serves `/health/live` and `/health/ready`
- * for an orchestrator's probes, and `/metrics` for Prometheus. It is an internal port, so
+ * for an orchestrator's probes, `/health` (which Node.js runs it, as the API's says), and
+ * `/metrics` for Prometheus. It is an internal port, so
  * `/metrics` is open unless METRICS_TOKEN is set, for networks that others can reach too; then
  * it takes the tokens the API's `/metrics` takes. The probes never ask for a token: an
- * orchestrator's probes carry none. Node's bare server is enough for three fixed routes.
+ * orchestrator's probes carry none. Node's bare server is enough for four fixed routes.
  */
 export function startWorkerHealthServer(
   port: number,
@@ -24,6 +25,7 @@ export function startWorkerHealthServer(
       res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
     };
     if (req.method !== 'GET') return reply(405, { status: 'method_not_allowed' });
+    if (req.url === '/health') return reply(200, { status: 'ok', node: process.version });
     if (req.url === '/health/live') return reply(200, { status: 'ok' });
     if (req.url === '/health/ready') {
       health

@@ -10,6 +10,13 @@ import { HealthService, type ReadinessReply } from './health.service';
 export class HealthController {
   constructor(private readonly health: HealthService) {}
 
+  @Get()
+  @ApiOperation({ summary: 'The process is running, and the Node.js release it runs on.' })
+  @ApiOkResponse({ description: '`{ status: "ok", node: "v24.22.3" }`' })
+  about(): { status: string; node: string } {
+    return { status: 'ok', node: process.version };
+  }
+
   @Get('live')
   @ApiOperation({ summary: 'The process is running (a liveness probe); 200 while it drains, too.' })
   live(): { status: string } {
