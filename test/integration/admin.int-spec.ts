@@ -4,7 +4,15 @@ import type { EntityManager } from 'typeorm';
 import { AdminController } from '../../src/modules/admin/admin.controller';
 import { CreditsService } from '../../src/modules/credits/credits.service';
 import { expectError } from '../support/http-errors';
-import { bearer, createTestApp, seedAccount, TEST_ADMIN_TOKEN, type TestApp } from '../support/test-app';
+import {
+  bearer,
+  createTestApp,
+  OPERATOR_TOKEN_LIMIT_SETTINGS,
+  seedAccount,
+  TEST_ADMIN_TOKEN,
+  TEST_METRICS_TOKEN,
+  type TestApp,
+} from '../support/test-app';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -573,16 +581,11 @@ describe(AdminController.name, () => {
   });
 
   describe('failed admin-token limit per client IP', () => {
-    const METRICS_TOKEN = 'test-metrics-token-0123456789';
+    const METRICS_TOKEN = TEST_METRICS_TOKEN;
     let limited: TestApp;
 
     beforeAll(async () => {
-      limited = await createTestApp({
-        LIMIT_FAILED_ADMIN_AUTH_PER_HOUR_IP: '3',
-        RATE_LIMIT_WINDOW_SECONDS: '60',
-        METRICS_TOKEN,
-        TRUST_PROXY: '1',
-      });
+      limited = await createTestApp(OPERATOR_TOKEN_LIMIT_SETTINGS);
     });
     afterAll(() => limited.close());
 

@@ -1,6 +1,14 @@
 import { BULL_BOARD_ROUTE } from '../../src/modules/admin/admin.module';
 import { expectError } from '../support/http-errors';
-import { bearer, createTestApp, seedAccount, TEST_ADMIN_TOKEN, type TestApp } from '../support/test-app';
+import {
+  bearer,
+  createTestApp,
+  OPERATOR_TOKEN_LIMIT_SETTINGS,
+  seedAccount,
+  TEST_ADMIN_TOKEN,
+  TEST_METRICS_TOKEN,
+  type TestApp,
+} from '../support/test-app';
 
 /** Bull Board's JSON list of queues (route `/api/queues` in @bull-board/api's routes.js). */
 const QUEUES_API = `${BULL_BOARD_ROUTE}/api/queues`;
@@ -81,16 +89,11 @@ describe(`Bull Board at ${BULL_BOARD_ROUTE}`, () => {
   });
 
   describe('after too many wrong tokens from one client IP', () => {
-    const METRICS_TOKEN = 'test-metrics-token-0123456789';
+    const METRICS_TOKEN = TEST_METRICS_TOKEN;
     let limited: TestApp;
 
     beforeAll(async () => {
-      limited = await createTestApp({
-        LIMIT_FAILED_ADMIN_AUTH_PER_HOUR_IP: '3',
-        RATE_LIMIT_WINDOW_SECONDS: '60',
-        METRICS_TOKEN,
-        TRUST_PROXY: '1',
-      });
+      limited = await createTestApp(OPERATOR_TOKEN_LIMIT_SETTINGS);
     });
     afterAll(() => limited.close());
 

@@ -18,6 +18,19 @@ import { KeyEnvironment } from '../../src/modules/auth/api-key.entity';
 import { testServices } from './test-services';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
+/** A token that reads /metrics and nothing else (METRICS_TOKEN), apart from the admin token. */
+export const TEST_METRICS_TOKEN = 'test-metrics-token-0123456789';
+
+/**
+ * Three wrong operator tokens per client address in the window, behind one trusted proxy, so a
+ * test names the address of each request in X-Forwarded-For; with METRICS_TOKEN set.
+ */
+export const OPERATOR_TOKEN_LIMIT_SETTINGS = {
+  LIMIT_FAILED_ADMIN_AUTH_PER_HOUR_IP: '3',
+  RATE_LIMIT_WINDOW_SECONDS: '60',
+  METRICS_TOKEN: TEST_METRICS_TOKEN,
+  TRUST_PROXY: '1',
+};
 
 /**
  * Where tests keep the prepared segmentation model, shared by every test run on the machine (preparation is atomic).
