@@ -3,8 +3,6 @@ export interface WatchedTimer {
   /** The delay asked for, in milliseconds. */
   ms: number;
   fired: boolean;
-  /** Whether it was cleared before it fired. */
-  cleared: boolean;
 }
 
 export interface TimerWatch {
@@ -21,47 +19,32 @@ export interface TimerWatch {
 /**
  * Watches every timer set through the global `setTimeout` (the code under test's, and that of the
  * libraries it loads in the test's realm) while letting each run as it was set: the delays asked
- * for, and which of them fired or were cleared, in order. A test can then say what a wait was
- * (the provider's Retry-After, a deadline) and what happened before it ended, rather than how
- * long anything took. `onFire` runs just before a timer's own callback, to note what the test
- * sees at that moment.
+ * for, and which of them fired, in order. A test can then say what a wait was (the provider's
+ * Retry-After, a deadline) and what happened before it ended, rather than how long anything took.
+ * `onFire` runs just before a timer's own callback, to note what the test sees at that moment.
  */
 export function watchTimers(onFire?: (timer: WatchedTimer) => void): TimerWatch {
   const timers: WatchedTimer[] = [];
   const fired: WatchedTimer[] = [];
-  const byHandle = new Map<unknown, WatchedTimer>();
   const realSetTimeout = global.setTimeout;
-  const realClearTimeout = global.clearTimeout;
   const set = jest.spyOn(global, 'setTimeout').mockImplementation(((
     callback: (...args: unknown[]) => void,
     ms?: number,
     ...args: unknown[]
   ) => {
-    const timer: WatchedTimer = { ms: ms ?? 0, fired: false, cleared: false };
+    const timer: WatchedTimer = { ms: ms ?? 0, fired: false };
     timers.push(timer);
-    const handle = realSetTimeout(() => {
-      byHandle.delete(handle);
+    return realSetTimeout(() => {
       timer.fired = true;
       fired.push(timer);
       onFire?.(timer);
       callback(...args);
     }, ms);
-    byHandle.set(handle, timer);
-    return handle;
   }) as unknown as typeof setTimeout);
-  const clear = jest.spyOn(global, 'clearTimeout').mockImplementation((handle) => {
-    const timer = byHandle.get(handle);
-    if (timer) timer.cleared = true;
-    byHandle.delete(handle);
-    realClearTimeout(handle);
-  });
   return {
     timers,
     fired,
     of: (ms) => timers.filter((timer) => timer.ms === ms),
-    restore: () => {
-      set.mockRestore();
-      clear.mockRestore();
-    },
+    restore: () => set.mockRestore(),
   };
 }

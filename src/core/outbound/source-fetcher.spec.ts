@@ -320,6 +320,7 @@ describe(SourceFetcher.name, () => {
       try {
         let settled = false;
         const failure = failureOf(quick.fetch(sources.url('/silent.png'))).finally(() => (settled = true));
+        // The request has reached the server, which holds it.
         while (sources.requests('/silent.png') === 0) await realSleep(10);
         jest.advanceTimersByTime(999);
         await loopTurns(20);
