@@ -1,12 +1,10 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { AlphaMask } from './mask/alpha-mask';
 import type { RawImage } from '../core/image/raw-image';
 import type { ProbabilityMap } from '../core/segmentation/probability-map';
 import { AD_GOALS } from './ad/ad-layout';
 import { AD_PLATFORMS } from './ad/ad-platforms';
 import { AD_STYLES } from './ad/ad-styles';
-import type { OperationArgs, OperationName } from './operations';
+import { ENGINE_OPERATIONS, type OperationArgs, type OperationName } from './operations';
 import { INLINE_ENGINE } from './pixel-engine';
 import { ThreadPoolEngine } from './thread-pool-engine';
 
@@ -157,6 +155,31 @@ function comparable(value: unknown): unknown {
   return value;
 }
 
+/** Timers set one after another on the calling thread while the engine works (see `timersFiredDuring`). */
+const TIMER_CHAIN = 5;
+
+/**
+ * Sets a chain of TIMER_CHAIN timers on this thread, each due 1 ms after the one before it fired,
+ * starts `work`, and counts the timers that fired before the work resolved. A loop held by the
+ * work fires none of them until it ends; a free loop fires them all while hundreds of
+ * milliseconds of work run elsewhere. What is counted is the order of events, not their times.
+ */
+async function timersFiredDuring(work: () => Promise<unknown>): Promise<number> {
+  let fired = 0;
+  const chainEnded = new Promise<void>((resolve) => {
+    const tick = () => {
+      fired++;
+      if (fired < TIMER_CHAIN) setTimeout(tick, 1);
+      else resolve();
+    };
+    setTimeout(tick, 1);
+  });
+  await work();
+  const firedBeforeWorkEnded = fired;
+  await chainEnded; // no timer outlives the test
+  return firedBeforeWorkEnded;
+}
+
 describe(ThreadPoolEngine.name, () => {
   const pool = new ThreadPoolEngine({ threads: 2, niceIncrement: 0 });
   afterAll(() => pool.close());
@@ -184,28 +207,40 @@ describe(ThreadPoolEngine.name, () => {
     expect(image.data.equals(before)).toBe(true);
   });
 
-  it("keeps the caller's event loop free while its threads work", async () => {
-    // Judged against the same work on the calling thread, not against a fixed time: on a loaded
-    // machine both take longer, but only the inline run holds the loop for its pixel loops.
-    // A noisy photo: polish and tone do their full work on it (a flat one is passed over quickly).
+  it("runs its operations in its threads, never on the caller's", async () => {
+    // The pool's threads load the engine's operations for themselves: a spy on this thread's
+    // table sees only what runs here.
+    const onCallerThread = jest.spyOn(ENGINE_OPERATIONS, 'correctedPixels');
+    try {
+      const image = photo();
+      const pooled = await pool.run('correctedPixels', [image, CORRECTIONS, 60], [image]);
+      expect(pooled.data.length).toBe(WIDTH * HEIGHT * 3);
+      expect(onCallerThread).not.toHaveBeenCalled();
+      // The spy does see an operation run on this thread.
+      await INLINE_ENGINE.run('correctedPixels', [photo(), CORRECTIONS, 60]);
+      expect(onCallerThread).toHaveBeenCalledTimes(1);
+    } finally {
+      onCallerThread.mockRestore();
+    }
+  });
+
+  it("keeps the caller's event loop free while its threads work: its timers fire in the meantime", async () => {
+    // A noisy 3 MP photo: polish and tone do their full work on it (a flat one is passed over
+    // quickly), hundreds of milliseconds of pixel loops. Without sharpening or saturation the
+    // operation has no sharp step, so on the calling thread it is one stretch of JavaScript.
     const noisy = Buffer.alloc(2000 * 1500 * 3);
     for (let i = 0; i < noisy.length; i++) noisy[i] = 96 + ((i * 2654435761) >>> 27);
     const large = () => ({ data: Buffer.from(noisy), width: 2000, height: 1500, channels: 3 as const });
+    const pixelLoopsOnly = { ...CORRECTIONS, tone: { ...CORRECTIONS.tone, color: false }, sharpen: null };
     await pool.run('correctedPixels', [photo(), CORRECTIONS, 60]); // threads started and warm
-    const longestHold = async (run: () => Promise<unknown>) => {
-      const delay = monitorEventLoopDelay({ resolution: 5 });
-      delay.enable();
-      await sleep(20); // the sampling timer counts from its first tick
-      await run();
-      await sleep(20); // and its next tick records how long it was held up
-      delay.disable();
-      return delay.max / 1e6;
-    };
-    const inline = await longestHold(() => INLINE_ENGINE.run('correctedPixels', [large(), CORRECTIONS, 60]));
+
+    const inline = await timersFiredDuring(() => INLINE_ENGINE.run('correctedPixels', [large(), pixelLoopsOnly, 60]));
     const image = large();
-    const pooled = await longestHold(() => pool.run('correctedPixels', [image, CORRECTIONS, 60], [image]));
-    expect(inline).toBeGreaterThan(200);
-    expect(pooled).toBeLessThan(inline / 4);
+    const pooled = await timersFiredDuring(() => pool.run('correctedPixels', [image, pixelLoopsOnly, 60], [image]));
+    // On the calling thread the loop is held until the work is done: no timer fires before it.
+    expect(inline).toBe(0);
+    // In the pool, the loop runs a chain of timers, each set by the one before, while the threads work.
+    expect(pooled).toBe(TIMER_CHAIN);
   });
 
   it('refuses an operation it does not have, with its name', async () => {

@@ -286,16 +286,15 @@ describe('the api role stopped by SIGTERM (node dist/main.js api)', () => {
     const { api, port, key } = await startApi({ SHUTDOWN_DRAIN_SECONDS: '1', SHUTDOWN_GRACE_SECONDS: '10' });
     try {
       const streams = [await EventStream.ready(port, key), await EventStream.ready(port, key)];
-      const signalledAt = Date.now();
       api.child.kill('SIGTERM');
       for (const stream of streams) await stream.waitForEnd();
       expect(streams.map((stream) => stream.events.map((event) => event.event))).toEqual([
         ['ready', 'closing'],
         ['ready', 'closing'],
       ]);
+      // Stopped at the drain's end, not at the grace period's (which exits 1, logged): nothing
+      // was left in flight when the listener closed.
       expect(await api.exited).toBe(0);
-      // The drain delay, not the grace period: nothing was left in flight when the listener closed.
-      expect(Date.now() - signalledAt).toBeLessThan(8000);
       expect(logLines(api, 'listener closed')[0]).toMatchObject({ requestsInFlight: 0 });
       expect(api.output()).not.toMatch(/grace period exceeded/);
     } finally {

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { Client } from 'pg';
 import { cleanEnv, freePort, startProcess, waitForReady, type ServiceProcess } from '../support/processes';
 import { createScratchDatabase } from '../support/scratch-database';
@@ -12,13 +13,12 @@ import { readUntil } from '../support/waiting';
 const ADMIN_TOKEN = 'crash-admin-token-0123456789';
 const CREDITS = 20;
 /**
- * The bound on taking over a dead worker's results: the default lock (10 s) and stalled check
- * (every 4 s) give 14 s at worst, and 15 s is the promise. Test files run in parallel on as few
- * as two cores, where the replacement's timers can run a second or two late, so the check allows
- * that much more; a longer lock or a missing stalled check still fails it.
+ * The default lock. A dead worker's results are taken over by another worker's stalled check
+ * (every 4 s by default) once their locks lapse; how soon is measured by `npm run bench:takeover`
+ * (BENCHMARKS.md, "Worker takeover"), not here, where the locks are checked for their length and
+ * the takeover for its route.
  */
-const TAKEOVER_MS = 15_000;
-const LOADED_MACHINE_ALLOWANCE_MS = 3_000;
+const DEFAULT_LOCK_MS = 10_000;
 /**
  * On the first worker a slow result runs until the worker is killed, so it still runs every
  * slow result it took then, however slowly the replacement starts on a loaded machine.
@@ -122,7 +122,6 @@ describe('a worker killed in the middle of a batch', () => {
       processes.push(replacement);
       await replacement.waitForOutput(/fake provider worker started/);
       expect((await heldByFirst()).length).toBeGreaterThan(0);
-      const killedAt = Date.now();
       worker.child.kill('SIGKILL');
       await worker.exited;
       // Its entries still active after its death are exactly the ones the crash interrupted
@@ -135,7 +134,14 @@ describe('a worker killed in the middle of a batch', () => {
       );
       expect(interrupted).toHaveLength(interruptedEntries.length);
 
-      // Each is taken over by the replacement within the bound, counted from the kill.
+      // Each held a lock of the default length (renewed while the worker lived, so no more than
+      // that left of it), and is taken over by the replacement through the stalled check once
+      // it lapsed: a stall counted, started a second time. A missing stalled check leaves it
+      // with the dead worker.
+      const redis = (await processing.client) as unknown as Redis;
+      for (const lost of interruptedEntries) {
+        expect(await redis.pttl(`${processing.toKey(lost.id as string)}:lock`)).toBeLessThanOrEqual(DEFAULT_LOCK_MS);
+      }
       for (const lost of interruptedEntries) {
         const retaken = await readUntil(
           async () => processing.getJob(lost.id as string),
@@ -143,9 +149,10 @@ describe('a worker killed in the middle of a batch', () => {
           `result ${String(lost.id)} to be taken over`,
           { timeoutMs: 60_000, intervalMs: 100 },
         );
-        expect((retaken?.processedOn as number) - killedAt).toBeLessThanOrEqual(
-          TAKEOVER_MS + LOADED_MACHINE_ALLOWANCE_MS,
-        );
+        expect({ stalledCounter: retaken?.stalledCounter, attemptsStarted: retaken?.attemptsStarted }).toEqual({
+          stalledCounter: 1,
+          attemptsStarted: lost.attemptsStarted + 1,
+        });
       }
 
       const job = await readUntil(

@@ -19,7 +19,8 @@ import { OutboundModule } from '../../src/core/outbound/outbound.module';
 import { FAKE_IMAGE_PROVIDER_KEY, FakeImageProvider } from '../support/fake-image-provider';
 import { closedPort } from '../support/loopback-http';
 import { OutboundWithResolver, resolveToLoopback } from '../support/outbound-with-resolver';
-import { sleep } from '../support/waiting';
+import { sleep, until } from '../support/waiting';
+import { watchTimers, type TimerWatch, type WatchedTimer } from '../support/watched-timers';
 
 /** Said in the prompt so a test can look for it in messages that must not carry it. */
 const PROMPT = 'Replace the background with a "sunlit" café terrace;\nkeep the shoe exactly as it is — Ω 🥿';
@@ -246,15 +247,26 @@ describe(OpenAiImageProvider.name, () => {
   });
 
   describe('retries and the deadline', () => {
+    /**
+     * The timers set during a call, each noted with the requests the fake had received when it
+     * fired: what the provider and its client waited for, and in what order, whatever the time.
+     */
+    let watch: TimerWatch;
+    let requestsWhenFired: Map<WatchedTimer, number>;
+    beforeEach(() => {
+      requestsWhenFired = new Map();
+      watch = watchTimers((timer) => requestsWhenFired.set(timer, fake.requests.length));
+    });
+    afterEach(() => watch.restore());
+    const firedTimers = () => watch.fired.map((timer) => ({ ms: timer.ms, requests: requestsWhenFired.get(timer) }));
+
     it("waits out a 429's Retry-After, then succeeds on the second request", async () => {
       fake.script({ kind: 'rate_limited', retryAfterSeconds: 1 });
-      const started = Date.now();
       await providerWith().generate(generation, NEVER);
-      const elapsed = Date.now() - started;
-      expect(elapsed).toBeGreaterThanOrEqual(950);
-      // Far below the client's own backoff ceiling and the deadline: the wait was the provider's.
-      expect(elapsed).toBeLessThan(5000);
       expect(fake.requests.map((request) => request.behaviour)).toEqual(['rate_limited', 'ok']);
+      // One wait, of the provider's 1 s (the client's own backoff is jittered, and the deadline
+      // 10 s), over between the two requests: the second went out when it ended.
+      expect(firedTimers()).toEqual([{ ms: 1000, requests: 1 }]);
     });
 
     it('fails with provider_error after 1 + IMAGE_PROVIDER_MAX_RETRIES requests answered 500', async () => {
@@ -274,23 +286,22 @@ describe(OpenAiImageProvider.name, () => {
 
     it('does not retry when Retry-After asks for longer than the whole deadline', async () => {
       fake.script({ kind: 'rate_limited', retryAfterSeconds: 3600 });
-      const started = Date.now();
       const failure = await failureOf(providerWith({ timeoutSeconds: 5 }).generate(generation, NEVER));
-      expect(Date.now() - started).toBeLessThan(3000);
       expect(failure).toMatchObject({
         code: 'provider_error',
         message: expect.stringContaining('asked to wait 3600 s'),
       });
       expect(fake.requests).toHaveLength(1);
+      // It failed on the answer itself: no wait ran out, the deadline's included.
+      expect(firedTimers()).toEqual([]);
     });
 
     it('fails with timeout when the provider answers later than IMAGE_PROVIDER_TIMEOUT_SECONDS', async () => {
       fake.script({ kind: 'slow', delayMs: 5000 });
-      const started = Date.now();
       const failure = await failureOf(providerWith({ timeoutSeconds: 1 }).generate(generation, NEVER));
       expect(failure).toMatchObject({ code: 'timeout', message: 'The image provider did not answer within 1 s.' });
-      // Well before the provider's 5 s answer: the deadline cut the call short.
-      expect(Date.now() - started).toBeLessThan(4000);
+      // The deadline cut the call short: the fake's 5 s answer had not come.
+      expect(watch.of(5000)).toEqual([expect.objectContaining({ fired: false })]);
       expect(fake.requests).toHaveLength(1);
     });
 
@@ -299,14 +310,16 @@ describe(OpenAiImageProvider.name, () => {
       async () => {
         // The second wait fits the whole deadline (3 s) but not what is left of it after the first.
         fake.script({ kind: 'rate_limited', retryAfterSeconds: 1 }, { kind: 'rate_limited', retryAfterSeconds: 2.9 });
-        const started = Date.now();
         const failure = await failureOf(providerWith({ timeoutSeconds: 3 }).generate(generation, NEVER));
-        const elapsed = Date.now() - started;
         expect(failure.code).toBe('timeout');
-        expect(elapsed).toBeGreaterThanOrEqual(2950);
-        // Waiting out the second Retry-After would end after 3.9 s.
-        expect(elapsed).toBeLessThan(3700);
         expect(fake.requests).toHaveLength(2);
+        // The first wait ended before the second request; the deadline, set once for the whole
+        // call, ended the call during the second wait, which had not ended then.
+        expect(firedTimers()).toEqual([
+          { ms: 1000, requests: 1 },
+          { ms: 3000, requests: 2 },
+        ]);
+        expect(watch.of(2900)).toEqual([expect.objectContaining({ fired: false })]);
       },
     );
 
@@ -315,10 +328,10 @@ describe(OpenAiImageProvider.name, () => {
       const controller = new AbortController();
       const reason = new Error('the job was cancelled');
       setTimeout(() => controller.abort(reason), 200);
-      const started = Date.now();
       await expect(providerWith().generate(generation, controller.signal)).rejects.toBe(reason);
-      // Long before the provider's 5 s answer.
-      expect(Date.now() - started).toBeLessThan(3000);
+      // Before the fake's 5 s answer, and before the deadline.
+      expect(watch.of(5000)).toEqual([expect.objectContaining({ fired: false })]);
+      expect(watch.of(10_000).filter((timer) => timer.fired)).toEqual([]);
     });
 
     it(
@@ -328,12 +341,13 @@ describe(OpenAiImageProvider.name, () => {
         const controller = new AbortController();
         const reason = new Error('the job was cancelled');
         setTimeout(() => controller.abort(reason), 200);
-        const started = Date.now();
         await expect(providerWith().generate(generation, controller.signal)).rejects.toBe(reason);
         // Before the 1 s Retry-After ran out.
-        expect(Date.now() - started).toBeLessThan(900);
+        const [retryWait] = watch.of(1000);
+        expect(retryWait).toMatchObject({ fired: false });
         // The client's own wait runs to its end (it cannot be cancelled), then sees the abort.
-        await sleep(1200);
+        await until(() => retryWait.fired, "the client's wait to end");
+        await sleep(200);
         expect(fake.requests).toHaveLength(1);
       },
     );

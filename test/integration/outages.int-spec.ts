@@ -167,23 +167,24 @@ describe('Outages', () => {
         .send({ input: imageInputs(1) });
       expect(res.status).toBe(202);
       const jobId: string = res.body.job.id;
-      expect(
-        await processing.getJob(
-          (await t.dataSource.query(`SELECT id FROM job_results WHERE job_id = $1`, [jobId]))[0].id,
-        ),
-      ).toBeDefined();
+      const [{ id: resultId }] = await t.dataSource.query<Array<{ id: string }>>(
+        `SELECT id FROM job_results WHERE job_id = $1`,
+        [jobId],
+      );
+      expect(await processing.getJob(resultId)).toBeDefined();
 
       await redis.kill();
       await sleep(500);
       await redis.restart();
-      const restartedAt = Date.now();
       expect(await maintenance.getJobScheduler(QueueJobName.SweepUnsettledResults)).toBeUndefined();
 
-      // The README's bound, a reconnection plus two intervals plus the grace period, is a few seconds here.
-      await waitForJob(t, jobId, (job) => job.status === 'completed', 15_000);
-      expect(Date.now() - restartedAt).toBeLessThan(15_000);
+      // The process put its sweep schedules back, and the sweep queued the result again, which
+      // the worker then ran: the README's bound, a reconnection plus two intervals plus the grace
+      // period, is a few seconds here; the deadline only stops the wait.
+      await waitForJob(t, jobId, (job) => job.status === 'completed', 30_000);
       expect(await maintenance.getJobScheduler(QueueJobName.SweepUnsettledResults)).toBeDefined();
       expect(await maintenance.getJobScheduler(QueueJobName.SweepWebhookDeliveries)).toBeDefined();
+      expect((await processing.getJob(resultId))?.finishedOn).toEqual(expect.any(Number));
     });
 
     it('delivers the events whose queued deliveries were lost, without a restart', async () => {

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { closeServer, listenOnLoopback, readBody } from './loopback-http';
 import { readUntil } from './waiting';
 
@@ -67,6 +67,8 @@ export type Reply = (
 export class WebhookReceiver {
   readonly received: ReceivedDelivery[] = [];
   private server: Server | undefined;
+  /** Deliveries received and not yet ended: neither answered nor cut off by the sender. */
+  private readonly open = new Set<ServerResponse>();
   private readonly pendingReplies = new Set<NodeJS.Timeout>();
   port = 0;
 
@@ -99,6 +101,8 @@ export class WebhookReceiver {
             receivedAt: Date.now(),
           };
           this.received.push(delivery);
+          this.open.add(res);
+          res.on('close', () => this.open.delete(res));
           const answer = this.reply(delivery, this.received.length - 1);
           const { status, headers = {}, delayMs = 0 } = typeof answer === 'number' ? { status: answer } : answer;
           const timer = setTimeout(() => {
@@ -120,6 +124,11 @@ export class WebhookReceiver {
     for (const timer of this.pendingReplies) clearTimeout(timer);
     this.pendingReplies.clear();
     await closeServer(server);
+  }
+
+  /** How many deliveries are still waiting for their answer, the sender still connected. */
+  get openDeliveries(): number {
+    return this.open.size;
   }
 
   /** Event ids in arrival order. */

@@ -1,17 +1,7 @@
-import { performance } from 'node:perf_hooks';
+import perfHooks, { performance, type IntervalHistogram } from 'node:perf_hooks';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { EVENT_LOOP_SAMPLE_MS } from './event-loop-delay';
 import { EventLoopMetrics } from './event-loop.metrics';
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Keeps the event loop busy for `ms`, as pixel work on the loop does. */
-function blockEventLoop(ms: number): void {
-  const end = performance.now() + ms;
-  while (performance.now() < end) {
-    // busy
-  }
-}
 
 /** A gauge's values by quantile (or '' without one), from a whole read of the registry, as a scrape makes. */
 async function gaugeValues(registry: Registry, name: string): Promise<Record<string, number>> {
@@ -19,64 +9,122 @@ async function gaugeValues(registry: Registry, name: string): Promise<Record<str
   return Object.fromEntries((metric?.values ?? []).map(({ labels, value }) => [String(labels.quantile ?? ''), value]));
 }
 
+/** Two significant figures are kept: a reading is within 1% of the delay (closeTo allows 10^-digits / 2). */
+const near = (seconds: number) => expect.closeTo(seconds, -Math.log10(seconds * 0.02));
+
 /**
- * The tick due during a block runs when it ends: it is late by the block's length less at most
- * one sampling interval (the block may have begun just after the tick before it ran).
+ * The event loop on a fake clock: jest's fake timers decide when the sampling timer runs, and
+ * `performance.now()` (which the metric reads) says what time it runs at. So a block of the loop
+ * is a tick that runs late by a known amount, on any machine, however loaded.
  */
-const SHOWS_A_200_MS_BLOCK = 0.2 - EVENT_LOOP_SAMPLE_MS / 1000;
+class FakeLoop {
+  now = 0;
+  /** What a monitor of Node's own (monitorEventLoopDelay) would see of the same loop, if given one. */
+  constructor(private readonly monitor?: FakeDelayHistogram) {}
+
+  /** The loop runs freely for `ms`: each tick of the sampling timer runs `lateMs` after it was due. */
+  free(ms: number, lateMs: number): void {
+    for (let ran = 0; ran < ms; ran += EVENT_LOOP_SAMPLE_MS + lateMs) this.tick(lateMs);
+  }
+
+  /** The loop is held for `ms` from the moment a tick was due: that tick runs `ms` late. */
+  block(ms: number): void {
+    this.tick(ms);
+  }
+
+  private tick(lateMs: number): void {
+    this.now += EVENT_LOOP_SAMPLE_MS + lateMs;
+    this.monitor?.record(lateMs);
+    jest.advanceTimersByTime(EVENT_LOOP_SAMPLE_MS);
+  }
+}
+
+/** Stands in for the histogram `monitorEventLoopDelay` returns: delays in nanoseconds, kept until reset. */
+class FakeDelayHistogram {
+  private delaysNs: number[] = [];
+  record(ms: number): void {
+    this.delaysNs.push(ms * 1e6);
+  }
+  enable = () => true;
+  disable = () => true;
+  reset = () => void (this.delaysNs = []);
+  get min() {
+    return this.delaysNs.length ? Math.min(...this.delaysNs) : 0;
+  }
+  get max() {
+    return this.delaysNs.length ? Math.max(...this.delaysNs) : 0;
+  }
+  get mean() {
+    return this.delaysNs.length ? this.delaysNs.reduce((sum, ns) => sum + ns, 0) / this.delaysNs.length : 0;
+  }
+  get stddev() {
+    return 0;
+  }
+  percentile(p: number): number {
+    const sorted = [...this.delaysNs].sort((a, b) => a - b);
+    return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+  }
+}
 
 describe(EventLoopMetrics.name, () => {
   let registry: Registry;
   let metrics: EventLoopMetrics;
+  let loop: FakeLoop;
 
   beforeEach(() => {
+    jest.useFakeTimers();
+    loop = new FakeLoop();
+    jest.spyOn(performance, 'now').mockImplementation(() => loop.now);
     registry = new Registry();
     metrics = new EventLoopMetrics(registry);
   });
 
-  afterEach(() => metrics.onModuleDestroy());
+  afterEach(() => {
+    metrics.onModuleDestroy();
+    jest.restoreAllMocks();
+    jest.useRealTimers();
+  });
 
   it('exports p50, p99 and max of the last minute; a 200 ms block shows as the max, at every read', async () => {
-    await sleep(500);
-    blockEventLoop(200);
-    await sleep(50);
+    loop.free(500, 0.2);
+    loop.block(200);
+    loop.free(50, 0.2);
 
     const first = await gaugeValues(registry, 'imgjobs_event_loop_delay_seconds');
     expect(Object.keys(first).sort()).toEqual(['0.5', '0.99', '1']);
-    expect(first['1']).toBeGreaterThanOrEqual(SHOWS_A_200_MS_BLOCK);
-    // About 50 ticks of a free loop, and the 20 the block held up: the median is a free loop's.
-    expect(first['0.5']).toBeLessThan(0.05);
-    expect(first['0.99']).toBeGreaterThan(first['0.5']);
+    expect(first['1']).toEqual(near(0.2));
+    // 55 ticks of a free loop, and the 20 the block held up (200, 190 ... 10 ms late): the median
+    // is a free loop's, the 99th percentile one of the block's.
+    expect(first['0.5']).toEqual(near(0.0002));
+    expect(first['0.99']).toEqual(near(0.19));
 
     // Reading does not reset the window: a second scraper sees the block too.
     const second = await gaugeValues(registry, 'imgjobs_event_loop_delay_seconds');
-    expect(second['1']).toBeGreaterThanOrEqual(SHOWS_A_200_MS_BLOCK);
+    expect(second).toEqual(first);
   });
 
   it("keeps the block that prom-client's default gauges forget at their first read", async () => {
+    // prom-client's default gauges read a histogram of Node's monitorEventLoopDelay; here one
+    // that records what the fake loop does.
+    const monitor = new FakeDelayHistogram();
+    jest.spyOn(perfHooks, 'monitorEventLoopDelay').mockReturnValue(monitor as unknown as IntervalHistogram);
+    loop = new FakeLoop(monitor);
     collectDefaultMetrics({ register: registry });
-    await sleep(100);
-    blockEventLoop(200);
-    await sleep(50);
+    loop.free(100, 0.2);
+    loop.block(200);
+    loop.free(50, 0.2);
 
     const lagMax = async () => (await gaugeValues(registry, 'nodejs_eventloop_lag_max_seconds'))[''];
-    expect(await lagMax()).toBeGreaterThanOrEqual(0.2);
+    expect(await lagMax()).toBe(0.2);
     // The default's histogram is reset by every read of the registry: whoever reads next misses the block.
-    expect(await lagMax()).toBeLessThan(0.2);
-    expect((await gaugeValues(registry, 'imgjobs_event_loop_delay_seconds'))['1']).toBeGreaterThanOrEqual(
-      SHOWS_A_200_MS_BLOCK,
-    );
+    expect(await lagMax()).toBe(0);
+    expect((await gaugeValues(registry, 'imgjobs_event_loop_delay_seconds'))['1']).toEqual(near(0.2));
   });
 
-  it('stops sampling when its module is destroyed', async () => {
-    const timers = jest.spyOn(global, 'setTimeout');
-    try {
-      metrics.onModuleDestroy();
-      await sleep(5 * EVENT_LOOP_SAMPLE_MS);
-      const sampling = timers.mock.calls.filter(([, ms]) => ms === EVENT_LOOP_SAMPLE_MS);
-      expect(sampling).toEqual([]);
-    } finally {
-      timers.mockRestore();
-    }
+  it('stops sampling when its module is destroyed', () => {
+    loop.free(100, 0);
+    expect(jest.getTimerCount()).toBe(1);
+    metrics.onModuleDestroy();
+    expect(jest.getTimerCount()).toBe(0);
   });
 });
