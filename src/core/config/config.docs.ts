@@ -164,8 +164,8 @@ export const CONFIG_DOCS: { readonly [Name in keyof z.input<typeof configSetting
   WORKER_LOCK_SECONDS: {
     description:
       "a running task's queue lock, renewed every half of it, so a worker whose event loop stalls for less " +
-      "than that keeps its work; a dead worker's tasks are taken over within lock + " +
-      '`WORKER_STALLED_CHECK_SECONDS` (14 s) after it died',
+      "than that keeps its work; a dead worker's tasks are taken over within lock + twice " +
+      '`WORKER_STALLED_CHECK_SECONDS` (18 s) after it died (7.9 to 16.0 s measured, `npm run bench:takeover`)',
   },
   WORKER_STALLED_CHECK_SECONDS: { description: 'how often workers look for the tasks of a dead worker' },
   WORKER_MAX_STALLED: { description: 'how often a task may stall before it fails' },

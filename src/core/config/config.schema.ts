@@ -219,7 +219,9 @@ export const configSettings = z.object({
   /**
    * A running task's queue lock, renewed every half of it while its worker lives: a worker whose
    * event loop stalls for less than half of it keeps its work. A dead worker's work is taken over
-   * by the first stalled check after its lock lapses, so at most lock + check after it died (14 s).
+   * by a stalled check after its lock lapses: checks run at most once an interval across all the
+   * workers (BullMQ skips one that comes while another's is fresh), so it can be the second check
+   * after, and the takeover comes at most lock + twice the check after the worker died (18 s).
    */
   WORKER_LOCK_SECONDS: positiveInt.max(3600).default(10),
   WORKER_STALLED_CHECK_SECONDS: positiveInt.max(3600).default(4),
