@@ -113,6 +113,10 @@ describe(`${JobLifecycleService.name} lock order`, () => {
       await other.connect();
       try {
         await other.startTransaction();
+        // PostgreSQL aborts the transaction whose deadlock check runs first, one deadlock_timeout
+        // (1 s) after it began to wait. The other side's check is put off for a minute, so the
+        // cancel's is first however the two are scheduled on a busy machine.
+        await other.query(`SET LOCAL deadlock_timeout = '60s'`);
         await other.query(`SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`, [account.accountId]);
         const cancel = t
           .http()
@@ -129,7 +133,7 @@ describe(`${JobLifecycleService.name} lock order`, () => {
           if (Date.now() > deadline) throw new Error('the cancel never waited for the account row');
           await sleep(10);
         }
-        // The cancel has waited longest, so its deadlock check runs first and aborts it (40P01).
+        // The cancel's deadlock check runs first and aborts it (40P01).
         await other.query(`SELECT 1 FROM jobs WHERE id = $1 FOR UPDATE`, [jobId]);
         await other.commitTransaction();
         const res = await cancel;
