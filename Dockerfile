@@ -50,8 +50,8 @@ ENV MALLOC_ARENA_MAX=2
 WORKDIR /app
 
 # Production dependencies only. Install scripts are skipped here too: sharp loads its prebuilt
-# binary from the @img/sharp-linux-* optional packages in the lockfile (its install script only
-# checks for it), msgpackr-extract loads its prebuilt @msgpackr-extract/* package at run time,
+# binary from the @img/sharp-linux-* optional packages in the lockfile (it has no install script),
+# msgpackr-extract loads its prebuilt @msgpackr-extract/* package at run time,
 # onnxruntime-node ships its CPU build in the package (its script would only fetch CUDA
 # libraries), and the remaining scripts are telemetry. The development conveniences of `npm
 # start` (embedded-postgres, redis-memory-server) are development dependencies, so they are not

@@ -12,11 +12,12 @@ import { configSettings } from '../src/core/config/config.schema';
 export const CONFIGURATION_DOC_PATH = join(__dirname, '..', 'docs', 'configuration.md');
 
 /** The default the schema gives a setting, as Markdown; `unset` when it has none. */
-function schemaDefault(field: z.ZodTypeAny): string {
+function schemaDefault(field: z.ZodType): string {
   // A default inside a transform (TRUST_PROXY) is still the setting's default.
-  if (field instanceof z.ZodEffects) return schemaDefault((field as z.ZodEffects<z.ZodTypeAny>).innerType());
-  if (!(field instanceof z.ZodDefault)) return 'unset';
-  const value: unknown = (field as z.ZodDefault<z.ZodTypeAny>)._def.defaultValue();
+  if (field instanceof z.ZodPipe) return schemaDefault(field.in as z.ZodType);
+  // A prefault is the raw setting a transformed one starts from (`true`, a comma list).
+  if (!(field instanceof z.ZodDefault) && !(field instanceof z.ZodPrefault)) return 'unset';
+  const value: unknown = field.def.defaultValue;
   if (value === '') return 'empty';
   return `\`${String(value)}\``;
 }
@@ -25,7 +26,7 @@ function schemaDefault(field: z.ZodTypeAny): string {
 const cell = (text: string) => text.replace(/\|/g, '\\|');
 
 export function renderConfigurationDoc(): string {
-  const shape: Record<string, z.ZodTypeAny> = configSettings.shape;
+  const shape: Record<string, z.ZodType> = configSettings.shape;
   const docs: Record<string, { description: string; default?: string }> = CONFIG_DOCS;
   const rows = Object.entries(shape).map(([name, field]) => {
     const doc = docs[name];

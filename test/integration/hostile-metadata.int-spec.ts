@@ -194,9 +194,13 @@ describe('hostile metadata through the API and the worker', () => {
 
   function expectLogged(result: ResultBody, file: HostileFile, variant: Variant, label: string): void {
     const lines = warnings.filter((warning) => warning.resultId === result.id);
+    // Of the profiles only the oversized one reaches the service: libvips drops the two that are
+    // not profiles as it reads the header (source-image.spec.ts).
     const expected =
       file.block === 'ICC'
-        ? [PROFILE_NOT_APPLIED]
+        ? file.name.startsWith('an oversized ICC profile')
+          ? [PROFILE_NOT_APPLIED]
+          : []
         : variant.keeps && (file.leftOut === 'always' || file.leftOut === variant.format)
           ? [LEFT_OUT]
           : [];

@@ -77,6 +77,7 @@ describe('responses against the OpenAPI document', () => {
   const input = [{ image_url: 'https://images.example.com/p/1.jpg', external_id: 'sku-1' }];
 
   it('health, catalog and account', async () => {
+    conforms('get', '/health', await t.http().get('/health'));
     conforms('get', '/health/live', await t.http().get('/health/live'));
     conforms('get', '/health/ready', await t.http().get('/health/ready'));
     conforms('get', '/api/v1/tools', await t.http().get('/api/v1/tools'));

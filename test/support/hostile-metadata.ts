@@ -119,6 +119,25 @@ function exifAmplifier(): Buffer {
   return exifBlock(tiffDirectory(entries, 0));
 }
 
+/**
+ * A grey PNG whose eXIf chunk holds an ImageDescription of `length` characters and an Artist,
+ * built by hand: asked for a block over 64 KiB, libvips (8.18) writes a broken one instead.
+ */
+export async function pngWithLongDescription(length: number): Promise<Buffer> {
+  const description = Buffer.from(`${'d'.repeat(length)}\0`, 'latin1');
+  const artist = Buffer.from('Ann\0', 'latin1');
+  const values = 8 + 2 + 2 * 12 + 4;
+  const ifd0 = tiffDirectory(
+    [
+      { tag: 0x010e, type: ASCII, count: description.length, value: values },
+      { tag: 0x013b, type: ASCII, count: artist.length, value: values + description.length },
+    ],
+    0,
+  );
+  // A PNG's eXIf chunk holds the TIFF structure without the `Exif\0\0` a JPEG's APP1 starts with.
+  return pngWith(pngChunk('eXIf', exifBlock(ifd0, Buffer.concat([description, artist])).subarray(6)));
+}
+
 /** A real ICC profile, as libvips embeds it: the small sRGB one sharp ships. */
 async function srgbProfile(): Promise<Buffer> {
   const { icc } = await sharp(await grey().withIccProfile('srgb').png().toBuffer()).metadata();

@@ -64,7 +64,7 @@ function proxyEntryProblem(entry: string): string | null {
   return prefix === 0 ? `holds every address, so it would ${TRUST_EVERY_HOP}` : null;
 }
 
-const commaList = <T extends z.ZodTypeAny>(item: T) =>
+const commaList = <T extends z.ZodType>(item: T) =>
   z
     .string()
     .transform((value) =>
@@ -73,7 +73,8 @@ const commaList = <T extends z.ZodTypeAny>(item: T) =>
         .map((part) => part.trim())
         .filter((part) => part.length > 0),
     )
-    .pipe(z.array(item));
+    // Each part is a string; a coerced number's schema takes any input.
+    .pipe(z.array(item as unknown as z.ZodType<z.output<T>, string>));
 
 /**
  * Every setting the service reads. Names are the operator's interface (contract section 14);
@@ -115,7 +116,7 @@ export const configSettings = z.object({
     }),
   DATABASE_URL: optionalUrl(['postgres:', 'postgresql:']),
   DATABASE_POOL_SIZE: positiveInt.max(200).default(10),
-  DATABASE_MIGRATE_ON_START: booleanFlag.default('true'),
+  DATABASE_MIGRATE_ON_START: booleanFlag.prefault('true'),
   REDIS_URL: optionalUrl(['redis:', 'rediss:']),
   REDIS_KEY_PREFIX: z
     .string()
@@ -136,7 +137,7 @@ export const configSettings = z.object({
   S3_ACCESS_KEY_ID: z.string().min(1).optional(),
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   /** Bucket in the path (`endpoint/bucket/key`) rather than the host name, as most self-hosted servers need. */
-  S3_FORCE_PATH_STYLE: booleanFlag.default('false'),
+  S3_FORCE_PATH_STYLE: booleanFlag.prefault('false'),
   /**
    * What result URLs point at: `api`, the API's own signed, expiring URLs (it streams the file
    * from storage), or `presigned`, presigned S3 URLs that clients download from the bucket directly.
@@ -152,7 +153,7 @@ export const configSettings = z.object({
   RESULT_URL_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   DATA_DIR: z.string().min(1).default('./data'),
   EMBEDDED_POSTGRES_PORT: port.default(54329),
-  OUTBOUND_ALLOWLIST: commaList(allowlistEntry).default(''),
+  OUTBOUND_ALLOWLIST: commaList(allowlistEntry).prefault(''),
   WEBHOOK_RETRY_SCHEDULE: commaList(
     z.coerce
       .number()
@@ -161,7 +162,7 @@ export const configSettings = z.object({
       .max(7 * 24 * 3600),
   )
     .refine((delays) => delays.length > 0, 'must list at least one delay')
-    .default('0,5,300,1800,7200,18000,36000,36000'),
+    .prefault('0,5,300,1800,7200,18000,36000,36000'),
   /** A delivery attempt that has not answered in this time has failed (contract section 11: 15 s). */
   WEBHOOK_TIMEOUT_SECONDS: positiveInt.max(120).default(15),
   /** How long a rotated webhook secret keeps signing beside the new one (24 h). */
@@ -204,7 +205,7 @@ export const configSettings = z.object({
   /** Which queues a worker process consumes, so background removal can scale apart. */
   WORKER_QUEUES: commaList(
     z.enum(['background-removal', 'processing', 'sandbox', 'webhook-delivery', 'maintenance']),
-  ).default('background-removal,processing,sandbox,webhook-delivery,maintenance'),
+  ).prefault('background-removal,processing,sandbox,webhook-delivery,maintenance'),
   /**
    * Heavy results (cut-outs; edits, generations, scenes and ads) run at once per queue: one per
    * core by default, so on 2 cores a worker does not interleave sixteen heavy results and starve
@@ -296,7 +297,7 @@ export const configSettings = z.object({
    * Lets `ai_background` run without a provider on built-in studio backdrops (seamless paper,
    * soft gradients, a floor with a horizon), named as such in the catalog.
    */
-  STUDIO_BACKDROPS: booleanFlag.default('false'),
+  STUDIO_BACKDROPS: booleanFlag.prefault('false'),
   AUTH_CACHE_TTL_SECONDS: nonNegativeInt.max(300).default(30),
   WORKER_HEALTH_PORT: port.default(3001),
   /**

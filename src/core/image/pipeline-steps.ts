@@ -186,7 +186,10 @@ function encoded(pipeline: sharp.Sharp, file: FileOptions): sharp.Sharp {
     case 'avif':
       // Effort 4 of 0 to 9: the higher efforts save a few percent more for several times the encoding
       // time, which a worker spends per result; 4 keeps a large result's encode within a second or two.
-      return output.avif({ quality: file.quality ?? DEFAULT_QUALITY.avif, effort: 4 });
+      // Tuned for SSIM, as sharp did before 0.35 (whose default tunes for SSIMULACRA2): the same
+      // quality keeps giving the same file, where the new tuning made a 1200 px photo at 60 13 %
+      // smaller and 1.2 dB lower in PSNR, and encoded at 90 40 % slower.
+      return output.avif({ quality: file.quality ?? DEFAULT_QUALITY.avif, effort: 4, tune: 'ssim' });
   }
 }
 

@@ -61,8 +61,10 @@ describe(inspectTypedSource.name, () => {
         'an oversized ICC profile (20 MB, compressed)',
         expect.stringMatching(/^the ICC profile is 20000480 bytes, over/),
       ],
-      ['an ICC profile whose header lies about its size', expect.stringMatching(/is not a profile/)],
-      ['an ICC chunk that holds no profile', expect.stringMatching(/is not a profile/)],
+      // libvips (8.18, sharp 0.35) drops an embedded profile that is not one as it reads the
+      // header, so neither reaches the service: there is nothing left to apply or to leave out.
+      ['an ICC profile whose header lies about its size', null],
+      ['an ICC chunk that holds no profile', null],
     ]);
   });
 });

@@ -54,7 +54,9 @@ const ICC_HEADER_BYTES = 132;
  * Why an embedded ICC profile is not applied, or null when it may be: within the size the service
  * reads, and a profile by its header (its own length and the `acsp` signature). lcms, which
  * libvips hands it to, skips a profile it cannot open but applies one whose header lies about its
- * size; a profile that is not what it says is not trusted with the colours.
+ * size; a profile that is not what it says is not trusted with the colours. libvips 8.18 already
+ * drops such a profile when it reads the header (it is then not in the metadata at all); the
+ * check stays for any other that gets through.
  */
 function unusedProfileOf(icc: Buffer | undefined): string | null {
   if (!icc) return null;

@@ -10,12 +10,14 @@ export const REDIS_SUBSCRIBER = Symbol('REDIS_SUBSCRIBER');
 function connect(url: string, name: string, subscriber = false): Redis {
   return new Redis(url, {
     connectionName: name,
-    // The subscriber too. Without the check, ioredis 5 can take a connection that closed during
+    // The subscriber too. Without the check, ioredis 5 could take a connection that closed during
     // its handshake for ready and never reconnect (redis/ioredis#2099): the process would stay
-    // deaf to key revocations and live events for good. The check's INFO is refused on a
-    // connection already in subscriber mode, so nothing may subscribe during the handshake:
-    // ioredis subscribes again only once ready, and the first subscriptions wait for the
-    // subscriber's first readiness (below).
+    // deaf to key revocations and live events for good. ioredis 6 fixes that on both paths (a
+    // handshake that outlived its connection no longer marks anything ready), and the check is its
+    // default; it stays spelled out because the subscriber relies on it. The check's INFO is
+    // refused on a connection already in subscriber mode, so nothing may subscribe during the
+    // handshake: ioredis subscribes again only once ready, and the first subscriptions wait for
+    // the subscriber's first readiness (below).
     enableReadyCheck: true,
     // Commands fail after a bounded wait when Redis is down, so requests answer 503, not hang.
     maxRetriesPerRequest: 2,

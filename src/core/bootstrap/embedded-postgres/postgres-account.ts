@@ -45,7 +45,9 @@ export async function ensurePostgresAccount(): Promise<SystemAccount> {
     const created = await lookUpAccount();
     if (created) return created;
     const reason = (error as Error).message.trim();
-    throw new Error(`could not create the "${ACCOUNT_NAME}" system user PostgreSQL runs as (${reason})`);
+    throw new Error(`could not create the "${ACCOUNT_NAME}" system user PostgreSQL runs as (${reason})`, {
+      cause: error,
+    });
   }
   const created = await lookUpAccount();
   if (!created) throw new Error(`the "${ACCOUNT_NAME}" system user was created but cannot be found`);

@@ -7,6 +7,7 @@ import {
   TAG,
   XMP_RIGHTS,
 } from '../../../../test/support/photo-metadata';
+import { pngWithLongDescription } from '../../../../test/support/hostile-metadata';
 import { INLINE_ENGINE, type PixelEngine } from '../../../engine/pixel-engine';
 import { inspectSource } from '../source-image';
 import { readCarriedMetadata } from './carried-metadata';
@@ -80,11 +81,7 @@ describe(`${readCarriedMetadata.name}, within its limits`, () => {
   });
 
   it('leaves out an EXIF block over the read limit', async () => {
-    const description = 'd'.repeat(METADATA_READ_LIMITS.exifBytes);
-    const file = await grey()
-      .withExif({ IFD0: { ImageDescription: description, Artist: 'Ann' } })
-      .png()
-      .toBuffer();
+    const file = await pngWithLongDescription(METADATA_READ_LIMITS.exifBytes);
     const { carried, dropped } = await reading(file, 'png');
     expect(carried).toBeNull();
     expect(dropped).toEqual([expect.stringMatching(/^the EXIF block is 64 KiB, over the 64 KiB the service reads$/)]);
