@@ -86,7 +86,7 @@ async function main(): Promise<void> {
       connection: { host: redis.hostname, port: Number(redis.port || 6379), db: Number(redis.pathname.slice(1) || 0) },
     });
     const processing = queue;
-    const client = (await processing.client) as unknown as Redis;
+    const client = (await processing.getBackend().client) as unknown as Redis;
     const nameOf = (worker: ServiceProcess) => `${hostname()}:${worker.child.pid}`;
 
     for (let round = 0; round < ROUNDS; round++) {

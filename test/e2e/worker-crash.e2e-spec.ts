@@ -138,7 +138,7 @@ describe('a worker killed in the middle of a batch', () => {
       // that left of it), and is taken over by the replacement through the stalled check once
       // it lapsed: a stall counted, started a second time. A missing stalled check leaves it
       // with the dead worker.
-      const redis = (await processing.client) as unknown as Redis;
+      const redis = (await processing.getBackend().client) as unknown as Redis;
       for (const lost of interruptedEntries) {
         expect(await redis.pttl(`${processing.toKey(lost.id as string)}:lock`)).toBeLessThanOrEqual(DEFAULT_LOCK_MS);
       }

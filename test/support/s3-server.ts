@@ -1,4 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
@@ -32,6 +35,7 @@ export async function startLoopbackS3(bucket = 'imgjobs-results'): Promise<Loopb
     silent: true,
     configureBuckets: [{ name: bucket, configs: [] }],
   });
+  replaceObjectsWhole(server);
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
   const settings: S3Settings = {
@@ -60,4 +64,45 @@ export async function startLoopbackS3(bucket = 'imgjobs-results'): Promise<Loopb
       await rm(directory, { recursive: true, force: true });
     },
   };
+}
+
+/** The part of s3rver's filesystem store that writes objects (its typings do not show it). */
+interface ObjectStore {
+  getResourcePath(bucket: string, key: string, resource: string): string;
+  putMetadata(bucket: string, key: string, metadata: Record<string, string>, md5: string): Promise<void>;
+  putObject(object: S3ObjectToStore): Promise<{ size: number; md5: string }>;
+}
+
+interface S3ObjectToStore {
+  bucket: string;
+  key: string;
+  content: Buffer | Readable;
+  metadata: Record<string, string>;
+}
+
+/**
+ * S3 replaces an object whole, and the storage contract counts on it (concurrent writers of one
+ * key leave one writer's file). s3rver writes an object in place and answers before its bytes are
+ * on disk, so two writers can leave a mixture: here each write goes to a file of its own, renamed
+ * over the object once complete, before the answer.
+ */
+function replaceObjectsWhole(server: S3rver): void {
+  const store = (server as unknown as { store: ObjectStore }).store;
+  store.putObject = async (object) => {
+    const content = Buffer.isBuffer(object.content) ? object.content : await bytesOf(object.content);
+    const md5 = createHash('md5').update(content).digest('hex');
+    const objectPath = store.getResourcePath(object.bucket, object.key, 'object');
+    await mkdir(dirname(objectPath), { recursive: true });
+    const partial = `${objectPath}.${randomBytes(6).toString('hex')}.partial`;
+    await writeFile(partial, content);
+    await rename(partial, objectPath);
+    await store.putMetadata(object.bucket, object.key, object.metadata, md5);
+    return { size: content.length, md5 };
+  };
+}
+
+async function bytesOf(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
 }

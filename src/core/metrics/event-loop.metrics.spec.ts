@@ -1,4 +1,4 @@
-import perfHooks, { performance, type IntervalHistogram } from 'node:perf_hooks';
+import perfHooks, { performance } from 'node:perf_hooks';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { EVENT_LOOP_SAMPLE_MS } from './event-loop-delay';
 import { EventLoopMetrics } from './event-loop.metrics';
@@ -107,7 +107,9 @@ describe(EventLoopMetrics.name, () => {
     // prom-client's default gauges read a histogram of Node's monitorEventLoopDelay; here one
     // that records what the fake loop does.
     const monitor = new FakeDelayHistogram();
-    jest.spyOn(perfHooks, 'monitorEventLoopDelay').mockReturnValue(monitor as unknown as IntervalHistogram);
+    jest
+      .spyOn(perfHooks, 'monitorEventLoopDelay')
+      .mockReturnValue(monitor as unknown as ReturnType<typeof perfHooks.monitorEventLoopDelay>);
     loop = new FakeLoop(monitor);
     collectDefaultMetrics({ register: registry });
     loop.free(100, 0.2);
