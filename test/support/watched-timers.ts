@@ -3,6 +3,8 @@ export interface WatchedTimer {
   /** The delay asked for, in milliseconds. */
   ms: number;
   fired: boolean;
+  /** Cleared (clearTimeout) before it fired. */
+  cleared: boolean;
 }
 
 export interface TimerWatch {
@@ -26,25 +28,37 @@ export interface TimerWatch {
 export function watchTimers(onFire?: (timer: WatchedTimer) => void): TimerWatch {
   const timers: WatchedTimer[] = [];
   const fired: WatchedTimer[] = [];
+  const byHandle = new Map<unknown, WatchedTimer>();
   const realSetTimeout = global.setTimeout;
+  const realClearTimeout = global.clearTimeout;
   const set = jest.spyOn(global, 'setTimeout').mockImplementation(((
     callback: (...args: unknown[]) => void,
     ms?: number,
     ...args: unknown[]
   ) => {
-    const timer: WatchedTimer = { ms: ms ?? 0, fired: false };
+    const timer: WatchedTimer = { ms: ms ?? 0, fired: false, cleared: false };
     timers.push(timer);
-    return realSetTimeout(() => {
+    const handle = realSetTimeout(() => {
       timer.fired = true;
       fired.push(timer);
       onFire?.(timer);
       callback(...args);
     }, ms);
+    byHandle.set(handle, timer);
+    return handle;
   }) as unknown as typeof setTimeout);
+  const clear = jest.spyOn(global, 'clearTimeout').mockImplementation(((handle?: NodeJS.Timeout) => {
+    const timer = byHandle.get(handle);
+    if (timer && !timer.fired) timer.cleared = true;
+    realClearTimeout(handle);
+  }) as typeof clearTimeout);
   return {
     timers,
     fired,
     of: (ms) => timers.filter((timer) => timer.ms === ms),
-    restore: () => set.mockRestore(),
+    restore: () => {
+      set.mockRestore();
+      clear.mockRestore();
+    },
   };
 }
