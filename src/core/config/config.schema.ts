@@ -64,6 +64,10 @@ function proxyEntryProblem(entry: string): string | null {
   return prefix === 0 ? `holds every address, so it would ${TRUST_EVERY_HOP}` : null;
 }
 
+/** A segmentation model's name: it is part of a queue's name and of a price's cost key. */
+export const MODEL_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+const modelName = z.string().regex(MODEL_NAME_PATTERN, 'lower-case letters, digits and . _ - only, up to 63');
+
 const commaList = <T extends z.ZodType>(item: T) =>
   z
     .string()
@@ -271,6 +275,25 @@ export const configSettings = z.object({
   SEGMENTATION_INPUT_SIZE: z.coerce.number().int().min(320).max(1024).multipleOf(32).default(768),
   /** Threads of the one inference session per worker; inferences in one process run one at a time. */
   SEGMENTATION_THREADS: positiveInt.max(64).default(2),
+  /**
+   * Manifests (JSON files next to their weights) of the models an operator brings, beside the
+   * shipped ISNet (`isnet-general-use`); see docs/operating.md "Segmentation models".
+   */
+  SEGMENTATION_MODELS: commaList(z.string().min(1)).prefault(''),
+  /** The model a request that names none is cut out with. */
+  SEGMENTATION_DEFAULT_MODEL: modelName.default('isnet-general-use'),
+  /**
+   * onnxruntime's execution providers, tried in order: a provider that is not available refuses
+   * start unless `cpu` follows it. `cuda` and `tensorrt` need onnxruntime-node's GPU libraries.
+   */
+  SEGMENTATION_PROVIDERS: commaList(z.enum(['cpu', 'cuda', 'tensorrt']))
+    .prefault('cpu')
+    .refine((providers) => providers.length > 0, 'names at least one provider'),
+  /**
+   * The models this worker loads and serves (their queues); empty, every configured model. A
+   * worker that consumes `background-removal` must serve the default model.
+   */
+  WORKER_MODELS: commaList(modelName).prefault(''),
   /**
    * Who enlarges for `upscale`: `local` (the slim ESRGAN super-resolution models on this
    * worker's CPU) or `none` (live upscale results fail without being charged).
