@@ -14,6 +14,7 @@ import { MetricsModule } from './core/metrics/metrics.module';
 import { OutboundModule } from './core/outbound/outbound.module';
 import { QueueModule } from './core/queue/queue.module';
 import { RedisModule } from './core/redis/redis.module';
+import { SegmentationModelsModule } from './core/segmentation/segmentation-models.module';
 import { AccountActivityModule } from './modules/account-activity/account-activity.module';
 import { AdminModule } from './modules/admin/admin.module';
 import { AccessGuard } from './modules/auth/access.guard';
@@ -32,6 +33,7 @@ function coreImports(config: AppConfig, connections: Connections) {
     MetricsModule,
     DatabaseModule,
     RedisModule,
+    SegmentationModelsModule,
     QueueModule,
     OutboundModule,
     HealthModule,

@@ -3,7 +3,8 @@ import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Queue } from 'bullmq';
 import { Gauge, Registry } from 'prom-client';
-import { ALL_QUEUES, type QueueName } from './queue-name';
+import { ModelQueues } from './model-queues';
+import { ALL_QUEUES } from './queue-name';
 
 /** The queue states a depth is reported for. */
 const STATES = ['waiting', 'active', 'delayed'] as const;
@@ -30,10 +31,11 @@ function withTimeout<T>(work: Promise<T>): Promise<T> {
 export class QueueDepthMetrics implements OnModuleInit {
   private readonly logger = new Logger(QueueDepthMetrics.name);
   private readonly depth: Gauge<'queue' | 'state'>;
-  private queues: Array<{ name: QueueName; queue: Queue }> = [];
+  private queues: Array<{ name: string; queue: Queue }> = [];
 
   constructor(
     private readonly moduleRef: ModuleRef,
+    private readonly modelQueues: ModelQueues,
     registry: Registry,
   ) {
     this.depth = new Gauge({
@@ -47,10 +49,10 @@ export class QueueDepthMetrics implements OnModuleInit {
   }
 
   onModuleInit(): void {
-    this.queues = ALL_QUEUES.map((name) => ({
-      name,
-      queue: this.moduleRef.get<Queue>(getQueueToken(name), { strict: false }),
-    }));
+    this.queues = [
+      ...ALL_QUEUES.map((name) => ({ name, queue: this.moduleRef.get<Queue>(getQueueToken(name), { strict: false }) })),
+      ...this.modelQueues.all().map((queue) => ({ name: queue.name, queue })),
+    ];
   }
 
   private async readDepths(): Promise<void> {

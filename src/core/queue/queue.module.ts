@@ -1,35 +1,13 @@
 import { BullModule, getQueueToken } from '@nestjs/bullmq';
 import { Global, Injectable, Logger, Module, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import type { ConnectionOptions, Queue } from 'bullmq';
-import { APP_CONFIG, CONNECTIONS, type Connections } from '../config/config.module';
-import type { AppConfig } from '../config/config.schema';
+import type { Queue } from 'bullmq';
+import { APP_CONFIG, CONNECTIONS } from '../config/config.module';
 import { QueueDepthMetrics } from './queue-depth.metrics';
 import { connectionSettled } from './connection-settled';
+import { ModelQueues } from './model-queues';
+import { QUEUE_CONNECTION, queueConnection } from './queue-connection';
 import { ALL_QUEUES, type QueueName } from './queue-name';
-
-/** Where BullMQ keeps its keys, shared by producers (through BullModule) and workers. */
-export const QUEUE_CONNECTION = Symbol('QUEUE_CONNECTION');
-
-export interface QueueConnection {
-  connection: ConnectionOptions;
-  prefix: string;
-}
-
-export function queueConnection(config: AppConfig, connections: Connections): QueueConnection {
-  const url = new URL(connections.redisUrl);
-  return {
-    prefix: `${config.REDIS_KEY_PREFIX}:bull`,
-    connection: {
-      host: url.hostname,
-      port: Number(url.port || 6379),
-      username: decodeURIComponent(url.username) || undefined,
-      password: decodeURIComponent(url.password) || undefined,
-      db: url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0,
-      tls: url.protocol === 'rediss:' ? {} : undefined,
-    },
-  };
-}
 
 /**
  * A queue without an `error` listener prints every failed reconnection to the console, stack
@@ -72,7 +50,8 @@ const registeredQueues = BullModule.registerQueue(...ALL_QUEUES.map((name) => ({
     { provide: QUEUE_CONNECTION, inject: [APP_CONFIG, CONNECTIONS], useFactory: queueConnection },
     QueueConnectionKeeper,
     QueueDepthMetrics,
+    ModelQueues,
   ],
-  exports: [registeredQueues, QUEUE_CONNECTION],
+  exports: [registeredQueues, QUEUE_CONNECTION, ModelQueues],
 })
 export class QueueModule {}

@@ -13,7 +13,7 @@ export interface Segmenter {
    * client's hints when there are any. Rejects with SegmentationError when the segmenter fails;
    * `signal` stops waiting for it.
    */
-  segment(image: RawImage, signal: AbortSignal, hints?: SubjectHints): Promise<Cutout>;
+  segment(image: RawImage, signal: AbortSignal, hints?: SubjectHints, model?: string): Promise<Cutout>;
 }
 
 /** The configured Segmenter, or null when SEGMENTER is `none`. */

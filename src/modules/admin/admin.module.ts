@@ -3,6 +3,7 @@ import { ExpressAdapter } from '@bull-board/express';
 import { BullBoardModule } from '@bull-board/nestjs';
 import { Module } from '@nestjs/common';
 import { ALL_QUEUES } from '../../core/queue/queue-name';
+import { ModelQueuesBoard } from './model-queues-board';
 import { AccountsModule } from '../accounts/accounts.module';
 import { AuthModule } from '../auth/auth.module';
 import { OperatorTokensService } from '../auth/operator-tokens.service';
@@ -38,5 +39,6 @@ export class AdminServicesModule {}
     BullBoardModule.forFeature(...ALL_QUEUES.map((name) => ({ name, adapter: BullMQAdapter }))),
   ],
   controllers: [AdminController],
+  providers: [ModelQueuesBoard],
 })
 export class AdminModule {}

@@ -1,12 +1,18 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Controller, Get, Inject, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Access, AccessLevel } from '../../core/http/access.decorator';
+import {
+  reportedVersion,
+  SEGMENTATION_MODELS,
+  type SegmentationModels,
+} from '../../core/segmentation/segmentation-models';
 import { ToolAvailabilityService } from './tool-availability';
 import {
   ListPresetsQueryDto,
   ProductPhotoPresetsResponseDto,
   ToolCatalogResponseDto,
   type ProductPhotoPresetDto,
+  type SegmentationModelDto,
   type ToolCatalogEntryDto,
 } from './catalog.dto';
 import { CatalogService } from './catalog.service';
@@ -19,12 +25,13 @@ export class CatalogController {
   constructor(
     private readonly catalog: CatalogService,
     private readonly tools: ToolAvailabilityService,
+    @Inject(SEGMENTATION_MODELS) private readonly models: SegmentationModels,
   ) {}
 
   @Get('tools')
   @ApiOperation({ summary: 'List the tools and their current credit costs (public).' })
   @ApiOkResponse({ type: ToolCatalogResponseDto })
-  async listTools(): Promise<{ tools: ToolCatalogEntryDto[] }> {
+  async listTools(): Promise<{ tools: ToolCatalogEntryDto[]; segmentation_models: SegmentationModelDto[] }> {
     const tools = await this.catalog.pricedTools();
     return {
       tools: tools.map((tool) => {
@@ -52,6 +59,13 @@ export class CatalogController {
           output: OUTPUT_OPTIONS,
         };
       }),
+      segmentation_models: this.models.all.map((model) => ({
+        name: model.name,
+        default: model.name === this.models.defaultModel.name,
+        version: reportedVersion(model),
+        licence: model.licence,
+        input_size: model.inputSize,
+      })),
     };
   }
 

@@ -167,9 +167,45 @@ export class ToolCatalogEntryDto {
   output!: OutputOptionsCatalogDto;
 }
 
+export class SegmentationModelDto {
+  @ApiProperty({ example: 'isnet-general-use', description: 'What a request names in `segmentation_model`.' })
+  name!: string;
+
+  @ApiProperty({ description: 'Whether a request that names no model is cut out with this one.' })
+  default!: boolean;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: '@imgly/background-removal-data@1.4.5 sha256:b6e8497ba978',
+    description:
+      "The weights' version label and their sha256's first 12 hex digits, as each cut-out's " +
+      '`segmentation.version` reports it; null when the segmenter does not say.',
+  })
+  version!: string | null;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: "The weights' licence, as the operator's manifest states it; null when not stated.",
+  })
+  licence!: string | null;
+
+  @ApiProperty({ type: 'string', nullable: true, example: '768x768', description: 'The image size the model sees.' })
+  input_size!: string | null;
+}
+
 export class ToolCatalogResponseDto {
   @ApiProperty({ type: [ToolCatalogEntryDto] })
   tools!: ToolCatalogEntryDto[];
+
+  @ApiProperty({
+    type: [SegmentationModelDto],
+    description:
+      'The segmentation models a cut-out may name (`segmentation_model` on remove-background, image/edit and ' +
+      "product-photo-jobs), the default first. A model with a price of its own is in its tools' `option_prices`.",
+  })
+  segmentation_models!: SegmentationModelDto[];
 
   @ApiProperty()
   request_id!: string;

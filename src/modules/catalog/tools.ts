@@ -47,6 +47,15 @@ export const EXISTING_ALPHA_PRICE: OptionPrice = {
   description: "The source's own alpha is the mask and nothing is segmented: priced as an image edit.",
 };
 
+/** The tools whose requests may name a segmentation model, each priced per model by its own cost key. */
+export const MODEL_PRICED_TOOLS: readonly ToolId[] = [ToolId.RemoveBackground, ToolId.ImageEditing];
+
+/**
+ * The cost key of `tool`'s results cut out with `model`: a row in the prices table prices them
+ * (a heavier model may cost more); without one they cost the tool's own price.
+ */
+export const modelCostKey = (tool: ToolId, model: string): string => `${tool}.model.${model}`;
+
 /** What each tool is. What it costs is data (the `prices` table), never code. */
 export const TOOLS: readonly ToolDefinition[] = [
   {

@@ -48,6 +48,7 @@ import {
 } from './job-response.dto';
 import { JobKind } from './job-status';
 import { JobPresenter } from './job.presenter';
+import { SegmentationModelChoice } from './segmentation-model-choice';
 
 /** The error answers every create endpoint documents (spec 4.2 and contract section 2). */
 function CreateEndpoint(
@@ -90,6 +91,7 @@ export class CreateJobsController {
   constructor(
     private readonly creation: JobCreationService,
     private readonly presenter: JobPresenter,
+    private readonly modelChoice: SegmentationModelChoice,
     @Inject(APP_CONFIG) config: Pick<AppConfig, 'SOURCE_MAX_MEGAPIXELS'>,
   ) {
     this.maxUpscaledPixels = config.SOURCE_MAX_MEGAPIXELS * 1_000_000;
@@ -216,7 +218,7 @@ export class CreateJobsController {
       caller,
       endpoint: `${req.method} ${(req.route as { path?: string } | undefined)?.path ?? req.path}`,
       kind,
-      request,
+      request: await this.modelChoice.applied(request),
       idempotencyKey,
       requestHash: hashRequestBody(req.body),
       clientIp: req.ip ?? 'unknown',

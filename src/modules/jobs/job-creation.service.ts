@@ -28,6 +28,7 @@ import { LiveEventsPublisher } from '../live-events/live-events.publisher';
 import { JobKind, JobStatus } from './job-status';
 import { JobsRepository } from './jobs.repository';
 import { ResultQueueProducer } from './result-queue.producer';
+import { modelNamed } from './segmentation-model-choice';
 
 export interface CreateJobCommand {
   caller: AuthContext;
@@ -187,7 +188,9 @@ export class JobCreationService {
     // Committed: other pages of the account (another tab, another client) see the new job.
     this.liveEvents.publish([jobChanged({ accountId: caller.accountId, sandbox }, admission.job.id, JobStatus.Queued)]);
     // Committed is what counts: if this enqueue is lost, the sweeper enqueues the results later.
-    await this.queue.enqueue(admission.results).catch((error: unknown) => {
+    const segmentationModel = modelNamed(command.request) ?? null;
+    const queued = admission.results.map((result) => ({ ...result, segmentationModel }));
+    await this.queue.enqueue(queued).catch((error: unknown) => {
       this.logger.warn({ err: error, job_id: admission.job.id }, 'enqueue failed; the sweeper will retry');
     });
     return { job: admission.job, replayed: false, remainingPaidCredits: admission.remainingPaidCredits };

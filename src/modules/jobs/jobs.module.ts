@@ -21,6 +21,7 @@ import { JobsController } from './jobs.controller';
 import { JobsRepository } from './jobs.repository';
 import { JobsService } from './jobs.service';
 import { ResultQueueProducer } from './result-queue.producer';
+import { SegmentationModelChoice } from './segmentation-model-choice';
 
 /** Creating, reading and cancelling jobs, and their state machine: shared by both roles. */
 @Module({
@@ -46,6 +47,7 @@ import { ResultQueueProducer } from './result-queue.producer';
     JobsRepository,
     JobsService,
     ResultQueueProducer,
+    SegmentationModelChoice,
   ],
   exports: [JobLifecycleService, ResultQueueProducer],
 })

@@ -3,7 +3,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { APP_CONFIG } from '../../core/config/config.module';
 import type { AppConfig } from '../../core/config/config.schema';
-import { QueueJobName, RETENTION, type QueuePayloads } from '../../core/queue/queue-jobs';
+import { QueueJobName, RETENTION } from '../../core/queue/queue-jobs';
+import { ModelQueues, type ResultEntryQueue } from '../../core/queue/model-queues';
 import { QueueName } from '../../core/queue/queue-name';
 import { CapacityGroup } from '../catalog/tools';
 
@@ -12,6 +13,8 @@ export interface QueuedResult {
   id: string;
   capacityGroup: CapacityGroup;
   sandbox: boolean;
+  /** The segmentation model its request names; null when it names none (the default model). */
+  segmentationModel: string | null;
 }
 
 export type ResultQueueName = QueueName.BackgroundRemoval | QueueName.Processing | QueueName.Sandbox;
@@ -40,13 +43,14 @@ const BACKOFF_MS = 2000;
  */
 @Injectable()
 export class ResultQueueProducer {
-  private readonly queues: Record<ResultQueueName, Queue<QueuePayloads[QueueJobName.ProcessResult]>>;
+  private readonly queues: Record<ResultQueueName, ResultEntryQueue>;
 
   constructor(
     @InjectQueue(QueueName.BackgroundRemoval) backgroundRemoval: Queue,
     @InjectQueue(QueueName.Processing) processing: Queue,
     @InjectQueue(QueueName.Sandbox) sandbox: Queue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly models: ModelQueues,
   ) {
     this.queues = {
       [QueueName.BackgroundRemoval]: backgroundRemoval,
@@ -55,9 +59,14 @@ export class ResultQueueProducer {
     };
   }
 
-  /** The queue a result travels on, to look its entry up. */
-  queueOf(result: Pick<QueuedResult, 'capacityGroup' | 'sandbox'>): Queue<QueuePayloads[QueueJobName.ProcessResult]> {
-    return this.queues[resultQueueOf(result)];
+  /**
+   * The queue a result travels on (also to look its entry up): a live result that names a
+   * model other than the default goes to that model's queue. One that names a model no longer
+   * configured goes to its tool's queue, where the segmenter refuses it and it fails uncharged.
+   */
+  queueOf(result: Omit<QueuedResult, 'id'>): ResultEntryQueue {
+    const model = result.sandbox || !result.segmentationModel ? undefined : this.models.of(result.segmentationModel);
+    return model ?? this.queues[resultQueueOf(result)];
   }
 
   /**
@@ -66,9 +75,9 @@ export class ResultQueueProducer {
    * do without.
    */
   async enqueue(results: readonly QueuedResult[]): Promise<void> {
-    const byQueue = new Map<ResultQueueName, string[]>();
+    const byQueue = new Map<ResultEntryQueue, string[]>();
     for (const result of results) {
-      const queue = resultQueueOf(result);
+      const queue = this.queueOf(result);
       byQueue.set(queue, [...(byQueue.get(queue) ?? []), result.id]);
     }
     await Promise.all(
@@ -83,8 +92,8 @@ export class ResultQueueProducer {
             ...RETENTION,
           },
         }));
-        if (jobs.length === 1) await this.queues[queue].add(jobs[0].name, jobs[0].data, jobs[0].opts);
-        else await this.queues[queue].addBulk(jobs);
+        if (jobs.length === 1) await queue.add(jobs[0].name, jobs[0].data, jobs[0].opts);
+        else await queue.addBulk(jobs);
       }),
     );
   }

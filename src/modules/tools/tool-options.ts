@@ -92,6 +92,8 @@ export type RemoveBackgroundOptions = {
     format?: string;
   };
   existing_alpha?: ExistingAlpha;
+  /** The segmentation model the request names; absent, the default model. */
+  segmentation_model?: string;
   /** Absent when the request has none (and in jobs stored before it existed): the source's frame. */
   placement?: StoredPlacement;
 };
@@ -106,7 +108,13 @@ export type EditOperations = {
 };
 
 /** `POST /image/edit`. */
-export type ImageEditOptions = { operations: EditOperations; output: StoredOutput; existing_alpha?: ExistingAlpha };
+export type ImageEditOptions = {
+  operations: EditOperations;
+  output: StoredOutput;
+  existing_alpha?: ExistingAlpha;
+  /** The segmentation model the request names; absent, the default model. */
+  segmentation_model?: string;
+};
 
 /** `POST /image/ai-edit`. */
 export type ImageAiEditOptions = {
@@ -143,6 +151,8 @@ export type ProductPhotoOptions = {
   /** Always stored by the create builder; read as `strict` where absent. */
   preservation_level?: PreservationLevel;
   instructions: string | null;
+  /** The segmentation model the request names; absent, the default model. */
+  segmentation_model?: string;
   output: StoredOutput;
 };
 

@@ -3,6 +3,7 @@ import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { BackdropOptionsDto } from './backdrop.dto';
 import { HexColor, NestedObject, OutputOptionsDto, SHADOWS, WebhookUrl } from './shared.dto';
 import { ExistingAlphaChoice, type ExistingAlphaChoiceValue } from './existing-alpha.dto';
+import { SegmentationModelChoice } from './segmentation-model.dto';
 import { PLACEMENT_DESCRIPTION, PLACEMENT_EXAMPLE, PlacementDto } from './placement.dto';
 import { CutoutInputImageDto, CutoutInputImages } from './subject-hints.dto';
 
@@ -156,6 +157,12 @@ export class ImageEditRequestDto {
       'Priced as any edit.',
   )
   existing_alpha?: ExistingAlphaChoiceValue;
+
+  @SegmentationModelChoice(
+    'Only with an `operations.background` that cuts the subject out (a type other than `original`, or a shadow), ' +
+      'and not with `existing_alpha` `use`.',
+  )
+  segmentation_model?: string;
 
   @WebhookUrl()
   webhook_url?: string;

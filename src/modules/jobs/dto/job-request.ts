@@ -33,6 +33,14 @@ import { subjectHintProblems, type SubjectHintsDto } from './subject-hints.dto';
 
 export const MAX_RESULTS_PER_JOB = 20;
 
+/** The product photo operations cut out by the background-removal pipeline (scenes and ads cut out their own way). */
+const PRODUCT_PHOTO_CUTOUTS: readonly ProductPhotoOperation[] = [
+  ProductPhotoOperation.RemoveBackground,
+  ProductPhotoOperation.StudioPackshot,
+  ProductPhotoOperation.MarketplaceClean,
+  ProductPhotoOperation.ProductPhotoEnhance,
+];
+
 export interface JobSource {
   imageUrl: string | null;
   externalId: string | null;
@@ -141,6 +149,14 @@ const existingAlphaHintProblems = (existingAlpha: string | undefined, images: Hi
   existingAlpha === 'use'
     ? unusableHints('input', images, 'subject_hints steer the segmenter; with existing_alpha use nothing is segmented')
     : [];
+
+/** A named model is refused where nothing is segmented, rather than ignored. */
+const unusedModel = (model: string | undefined, why: string | false): Array<FieldError | false> => [
+  model !== undefined && why !== false && { path: 'segmentation_model', message: why },
+];
+
+const EXISTING_ALPHA_SEGMENTS_NOTHING =
+  'segmentation_model chooses the segmenter; with existing_alpha use nothing is segmented';
 
 /** A result's format and where it comes from, for the messages that refuse what the format cannot do. */
 interface ResultFormat {
@@ -271,12 +287,19 @@ export function removeBackgroundJob(
     ...hintProblems('input', dto.input),
     ...existingAlphaHintProblems(dto.existing_alpha, dto.input),
     ...existingAlphaBlurProblem(dto.existing_alpha, dto.background),
+    ...unusedModel(dto.segmentation_model, dto.existing_alpha === 'use' && EXISTING_ALPHA_SEGMENTS_NOTHING),
   ]);
   const placement = dto.placement && storedPlacement(dto.placement);
   return build(
     {
       tool: ToolId.RemoveBackground,
-      options: { background, output, existing_alpha: dto.existing_alpha, ...(placement ? { placement } : {}) },
+      options: {
+        background,
+        output,
+        existing_alpha: dto.existing_alpha,
+        segmentation_model: dto.segmentation_model,
+        ...(placement ? { placement } : {}),
+      },
     },
     sourcesOf(dto.input),
     dto.output,
@@ -365,11 +388,22 @@ export function imageEditJob(
     ...existingAlphaBlurProblem(dto.existing_alpha, dto.operations?.background),
     // Hints on an edit that cuts nothing out are refused above already, with their own reason.
     ...(cutsSubjectOut(dto.operations?.background) ? existingAlphaHintProblems(dto.existing_alpha, dto.input) : []),
+    ...unusedModel(
+      dto.segmentation_model,
+      !cutsSubjectOut(dto.operations?.background)
+        ? 'segmentation_model needs operations.background with a type other than original, or a shadow: without ' +
+            'one nothing is cut out'
+        : dto.existing_alpha === 'use' && EXISTING_ALPHA_SEGMENTS_NOTHING,
+    ),
   ]);
   return build(
     {
       tool: ToolId.ImageEditing,
-      options: { operations: editOperations(dto.operations), existing_alpha: dto.existing_alpha },
+      options: {
+        operations: editOperations(dto.operations),
+        existing_alpha: dto.existing_alpha,
+        segmentation_model: dto.segmentation_model,
+      },
     },
     sourcesOf(dto.input),
     dto.output,
@@ -429,6 +463,8 @@ export function productPhotoJob(dto: ProductPhotoJobRequestDto): JobRequest {
   // As productPhotoCutout decides: enhancing keeps the photo's background unless the preset replaces it.
   const keepsBackground =
     operation === ProductPhotoOperation.ProductPhotoEnhance && (!preset || preset.background === 'original');
+  // As productPhotoCutout decides too: these operations cut the product out with the segmenter here.
+  const cutsOut = PRODUCT_PHOTO_CUTOUTS.includes(operation) && !keepsBackground;
   rejectIf([
     ...hintProblems('images', dto.images),
     ...(keepsBackground
@@ -439,6 +475,13 @@ export function productPhotoJob(dto: ProductPhotoJobRequestDto): JobRequest {
             `preset keeps the photo's background`,
         )
       : []),
+    ...unusedModel(
+      dto.segmentation_model,
+      !cutsOut &&
+        `segmentation_model needs an operation that cuts the product out here (remove_background, studio_packshot, ` +
+          `marketplace_clean, or product_photo_enhance with a preset that replaces the background), not ${operation}` +
+          (preset ? ` with preset ${preset.id}` : ''),
+    ),
   ]);
   const sources = dto.images.map((image) => ({
     imageUrl: image.source_url,
@@ -450,6 +493,7 @@ export function productPhotoJob(dto: ProductPhotoJobRequestDto): JobRequest {
     preset: preset ?? null,
     preservation_level: dto.preservation_level ?? 'strict',
     instructions: dto.instructions ?? null,
+    segmentation_model: dto.segmentation_model,
   };
   return build(
     { tool: PRODUCT_PHOTO_TOOL[operation], options },

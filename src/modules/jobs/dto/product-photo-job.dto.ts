@@ -23,6 +23,7 @@ import {
   WebhookUrl,
   type MetadataOption,
 } from './shared.dto';
+import { SegmentationModelChoice } from './segmentation-model.dto';
 import { SubjectHints, SubjectHintsDto } from './subject-hints.dto';
 
 export const PRESERVATION_LEVELS = ['strict', 'balanced', 'creative'] as const;
@@ -99,6 +100,13 @@ export class ProductPhotoJobRequestDto {
   })
   @NestedObject(() => ProductPhotoOutputDto)
   output?: ProductPhotoOutputDto;
+
+  @SegmentationModelChoice(
+    'Only with an operation that cuts the product out here: `remove_background`, `studio_packshot`, ' +
+      '`marketplace_clean`, or `product_photo_enhance` with a preset that replaces the background. Priced by the ' +
+      'operation, whatever the model.',
+  )
+  segmentation_model?: string;
 
   @WebhookUrl()
   webhook_url?: string;

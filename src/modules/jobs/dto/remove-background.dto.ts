@@ -3,6 +3,7 @@ import { IsBoolean, IsIn, IsInt, Max, Min } from 'class-validator';
 import { BackdropOptionsDto } from './backdrop.dto';
 import { HexColor, NestedObject, OptionalWithDefault, OutputOptionsDto, SHADOWS, WebhookUrl } from './shared.dto';
 import { ExistingAlphaChoice, type ExistingAlphaChoiceValue } from './existing-alpha.dto';
+import { SegmentationModelChoice } from './segmentation-model.dto';
 import { PLACEMENT_DESCRIPTION, PLACEMENT_EXAMPLE, PlacementDto } from './placement.dto';
 import { CutoutInputImageDto, CutoutInputImages } from './subject-hints.dto';
 
@@ -99,6 +100,9 @@ export class RemoveBackgroundRequestDto {
       '`option_prices`), not as a cut-out. No `subject_hints` with `use`: nothing is segmented.',
   )
   existing_alpha?: ExistingAlphaChoiceValue;
+
+  @SegmentationModelChoice('Not with `existing_alpha` `use`, which segments nothing.')
+  segmentation_model?: string;
 
   @WebhookUrl()
   webhook_url?: string;

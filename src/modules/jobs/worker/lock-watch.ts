@@ -1,7 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import { ErrorCode, type Job, type Worker } from 'bullmq';
 import { JOB_QUEUES, QueueJobName } from '../../../core/queue/queue-jobs';
-import type { QueueName } from '../../../core/queue/queue-name';
+import { modelQueueName } from '../../../core/queue/model-queues';
 import type {
   FinishLockError,
   QueueLockMetrics,
@@ -25,14 +25,20 @@ export function finishLockError(error: unknown): FinishLockError | null {
   }
 }
 
+/** Whether a queue carries results: the tools' queues, and every model's (`background-removal.<model>`). */
+function carriesResults(queue: string): boolean {
+  const resultQueues: readonly string[] = JOB_QUEUES[QueueJobName.ProcessResult];
+  return resultQueues.includes(queue) || queue.startsWith(modelQueueName(''));
+}
+
 /**
  * Counts what a queue's worker reports about its locks: renewals it could not make (its event
  * loop was blocked past the lock, or the job was taken over), jobs its stalled check gave back
  * to the queue, and outcomes refused because the lock was lost by then.
  */
-export function watchLocks(worker: Worker, queue: QueueName, metrics: QueueLockMetrics, logger: Logger): void {
+export function watchLocks(worker: Worker, queue: string, metrics: QueueLockMetrics, logger: Logger): void {
   metrics.watchQueue(queue);
-  if (JOB_QUEUES[QueueJobName.ProcessResult].includes(queue)) metrics.watchResultQueue(queue);
+  if (carriesResults(queue)) metrics.watchResultQueue(queue);
   worker.on('lockRenewalFailed', (jobIds) => metrics.lockRenewalsFailed(queue, jobIds.length));
   worker.on('stalled', (jobId) => {
     metrics.jobStalled(queue);

@@ -7,9 +7,11 @@ import { HealthService } from '../../../core/health/health.service';
 import type { AppConfig } from '../../../core/config/config.schema';
 import { QueueLockMetrics } from '../../../core/metrics/queue-lock.metrics';
 import { JOB_QUEUES, QueueJobName, type QueuePayloads } from '../../../core/queue/queue-jobs';
+import { modelQueueName } from '../../../core/queue/model-queues';
 import { QueueName } from '../../../core/queue/queue-name';
+import { SEGMENTATION_MODELS, type SegmentationModels } from '../../../core/segmentation/segmentation-models';
 import { connectionSettled } from '../../../core/queue/connection-settled';
-import { QUEUE_CONNECTION, type QueueConnection } from '../../../core/queue/queue.module';
+import { QUEUE_CONNECTION, type QueueConnection } from '../../../core/queue/queue-connection';
 import { WebhookDeliveryService } from '../../webhooks/worker/webhook-delivery.service';
 import { UploadRetentionSweeperService } from '../../uploads/upload-retention-sweeper.service';
 import { WebhookSweeperService } from '../../webhooks/worker/webhook-sweeper.service';
@@ -86,6 +88,7 @@ export class QueueWorkersService implements OnApplicationBootstrap, OnModuleDest
     private readonly retentionSweeper: ResultRetentionSweeperService,
     private readonly uploadRetention: UploadRetentionSweeperService,
     private readonly lockMetrics: QueueLockMetrics,
+    @Inject(SEGMENTATION_MODELS) private readonly models: SegmentationModels,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -97,7 +100,11 @@ export class QueueWorkersService implements OnApplicationBootstrap, OnModuleDest
       const names = (Object.keys(JOB_QUEUES) as QueueJobName[]).filter((name) => JOB_QUEUES[name].includes(queue));
       if (names.length === 0) throw new Error(`WORKER_QUEUES names ${queue}, but this build has no processor for it`);
     }
-    for (const queue of queues) this.workers.push(this.startWorker(queue));
+    for (const queue of queues) this.workers.push(this.startWorker(queue, this.concurrencyOf(queue)));
+    const modelQueues = this.servedModelQueues(queues);
+    for (const queue of modelQueues) {
+      this.workers.push(this.startWorker(queue, this.config.WORKER_CONCURRENCY_BACKGROUND_REMOVAL));
+    }
     // Connected before the drain can begin, so the drain closes them at once (see connectionSettled).
     await Promise.all(this.workers.map((worker) => connectionSettled(worker)));
     if (queues.includes(QueueName.Maintenance)) {
@@ -111,7 +118,7 @@ export class QueueWorkersService implements OnApplicationBootstrap, OnModuleDest
       );
       this.scheduleKeeper.unref();
     }
-    this.logger.log({ queues }, 'queue workers started');
+    this.logger.log({ queues: [...queues, ...modelQueues] }, 'queue workers started');
   }
 
   /**
@@ -189,11 +196,29 @@ export class QueueWorkersService implements OnApplicationBootstrap, OnModuleDest
     }
   }
 
-  private startWorker(queue: QueueName): Worker {
+  /**
+   * The queues of the models this worker serves besides the default, which a worker taking cut-outs
+   * (background-removal) consumes too. A worker that takes cut-outs or edits must serve the
+   * default model: their queues carry every result that names no model.
+   */
+  private servedModelQueues(queues: readonly QueueName[]): string[] {
+    const cutsOut = queues.includes(QueueName.BackgroundRemoval) || queues.includes(QueueName.Processing);
+    const { defaultModel, served } = this.models;
+    if (cutsOut && !served.includes(defaultModel.name)) {
+      throw new Error(
+        `WORKER_MODELS must include the default model ${defaultModel.name} on a worker that consumes ` +
+          'background-removal or processing: their queues carry every result that names no model',
+      );
+    }
+    if (!queues.includes(QueueName.BackgroundRemoval)) return [];
+    return served.filter((name) => name !== defaultModel.name).map(modelQueueName);
+  }
+
+  private startWorker(queue: string, concurrency: number): Worker {
     const worker = new Worker(queue, (job, token) => this.dispatch(job, token), {
       ...this.queueConnection,
       name: this.workerName,
-      concurrency: this.concurrencyOf(queue),
+      concurrency,
       lockDuration: this.config.WORKER_LOCK_SECONDS * 1000,
       stalledInterval: this.config.WORKER_STALLED_CHECK_SECONDS * 1000,
       maxStalledCount: this.config.WORKER_MAX_STALLED,

@@ -64,7 +64,12 @@ export class ResultSweeperService {
       const { SWEEP_GRACE_SECONDS } = this.config;
       const stale = await this.sweeps.findStale(SWEEP_GRACE_SECONDS, this.limits.pageSize, this.resumeAfter);
       for (const result of stale) {
-        const queued = { id: result.id, capacityGroup: result.capacityGroup, sandbox: result.sandbox };
+        const queued = {
+          id: result.id,
+          capacityGroup: result.capacityGroup,
+          sandbox: result.sandbox,
+          segmentationModel: result.segmentationModel,
+        };
         const queue = this.producer.queueOf(queued);
         const entry: Job<ResultEntryData> | undefined = await queue.getJob(result.id);
         if (!entry) {

@@ -17,6 +17,8 @@ export interface StaleResult {
   sandbox: boolean;
   createdAt: string;
   jobCancelled: boolean;
+  /** The segmentation model its request names, which decides its queue; null when it names none. */
+  segmentationModel: string | null;
 }
 
 /** A result whose files retention is deleting. */
@@ -32,6 +34,7 @@ interface StaleResultRow {
   sandbox: boolean;
   created_at: string;
   job_cancelled: boolean;
+  segmentation_model: string | null;
 }
 
 /** The statements of the maintenance sweeps over results: stranded work and file retention. */
@@ -43,7 +46,7 @@ export class ResultSweepsRepository {
   async findStale(graceSeconds: number, limit: number, after: StaleResultCursor | null): Promise<StaleResult[]> {
     const rows: StaleResultRow[] = await this.dataSource.query(
       `SELECT r.id, r.capacity_group, r.sandbox, r.created_at::text AS created_at, j.status = 'cancelled' AS ` +
-        `job_cancelled
+        `job_cancelled, j.options->>'segmentation_model' AS segmentation_model
          FROM job_results r JOIN jobs j ON j.id = r.job_id
         WHERE r.status IN ('queued', 'processing')
           AND coalesce(r.started_at, r.created_at) < now() - make_interval(secs => $1)
@@ -57,6 +60,7 @@ export class ResultSweepsRepository {
       sandbox: row.sandbox,
       createdAt: row.created_at,
       jobCancelled: row.job_cancelled,
+      segmentationModel: row.segmentation_model,
     }));
   }
 

@@ -81,7 +81,8 @@ const segmentSubject: CutoutStep = async function segmentSubject(
     return { ...work, photo: own.photo, subject: own.cutout };
   }
   if (!dependencies.segmenter) throw new Error('A cut-out needs a segmenter');
-  return { ...work, subject: await dependencies.segmenter.segment(photo, signal, choices.hints) };
+  const model = request.model ?? undefined;
+  return { ...work, subject: await dependencies.segmenter.segment(photo, signal, choices.hints, model) };
 };
 
 /**

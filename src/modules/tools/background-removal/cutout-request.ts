@@ -39,6 +39,8 @@ export interface CutoutRequest extends ProductCorrections {
   hints: SubjectHints;
   /** `existing_alpha` `use`: the source's own alpha is the mask, and nothing is segmented. */
   existingAlpha: boolean;
+  /** The segmentation model the request names; null for the default model. */
+  model: string | null;
 }
 
 function fromRemoveBackground(
@@ -62,6 +64,7 @@ function fromRemoveBackground(
     channels: output.channels ?? 'rgba',
     hints: task.subjectHints,
     existingAlpha: task.options.existing_alpha === 'use',
+    model: task.options.segmentation_model ?? null,
   };
 }
 
@@ -101,6 +104,7 @@ export function productPhotoCutout(
     backdrop: null,
     hints,
     existingAlpha: false,
+    model: options.segmentation_model ?? null,
     shadow: shadowStyle('none', 0),
     ...corrections(level),
   };

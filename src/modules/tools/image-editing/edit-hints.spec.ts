@@ -113,6 +113,7 @@ describe('EDIT_PIPELINE with subject hints', () => {
       shadow: { kind: 'none', spread: 1, lean: 0 },
       hints: HINTS,
       existingAlpha: false,
+      model: null,
       placement: null,
     },
     light: false,

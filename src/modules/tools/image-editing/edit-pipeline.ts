@@ -120,7 +120,11 @@ const segmentSubject: EditStep = async function segmentSubject(
   }
   if (!dependencies.segmenter) throw new Error('A background operation needs a segmenter');
   const hints = hintsInPart(request.cutout.hints, visiblePart(source, work.plan.geometry, work.window));
-  return { ...work, cutout: await dependencies.segmenter.segment(made(work.image, 'decoded image'), signal, hints) };
+  const image = made(work.image, 'decoded image');
+  return {
+    ...work,
+    cutout: await dependencies.segmenter.segment(image, signal, hints, request.cutout.model ?? undefined),
+  };
 };
 
 /**

@@ -58,6 +58,8 @@ export interface EditCutout {
   hints: SubjectHints;
   /** `existing_alpha` `use`: the source's own alpha is the mask, and nothing is segmented. */
   existingAlpha: boolean;
+  /** The segmentation model the request names; null for the default model. */
+  model: string | null;
   /** `placement`: the cut-out on a canvas; null keeps the photo's frame. */
   placement: CanvasLayout | null;
 }
@@ -83,6 +85,7 @@ function cutoutOf(
   variant: number,
   hints: SubjectHints,
   existingAlpha: boolean,
+  model: string | null,
 ): EditCutout | null {
   if (!background || !cutsSubjectOut(background)) return null;
   const type = background.type ?? 'original';
@@ -93,6 +96,7 @@ function cutoutOf(
     hints,
     // The create request allows `use` only with a background that replaces the photo's.
     existingAlpha: existingAlpha && type !== 'original',
+    model,
     placement: placement ? canvasLayoutOf(placement) : null,
   };
 }
@@ -103,6 +107,7 @@ function fromOperations(
   variant: number,
   hints: SubjectHints,
   existingAlpha = false,
+  model: string | null = null,
 ): EditRequest {
   return {
     resize: {
@@ -111,7 +116,7 @@ function fromOperations(
       fit: operations.resizing?.fit,
       upscale: operations.restorations?.upscale === true,
     },
-    cutout: cutoutOf(operations, variant, hints, existingAlpha),
+    cutout: cutoutOf(operations, variant, hints, existingAlpha, model),
     light: operations.adjustments?.light === true,
     color: operations.adjustments?.color === true,
     polish: operations.restorations?.polish === true,
@@ -162,6 +167,7 @@ export function editRequestOf(
     variantOf(task),
     task.subjectHints,
     options.existing_alpha === 'use',
+    options.segmentation_model ?? null,
   );
 }
 

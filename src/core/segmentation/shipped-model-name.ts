@@ -1,0 +1,1 @@
+export const SHIPPED_MODEL_NAME = 'isnet-general-use';
