@@ -38,19 +38,20 @@ export class SegmentationDto {
   @ApiProperty({
     example: 'isnet-general-use',
     description:
-      'The segmentation model that cut the subject out: `isnet-general-use` on a deployment that runs the local ' +
-      "model, the operator's name for it with a remote segmentation service, `sandbox` for sandbox cut-outs.",
+      'The segmentation model that cut the subject out: the one the request named in `segmentation_model`, or ' +
+      "the deployment's default (`isnet-general-use` unless the operator chose another; `GET /tools` lists them); the " +
+      "operator's name for it with a remote segmentation service, `sandbox` for sandbox cut-outs.",
   })
   model!: string;
 
   @ApiProperty({
     type: String,
     nullable: true,
-    example: '@imgly/background-removal-data@1.4.5',
+    example: '@imgly/background-removal-data@1.4.5 sha256:b6e8497ba978',
     description:
-      "What identifies the model's weights: for the local model the pinned package they are read from (verified " +
-      'against its checksum when the model is prepared); null when the segmentation service does not say. Compare ' +
-      'for equality only: a different value means different weights.',
+      "What identifies the model's weights: the version label of its manifest and the first 12 hex digits of " +
+      "the weights' sha256 (checked when a worker starts); null when the segmentation service does not say. " +
+      'Compare for equality only: a different value means different weights.',
   })
   version!: string | null;
 

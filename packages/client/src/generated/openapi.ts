@@ -709,8 +709,31 @@ export interface components {
             /** @description The file options the tool's `output` accepts, their bounds and defaults (an extension). */
             output: components["schemas"]["OutputOptionsCatalogDto"];
         };
+        SegmentationModelDto: {
+            /**
+             * @description What a request names in `segmentation_model`.
+             * @example isnet-general-use
+             */
+            name: string;
+            /** @description Whether a request that names no model is cut out with this one. */
+            default: boolean;
+            /**
+             * @description The weights' version label and their sha256's first 12 hex digits, as each cut-out's `segmentation.version` reports it; null when the segmenter does not say.
+             * @example @imgly/background-removal-data@1.4.5 sha256:b6e8497ba978
+             */
+            version: string | null;
+            /** @description The weights' licence, as the operator's manifest states it; null when not stated. */
+            licence: string | null;
+            /**
+             * @description The image size the model sees.
+             * @example 768x768
+             */
+            input_size: string | null;
+        };
         ToolCatalogResponseDto: {
             tools: components["schemas"]["ToolCatalogEntryDto"][];
+            /** @description The segmentation models a cut-out may name (`segmentation_model` on remove-background, image/edit and product-photo-jobs), the default first. A model with a price of its own is in its tools' `option_prices`. */
+            segmentation_models: components["schemas"]["SegmentationModelDto"][];
             request_id: string;
         };
         /** @enum {string} */
@@ -1003,6 +1026,11 @@ export interface components {
              */
             existing_alpha?: "ignore" | "use";
             /**
+             * @description The segmentation model that cuts the subject out: a `name` from `GET /api/v1/tools` (`segmentation_models`); absent, the default model. A name this deployment does not offer is a 400. A model with a price of its own is listed in its tool's `option_prices`; each cut-out reports the model and its weights' version in `segmentation`. Not with `existing_alpha` `use`, which segments nothing.
+             * @example isnet-general-use
+             */
+            segmentation_model?: string;
+            /**
              * Format: uri
              * @description HTTPS URL that receives signed events.
              */
@@ -1183,6 +1211,11 @@ export interface components {
              */
             existing_alpha?: "ignore" | "use";
             /**
+             * @description The segmentation model that cuts the subject out: a `name` from `GET /api/v1/tools` (`segmentation_models`); absent, the default model. A name this deployment does not offer is a 400. A model with a price of its own is listed in its tool's `option_prices`; each cut-out reports the model and its weights' version in `segmentation`. Only with an `operations.background` that cuts the subject out (a type other than `original`, or a shadow), and not with `existing_alpha` `use`.
+             * @example isnet-general-use
+             */
+            segmentation_model?: string;
+            /**
              * Format: uri
              * @description HTTPS URL that receives signed events.
              */
@@ -1360,6 +1393,11 @@ export interface components {
             instructions?: string;
             /** @description quality, dpi and metadata of the results; the format is the preset's (jpg without a preset), so a quality with a png preset is a 400. */
             output?: components["schemas"]["ProductPhotoOutputDto"];
+            /**
+             * @description The segmentation model that cuts the subject out: a `name` from `GET /api/v1/tools` (`segmentation_models`); absent, the default model. A name this deployment does not offer is a 400. A model with a price of its own is listed in its tool's `option_prices`; each cut-out reports the model and its weights' version in `segmentation`. Only with an operation that cuts the product out here: `remove_background`, `studio_packshot`, `marketplace_clean`, or `product_photo_enhance` with a preset that replaces the background. Priced by the operation, whatever the model.
+             * @example isnet-general-use
+             */
+            segmentation_model?: string;
             /**
              * Format: uri
              * @description HTTPS URL that receives signed events.
