@@ -115,6 +115,7 @@ export class LocalSegmenter implements Segmenter, OnModuleDestroy {
 
   private async start(name: string): Promise<ModelSettings> {
     const started = Date.now();
+    // A served model of a local configuration always has a manifest (only a remote model has none).
     const manifest = this.models.manifest(name) as ModelManifest;
     const settings: ModelSettings = {
       plan: await this.planOf(manifest),
@@ -141,6 +142,7 @@ export class LocalSegmenter implements Segmenter, OnModuleDestroy {
     if (manifest.weights.kind === 'file') return { manifest, weightsPath: manifest.weights.path };
     const prepared = await prepareIsnetModel({
       modelsDir: this.settings.modelsDir,
+      // The manifest refuses the shipped weights with a dynamic size.
       inputSize: manifest.input.size as number,
     });
     return { manifest, weightsPath: prepared.path };
