@@ -32,11 +32,14 @@ import { hardQualitySpecs, plainQualityShots, qualitySet } from '../test/support
 /** A photo to score: its pixels and its true mask (255 inside the subject), the same size. */
 interface ScoredPhoto {
   name: string;
+  /** Scored apart as well as in all: `plain` and `hard` for the built-in shots, `photos` for a folder. */
+  group: string;
   image: RawImage;
   mask: Uint8Array;
 }
 
 interface Score {
+  group: string;
   iou: number;
   boundaryF: number;
   msPerMegapixel: number;
@@ -92,6 +95,7 @@ async function scoreOne(segmenter: LocalSegmenter, model: string, photo: ScoredP
   const ms = performance.now() - started;
   const { width, height } = photo.image;
   return {
+    group: photo.group,
     iou: alphaIoU(mask.data, photo.mask),
     boundaryF: boundaryF(mask.data, photo.mask, width, height),
     msPerMegapixel: ms / ((width * height) / 1e6),
@@ -99,45 +103,64 @@ async function scoreOne(segmenter: LocalSegmenter, model: string, photo: ScoredP
   };
 }
 
+/** One line per model and group of photos (all of them first, then each group when there are several). */
 function summary(models: readonly { name: string; inputSize: string | null }[], scores: Map<string, Score[]>): string {
-  const lines = ['model                          input           IoU mean  IoU worst  boundary F  ms/MP  rank corr.'];
+  const lines = [
+    `${'model'.padEnd(30)} ${'input'.padEnd(15)} ${'photos'.padEnd(10)}` +
+      '  IoU mean  IoU worst  boundary F  ms/MP  rank corr.',
+  ];
   for (const { name, inputSize } of models) {
     const rows = scores.get(name) ?? [];
-    const ious = rows.map(({ iou }) => iou);
-    lines.push(
-      [
-        name.padEnd(30),
-        (inputSize ?? '').padEnd(15),
-        mean(ious).toFixed(4).padStart(8),
-        Math.min(...ious)
-          .toFixed(4)
-          .padStart(10),
-        mean(rows.map(({ boundaryF }) => boundaryF))
-          .toFixed(4)
-          .padStart(11),
-        median(rows.map(({ msPerMegapixel }) => msPerMegapixel))
-          .toFixed(0)
-          .padStart(6),
-        rankCorrelation(
-          rows.map(({ uncertainty }) => uncertainty),
-          ious.map((iou) => 1 - iou),
-        )
-          .toFixed(3)
-          .padStart(11),
-      ].join(' '),
-    );
+    const groups = [...new Set(rows.map(({ group }) => group))];
+    const parts =
+      groups.length > 1
+        ? [
+            ['all', rows] as const,
+            ...groups.map((group) => [group, rows.filter((row) => row.group === group)] as const),
+          ]
+        : [['all', rows] as const];
+    for (const [group, scored] of parts) {
+      const photos = `${group} ${scored.length}`;
+      lines.push(`${name.padEnd(30)} ${(inputSize ?? '').padEnd(15)} ${photos.padEnd(10)} ${figures(scored)}`);
+    }
   }
   return lines.join('\n');
+}
+
+function figures(rows: readonly Score[]): string {
+  const ious = rows.map(({ iou }) => iou);
+  const correlation = rankCorrelation(
+    rows.map(({ uncertainty }) => uncertainty),
+    ious.map((iou) => 1 - iou),
+  );
+  return [
+    mean(ious).toFixed(4).padStart(9),
+    Math.min(...ious)
+      .toFixed(4)
+      .padStart(10),
+    mean(rows.map(({ boundaryF }) => boundaryF))
+      .toFixed(4)
+      .padStart(11),
+    median(rows.map(({ msPerMegapixel }) => msPerMegapixel))
+      .toFixed(0)
+      .padStart(6),
+    correlation.toFixed(3).padStart(11),
+  ].join(' ');
 }
 
 /** The built-in quality shots of QUALITY_SET (ci by default, full for all 138): plain shots, then hard ones. */
 async function builtInPhotos(): Promise<ScoredPhoto[]> {
   const set = qualitySet();
-  const shots = [
-    ...(await Promise.all(plainQualityShots(set).map(({ product, backdrop }) => productShot(product, backdrop)))),
-  ];
-  for (const spec of hardQualitySpecs(set)) shots.push(await hardShot(spec));
-  return Promise.all(shots.map(async ({ name, jpeg, mask }) => ({ name, image: await decoded(jpeg), mask })));
+  const photos: ScoredPhoto[] = [];
+  for (const { product, backdrop } of plainQualityShots(set)) {
+    const { name, jpeg, mask } = await productShot(product, backdrop);
+    photos.push({ name, group: 'plain', image: await decoded(jpeg), mask });
+  }
+  for (const spec of hardQualitySpecs(set)) {
+    const { name, jpeg, mask } = await hardShot(spec);
+    photos.push({ name, group: 'hard', image: await decoded(jpeg), mask });
+  }
+  return photos;
 }
 
 /** Every `name.jpg|jpeg|png|webp` in `dir` that has a `name.mask.png` beside it. */
@@ -155,7 +178,7 @@ async function folderPhotos(dir: string): Promise<ScoredPhoto[]> {
       .resize(image.width, image.height, { fit: 'fill', kernel: 'nearest' })
       .raw()
       .toBuffer();
-    photos.push({ name, image, mask: new Uint8Array(mask.buffer, mask.byteOffset, mask.length) });
+    photos.push({ name, group: 'photos', image, mask: new Uint8Array(mask.buffer, mask.byteOffset, mask.length) });
   }
   if (photos.length === 0) throw new Error(`QUALITY_PHOTOS ${dir} holds no photo with a .mask.png beside it`);
   return photos;
