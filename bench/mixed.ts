@@ -19,7 +19,7 @@
  *    light, colour and polish, JPEG out) and MIXED_CUTOUT_JOBS live cut-out jobs of
  *    MIXED_CUTOUT_SHOTS 1 MP product shots (1200 x 900), all created at once, while sandbox jobs
  *    are created one after another until the live jobs end (or MIXED_LIMIT_SECONDS pass);
- * 4. after the services stop: the worker's segmentation session (`IsnetSession`, the worker's
+ * 4. after the services stop: the worker's segmentation session (`ModelSession` of the shipped model, the worker's
  *    options) alone on the same 0.3 MP photo, MIXED_MODEL_RUNS times after one warm-up.
  *
  * Reported (a table on standard output, JSON at MIXED_OUT): results started more than once (the
@@ -46,7 +46,8 @@ import { Queue } from 'bullmq';
 import { Client } from 'pg';
 import sharp from 'sharp';
 import { prepareIsnetModel } from '../src/core/segmentation/isnet-model';
-import { IsnetSession } from '../src/core/segmentation/isnet-session';
+import { ModelSession } from '../src/core/segmentation/model-session';
+import { shippedModelManifest } from '../src/core/segmentation/segmentation-models';
 import { fromFixture, productPhoto } from '../test/support/image-fixtures';
 import { ImageSourceServer } from '../test/support/image-source-server';
 import { BACKDROPS, PRODUCTS, productShot } from '../test/support/product-shots';
@@ -525,7 +526,10 @@ async function main(): Promise<void> {
     // 4. The session alone.
     log(`the segmentation session alone: ${MODEL_RUNS} runs`);
     const model = await prepareIsnetModel({ modelsDir: MODELS_DIR, inputSize: SEGMENTATION_INPUT_SIZE });
-    const session = await IsnetSession.open(model, { intraOpThreads: SEGMENTATION_THREADS });
+    const session = await ModelSession.open(shippedModelManifest(SEGMENTATION_INPUT_SIZE), model.path, {
+      intraOpThreads: SEGMENTATION_THREADS,
+      provider: 'cpu',
+    });
     const { data, info } = await sharp((await productShot('mug', 'tabletop', SMALL_SIZE)).jpeg)
       .removeAlpha()
       .raw()

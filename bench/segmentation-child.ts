@@ -19,7 +19,8 @@ import { selectSubject } from '../src/engine/mask/subject-selection';
 import { encode } from '../src/core/image/pipeline-steps';
 import type { RawImage } from '../src/core/image/raw-image';
 import { prepareIsnetModel } from '../src/core/segmentation/isnet-model';
-import { IsnetSession } from '../src/core/segmentation/isnet-session';
+import { ModelSession } from '../src/core/segmentation/model-session';
+import { shippedModelManifest } from '../src/core/segmentation/segmentation-models';
 import { alphaIoU, BACKDROPS, HARD_SHOT_SPECS, hardShot, PRODUCTS, productShot } from '../test/support/product-shots';
 
 export interface SegmentationTask {
@@ -60,7 +61,7 @@ async function decoded(jpeg: Buffer): Promise<RawImage> {
 }
 
 /** The worker's cut-out of one photo (transparent PNG, no shadow), step by step. */
-async function cutOut(session: IsnetSession, jpeg: Buffer): Promise<{ times: StepTimes; alpha: Uint8Array }> {
+async function cutOut(session: ModelSession, jpeg: Buffer): Promise<{ times: StepTimes; alpha: Uint8Array }> {
   const t0 = performance.now();
   const photo = await decoded(jpeg);
   const t1 = performance.now();
@@ -118,7 +119,10 @@ async function main(): Promise<void> {
   const model = await prepareIsnetModel({ modelsDir, inputSize: task.inputSize });
   const modelPrepareMs = performance.now() - started;
   started = performance.now();
-  const session = await IsnetSession.open(model, { intraOpThreads: task.threads });
+  const session = await ModelSession.open(shippedModelManifest(task.inputSize), model.path, {
+    intraOpThreads: task.threads,
+    provider: 'cpu',
+  });
   const sessionOpenMs = performance.now() - started;
 
   // Warm-up, not measured: the first run allocates.
@@ -157,7 +161,10 @@ async function main(): Promise<void> {
   await bare.release();
 
   // Quality, through the same steps: every product on every backdrop, then every hard shot.
-  const qualitySession = await IsnetSession.open(model, { intraOpThreads: task.threads });
+  const qualitySession = await ModelSession.open(shippedModelManifest(task.inputSize), model.path, {
+    intraOpThreads: task.threads,
+    provider: 'cpu',
+  });
   const quality: SegmentationReport['quality'] = [];
   for (const product of PRODUCTS) {
     for (const backdrop of BACKDROPS) {

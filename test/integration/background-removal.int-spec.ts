@@ -91,7 +91,7 @@ function groupTable(rows: Array<{ group: string; iou: number }>): string {
 /**
  * QUALITY_SET picks the shots scored (test/support/product-shots/quality-sets.ts): 'ci' (the
  * default) a fifth of each set, chosen by a rule on their places in the lists, 'full' all of them
- * (`npm run bench:quality`, figures in BENCHMARKS.md). The floors are per set: the full set's are
+ * (`npm run bench:quality:api`, figures in BENCHMARKS.md). The floors are per set: the full set's are
  * what it reaches today less a margin; the subset's are at least as tight unless its own figures
  * say otherwise, as noted where that is so.
  */

@@ -1,4 +1,5 @@
 import { onnx } from 'onnx-proto';
+import { halfBitsToFloat } from './half-float';
 
 /**
  * The one-off conversion of the exported ISNet graph for onnxruntime's CPU provider at a chosen
@@ -165,26 +166,9 @@ function attribute(node: onnx.NodeProto, name: string): onnx.IAttributeProto {
   return found;
 }
 
-/** Float values of all 65,536 half-precision bit patterns, built on first use. */
-let halfTable: Float32Array | null = null;
-
 /** Little-endian fp16 bytes (ONNX raw_data) to little-endian fp32 bytes. */
 function halfToFloat(half: Uint8Array): Uint8Array {
-  halfTable ??= buildHalfTable();
-  const floats = new Float32Array(half.length / 2);
-  for (let i = 0; i < floats.length; i++) floats[i] = halfTable[half[2 * i] | (half[2 * i + 1] << 8)];
-  return new Uint8Array(floats.buffer);
-}
-
-function buildHalfTable(): Float32Array {
-  const table = new Float32Array(65536);
-  for (let bits = 0; bits < 65536; bits++) {
-    const sign = bits & 0x8000 ? -1 : 1;
-    const exponent = (bits >> 10) & 0x1f;
-    const fraction = bits & 0x3ff;
-    if (exponent === 0) table[bits] = sign * fraction * 2 ** -24;
-    else if (exponent === 31) table[bits] = fraction ? NaN : sign * Infinity;
-    else table[bits] = sign * (1 + fraction / 1024) * 2 ** (exponent - 15);
-  }
-  return table;
+  const bits = new Uint16Array(half.length / 2);
+  for (let i = 0; i < bits.length; i++) bits[i] = half[2 * i] | (half[2 * i + 1] << 8);
+  return new Uint8Array(halfBitsToFloat(bits).buffer);
 }

@@ -33,6 +33,14 @@ const MODEL_RESOURCE = '/models/medium';
  * graph, so any other bytes are refused rather than converted.
  */
 const SOURCE_MODEL_SHA256 = 'b6e8497ba978a6f5fbb647e419d2696cd80df5a23cb6a8ea532021911bd76acb';
+
+/**
+ * The shipped model as it is named and reported: its weights are identified by the data package
+ * they come from and the sha256 of the source model assembled from it (the prepared file's own
+ * hash varies with the input size it is prepared at).
+ */
+export const SHIPPED_MODEL = { name: MODEL_NAME, versionLabel: WEIGHTS, sha256: SOURCE_MODEL_SHA256 } as const;
+
 /**
  * The version of convertForCpu's output. It is part of the prepared file's name, so a change to
  * the conversion prepares a new file instead of reusing one made the old way.

@@ -2,11 +2,13 @@ import { createHash } from 'node:crypto';
 import { copyFile, mkdtemp, open, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { InferenceSession, Tensor } from 'onnxruntime-node';
 import sharp from 'sharp';
-import type { RawImage } from '../image/raw-image';
+import { fromRaw, toRaw, type RawImage } from '../image/raw-image';
 import { prepareIsnetModel, type PreparedModel } from './isnet-model';
-import { IsnetSession } from './isnet-session';
+import { ModelSession } from './model-session';
 import type { ProbabilityMap } from './probability-map';
+import { shippedModelManifest } from './segmentation-models';
 
 /** Shared by every test file that needs the model: preparation is atomic, so parallel files are safe. */
 const MODELS_DIR = path.join(os.tmpdir(), 'imgjobs-test-models');
@@ -131,12 +133,16 @@ describe(prepareIsnetModel.name, () => {
   });
 });
 
-describe(IsnetSession.name, () => {
-  let session: IsnetSession;
+describe('the shipped ISNet through its built-in manifest', () => {
+  let model: PreparedModel;
+  let session: ModelSession;
 
   beforeAll(async () => {
-    const model = await prepareIsnetModel({ modelsDir: MODELS_DIR, inputSize: INPUT_SIZE });
-    session = await IsnetSession.open(model, { intraOpThreads: 2 });
+    model = await prepareIsnetModel({ modelsDir: MODELS_DIR, inputSize: INPUT_SIZE });
+    session = await ModelSession.open(shippedModelManifest(INPUT_SIZE), model.path, {
+      intraOpThreads: 2,
+      provider: 'cpu',
+    });
   }, SLOW);
 
   afterAll(async () => {
@@ -165,4 +171,50 @@ describe(IsnetSession.name, () => {
     },
     SLOW,
   );
+
+  it(
+    'answers exactly the map of the constants before manifests (RGB Lanczos, /max, mean 0.5, std 1, stretch)',
+    async () => {
+      const shot = await bottleShot();
+      const reference = await referenceMap(model.path, shot);
+      const { map, pixels } = await session.probability(shot);
+      expect(map.data).toEqual(reference.map);
+      expect(pixels.equals(reference.pixels)).toBe(true);
+    },
+    SLOW,
+  );
 });
+
+/** The shipped model's map computed as the code before manifests did, with its constants written out. */
+async function referenceMap(modelPath: string, image: RawImage): Promise<{ map: Float32Array; pixels: Buffer }> {
+  const pixels = (await toRaw(fromRaw(image).resize(INPUT_SIZE, INPUT_SIZE, { fit: 'fill' }))).data;
+  const scale =
+    1 /
+    Math.max(
+      pixels.reduce((brightest, value) => Math.max(brightest, value), 0),
+      1,
+    );
+  const plane = INPUT_SIZE * INPUT_SIZE;
+  const input = new Float32Array(3 * plane);
+  for (let i = 0; i < plane; i++)
+    for (let c = 0; c < 3; c++) input[c * plane + i] = (pixels[3 * i + c] * scale - 0.5) / 1;
+  // The session options the code before manifests opened it with.
+  const session = await InferenceSession.create(modelPath, {
+    executionProviders: ['cpu'],
+    intraOpNumThreads: 2,
+    interOpNumThreads: 1,
+    graphOptimizationLevel: 'all',
+    enableCpuMemArena: false,
+    executionMode: 'sequential',
+    extra: { session: { intra_op: { allow_spinning: '0' } } },
+  });
+  try {
+    const outputs = await session.run({ input: new Tensor('float32', input, [1, 3, INPUT_SIZE, INPUT_SIZE]) });
+    const output = outputs[session.outputNames[0]].data as Float32Array;
+    const min = output.reduce((least, value) => Math.min(least, value), Infinity);
+    const max = output.reduce((most, value) => Math.max(most, value), -Infinity);
+    return { map: output.map((value) => (value - min) / (max - min)), pixels };
+  } finally {
+    await session.release();
+  }
+}

@@ -41,7 +41,10 @@ export class RemoteSegmenter implements Segmenter {
     return Promise.resolve();
   }
 
-  async segment(image: RawImage, signal: AbortSignal, hints: SubjectHints = NO_HINTS): Promise<Cutout> {
+  async segment(image: RawImage, signal: AbortSignal, hints: SubjectHints = NO_HINTS, model?: string): Promise<Cutout> {
+    if (model !== undefined && model !== this.settings.model) {
+      throw new SegmentationError(`The model ${model} is not served here.`, false);
+    }
     const png = await fromRaw(image).png({ compressionLevel: 1 }).toBuffer();
     const deadline = AbortSignal.timeout(this.settings.timeoutSeconds * 1000);
     const body = await this.post(png, AbortSignal.any([signal, deadline])).catch((error: unknown) => {

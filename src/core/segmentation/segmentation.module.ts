@@ -9,12 +9,14 @@ import { SegmentationMetrics } from '../metrics/segmentation.metrics';
 import { OutboundHttps } from '../outbound/outbound-https';
 import { LocalSegmenter } from './local-segmenter';
 import { RemoteSegmenter } from './remote-segmenter';
+import { SEGMENTATION_MODELS, type ConfiguredModels } from './segmentation-models';
 import { SEGMENTER, type Segmenter } from './segmenter';
 
 const WARM_UP_RETRY_MS = 30_000;
 
 function segmenterFor(
   config: AppConfig,
+  models: ConfiguredModels,
   outbound: OutboundHttps,
   metrics: SegmentationMetrics,
   engine: PixelEngine,
@@ -24,9 +26,10 @@ function segmenterFor(
       return new LocalSegmenter(
         {
           modelsDir: config.MODELS_DIR,
-          inputSize: config.SEGMENTATION_INPUT_SIZE,
           threads: config.SEGMENTATION_THREADS,
+          providers: config.SEGMENTATION_PROVIDERS,
         },
+        models,
         metrics,
         engine,
       );
@@ -44,15 +47,16 @@ function segmenterFor(
 }
 
 /**
- * The configured segmenter. Creating it costs nothing: the local model loads on first use, or
- * at a worker's start through SegmenterWarmUp, so an API process never loads it.
+ * The configured segmenter, over the configured models (SegmentationModelsModule). Creating it
+ * loads nothing: the local models load on first use, or at a worker's start through
+ * SegmenterWarmUp, so an API process never loads one.
  */
 @Module({
   imports: [EngineModule],
   providers: [
     {
       provide: SEGMENTER,
-      inject: [APP_CONFIG, OutboundHttps, SegmentationMetrics, PIXEL_ENGINE],
+      inject: [APP_CONFIG, SEGMENTATION_MODELS, OutboundHttps, SegmentationMetrics, PIXEL_ENGINE],
       useFactory: segmenterFor,
     },
   ],
@@ -61,11 +65,11 @@ function segmenterFor(
 export class SegmentationModule {}
 
 /**
- * A worker that consumes the background-removal queue warms the segmenter as it starts and is
- * not ready (`/health/ready` answers 503 with `segmenter: starting`) until it is: the first
- * result it takes does not wait for the model, and an orchestrator sees a slow or failed model
- * load. Other workers (the processing queue's `image_editing` background operations) load it
- * on first use.
+ * A worker that consumes the background-removal queue warms the segmenter as it starts (every
+ * model it serves, each checked first) and is not ready (`/health/ready` answers 503 with
+ * `segmenter: starting`, or `down` after a refusal) until it is: the first result it takes does
+ * not wait for a model, and an orchestrator sees a slow, failed or refused model load. Other
+ * workers (the processing queue's `image_editing` background operations) load a model on first use.
  */
 @Injectable()
 export class SegmenterWarmUp implements OnApplicationBootstrap {
@@ -91,6 +95,7 @@ export class SegmenterWarmUp implements OnApplicationBootstrap {
       () => (this.state = 'up'),
       (error: unknown) => {
         this.state = 'down';
+        // The model that failed logged why, in one line of its own.
         this.logger.error({ err: error }, 'the segmenter is not available; trying again shortly');
         setTimeout(() => this.warm(segmenter), WARM_UP_RETRY_MS).unref();
       },

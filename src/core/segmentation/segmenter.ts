@@ -3,15 +3,17 @@ import type { RawImage } from '../image/raw-image';
 
 /**
  * The seam between the tools and whatever cuts subjects out: an image (and the client's hints) in,
- * the subject's alpha mask out, at the image's own size. The local ISNet model and a remote service both fit it.
+ * the subject's alpha mask out, at the image's own size. The local models and a remote service both fit it.
  */
 export interface Segmenter {
-  /** Resolves once the segmenter can answer at full speed (the local model's session is warm). */
+  /** Resolves once the segmenter can answer at full speed (every model this process serves is checked and warm). */
   ready(): Promise<void>;
   /**
    * The subject's mask at the image's size and how sure the segmenter is of it, keeping to the
-   * client's hints when there are any. Rejects with SegmentationError when the segmenter fails;
-   * `signal` stops waiting for it.
+   * client's hints when there are any, cut out by `model` (a configured model's name; undefined,
+   * the default model). The cut-out's `segmentation` names the model and reportedVersion of it.
+   * Rejects with SegmentationError when the segmenter fails or does not serve `model` (not
+   * retryable); `signal` stops waiting for it.
    */
   segment(image: RawImage, signal: AbortSignal, hints?: SubjectHints, model?: string): Promise<Cutout>;
 }

@@ -8,7 +8,7 @@ import { PROP_FAMILIES } from './props';
  * The shots background removal is scored on, in one of two sizes, chosen by QUALITY_SET (read here
  * and nowhere else):
  *
- * - 'full': every product on every backdrop (48) and every hard shot (90). `npm run bench:quality`
+ * - 'full': every product on every backdrop (48) and every hard shot (90). `npm run bench:quality:api`
  *   runs these; BENCHMARKS.md records what they give.
  * - 'ci' (the default): about a fifth of each, by a fixed rule on the shots' positions in their
  *   lists, never on their scores, so that every product, backdrop, hard kind, prop family (tuned on

@@ -1,1 +1,0 @@
-export const SHIPPED_MODEL_NAME = 'isnet-general-use';
