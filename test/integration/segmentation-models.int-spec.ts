@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { AppModule } from '../../src/app.module';
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import type { AppConfig } from '../../src/core/config/config.schema';
+import { loadConfig } from '../../src/core/config/load-config';
 import { fromFixture, paint } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
 import { creditTotals, jobsClient, waitForJob, writtenRows } from '../support/jobs';
@@ -177,9 +178,18 @@ describe('Several segmentation models (through the API, routed by queue to the w
     expect(clean.segmentation?.model).toBe(SECOND);
   }, 300_000);
 
-  it('refuses to start a worker that takes cut-outs without the default model', async () => {
-    await expect(workerOf(api, { WORKER_MODELS: [SECOND] })).rejects.toThrow(
-      /WORKER_MODELS must include the default model isnet-general-use/,
-    );
+  it('refuses the settings of a worker that takes cut-outs or edits without the default model', () => {
+    const settings = {
+      SEGMENTER: 'local',
+      WORKER_MODELS: SECOND,
+      DATABASE_URL: 'postgres://db',
+      REDIS_URL: 'redis://r',
+    };
+    for (const queues of ['background-removal', 'processing']) {
+      expect(() => loadConfig({ ...settings, WORKER_QUEUES: queues })).toThrow(
+        /WORKER_MODELS.*must include the default model isnet-general-use/,
+      );
+    }
+    expect(loadConfig({ ...settings, WORKER_QUEUES: 'sandbox' }).WORKER_MODELS).toEqual([SECOND]);
   });
 });

@@ -363,6 +363,23 @@ export const configSchema = configSettings
     if (env.SEGMENTER === 'remote' && !env.SEGMENTER_URL) {
       context.addIssue({ code: 'custom', path: ['SEGMENTER_URL'], message: 'is required when SEGMENTER is remote' });
     }
+    const takesDefaultModelWork = env.WORKER_QUEUES.some(
+      (queue) => queue === 'background-removal' || queue === 'processing',
+    );
+    if (
+      env.SEGMENTER === 'local' &&
+      env.WORKER_MODELS.length > 0 &&
+      takesDefaultModelWork &&
+      !env.WORKER_MODELS.includes(env.SEGMENTATION_DEFAULT_MODEL)
+    ) {
+      context.addIssue({
+        code: 'custom',
+        path: ['WORKER_MODELS'],
+        message:
+          `must include the default model ${env.SEGMENTATION_DEFAULT_MODEL} on a worker that consumes ` +
+          'background-removal or processing: their queues carry every result that names no model',
+      });
+    }
     if (env.STORAGE_DRIVER === 's3' && !env.S3_BUCKET) {
       context.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'is required when STORAGE_DRIVER is s3' });
     }

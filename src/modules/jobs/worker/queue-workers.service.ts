@@ -198,18 +198,11 @@ export class QueueWorkersService implements OnApplicationBootstrap, OnModuleDest
 
   /**
    * The queues of the models this worker serves besides the default, which a worker taking cut-outs
-   * (background-removal) consumes too. A worker that takes cut-outs or edits must serve the
-   * default model: their queues carry every result that names no model.
+   * (background-removal) consumes too. (The configuration makes such a worker serve the default
+   * model as well: the tools' queues carry every result that names no model.)
    */
   private servedModelQueues(queues: readonly QueueName[]): string[] {
-    const cutsOut = queues.includes(QueueName.BackgroundRemoval) || queues.includes(QueueName.Processing);
     const { defaultModel, served } = this.models;
-    if (cutsOut && !served.includes(defaultModel.name)) {
-      throw new Error(
-        `WORKER_MODELS must include the default model ${defaultModel.name} on a worker that consumes ` +
-          'background-removal or processing: their queues carry every result that names no model',
-      );
-    }
     if (!queues.includes(QueueName.BackgroundRemoval)) return [];
     return served.filter((name) => name !== defaultModel.name).map(modelQueueName);
   }
