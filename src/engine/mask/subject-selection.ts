@@ -54,7 +54,7 @@ interface ComponentStats {
 
 export interface Selection {
   map: ProbabilityMap;
-  /** 0 sure .. 1 unsure, from the map and the selection's decisions. */
+  /** 0 sure .. 1 unsure, from the map, the photo and the selection's decisions (cutout-uncertainty.ts). */
   uncertainty: number;
 }
 
