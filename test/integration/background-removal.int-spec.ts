@@ -94,7 +94,7 @@ const OTHER_SHOTS: ReadonlyArray<readonly [string, Backdrop]> = [
  * The uncertainty (2026-11-28, BENCHMARKS.md "Uncertainty"): over the full set's 138 shots a rank correlation of
  * 0.766 with (1 - IoU), and a review threshold flagging 24.6 % of them catches 22 of the 35 with IoU below 0.9
  * (62.9 %). The full set asserts issue 38's correlation of 0.75; its recall floor is what it reaches less two shots,
- * short of the issue's 90 % (BENCHMARKS.md says which cut-outs it misses). The subset's 37 shots: 0.704 and 7 of
+ * short of the issue's 90 % (BENCHMARKS.md says which cut-outs it misses). The subset's 37 shots: 0.699 and 7 of
  * 12 (58 %). Over 30-40 shots Spearman's correlation is coarse (the earlier score's random 30-shot subsets ranged
  * from 0.36 to 0.73 around its full-set 0.59), so the subset's floors sit lower; a score that ranks nothing
  * (correlation about 0 +- 0.17, recall about 25 %) still fails them.
