@@ -15,6 +15,7 @@ import {
 } from '../support/product-shots';
 import { hardQualitySpecs, plainQualityShots, qualitySet } from '../support/product-shots/quality-sets';
 import { bearer, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
+import { errorCorrelation, rankingSummary, reviewRecall } from '../support/uncertainty-ranking';
 import { readUntil } from '../support/waiting';
 
 type Decoded = Awaited<ReturnType<typeof decodeRgba>>;
@@ -49,28 +50,6 @@ function border(image: Decoded, band: number): number[][] {
     }
   }
   return pixels;
-}
-
-/** Spearman's rank correlation of two equally long lists (ties broken by order; enough for a ranking check). */
-function rankCorrelation(a: number[], b: number[]): number {
-  const ranks = (values: number[]) => {
-    const order = values.map((value, index) => [value, index]).sort((x, y) => x[0] - y[0]);
-    const rank = new Array<number>(values.length);
-    order.forEach(([, index], position) => (rank[index] = position));
-    return rank;
-  };
-  const ra = ranks(a);
-  const rb = ranks(b);
-  const middle = (a.length - 1) / 2;
-  let covariance = 0;
-  let va = 0;
-  let vb = 0;
-  for (let i = 0; i < a.length; i++) {
-    covariance += (ra[i] - middle) * (rb[i] - middle);
-    va += (ra[i] - middle) ** 2;
-    vb += (rb[i] - middle) ** 2;
-  }
-  return covariance / Math.sqrt(va * vb);
 }
 
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
@@ -108,22 +87,33 @@ const OTHER_SHOTS: ReadonlyArray<readonly [string, Backdrop]> = [
   [PRODUCTS[4], 'similar'],
 ];
 /**
- * Today (2026-11-27, BENCHMARKS.md "Quality"): full plain mean 0.9857, worst 0.9116; hard mean 0.8337; rank
- * correlation 0.592 over 138 shots. The subset: plain mean 0.9840, worst 0.9300; hard mean 0.8469; correlation 0.450
- * over 37 shots. Its worst plain shot and hard mean keep the full set's margins (0.012 and 0.014) above their floors.
+ * Today (2026-11-27, BENCHMARKS.md "Quality"): full plain mean 0.9857, worst 0.9116; hard mean 0.8337. The subset:
+ * plain mean 0.9840, worst 0.9300; hard mean 0.8469. Its worst plain shot and hard mean keep the full set's margins
+ * (0.012 and 0.014) above their floors.
+ *
+ * The uncertainty (2026-11-28, BENCHMARKS.md "Uncertainty"): over the full set's 138 shots a rank correlation of
+ * 0.766 with (1 - IoU), and a review threshold flagging 24.6 % of them catches 22 of the 35 with IoU below 0.9
+ * (62.9 %). The full set asserts issue 38's correlation of 0.75; its recall floor is what it reaches less two shots,
+ * short of the issue's 90 % (BENCHMARKS.md says which cut-outs it misses). The subset's 37 shots: 0.699 and 7 of
+ * 12 (58 %). Over 30-40 shots Spearman's correlation is coarse (the earlier score's random 30-shot subsets ranged
+ * from 0.36 to 0.73 around its full-set 0.59), so the subset's floors sit lower; a score that ranks nothing
+ * (correlation about 0 +- 0.17, recall about 25 %) still fails them.
  */
 const FLOORS = {
-  full: { plainMean: 0.95, plainWorst: 0.9, hardMean: 0.82, rankCorrelation: 0.5, regionGain: 0.02 },
+  full: {
+    plainMean: 0.95,
+    plainWorst: 0.9,
+    hardMean: 0.82,
+    rankCorrelation: 0.75,
+    reviewRecall: 0.57,
+    regionGain: 0.02,
+  },
   ci: {
     plainMean: 0.95,
     plainWorst: 0.92,
     hardMean: 0.833,
-    // Lower than the full set's 0.5 because the subset's own figure is 0.45: over 30-40 shots Spearman's
-    // correlation is too coarse for 0.5 (random subsets of 8 plain and 22 hard shots range from 0.36 to 0.73,
-    // 90 % of them, around the full set's 0.59), and holding 0.5 stably takes about half of the set. 0.42 still
-    // fails when the uncertainty stops ranking the bad cut-outs: an uninformative score reaches 0.41 on 30 shots
-    // once in a hundred.
-    rankCorrelation: 0.42,
+    rankCorrelation: 0.55,
+    reviewRecall: 0.4,
     regionGain: 0.02,
   },
 }[SET];
@@ -331,22 +321,31 @@ describe('live background removal with the local model, through the API and a wo
     expect(values).toHaveLength(HARD_SPECS.length);
     expect(mean(values)).toBeGreaterThanOrEqual(FLOORS.hardMean);
     for (const { uncertainty } of rows) expect(uncertainty).toBeGreaterThanOrEqual(0);
-    // Unsure cut-outs are the bad ones: the score ranks with (1 - IoU) across the whole set, plain shots and hard ones.
-    const all = [...baseScores.values(), ...hardScores.values()];
+    // Unsure cut-outs are the bad ones: the score ranks with (1 - IoU) across the whole set, plain shots and hard ones,
+    // and a review threshold that flags a quarter of the set catches the bad cut-outs. In the set's order, so that
+    // its odd- and even-numbered halves are the ones BENCHMARKS.md reports.
+    const all = [
+      ...plainNames.map((name) => baseScores.get(name)),
+      ...[...hardShots.keys()].map((name) => hardScores.get(name)),
+    ].filter((score) => score !== undefined);
     expect(all).toHaveLength(plainNames.length + hardShots.size);
-    const correlation = rankCorrelation(
-      all.map(({ uncertainty }) => uncertainty),
-      all.map(({ iou }) => 1 - iou),
-    );
-    const hardOnly = rankCorrelation(
-      rows.map(({ uncertainty }) => uncertainty),
-      values.map((iou) => 1 - iou),
-    );
+    const correlation = errorCorrelation(all);
+    const review = reviewRecall(all);
     process.stdout.write(
-      `uncertainty rank correlation with (1 - IoU): ${correlation.toFixed(3)} over all ${all.length} ` +
-        `shots, ${hardOnly.toFixed(3)} over the hard ones\n`,
+      `\nuncertainty, QUALITY_SET ${SET}:\n${rankingSummary('all shots', all)}\n` +
+        `${rankingSummary(
+          'odd-numbered half',
+          all.filter((_, i) => i % 2 === 1),
+        )}\n` +
+        `${rankingSummary(
+          'even-numbered half',
+          all.filter((_, i) => i % 2 === 0),
+        )}\n` +
+        `${rankingSummary('hard shots', rows)}\n`,
     );
     expect(correlation).toBeGreaterThanOrEqual(FLOORS.rankCorrelation);
+    expect(review.flaggedShare).toBeLessThanOrEqual(0.25);
+    expect(review.recall).toBeGreaterThanOrEqual(FLOORS.reviewRecall);
   }, 1_200_000);
 
   it('does better on the prop shots with a region around the product, and no worse with a keep point', async () => {

@@ -8,8 +8,10 @@
 export interface CutoutEvidence {
   /** The share of the subject's area where the model's probability is neither high nor low. */
   softEdges: number;
-  /** How close the strongest dropped candidate came to the chosen subject (score ratio). */
-  rivalry: number;
+  /** The share of the subject's inside that is backdrop seen through it (seen-through.ts). */
+  seenThrough: number;
+  /** The share of the cut-out that hole filling added where the model said background. */
+  filledHoles: number;
   /** How near the product-or-prop decisions came to going the other way. */
   propDoubt: number;
   /** How near the decisions on enclosed holes came to going the other way, by area. */
@@ -17,14 +19,20 @@ export interface CutoutEvidence {
 }
 
 /**
- * How much each piece of evidence weighs, set so the score ranks cut-outs by their error on the
- * generated shots (BENCHMARKS.md). Removing a prop is not itself doubt: a clean removal is a
- * success; what counts is how near its decisions came to going the other way.
+ * How much each piece of evidence weighs: the share at which it alone makes the score 1 is
+ * 1 / weight. Set on the odd-numbered half of the full quality set and checked on the even half
+ * (BENCHMARKS.md, "Uncertainty"), on round values, so that no single shot decides them.
+ * Soft edges are the model's own doubt and the broadest cue: a sixth of the subject's area soft
+ * is as unsure as it gets. Seeing through half the inside is the same. Filled holes weigh as much
+ * as soft edges because filling is a guess about area the model called background. Prop
+ * decisions weigh least: they come near on most clean cut-outs of products with thin parts on
+ * short seams (a chair's legs, a lamp's stem), so they only add to other doubt.
  */
 const WEIGHTS: Readonly<Record<keyof CutoutEvidence, number>> = {
-  softEdges: 4,
-  rivalry: 0.6,
-  propDoubt: 1.5,
+  softEdges: 6,
+  seenThrough: 2,
+  filledHoles: 6,
+  propDoubt: 0.25,
   holeDoubt: 2,
 };
 

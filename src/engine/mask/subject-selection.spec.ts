@@ -144,4 +144,55 @@ describe(selectSubject.name, () => {
     const selected = selectSubject(drawMap(() => 0.3)).map;
     expect(selected.data.every((p) => p === 0)).toBe(true);
   });
+
+  describe('its uncertainty', () => {
+    const BACKDROP = [232, 232, 228];
+    /** The photo at the map's size: `colour` of the pixel where it gives one, the backdrop elsewhere. */
+    const drawPhoto = (colour: (x: number, y: number) => number[] | null) => {
+      const photo = Buffer.alloc(SIDE * SIDE * 3);
+      for (let y = 0; y < SIDE; y++)
+        for (let x = 0; x < SIDE; x++) photo.set(colour(x, y) ?? BACKDROP, (y * SIDE + x) * 3);
+      return photo;
+    };
+    const inDisc = (x: number, y: number) => hypot(x - 384, y - 384) <= 150;
+    const orange = drawPhoto((x, y) => (inDisc(x, y) ? [220, 120, 40] : null));
+
+    it('is low for one clean object the model is sure of', () => {
+      // As the model draws a clean product's outline: from 0.2 to 0.8 within about a pixel.
+      const sure = (x: number, y: number) => 1 / (1 + exp((hypot(x - 384, y - 384) - 150) / 0.3));
+      expect(selectSubject(drawMap(sure), orange).uncertainty).toBeLessThan(0.1);
+    });
+
+    it('is high where the model hesitates along the whole outline', () => {
+      // Probability falls from 0.9 to 0.1 over about 60 px instead of 6.
+      const hesitant = (x: number, y: number) => 1 / (1 + exp((hypot(x - 384, y - 384) - 150) / 15));
+      expect(selectSubject(drawMap(hesitant), orange).uncertainty).toBeGreaterThan(0.5);
+    });
+
+    it('is as high as it gets when the backdrop shows through what the model filled, as in a lens', () => {
+      const lens = drawPhoto((x, y) => {
+        const r = hypot(x - 384, y - 384);
+        return r > 150 ? null : r > 135 ? [25, 25, 30] : [233, 231, 229];
+      });
+      const sure = selectSubject(drawMap(disc(384, 384, 150)), lens).uncertainty;
+      expect(sure).toBe(1);
+    });
+
+    it('grows when a hole the model called background is filled', () => {
+      const body = disc(384, 384, 200);
+      const doubt = boxDistance(324, 324, 444, 444);
+      const holed = drawMap((x, y) => {
+        const inHole = soft(doubt(x, y));
+        return body(x, y) * (1 - inHole) + 0.3 * inHole;
+      });
+      const clean = selectSubject(drawMap(body)).uncertainty;
+      const filled = selectSubject(holed);
+      expect(at(filled.map, 384, 384)).toBe(1);
+      expect(filled.uncertainty).toBeGreaterThan(clean + 0.2);
+    });
+
+    it('is 1 when nothing reaches the threshold', () => {
+      expect(selectSubject(drawMap(() => 0.3)).uncertainty).toBe(1);
+    });
+  });
 });

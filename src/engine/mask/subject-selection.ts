@@ -5,6 +5,7 @@ import { clippedToRegion, expectedCentre, keepPointIndices, type ExpectedCentre 
 import { cutoutUncertainty } from './cutout-uncertainty';
 import { settleHoles } from './hole-policy';
 import { separateProps } from './prop-separation';
+import { seenThroughShare } from './seen-through';
 import { NO_HINTS, type SubjectHints } from './subject-hints';
 
 /**
@@ -53,7 +54,7 @@ interface ComponentStats {
 
 export interface Selection {
   map: ProbabilityMap;
-  /** 0 sure .. 1 unsure, from the map and the selection's decisions. */
+  /** 0 sure .. 1 unsure, from the map, the photo and the selection's decisions (cutout-uncertainty.ts). */
   uncertainty: number;
 }
 
@@ -80,7 +81,7 @@ export function selectSubject(
   const keepPoints = keepPointIndices(hints, width, height);
   const centre = expectedCentre(hints, width, height);
   const groups = linkedGroups(data, labels, count, width, height);
-  const { kept, rivalry } = keptComponents(labels, stats, groups, { width, height, centre, keepPoints });
+  const kept = keptComponents(labels, stats, groups, { width, height, centre, keepPoints });
   const subject = new Uint8Array(n);
   for (let i = 0; i < n; i++) subject[i] = kept[labels[i]];
   const separation = photo
@@ -96,13 +97,28 @@ export function selectSubject(
     if (subject[i] || (labels[i] === 0 && distance[i] <= margin)) out[i] = data[i];
   }
   const holeDoubt = settleHoles({ out, probability: data, subject, distance, photo, width, height });
+  // The cut-out as chosen: the subject with the holes it filled.
+  const chosen = new Uint8Array(n);
+  for (let i = 0; i < n; i++) chosen[i] = out[i] >= THRESHOLD ? 1 : 0;
   const uncertainty = cutoutUncertainty({
     softEdges: softShare(data, subject, distance, margin),
-    rivalry,
+    seenThrough: photo ? seenThroughShare(chosen, photo, width, height) : 0,
+    filledHoles: filledShare(chosen, subject),
     propDoubt: separation?.doubt ?? 0,
     holeDoubt,
   });
   return { map: { data: out, width, height }, uncertainty };
+}
+
+/** The share of the chosen cut-out that is not the subject the model found: the holes filled in it. */
+function filledShare(chosen: Uint8Array, subject: Uint8Array): number {
+  let area = 0;
+  let filled = 0;
+  for (let i = 0; i < chosen.length; i++) {
+    area += chosen[i];
+    if (chosen[i] && !subject[i]) filled++;
+  }
+  return area === 0 ? 0 : filled / area;
 }
 
 /** Pixels of the subject and its margin where the model is unsure (0.2-0.8), as a share of the subject's area. */
@@ -206,7 +222,7 @@ function keptComponents(
     centre,
     keepPoints,
   }: { width: number; height: number; centre: ExpectedCentre; keepPoints: readonly number[] },
-): { kept: Uint8Array; rivalry: number } {
+): Uint8Array {
   const count = groups.groupOf.length - 1;
   const kept = new Uint8Array(count + 1);
   for (const index of keepPoints) kept[labels[index]] = 1;
@@ -251,10 +267,5 @@ function keptComponents(
     }
     if (!joined) break;
   }
-  // With keep points the client chose: no rival to doubt against.
-  let rival = 0;
-  if (!pointed)
-    for (let label = 1; label <= count; label++)
-      if (!kept[label] && stats.area[label] >= minArea) rival = Math.max(rival, scores[label]);
-  return { kept, rivalry: scores[best] > 0 ? rival / scores[best] : 1 };
+  return kept;
 }
