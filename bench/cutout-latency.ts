@@ -26,7 +26,9 @@
  *    already resized and normalised tensor of each photo, CUTOUT_MODEL_RUNS times in all.
  *
  * Reported (standard output, JSON at CUTOUT_OUT): the medians through the service and of the
- * model alone, and their difference, the service's share; where that share goes.
+ * model alone, and their difference, the service's share; the same share from the measured jobs
+ * alone (their mean less the mean of their inference in the worker, which a change of the
+ * machine's load between the phases does not move); where that share goes.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -75,6 +77,7 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 const round = (value: number) => Math.round(value * 10) / 10;
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
 /** The service's environment: only what is set here, nothing the service reads from the parent. */
 function serviceEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -382,6 +385,9 @@ async function main(): Promise<void> {
     },
     model_alone: { median_ms: round(modelMedian), runs_ms: model.modelAloneMs.map(round) },
     service_share_ms: round(serviceMedian - modelMedian),
+    // The same share from the same jobs alone: on a machine whose load changes between the two
+    // phases (the model alone runs minutes later), the difference of their medians drifts with it.
+    around_the_model_ms: round(mean(service.clientMs) - service.workerInferenceMs),
     worker_means_ms: {
       queue_wait: service.queueWaitMs,
       steps: service.steps,
@@ -405,6 +411,7 @@ function summary(report: {
   through_the_service: { client_median_ms: number; server_median_ms: number; client_ms: number[] };
   model_alone: { median_ms: number; runs_ms: number[] };
   service_share_ms: number;
+  around_the_model_ms: number;
   worker_means_ms: { queue_wait: number; steps: Record<string, number>; processing: number; inference: number };
   in_process_medians_ms: Record<string, number>;
 }): string {
@@ -423,6 +430,8 @@ function summary(report: {
     `| the model alone on a preprocessed tensor (${report.model_alone.runs_ms.length} runs) | ` +
       `${ms(report.model_alone.median_ms)} |`,
     `| **the service's share** | **${ms(report.service_share_ms)}** |`,
+    `| the same jobs' mean, less the mean of their inference in the worker (mean, not median) | ` +
+      `${ms(report.around_the_model_ms)} |`,
     '',
     "Where the worker's time goes (means over the measured jobs, from its /metrics):",
     '',
