@@ -25,6 +25,9 @@
  *    map; then the model alone: a bare onnxruntime session with the same options run on the
  *    already resized and normalised tensor of each photo, CUTOUT_MODEL_RUNS times in all.
  *
+ * CUTOUT_PROFILE_DIR, when set, has the API and the worker write V8 CPU profiles of every thread
+ * there (`--cpu-prof`), for finding where the share goes.
+ *
  * Reported (standard output, JSON at CUTOUT_OUT): the medians through the service and of the
  * model alone, and their difference, the service's share; the same share from the measured jobs
  * alone (their mean less the mean of their inference in the worker, which a change of the
