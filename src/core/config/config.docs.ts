@@ -210,7 +210,9 @@ export const CONFIG_DOCS: { readonly [Name in keyof z.input<typeof configSetting
   },
   SEGMENTATION_INPUT_SIZE: { description: "side of the local model's square input (multiple of 32, 320–1024)" },
   SEGMENTATION_THREADS: { description: "threads of the worker's one inference session" },
-  SEGMENTATION_MODELS: { description: 'manifest files of the segmentation models an operator brings (comma-separated)' },
+  SEGMENTATION_MODELS: {
+    description: 'manifest files of the segmentation models an operator brings (comma-separated)',
+  },
   SEGMENTATION_DEFAULT_MODEL: { description: 'the model a request that names none is cut out with' },
   SEGMENTATION_PROVIDERS: { description: 'onnxruntime execution providers in order: `cpu`, `cuda`, `tensorrt`' },
   WORKER_MODELS: { description: 'the segmentation models this worker loads and serves; empty, all of them' },
