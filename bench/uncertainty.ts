@@ -16,7 +16,8 @@ import sharp from 'sharp';
 import { maskFromProbability } from '../src/engine/mask/cutout-mask';
 import type { RawImage } from '../src/core/image/raw-image';
 import { prepareIsnetModel } from '../src/core/segmentation/isnet-model';
-import { IsnetSession } from '../src/core/segmentation/isnet-session';
+import { ModelSession } from '../src/core/segmentation/model-session';
+import { shippedModelManifest } from '../src/core/segmentation/segmentation-models';
 import type { ProbabilityMap } from '../src/core/segmentation/probability-map';
 import { alphaIoU, hardShot, productShot } from '../test/support/product-shots';
 import { hardQualitySpecs, plainQualityShots } from '../test/support/product-shots/quality-sets';
@@ -46,7 +47,7 @@ function fullSet(): Array<() => Promise<Shot>> {
 
 /** The model's map and its view of the photo, from the cache when it has them. */
 async function modelOutput(
-  session: () => Promise<IsnetSession>,
+  session: () => Promise<ModelSession>,
   name: string,
   photo: RawImage,
 ): Promise<{ map: ProbabilityMap; pixels: Buffer }> {
@@ -68,10 +69,10 @@ async function modelOutput(
 async function main(): Promise<void> {
   sharp.concurrency(1);
   // Opened on the first shot the cache does not hold.
-  let opened = null as Promise<IsnetSession> | null;
+  let opened = null as Promise<ModelSession> | null;
   const session = () =>
     (opened ??= prepareIsnetModel({ modelsDir: TEST_MODELS_DIR, inputSize: INPUT_SIZE }).then((model) =>
-      IsnetSession.open(model, { intraOpThreads: 2 }),
+      ModelSession.open(shippedModelManifest(INPUT_SIZE), model.path, { intraOpThreads: 2, provider: 'cpu' }),
     ));
   const scored: RankedCutout[] = [];
   for (const draw of fullSet()) {

@@ -26,14 +26,17 @@ const photo = () =>
 type Segmentation = ResultBody['segmentation'];
 type ResultEvent = { type: string; job: { id: string }; result?: Record<string, unknown> };
 
-/** The local model's report: its name, the data package its weights come from as installed, our post-processing. */
+/**
+ * The local model's report: its name, the data package its weights come from as installed with the
+ * checksum prefix of the model assembled from it, our post-processing.
+ */
 function localModelReport(): Segmentation {
   const manifest = JSON.parse(readFileSync(require.resolve('@imgly/background-removal-data/package.json'), 'utf8')) as {
     version: string;
   };
   return {
     model: 'isnet-general-use',
-    version: `@imgly/background-removal-data@${manifest.version}`,
+    version: `@imgly/background-removal-data@${manifest.version} sha256:b6e8497ba978`,
     post_processing_version: MASK_POST_PROCESSING_VERSION,
   };
 }
@@ -135,7 +138,7 @@ describe('which model made a cut-out (segmentation), through the API and a worke
       const report = localModelReport();
       expect(report).toEqual({
         model: 'isnet-general-use',
-        version: '@imgly/background-removal-data@1.4.5',
+        version: '@imgly/background-removal-data@1.4.5 sha256:b6e8497ba978',
         post_processing_version: '1',
       });
 

@@ -19,6 +19,7 @@ export class JobMetrics {
   private readonly settled: Counter<'tool' | 'environment' | 'status' | 'error_code'>;
   private readonly waited: Histogram<'queue' | 'tool'>;
   private readonly processed: Histogram<'queue' | 'tool'>;
+  private readonly steps: Histogram<'tool' | 'step'>;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -54,6 +55,15 @@ export class JobMetrics {
       buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300],
       registers,
     });
+    this.steps = new Histogram({
+      name: 'imgjobs_result_step_seconds',
+      help:
+        "Time one attempt of a result spent in each of its steps: the database's start and completion, the source's " +
+        "download, the tool's named pipeline steps, the files' storage.",
+      labelNames: ['tool', 'step'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120],
+      registers,
+    });
   }
 
   jobCreated(tool: string, environment: MetricsEnvironment): void {
@@ -84,5 +94,10 @@ export class JobMetrics {
 
   resultProcessed(queue: string, tool: string, seconds: number): void {
     this.processed.observe({ queue, tool }, seconds);
+  }
+
+  /** One step of a result's attempt; `step` is a fixed name (a pipeline step's function name), never an id. */
+  resultStep(tool: string, step: string, seconds: number): void {
+    this.steps.observe({ tool, step }, seconds);
   }
 }

@@ -17,6 +17,9 @@ export interface Components {
  */
 export type Connectivity = 4 | 8;
 
+/** Provisional labels the union-find table holds before it first grows. */
+const INITIAL_LABELS = 4096;
+
 export function labelComponents(
   inside: Uint8Array,
   width: number,
@@ -25,8 +28,11 @@ export function labelComponents(
 ): Components {
   const labels = new Int32Array(width * height);
   // A new provisional label needs a pixel with no labelled neighbour above or to its left, so
-  // there are at most half the pixels of them (a checkerboard, under 4-connectivity).
-  const parent = new Int32Array(Math.ceil((width * height) / 2) + 2);
+  // there are at most half the pixels of them (a checkerboard, under 4-connectivity); a mask
+  // usually has a few hundred, so the table starts small and doubles as it fills, rather than
+  // allocating half the image's size on every call.
+  const most = Math.ceil((width * height) / 2) + 2;
+  let parent = new Int32Array(Math.min(most, INITIAL_LABELS));
   let next = 1;
 
   const root = (label: number): number => {
@@ -68,6 +74,11 @@ export function labelComponents(
       }
       if (label === 0) {
         label = next++;
+        if (label === parent.length) {
+          const grown = new Int32Array(Math.min(most, parent.length * 2));
+          grown.set(parent);
+          parent = grown;
+        }
         parent[label] = label;
       }
       labels[i] = label;

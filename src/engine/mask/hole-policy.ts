@@ -48,6 +48,10 @@ export function settleHoles({ out, probability, subject, distance, photo, width,
   const open = new Uint8Array(count + 1);
   for (let x = 0; x < width; x++) open[labels[x]] = open[labels[(height - 1) * width + x]] = 1;
   for (let y = 0; y < height; y++) open[labels[y * width]] = open[labels[y * width + width - 1]] = 1;
+  // Nothing enclosed (most products): no hole to settle, so none of the statistics below is needed.
+  let enclosed = false;
+  for (let label = 1; label <= count && !enclosed; label++) enclosed = !open[label];
+  if (!enclosed) return 0;
 
   const stats = holeStats(labels, count, open, probability, distance, photo, n);
   const ring = photo ? backdropRing(labels, open, distance, photo, n) : null;

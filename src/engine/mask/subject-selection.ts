@@ -249,6 +249,12 @@ function keptComponents(
 
   const keptGroups = new Uint8Array(groups.count + 1);
   for (let round = 0; round < MAX_PART_ROUNDS; round++) {
+    // Only parts not kept and not specks can join: without one (a lone product, the usual case)
+    // the distance transform below would decide nothing.
+    let candidates = false;
+    for (let label = 1; label <= count && !candidates; label++)
+      candidates = !kept[label] && stats.area[label] >= minArea;
+    if (!candidates) break;
     for (let label = 1; label <= count; label++) if (kept[label]) keptGroups[groups.groupOf[label]] = 1;
     for (let i = 0; i < n; i++) seeds[i] = kept[labels[i]];
     const distance = distanceFromSeeds(seeds, width, height);

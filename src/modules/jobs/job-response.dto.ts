@@ -39,8 +39,8 @@ export class SegmentationDto {
     example: 'isnet-general-use',
     description:
       'The segmentation model that cut the subject out: the one the request named in `segmentation_model`, or ' +
-      "the deployment's default (`isnet-general-use` unless the operator chose another; `GET /tools` lists them); the " +
-      "operator's name for it with a remote segmentation service, `sandbox` for sandbox cut-outs.",
+      "the deployment's default (`isnet-general-use` unless the operator chose another; `GET /tools` lists " +
+      "them); the operator's name for it with a remote segmentation service, `sandbox` for sandbox cut-outs.",
   })
   model!: string;
 

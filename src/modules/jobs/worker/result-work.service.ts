@@ -129,8 +129,10 @@ export class ResultWorkService {
    * short looks like a failed one), the result did not fail.
    */
   async perform(resultId: string, attempt: ResultAttempt, handBack: AbortSignal): Promise<void> {
+    const starting = performance.now();
     const task = await this.lifecycle.start(resultId);
     if (!task) return;
+    this.metrics.resultStep(task.tool, 'start', (performance.now() - starting) / 1000);
     if (attempt.waitedSeconds !== null) this.metrics.resultWaited(attempt.queue, task.tool, attempt.waitedSeconds);
     const startedAt = performance.now();
     try {
@@ -165,8 +167,10 @@ export class ResultWorkService {
     }
     const output = await this.withinTimeLimit((signal) => runner.run(task, signal), handBack);
     const keys = resultFileKeys(task.jobId, task.resultId, output.format, randomBytes(8).toString('hex'));
+    const storing = performance.now();
     try {
       await this.store(keys, output, handBack);
+      this.metrics.resultStep(task.tool, 'store', (performance.now() - storing) / 1000);
       // Handed back while its files were written: the next attempt writes its own.
       handBack.throwIfAborted();
     } catch (error) {
@@ -174,7 +178,10 @@ export class ResultWorkService {
       throw error;
     }
     // Another run settled the result first: this run's files would be orphans.
-    if (!(await this.lifecycle.complete(task.resultId, keys, output))) await this.removeFiles(keys);
+    const completing = performance.now();
+    const completed = await this.lifecycle.complete(task.resultId, keys, output);
+    this.metrics.resultStep(task.tool, 'complete', (performance.now() - completing) / 1000);
+    if (!completed) await this.removeFiles(keys);
   }
 
   /** Settles a result whose work will not be retried, releasing its credits. */

@@ -1,9 +1,11 @@
+import { performance } from 'node:perf_hooks';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG } from '../../../core/config/config.module';
 import type { AppConfig } from '../../../core/config/config.schema';
 import { PIXEL_ENGINE } from '../../../core/engine/engine.module';
 import { readCarriedMetadata, type CarriedMetadata } from '../../../core/image/metadata/carried-metadata';
 import { PixelBudget } from '../../../core/image/pixel-budget';
+import { JobMetrics } from '../../../core/metrics/job.metrics';
 import type { PixelEngine } from '../../../engine/pixel-engine';
 import type { SourceImage } from '../../../core/image/source-image';
 import type { ToolId } from '../../catalog/tools';
@@ -12,7 +14,7 @@ import { fileChoicesOf, type ToolOutput, type TypedToolTask } from '../tool-runn
 import { asResultFailure } from './failure-translation';
 import { resultLimits } from './pipeline-limits';
 import { SourceLoader } from './source-loader';
-import { resultChoicesOf, runPipeline, type ToolContext, type ToolPipeline } from './tool-steps';
+import { resultChoicesOf, runPipeline, type ToolContext, type ToolPipeline, type ToolStep } from './tool-steps';
 
 /** The pipeline a runner runs, and the tools whose results may run on it. */
 export interface PipelineOf<T extends ToolId = ToolId> {
@@ -77,6 +79,7 @@ export class ResultFrame {
     private readonly sources: SourceLoader,
     private readonly budget: PixelBudget,
     @Inject(PIXEL_ENGINE) private readonly engine: PixelEngine,
+    private readonly metrics: JobMetrics,
   ) {}
 
   /** A result made from its source image. */
@@ -105,18 +108,35 @@ export class ResultFrame {
   ): Promise<ToolOutput> {
     refuseOtherTools(task, tool.runs);
     const { request, dependencies } = tool.prepare(task);
-    const source = await load();
+    const timed = <V>(step: string, work: () => Promise<V>) => this.timed(task.tool, step, work);
+    const source = await timed('source', load);
     const limits = resultLimits(this.config, signal, this.engine);
+    const pipeline = { ...tool.pipeline, steps: tool.pipeline.steps.map((step) => this.timedStep(task.tool, step)) };
     const encoded = await this.budget
       .run(tool.pixels(source, request), async () => {
         signal.throwIfAborted();
-        const choices = resultChoicesOf(task, await this.carriedMetadata(task, source));
-        return runPipeline(tool.pipeline, { request, source, limits, dependencies, signal, choices });
+        const choices = resultChoicesOf(task, await timed('metadata', () => this.carriedMetadata(task, source)));
+        return runPipeline(pipeline, { request, source, limits, dependencies, signal, choices });
       })
       .catch((error: unknown) => {
         throw asResultFailure(error);
       });
     return { ...encoded, format: task.format };
+  }
+
+  /** `work`, its time recorded as `step` of the tool's results (imgjobs_result_step_seconds), however it ends. */
+  private async timed<V>(tool: ToolId, step: string, work: () => Promise<V>): Promise<V> {
+    const started = performance.now();
+    try {
+      return await work();
+    } finally {
+      this.metrics.resultStep(tool, step, (performance.now() - started) / 1000);
+    }
+  }
+
+  /** A pipeline step timed under its function's name. */
+  private timedStep<C, W>(tool: ToolId, step: ToolStep<C, W>): ToolStep<C, W> {
+    return (context, work) => this.timed(tool, step.name, async () => step(context, work));
   }
 
   /**
