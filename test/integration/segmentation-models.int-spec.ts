@@ -5,6 +5,7 @@ import { AppModule } from '../../src/app.module';
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import type { AppConfig } from '../../src/core/config/config.schema';
 import { loadConfig } from '../../src/core/config/load-config';
+import { HealthService } from '../../src/core/health/health.service';
 import { fromFixture, paint } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
 import { creditTotals, jobsClient, waitForJob, writtenRows } from '../support/jobs';
@@ -148,8 +149,17 @@ describe('Several segmentation models (through the API, routed by queue to the w
     ]);
     expect(waiting).toEqual([{ status: 'queued', attempts: 0 }]);
 
-    workers.push(await workerOf(api, { WORKER_MODELS: [] }));
+    expect(defaultOnly.app.get(HealthService).about().segmentation_models).toEqual([
+      { model: 'isnet-general-use', provider: 'cpu' },
+    ]);
+
+    const both = await workerOf(api, { WORKER_MODELS: [] });
+    workers.push(both);
     await waitForJob(api, named.body.job.id as string, undefined, 240_000);
+    expect(both.app.get(HealthService).about().segmentation_models).toEqual([
+      { model: 'isnet-general-use', provider: 'cpu' },
+      { model: SECOND, provider: 'cpu' },
+    ]);
     const { job, results } = await jobs().read(named.body.job.id as string);
     expect(job.status).toBe('completed');
     expect(job.credits_used).toBe(SECOND_PRICE);

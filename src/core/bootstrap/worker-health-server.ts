@@ -25,7 +25,7 @@ export function startWorkerHealthServer(
       res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
     };
     if (req.method !== 'GET') return reply(405, { status: 'method_not_allowed' });
-    if (req.url === '/health') return reply(200, { status: 'ok', node: process.version });
+    if (req.url === '/health') return reply(200, health.about());
     if (req.url === '/health/live') return reply(200, { status: 'ok' });
     if (req.url === '/health/ready') {
       health

@@ -12,9 +12,13 @@ export class HealthController {
 
   @Get()
   @ApiOperation({ summary: 'The process is running, and the Node.js release it runs on.' })
-  @ApiOkResponse({ description: '`{ status: "ok", node: "v24.22.3" }`' })
-  about(): { status: string; node: string } {
-    return { status: 'ok', node: process.version };
+  @ApiOkResponse({
+    description:
+      '`{ status: "ok", node: "v24.22.3" }`; a process that runs segmentation models (a worker, or role `all`) adds ' +
+      '`segmentation_models`: each model it serves and the execution provider it runs on (null until loaded).',
+  })
+  about(): Record<string, unknown> {
+    return this.health.about();
   }
 
   @Get('live')

@@ -42,6 +42,7 @@ export class HealthService {
   ) {}
 
   private readonly localChecks = new Map<string, () => CheckState>();
+  private readonly localFacts = new Map<string, () => unknown>();
   private drainStartedAt: number | undefined;
   private readonly drainListeners: Array<() => void> = [];
 
@@ -77,6 +78,17 @@ export class HealthService {
   /** A part of this process that must be up before the process counts as ready. */
   addCheck(name: string, state: () => CheckState): void {
     this.localChecks.set(name, state);
+  }
+
+  /** Something `/health` shows about this process beside its Node.js release (which model runs on which provider). */
+  addFact(name: string, value: () => unknown): void {
+    this.localFacts.set(name, value);
+  }
+
+  /** What `/health` answers, on the API and on a worker's health port alike. */
+  about(): Record<string, unknown> {
+    const facts = Object.fromEntries([...this.localFacts].map(([name, value]) => [name, value()]));
+    return { status: 'ok', node: process.version, ...facts };
   }
 
   async readiness(): Promise<Readiness> {

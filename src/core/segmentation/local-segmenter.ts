@@ -15,7 +15,7 @@ import type { ProbabilityResult } from './model-session';
 import type { ModelSettings, ModelTask, OpenedModel } from './model-thread';
 import { reportedVersion, type ConfiguredModels } from './segmentation-models';
 import type { SegmentationReport } from './segmentation-report';
-import { SegmentationError, type Segmenter } from './segmenter';
+import { SegmentationError, type Segmenter, type ServedModel } from './segmenter';
 
 export interface LocalSegmenterSettings {
   modelsDir: string;
@@ -37,6 +37,8 @@ export class LocalSegmenter implements Segmenter, OnModuleDestroy {
   private readonly logger = new Logger(LocalSegmenter.name);
   private thread: Piscina<ModelTask, unknown> | null = null;
   private readonly opening = new Map<string, Promise<ModelSettings>>();
+  /** The provider each served model opened on, once it has. */
+  private readonly providers = new Map<string, string>();
 
   constructor(
     private readonly settings: LocalSegmenterSettings,
@@ -70,6 +72,10 @@ export class LocalSegmenter implements Segmenter, OnModuleDestroy {
     // The probabilities and the model's view of the photo are this call's own, so they are given, not copied.
     const subject = await this.engine.run('subjectMask', [map, pixels, image, hints], [map, pixels]);
     return { ...subject, segmentation: this.reportOf(name) };
+  }
+
+  servedModels(): ServedModel[] {
+    return this.models.served.map((model) => ({ model, provider: this.providers.get(model) ?? null }));
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -124,6 +130,7 @@ export class LocalSegmenter implements Segmenter, OnModuleDestroy {
     };
     const opened = (await this.modelThread().run({ kind: 'open', ...settings } satisfies ModelTask)) as OpenedModel;
     for (const warning of opened.warnings) this.logger.warn({ model: name }, `model ${name}: ${warning}`);
+    this.providers.set(name, opened.provider);
     this.logger.log(
       {
         model: name,

@@ -8,7 +8,7 @@ import { maskWithHints, softShare } from '../../engine/mask/hinted-mask';
 import { NO_HINTS, type Cutout, type SubjectHints } from '../../engine/mask/subject-hints';
 import { MASK_POST_PROCESSING_VERSION } from '../../engine/mask/post-processing-version';
 import { fromRaw, type RawImage } from '../image/raw-image';
-import { SegmentationError, type Segmenter } from './segmenter';
+import { SegmentationError, type Segmenter, type ServedModel } from './segmenter';
 
 export interface RemoteSegmenterSettings {
   /** SEGMENTER_URL; the destination given beside it is this URL's origin. */
@@ -39,6 +39,10 @@ export class RemoteSegmenter implements Segmenter {
 
   ready(): Promise<void> {
     return Promise.resolve();
+  }
+
+  servedModels(): ServedModel[] {
+    return [{ model: this.settings.model, provider: 'remote' }];
   }
 
   async segment(image: RawImage, signal: AbortSignal, hints: SubjectHints = NO_HINTS, model?: string): Promise<Cutout> {

@@ -83,7 +83,11 @@ export class SegmenterWarmUp implements OnApplicationBootstrap {
   ) {}
 
   onApplicationBootstrap(): void {
-    if (!this.segmenter || !this.config.WORKER_QUEUES.includes('background-removal')) return;
+    if (!this.segmenter) return;
+    const { segmenter } = this;
+    // Which provider each served model runs on (null until it is loaded): `/health` says it plainly.
+    if (segmenter.servedModels) this.health.addFact('segmentation_models', () => segmenter.servedModels?.());
+    if (!this.config.WORKER_QUEUES.includes('background-removal')) return;
     this.health.addCheck('segmenter', () => this.state);
     // Not awaited: the health port must answer (live, not ready) while the model loads.
     this.warm(this.segmenter);

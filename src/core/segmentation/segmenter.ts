@@ -16,6 +16,14 @@ export interface Segmenter {
    * retryable); `signal` stops waiting for it.
    */
   segment(image: RawImage, signal: AbortSignal, hints?: SubjectHints, model?: string): Promise<Cutout>;
+  /** The models this process serves and what runs each (a worker's `/health` shows them); none for a test double. */
+  servedModels?(): ServedModel[];
+}
+
+/** A model this process serves, and where it runs: an execution provider, `remote`, or null until it is loaded. */
+export interface ServedModel {
+  model: string;
+  provider: string | null;
 }
 
 /** The configured Segmenter, or null when SEGMENTER is `none`. */
