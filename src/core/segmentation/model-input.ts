@@ -45,7 +45,8 @@ function normalised(pixels: Buffer, size: Size, input: ModelInput): Float32Array
   let divisor = 255;
   if (input.scaling === 'image_max') {
     divisor = 0;
-    for (const value of pixels) if (value > divisor) divisor = value;
+    // Indexed loops throughout: an iterator over 1.7 million bytes costs several times as much.
+    for (let i = 0; i < pixels.length; i++) if (pixels[i] > divisor) divisor = pixels[i];
     // An all-black image has nothing to scale; any divisor leaves it at 0.
     divisor = Math.max(divisor, 1);
   }
@@ -59,8 +60,10 @@ function normalised(pixels: Buffer, size: Size, input: ModelInput): Float32Array
   if (input.layout === 'nchw') {
     for (let c = 0; c < 3; c++) {
       const offset = c * plane;
+      const channelMean = mean[c];
+      const channelStd = std[c];
       for (let i = 0, pixel = source[c]; i < plane; i++, pixel += 3) {
-        values[offset + i] = (pixels[pixel] * scale - mean[c]) / std[c];
+        values[offset + i] = (pixels[pixel] * scale - channelMean) / channelStd;
       }
     }
   } else {
