@@ -1428,13 +1428,13 @@ export interface components {
         ResultErrorCode: "source_fetch_failed" | "source_blocked" | "source_too_large" | "source_not_image" | "background_fetch_failed" | "background_blocked" | "background_too_large" | "background_not_image" | "source_not_transparent" | "processing_failed" | "provider_error" | "timeout" | "sandbox_simulated_failure";
         SegmentationDto: {
             /**
-             * @description The segmentation model that cut the subject out: `isnet-general-use` on a deployment that runs the local model, the operator's name for it with a remote segmentation service, `sandbox` for sandbox cut-outs.
+             * @description The segmentation model that cut the subject out: the one the request named in `segmentation_model`, or the deployment's default (`isnet-general-use` unless the operator chose another; `GET /tools` lists them); the operator's name for it with a remote segmentation service, `sandbox` for sandbox cut-outs.
              * @example isnet-general-use
              */
             model: string;
             /**
-             * @description What identifies the model's weights: for the local model the pinned package they are read from (verified against its checksum when the model is prepared); null when the segmentation service does not say. Compare for equality only: a different value means different weights.
-             * @example @imgly/background-removal-data@1.4.5
+             * @description What identifies the model's weights: the version label of its manifest and the first 12 hex digits of the weights' sha256 (checked when a worker starts); null when the segmentation service does not say. Compare for equality only: a different value means different weights.
+             * @example @imgly/background-removal-data@1.4.5 sha256:b6e8497ba978
              */
             version: string | null;
             /**
@@ -1494,13 +1494,13 @@ export interface components {
             /** @description Which model (and its version) and which version of the mask post-processing made this cut-out, so cut-outs made before and after a model change can be told apart. Set on the same results as `uncertainty` (completed cut-outs); null on every other result, and on results completed before it was recorded. Sandbox cut-outs report `{ "model": "sandbox", "version": "1", "post_processing_version": <the live post-processing version> }`. */
             segmentation: {
                 /**
-                 * @description The segmentation model that cut the subject out: `isnet-general-use` on a deployment that runs the local model, the operator's name for it with a remote segmentation service, `sandbox` for sandbox cut-outs.
+                 * @description The segmentation model that cut the subject out: the one the request named in `segmentation_model`, or the deployment's default (`isnet-general-use` unless the operator chose another; `GET /tools` lists them); the operator's name for it with a remote segmentation service, `sandbox` for sandbox cut-outs.
                  * @example isnet-general-use
                  */
                 model: string;
                 /**
-                 * @description What identifies the model's weights: for the local model the pinned package they are read from (verified against its checksum when the model is prepared); null when the segmentation service does not say. Compare for equality only: a different value means different weights.
-                 * @example @imgly/background-removal-data@1.4.5
+                 * @description What identifies the model's weights: the version label of its manifest and the first 12 hex digits of the weights' sha256 (checked when a worker starts); null when the segmentation service does not say. Compare for equality only: a different value means different weights.
+                 * @example @imgly/background-removal-data@1.4.5 sha256:b6e8497ba978
                  */
                 version: string | null;
                 /**
@@ -1567,13 +1567,13 @@ export interface components {
             /** @description Which model (and its version) and which version of the mask post-processing made this cut-out, so cut-outs made before and after a model change can be told apart. Set on the same results as `uncertainty` (completed cut-outs); null on every other result, and on results completed before it was recorded. Sandbox cut-outs report `{ "model": "sandbox", "version": "1", "post_processing_version": <the live post-processing version> }`. */
             segmentation: {
                 /**
-                 * @description The segmentation model that cut the subject out: `isnet-general-use` on a deployment that runs the local model, the operator's name for it with a remote segmentation service, `sandbox` for sandbox cut-outs.
+                 * @description The segmentation model that cut the subject out: the one the request named in `segmentation_model`, or the deployment's default (`isnet-general-use` unless the operator chose another; `GET /tools` lists them); the operator's name for it with a remote segmentation service, `sandbox` for sandbox cut-outs.
                  * @example isnet-general-use
                  */
                 model: string;
                 /**
-                 * @description What identifies the model's weights: for the local model the pinned package they are read from (verified against its checksum when the model is prepared); null when the segmentation service does not say. Compare for equality only: a different value means different weights.
-                 * @example @imgly/background-removal-data@1.4.5
+                 * @description What identifies the model's weights: the version label of its manifest and the first 12 hex digits of the weights' sha256 (checked when a worker starts); null when the segmentation service does not say. Compare for equality only: a different value means different weights.
+                 * @example @imgly/background-removal-data@1.4.5 sha256:b6e8497ba978
                  */
                 version: string | null;
                 /**
@@ -1932,7 +1932,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `{ status: "ok", node: "v24.22.3" }` */
+            /** @description `{ status: "ok", node: "v24.22.3" }`; a process that runs segmentation models (a worker, or role `all`) adds `segmentation_models`: each model it serves and the execution provider it runs on (null until loaded). */
             200: {
                 headers: {
                     [name: string]: unknown;
