@@ -41,8 +41,9 @@ export const PRESETS = {
   /**
    * BiRefNet (ZhengPeng7/BiRefNet): the official export (tutorials/BiRefNet_pth2onnx.ipynb) takes
    * `input_image` 1x3x1024x1024, RGB /255 with ImageNet mean and std (torchvision Resize, bilinear,
-   * in its inference code), and answers logits in `output_image`; rembg's birefnet sessions apply
-   * the sigmoid and then min-max stretch.
+   * in its inference code), and answers logits in `output_image`. Its own inference (inference.py,
+   * the model card's example) applies the sigmoid and uses the probabilities as they are; rembg's
+   * birefnet sessions min-max stretch them too, which the model's authors do not.
    */
   birefnet: {
     licence: 'MIT',
@@ -56,7 +57,7 @@ export const PRESETS = {
       mean: IMAGENET_MEAN,
       std: IMAGENET_STD,
     },
-    output: { tensor: 0, type: 'float32', activation: 'sigmoid', min_max_stretch: true },
+    output: { tensor: 0, type: 'float32', activation: 'sigmoid', min_max_stretch: false },
   },
   /** BiRefNet_lite: the same export and processing as BiRefNet at 1024 (the 2K variant takes other sizes). */
   'birefnet-lite': {
@@ -71,7 +72,7 @@ export const PRESETS = {
       mean: IMAGENET_MEAN,
       std: IMAGENET_STD,
     },
-    output: { tensor: 0, type: 'float32', activation: 'sigmoid', min_max_stretch: true },
+    output: { tensor: 0, type: 'float32', activation: 'sigmoid', min_max_stretch: false },
   },
   /**
    * BEN2 Base (PramaLLC/BEN2, BEN2.py): `rgb_loader_refiner` resizes to 1024x1024 with Lanczos,
