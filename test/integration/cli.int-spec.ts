@@ -429,6 +429,36 @@ describe('image-jobs command line', () => {
     expect(refused.output).toContain('--existing-alpha use needs --background transparent, white, color or image');
   });
 
+  it('offers --segmentation-model: priced from the catalog, run in the sandbox, a name the service lacks refused', async () => {
+    const account = await seedAccount(t, { credits: 100 });
+    await t.dataSource.query(`INSERT INTO prices (cost_key, pricing_version, credits) VALUES ($1, 1, 4)`, [
+      'remove_background.model.isnet-general-use',
+    ]);
+    const photo = join(folder, 'model-photo.png');
+    await sharp({ create: { width: 120, height: 90, channels: 3, background: { r: 200, g: 60, b: 40 } } })
+      .png()
+      .toFile(photo);
+    const env = { IMAGE_JOBS_API_KEY: account.liveKey, IMAGE_JOBS_BASE_URL: base };
+    const model = ['--segmentation-model', 'isnet-general-use'];
+    const quote = await runCli(['remove-background', photo, ...model, '--out', join(folder, 'mq'), '--dry-run'], env);
+    expect(quote.code).toBe(0);
+    expect(quote.output).toContain(
+      'price: 4 credits per image, pricing version 1 (remove_background with segmentation_model isnet-general-use in ' +
+        'GET /api/v1/tools)',
+    );
+    const out = join(folder, 'model-out');
+    const sandbox = { ...env, IMAGE_JOBS_API_KEY: account.sandboxKey };
+    expect(await runCli(['remove-background', photo, ...model, '--out', out], sandbox)).toMatchObject({ code: 0 });
+    expect((await sharp(join(out, 'model-photo.png')).metadata()).format).toBe('png');
+    const refused = await runCli(
+      ['remove-background', photo, '--segmentation-model', 'birefnet', '--out', join(folder, 'mr')],
+      sandbox,
+    );
+    expect(refused.code).not.toBe(0);
+    expect(refused.output).toContain('this deployment has no model birefnet');
+    await t.dataSource.query(`DELETE FROM prices WHERE cost_key = 'remove_background.model.isnet-general-use'`);
+  });
+
   it('is installed as the image-jobs command, built, with --help for every command', async () => {
     // node_modules/.bin/image-jobs, linked by npm ci to the package's bin, which runs the build (npm test builds).
     const command = join('node_modules', '.bin', 'image-jobs');

@@ -66,4 +66,22 @@ describe('background photos and blurs on the command line', () => {
     expect(keys).toHaveLength(2);
     await expect(backgroundImageUrl(join(folder, 'missing.png'), api, false)).rejects.toThrow(UsageError);
   });
+
+  it('names the segmentation model, and prices by it where the catalog lists it', () => {
+    const cutout = removeBackgroundRequest({ segmentationModel: 'birefnet' });
+    expect(cutout.options).toEqual({ segmentation_model: 'birefnet' });
+    expect(cutout.price).toEqual({
+      kind: 'tool',
+      toolId: 'remove_background',
+      option: { field: 'segmentation_model', value: 'birefnet' },
+    });
+    const edit = editRequest({ background: 'white', segmentationModel: 'birefnet' });
+    expect(edit.options).toEqual({ operations: { background: { type: 'white' } }, segmentation_model: 'birefnet' });
+    expect(edit.price).toEqual({
+      kind: 'tool',
+      toolId: 'image_editing',
+      option: { field: 'segmentation_model', value: 'birefnet' },
+    });
+    expect(removeBackgroundRequest({}).price).toEqual({ kind: 'tool', toolId: 'remove_background' });
+  });
 });

@@ -119,6 +119,13 @@ const existingAlphaOption = (note: string) =>
     `use: a source already cut out keeps its own alpha as the mask, not segmented again (${note})`,
   ).choices(['ignore', 'use']);
 
+/** `--segmentation-model <name>`: which of the service's models cuts the product out (GET /tools lists them). */
+const segmentationModelOption = () =>
+  new Option(
+    '--segmentation-model <name>',
+    "the segmentation model that cuts the product out (GET /tools lists them; default: the service's)",
+  );
+
 export function buildProgram(context: ProgramContext): Command {
   const program = new Command('image-jobs')
     .description('Runs the image job service on local photos: uploads them, runs jobs of up to 20, writes results.')
@@ -164,6 +171,7 @@ export function buildProgram(context: ProgramContext): Command {
     .option('--crop-to-subject', 'crop each result to the product and its shadow')
     .addOption(new Option('--margin <percent>', 'margin around a cropped product').argParser(integerFrom(0, 40)))
     .addOption(existingAlphaOption('priced as an edit'))
+    .addOption(segmentationModelOption())
     .action((files: string[], flags: RemoveBackgroundFlags & RunFlags, command: Command) =>
       execute(context, command, files, flags, async (api) =>
         removeBackgroundRequest(await withBackgroundImage(flags, api)),
@@ -208,6 +216,7 @@ export function buildProgram(context: ProgramContext): Command {
     .option('--upscale', 'enlarge with super-resolution (twice the size, or to --width/--height)')
     .option('--polish', 'denoise and sharpen')
     .addOption(existingAlphaOption('with --background transparent, white, color or image'))
+    .addOption(segmentationModelOption())
     .action((files: string[], flags: EditFlags & RunFlags, command: Command) =>
       execute(context, command, files, flags, async (api) => editRequest(await withBackgroundImage(flags, api))),
     );

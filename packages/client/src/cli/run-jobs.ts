@@ -53,8 +53,18 @@ export interface RunDependencies {
 export const externalIdOf = (stem: string): string =>
   stem.length <= MAX_EXTERNAL_ID ? stem : `${stem.slice(0, MAX_EXTERNAL_ID - 17)}-${sha256Hex(stem).slice(0, 16)}`;
 
-const describeFailure = (failure: RequestFailure): string =>
-  failure.status > 0 ? `${failure.code}: ${failure.message}` : failure.message;
+/** A failure in the service's own words, with the fields an invalid request named and why (`path: message`). */
+function describeFailure(failure: RequestFailure): string {
+  if (failure.status <= 0) return failure.message;
+  const fields = Array.isArray(failure.details?.errors) ? (failure.details.errors as FieldProblem[]) : [];
+  const named = fields.map((field) => `${field.path}: ${field.message}`).join('; ');
+  return `${failure.code}: ${failure.message}${named ? ` (${named})` : ''}`;
+}
+
+interface FieldProblem {
+  path: string;
+  message: string;
+}
 
 /**
  * Refusals of one file's upload that concern that file alone (not an image, empty, over the

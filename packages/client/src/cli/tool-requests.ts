@@ -84,6 +84,7 @@ export interface RemoveBackgroundFlags extends OutputFlags, BackdropFlags, Place
   cropToSubject?: boolean;
   margin?: number;
   existingAlpha?: 'ignore' | 'use';
+  segmentationModel?: string;
 }
 
 export interface EditFlags extends OutputFlags, BackdropFlags, PlacementFlags {
@@ -98,6 +99,7 @@ export interface EditFlags extends OutputFlags, BackdropFlags, PlacementFlags {
   upscale?: boolean;
   polish?: boolean;
   existingAlpha?: 'ignore' | 'use';
+  segmentationModel?: string;
 }
 
 export interface PresetFlags {
@@ -187,6 +189,7 @@ export function removeBackgroundRequest(flags: RemoveBackgroundFlags): ToolReque
       margin_percent: flags.margin,
     },
     existing_alpha: flags.existingAlpha,
+    segmentation_model: flags.segmentationModel,
   });
   return {
     command: 'remove-background',
@@ -196,10 +199,20 @@ export function removeBackgroundRequest(flags: RemoveBackgroundFlags): ToolReque
     price: {
       kind: 'tool',
       toolId: 'remove_background',
-      // The catalog lists what a source that is its own mask costs (the edit's price).
-      ...(flags.existingAlpha ? { option: { field: 'existing_alpha', value: flags.existingAlpha } } : {}),
+      // The catalog lists what a source that is its own mask costs (the edit's price), and a model priced apart.
+      ...pricedOption(flags),
     },
   };
+}
+
+/**
+ * The request option that may price the job otherwise than its tool (the service refuses the two
+ * together, so at most one is sent): a source that is its own mask, or a model priced apart.
+ */
+function pricedOption(flags: Pick<RemoveBackgroundFlags, 'existingAlpha' | 'segmentationModel'>) {
+  if (flags.existingAlpha) return { option: { field: 'existing_alpha', value: flags.existingAlpha } };
+  if (flags.segmentationModel) return { option: { field: 'segmentation_model', value: flags.segmentationModel } };
+  return {};
 }
 
 export function editRequest(flags: EditFlags): ToolRequest {
@@ -241,13 +254,14 @@ export function editRequest(flags: EditFlags): ToolRequest {
     operations,
     output: { format: flags.format, quality: flags.quality, lossless: flags.lossless },
     existing_alpha: flags.existingAlpha,
+    segmentation_model: flags.segmentationModel,
   });
   return {
     command: 'edit',
     endpoint: 'image/edit',
     options: options ?? {},
     format,
-    price: { kind: 'tool', toolId: 'image_editing' },
+    price: { kind: 'tool', toolId: 'image_editing', ...pricedOption(flags) },
   };
 }
 
