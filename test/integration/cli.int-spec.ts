@@ -429,7 +429,7 @@ describe('image-jobs command line', () => {
     expect(refused.output).toContain('--existing-alpha use needs --background transparent, white, color or image');
   });
 
-  it('offers --segmentation-model: priced from the catalog, run in the sandbox, a name the service lacks refused', async () => {
+  it('offers --segmentation-model: priced from the catalog, run in the sandbox, an unknown name refused', async () => {
     const account = await seedAccount(t, { credits: 100 });
     await t.dataSource.query(`INSERT INTO prices (cost_key, pricing_version, credits) VALUES ($1, 1, 4)`, [
       'remove_background.model.isnet-general-use',
