@@ -1,7 +1,6 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { SEGMENTATION_MODELS, type SegmentationModels } from '../segmentation/segmentation-models';
-import { connectionSettled } from './connection-settled';
 import type { QueuePayloads, QueueJobName } from './queue-jobs';
 import { QueueName } from './queue-name';
 import { QUEUE_CONNECTION, type QueueConnection } from './queue-connection';
@@ -15,14 +14,17 @@ export type ResultEntryQueue = Queue<QueuePayloads[QueueJobName.ProcessResult]>;
  */
 export const modelQueueName = (model: string): string => `${QueueName.BackgroundRemoval}.${model}`;
 
+/** Whether a queue is a segmentation model's (`background-removal.<model>`): it carries results. */
+export const isModelQueue = (queue: string): boolean => queue.startsWith(modelQueueName(''));
+
 /**
  * The queue of each configured model but the default. Their names come from configuration, so
  * they are made here at start rather than registered with BullModule (which needs names at
- * import time); errors are logged as the registered queues' are, and they close at shutdown.
+ * import time); QueueConnectionKeeper logs their errors and lets them settle as it does the
+ * registered queues', and they close here after it.
  */
 @Injectable()
 export class ModelQueues implements OnApplicationShutdown {
-  private readonly logger = new Logger('QueueConnection');
   private readonly queues = new Map<string, ResultEntryQueue>();
 
   constructor(
@@ -31,9 +33,7 @@ export class ModelQueues implements OnApplicationShutdown {
   ) {
     for (const { name } of models.all) {
       if (name === models.defaultModel.name) continue;
-      const queue: ResultEntryQueue = new Queue(modelQueueName(name), connection);
-      queue.on('error', (error) => this.logger.warn({ err: error, queue: queue.name }, 'queue connection error'));
-      this.queues.set(name, queue);
+      this.queues.set(name, new Queue(modelQueueName(name), connection));
     }
   }
 
@@ -48,11 +48,6 @@ export class ModelQueues implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all(
-      this.all().map(async (queue) => {
-        await connectionSettled(queue);
-        await queue.close();
-      }),
-    );
+    await Promise.all(this.all().map((queue) => queue.close()));
   }
 }

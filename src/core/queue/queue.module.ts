@@ -7,7 +7,7 @@ import { QueueDepthMetrics } from './queue-depth.metrics';
 import { connectionSettled } from './connection-settled';
 import { ModelQueues } from './model-queues';
 import { QUEUE_CONNECTION, queueConnection } from './queue-connection';
-import { ALL_QUEUES, type QueueName } from './queue-name';
+import { ALL_QUEUES } from './queue-name';
 
 /**
  * A queue without an `error` listener prints every failed reconnection to the console, stack
@@ -20,7 +20,10 @@ import { ALL_QUEUES, type QueueName } from './queue-name';
 class QueueConnectionKeeper implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger('QueueConnection');
 
-  constructor(private readonly moduleRef: ModuleRef) {}
+  constructor(
+    private readonly moduleRef: ModuleRef,
+    private readonly modelQueues: ModelQueues,
+  ) {}
 
   onModuleInit(): void {
     for (const [name, queue] of this.queues()) {
@@ -32,8 +35,15 @@ class QueueConnectionKeeper implements OnModuleInit, BeforeApplicationShutdown {
     await Promise.all(this.queues().map(([, queue]) => connectionSettled(queue)));
   }
 
-  private queues(): [QueueName, Queue][] {
-    return ALL_QUEUES.map((name) => [name, this.moduleRef.get<Queue>(getQueueToken(name), { strict: false })]);
+  /** The registered queues and the segmentation models' (ModelQueues closes those itself). */
+  private queues(): [string, Queue][] {
+    return [
+      ...ALL_QUEUES.map((name): [string, Queue] => [
+        name,
+        this.moduleRef.get<Queue>(getQueueToken(name), { strict: false }),
+      ]),
+      ...this.modelQueues.all().map((queue): [string, Queue] => [queue.name, queue]),
+    ];
   }
 }
 

@@ -17,6 +17,28 @@ export interface PresetFields {
   output: Record<string, unknown>;
 }
 
+/**
+ * BiRefNet (ZhengPeng7/BiRefNet): the official export (tutorials/BiRefNet_pth2onnx.ipynb) takes
+ * `input_image` 1x3x1024x1024, RGB /255 with ImageNet mean and std (torchvision Resize, bilinear,
+ * in its inference code), and answers logits in `output_image`. Its own inference (inference.py,
+ * the model card's example) applies the sigmoid and uses the probabilities as they are; rembg's
+ * birefnet sessions min-max stretch them too, which the model's authors do not.
+ */
+const BIREFNET: PresetFields = {
+  licence: 'MIT',
+  input: {
+    name: 'input_image',
+    layout: 'nchw',
+    size: 1024,
+    resize: 'bilinear',
+    colour_order: 'rgb',
+    scaling: 'unit',
+    mean: IMAGENET_MEAN,
+    std: IMAGENET_STD,
+  },
+  output: { tensor: 0, type: 'float32', activation: 'sigmoid', min_max_stretch: false },
+};
+
 export const PRESETS = {
   /**
    * The shipped ISNet general-use model exactly as this service has always run it: rembg's
@@ -38,42 +60,9 @@ export const PRESETS = {
     },
     output: { tensor: 0, type: 'float32', activation: 'none', min_max_stretch: true },
   },
-  /**
-   * BiRefNet (ZhengPeng7/BiRefNet): the official export (tutorials/BiRefNet_pth2onnx.ipynb) takes
-   * `input_image` 1x3x1024x1024, RGB /255 with ImageNet mean and std (torchvision Resize, bilinear,
-   * in its inference code), and answers logits in `output_image`. Its own inference (inference.py,
-   * the model card's example) applies the sigmoid and uses the probabilities as they are; rembg's
-   * birefnet sessions min-max stretch them too, which the model's authors do not.
-   */
-  birefnet: {
-    licence: 'MIT',
-    input: {
-      name: 'input_image',
-      layout: 'nchw',
-      size: 1024,
-      resize: 'bilinear',
-      colour_order: 'rgb',
-      scaling: 'unit',
-      mean: IMAGENET_MEAN,
-      std: IMAGENET_STD,
-    },
-    output: { tensor: 0, type: 'float32', activation: 'sigmoid', min_max_stretch: false },
-  },
+  birefnet: BIREFNET,
   /** BiRefNet_lite: the same export and processing as BiRefNet at 1024 (the 2K variant takes other sizes). */
-  'birefnet-lite': {
-    licence: 'MIT',
-    input: {
-      name: 'input_image',
-      layout: 'nchw',
-      size: 1024,
-      resize: 'bilinear',
-      colour_order: 'rgb',
-      scaling: 'unit',
-      mean: IMAGENET_MEAN,
-      std: IMAGENET_STD,
-    },
-    output: { tensor: 0, type: 'float32', activation: 'sigmoid', min_max_stretch: false },
-  },
+  'birefnet-lite': BIREFNET,
   /**
    * BEN2 Base (PramaLLC/BEN2, BEN2.py): `rgb_loader_refiner` resizes to 1024x1024 with Lanczos,
    * `img_transform32` is ToTensor (/255) and ImageNet Normalize; `forward` ends in a sigmoid and

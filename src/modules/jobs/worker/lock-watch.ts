@@ -1,7 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import { ErrorCode, type Job, type Worker } from 'bullmq';
 import { JOB_QUEUES, QueueJobName } from '../../../core/queue/queue-jobs';
-import { modelQueueName } from '../../../core/queue/model-queues';
+import { isModelQueue } from '../../../core/queue/model-queues';
 import type {
   FinishLockError,
   QueueLockMetrics,
@@ -28,7 +28,7 @@ export function finishLockError(error: unknown): FinishLockError | null {
 /** Whether a queue carries results: the tools' queues, and every model's (`background-removal.<model>`). */
 function carriesResults(queue: string): boolean {
   const resultQueues: readonly string[] = JOB_QUEUES[QueueJobName.ProcessResult];
-  return resultQueues.includes(queue) || queue.startsWith(modelQueueName(''));
+  return resultQueues.includes(queue) || isModelQueue(queue);
 }
 
 /**
