@@ -32,6 +32,11 @@ export function renderReview(main: HTMLElement): () => void {
   let price: Tool | null = null;
   /** Jobs made again from a reviewed result: their new result is shown beside the old one. */
   const redone = new Map<string, { card: HTMLElement; jobId: string }>();
+  /**
+   * The card drawn for each result, kept across loads: a reload (a new threshold, Refresh) keeps
+   * the hints being drawn on a card and never swaps the picture under the pointer.
+   */
+  let drawn = new Map<string, HTMLElement>();
 
   /** Only the newest load draws, so a slow earlier one never replaces the cards being worked on. */
   let generation = 0;
@@ -59,7 +64,8 @@ export function renderReview(main: HTMLElement): () => void {
           )
           .map((result) => ({ jobId: job.id, result })),
       );
-      const cards = unsure.map(card);
+      const cards = unsure.map((item) => drawn.get(item.result.id) ?? card(item));
+      drawn = new Map(unsure.map((item, index) => [item.result.id, cards[index]]));
       queue.replaceChildren(
         h(
           'p',
