@@ -206,6 +206,7 @@ async function main(): Promise<void> {
                   status: ResultStatus.Completed,
                   resultKey: `bench/${resultId}.png`,
                   thumbnailKey: null,
+                  sourcePreviewKey: null,
                   uncertainty: null,
                   segmentation: null,
                   errorCode: null,

@@ -27,6 +27,8 @@ export interface JobResult {
   status: string;
   result_url: string | null;
   thumbnail_url: string | null;
+  /** The service's preview of the source (docs/api.md): the only original the console shows. */
+  source_preview_url: string | null;
   error_code: string | null;
   error_message: string | null;
   uncertainty: number | null;

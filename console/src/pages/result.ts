@@ -6,20 +6,16 @@ import type { JobResult } from '../types.js';
 import { statusBadge } from './jobs.js';
 import { notFound } from './job.js';
 
-export const isUpload = (url: string) => url.startsWith('upload://');
-
-/** The original photo, or a note when it is an upload (the console cannot read those back). */
-export function originalImage(result: JobResult, className = 'picture'): HTMLElement {
-  if (isUpload(result.source_image_url)) {
-    return h(
-      'div',
-      { class: `${className} upload-note` },
-      'Uploaded image ',
-      h('span', { class: 'mono' }, result.source_image_url),
-      ': an upload is not shown here.',
-    );
+/**
+ * The original as the service read it, from the result's `source_preview_url` (never the customer's
+ * URL, which the console's policy does not allow), or a note where there is no preview: none was
+ * made, or the result's files have expired.
+ */
+function originalImage(result: JobResult, className: string, role: string): HTMLElement {
+  if (!result.source_preview_url) {
+    return h('div', { class: `${className} original-missing`, 'data-role': `${role}-missing` }, 'Original not available');
   }
-  return h('img', { src: result.source_image_url, alt: 'Original', class: className, 'data-role': 'original' });
+  return h('img', { src: result.source_preview_url, alt: 'Original', class: className, 'data-role': role });
 }
 
 /** The before/after slider: the result over the original, cut at the slider's position. */
@@ -37,9 +33,7 @@ function beforeAfter(result: JobResult, resultUrl: string): HTMLElement {
   };
   slider.addEventListener('input', place);
   place();
-  const before = isUpload(result.source_image_url)
-    ? h('div', { class: 'layer before upload-note' }, 'Original: an upload')
-    : h('img', { src: result.source_image_url, alt: 'Original', class: 'layer before', 'data-role': 'compare-before' });
+  const before = originalImage(result, 'layer before', 'compare-before');
   return h(
     'figure',
     { class: 'compare' },
@@ -92,7 +86,7 @@ export function renderResult(main: HTMLElement, [jobId, resultId]: string[]): ()
                 h(
                   'div',
                   { class: 'side-by-side' },
-                  h('figure', {}, originalImage(result), h('figcaption', {}, 'Original')),
+                  h('figure', {}, originalImage(result, 'picture', 'original'), h('figcaption', {}, 'Original')),
                   h(
                     'figure',
                     {},

@@ -5,7 +5,6 @@ import { hintsEditor } from '../hints-editor.js';
 import { liveEvents } from '../live.js';
 import { session } from '../session.js';
 import type { JobList, JobResult, Tool } from '../types.js';
-import { isUpload } from './result.js';
 
 /** How many of the newest cut-out jobs the queue looks through (each is one read). */
 const JOBS_LOOKED_AT = 10;
@@ -82,11 +81,11 @@ export function renderReview(main: HTMLElement): () => void {
   };
 
   const card = ({ jobId, result }: Unsure): HTMLElement => {
-    const upload = isUpload(result.source_image_url);
-    // An upload cannot be read back, so its hints are drawn on the cut-out, which has its frame.
+    // Without a preview of the original (expired), hints are drawn on the cut-out, which has its frame.
+    const original = result.source_preview_url;
     const picture = h('img', {
-      src: upload ? (result.result_url ?? '') : result.source_image_url,
-      alt: upload ? 'The cut-out (the original is an upload)' : 'Original photo',
+      src: original ?? result.result_url ?? '',
+      alt: original ? 'Original photo' : 'The cut-out (original not available)',
       draggable: 'false',
       'data-role': 'review-original',
     });
@@ -127,7 +126,7 @@ export function renderReview(main: HTMLElement): () => void {
           'figure',
           {},
           editor.element,
-          h('figcaption', {}, upload ? 'Hints on the cut-out (uploaded original)' : 'Hints on the original'),
+          h('figcaption', {}, original ? 'Hints on the original' : 'Hints on the cut-out (original not available)'),
         ),
         h(
           'figure',

@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
@@ -13,25 +12,21 @@ export const CONSOLE_PATH = '/console';
  */
 export const CONSOLE_DIR = join(__dirname, '..', '..', '..', 'dist', 'console');
 
-type ConsoleImageConfig = Pick<AppConfig, 'PUBLIC_BASE_URL' | 'RESULT_URLS' | 'S3_ENDPOINT' | 'OUTBOUND_ALLOWLIST'>;
+type ConsoleImageConfig = Pick<AppConfig, 'PUBLIC_BASE_URL' | 'RESULT_URLS' | 'S3_ENDPOINT'>;
 
 /**
- * Where the console may load images from: itself, the images it makes (blob: and data:), the
- * result URLs (the API's own signed URLs, or the bucket's presigned ones), and originals, which
- * are public https URLs or, on hosts the service is allowed to fetch privately
- * (OUTBOUND_ALLOWLIST's host names and addresses; ranges cannot be written in a policy), http ones.
+ * Where the console may load images from: itself, the images it makes (blob: and data:) and the
+ * service's stored files (the API's own signed URLs, or the bucket's presigned ones), originals
+ * included (`source_preview_url`). Never a customer's host: an image from one would fail for an
+ * http or expired source, and would tell that host who opens the console.
  */
 export function consoleImageSources(config: ConsoleImageConfig): string[] {
-  const sources = new Set(["'self'", 'blob:', 'data:', 'https:', new URL(config.PUBLIC_BASE_URL).origin]);
+  const sources = new Set(["'self'", 'blob:', 'data:', new URL(config.PUBLIC_BASE_URL).origin]);
   if (config.RESULT_URLS === 'presigned' && config.S3_ENDPOINT) sources.add(new URL(config.S3_ENDPOINT).origin);
-  for (const entry of config.OUTBOUND_ALLOWLIST) {
-    if (entry.includes('/') || isIP(entry) === 6) continue;
-    sources.add(`http://${entry}:*`);
-  }
   return [...sources];
 }
 
-/** No inline script or style, nothing from another origin but images; no framing, no plugins. */
+/** No inline script or style, nothing from another origin but the stored files' images; no framing, no plugins. */
 export function consoleContentSecurityPolicy(config: ConsoleImageConfig): string {
   return [
     "default-src 'self'",

@@ -229,6 +229,29 @@ export function encodeThumbnail(
     .toBuffer();
 }
 
+/** Longest side of a result's preview of its source (`source_preview_url`). */
+export const SOURCE_PREVIEW_SIDE = 1600;
+
+/**
+ * The source as the service read it, for showing beside the result: a WebP of at most
+ * SOURCE_PREVIEW_SIDE px a side (never enlarged), upright, in 8-bit sRGB (its ICC profile applied
+ * unless the service does not trust it), transparency kept, and no metadata at all: no EXIF, ICC
+ * or XMP leaves the customer's file. Decoded from the source's bytes in one pipeline, so a JPEG
+ * or WebP shrinks while it is decoded.
+ */
+export function encodeSourcePreview(
+  source: SourceImage,
+  options: Pick<DecodeOptions, 'maxPixels' | 'timeoutSeconds'>,
+): Promise<Buffer> {
+  return sharp(source.bytes, sourceDecodeOptions(options.maxPixels, source.unusedProfile !== null))
+    .timeout({ seconds: options.timeoutSeconds })
+    .autoOrient()
+    .resize(SOURCE_PREVIEW_SIDE, SOURCE_PREVIEW_SIDE, { fit: 'inside', withoutEnlargement: true, kernel: 'lanczos3' })
+    .toColourspace('srgb')
+    .webp({ quality: 82, alphaQuality: 90, effort: 2 })
+    .toBuffer();
+}
+
 /**
  * A mask's bytes as a one-channel image; libvips would otherwise take one band of raw pixels for sRGB and write three.
  */

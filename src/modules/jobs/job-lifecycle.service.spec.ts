@@ -202,7 +202,7 @@ describe(JobLifecycleService.name, () => {
     lifecycle = new JobLifecycleService(dataSource, states, credits, webhooks, capacity, metrics, liveEvents);
   }
 
-  const files = { resultKey: 'r.png', thumbnailKey: 't.webp' };
+  const files = { resultKey: 'r.png', thumbnailKey: 't.webp', sourcePreviewKey: 's.webp' };
 
   it(
     'starts a queued result: the job row is locked ' + "first, and the task carries the job's tool and format",

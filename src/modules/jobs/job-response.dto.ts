@@ -33,6 +33,19 @@ const ShownUncertainty = () =>
       '`existing_alpha` `use`).',
   });
 
+/** Shown on every result record: where its original can be seen without the customer's URL. */
+const ShownSourcePreview = () =>
+  ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'Signed, expiring URL (like `result_url`) of a WebP preview of the source image as the service read it: ' +
+      'longest side at most 1600 px (never enlarged), upright (EXIF orientation applied), sRGB, no metadata. ' +
+      'Made when the result completes and kept as long as the result image. Null for a result without a source ' +
+      'image (a generation from a prompt), one not completed, one completed before previews were made, and once ' +
+      "retention has deleted the result's files. Sandbox results carry a generated stand-in for the source.",
+  });
+
 /** Which model and post-processing made a cut-out. */
 export class SegmentationDto {
   @ApiProperty({
@@ -112,6 +125,7 @@ export class JobResultDto {
   result_url!: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'Signed URL of a WebP thumbnail (longest side 256 px).' })
   thumbnail_url!: string | null;
+  @ShownSourcePreview() source_preview_url!: string | null;
   @ApiProperty({ enum: ResultErrorCode, enumName: 'ResultErrorCode', nullable: true }) error_code!: string | null;
   @ApiProperty({ type: String, nullable: true }) error_message!: string | null;
   @ShownUncertainty() uncertainty!: number | null;
@@ -163,6 +177,7 @@ export class EnhancementItemDto {
   @ShownSubjectHints() subject_hints!: SubjectHintsDto | null;
   @ApiProperty({ type: String, nullable: true }) result_url!: string | null;
   @ApiProperty({ type: String, nullable: true }) thumbnail_url!: string | null;
+  @ShownSourcePreview() source_preview_url!: string | null;
   @ApiProperty({ type: String, nullable: true }) error_code!: string | null;
   @ApiProperty({ type: String, nullable: true }) error_message!: string | null;
   @ShownUncertainty() uncertainty!: number | null;

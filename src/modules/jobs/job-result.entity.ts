@@ -21,6 +21,8 @@ export class JobResult {
   @Column({ type: 'integer', default: 0 }) attempts!: number;
   @Column({ name: 'result_key', type: 'text', nullable: true }) resultKey!: string | null;
   @Column({ name: 'thumbnail_key', type: 'text', nullable: true }) thumbnailKey!: string | null;
+  /** The WebP preview of the source as the worker read it; null for a result without a source image. */
+  @Column({ name: 'source_preview_key', type: 'text', nullable: true }) sourcePreviewKey!: string | null;
   @Column({ name: 'error_code', type: 'text', nullable: true }) errorCode!: string | null;
   @Column({ name: 'error_message', type: 'text', nullable: true }) errorMessage!: string | null;
   /** How unsure the segmenter was of a completed cut-out (0 sure .. 1 unsure, 3 decimals); null for anything else. */

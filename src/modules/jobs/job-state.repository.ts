@@ -54,6 +54,8 @@ export interface SettledCounts {
 export interface ResultFiles {
   resultKey: string;
   thumbnailKey: string;
+  /** Null for a result whose tool read no source image. */
+  sourcePreviewKey: string | null;
 }
 
 const ACTIVE = `('queued', 'processing')`;
@@ -171,11 +173,11 @@ export class JobStateRepository {
       `WITH done AS (
          UPDATE job_results
             SET status = 'completed', result_key = $2, thumbnail_key = $3, uncertainty = $4, segmentation = $5,
-                credits_used = credits_reserved, completed_at = now()
+                source_preview_key = $6, credits_used = credits_reserved, completed_at = now()
           WHERE id = $1 AND status = 'processing'
           RETURNING job_id, account_id, external_id, credits_reserved, capacity_group, sandbox)
        SELECT * FROM done`,
-      [resultId, files.resultKey, files.thumbnailKey, cutout.uncertainty, cutout.segmentation],
+      [resultId, files.resultKey, files.thumbnailKey, cutout.uncertainty, cutout.segmentation, files.sourcePreviewKey],
     );
     return row ? settledResult(row) : null;
   }

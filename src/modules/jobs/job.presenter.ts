@@ -38,9 +38,10 @@ export class JobPresenter {
   }
 
   async result(result: JobResult): Promise<JobResultDto> {
-    const [resultUrl, thumbnailUrl] = await Promise.all([
+    const [resultUrl, thumbnailUrl, sourcePreviewUrl] = await Promise.all([
       this.fileUrl(result, result.resultKey),
       this.fileUrl(result, result.thumbnailKey),
+      this.fileUrl(result, result.sourcePreviewKey),
     ]);
     return {
       id: result.id,
@@ -51,6 +52,7 @@ export class JobPresenter {
       status: result.status,
       result_url: resultUrl,
       thumbnail_url: thumbnailUrl,
+      source_preview_url: sourcePreviewUrl,
       error_code: result.errorCode,
       error_message: result.errorMessage,
       uncertainty: result.uncertainty,
@@ -84,6 +86,7 @@ export class JobPresenter {
         subject_hints: shown.subject_hints,
         result_url: shown.result_url,
         thumbnail_url: shown.thumbnail_url,
+        source_preview_url: shown.source_preview_url,
         error_code: shown.error_code,
         error_message: shown.error_message,
         uncertainty: shown.uncertainty,

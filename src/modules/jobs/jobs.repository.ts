@@ -153,6 +153,7 @@ export class JobsRepository {
           attempts: 0,
           resultKey: null,
           thumbnailKey: null,
+          sourcePreviewKey: null,
           errorCode: null,
           errorMessage: null,
           uncertainty: null,

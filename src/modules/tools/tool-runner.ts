@@ -58,6 +58,11 @@ export interface ToolOutput {
   /** The 256 px WebP thumbnail, when the tool made it from its own pixels; otherwise it is derived from `image`. */
   thumbnail?: Buffer;
   /**
+   * The WebP preview of the source the tool read (pipeline-steps `encodeSourcePreview`), shown as
+   * the result's original; absent for a result made without a source image.
+   */
+  sourcePreview?: Buffer;
+  /**
    * For a result that is a cut-out (remove_background, a background edit), how unsure the
    * segmenter was of it, from 0 (sure) to 1; absent for every other result.
    */

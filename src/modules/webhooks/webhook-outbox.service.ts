@@ -24,6 +24,8 @@ export interface EventResult {
   status: EventResultStatus;
   resultKey: string | null;
   thumbnailKey: string | null;
+  /** Null for a result without a preview of its source (no source image, or not completed). */
+  sourcePreviewKey: string | null;
   /** The cut-out's uncertainty (0 sure .. 1 unsure), as stored; null for a result that is not a cut-out, or failed. */
   uncertainty: number | null;
   /** Which model and mask post-processing made the cut-out, as stored; null for a result that is not one, or failed. */
@@ -61,6 +63,7 @@ export class WebhookOutbox {
         status: result.status,
         result_url: result.resultKey ? await this.resultUrls.urlOf(result.resultKey) : null,
         thumbnail_url: result.thumbnailKey ? await this.resultUrls.urlOf(result.thumbnailKey) : null,
+        source_preview_url: result.sourcePreviewKey ? await this.resultUrls.urlOf(result.sourcePreviewKey) : null,
         uncertainty: result.uncertainty,
         segmentation: result.segmentation,
         ...(failed ? { error_code: result.errorCode, error_message: result.errorMessage } : {}),

@@ -9,12 +9,12 @@ const PAGE_SIZE = 200;
 const PAGES_PER_SWEEP = 5;
 
 /**
- * Deletes result images and thumbnails RESULT_RETENTION_DAYS after their result completed,
+ * Deletes result images, thumbnails and source previews RESULT_RETENTION_DAYS after their result completed,
  * whichever driver holds them. Per result, in this order:
  *
  * 1. `files_expired_at` is set, so from then on a read answers the result with null URLs
  *    rather than a URL to a file that is being deleted;
- * 2. both files are deleted;
+ * 2. its files are deleted;
  * 3. the keys are cleared, which takes the result out of the sweep.
  *
  * A deletion that fails leaves the keys in place, so the next sweep tries again. Rows are
@@ -50,7 +50,9 @@ export class ResultRetentionSweeperService {
   }
 
   private async deleteFiles(result: ExpiringResult): Promise<boolean> {
-    const keys = [result.resultKey, result.thumbnailKey].filter((key): key is string => key !== null);
+    const keys = [result.resultKey, result.thumbnailKey, result.sourcePreviewKey].filter(
+      (key): key is string => key !== null,
+    );
     try {
       await Promise.all(keys.map((key) => this.storage.delete(key)));
       return true;

@@ -26,6 +26,7 @@ export interface ExpiringResult {
   id: string;
   resultKey: string;
   thumbnailKey: string | null;
+  sourcePreviewKey: string | null;
 }
 
 interface StaleResultRow {
@@ -69,7 +70,12 @@ export class ResultSweepsRepository {
    * ago that still have files as expired, skipping rows another sweep holds, and returns their keys.
    */
   async markFilesExpired(retentionDays: number, limit: number): Promise<ExpiringResult[]> {
-    const rows: Array<{ id: string; result_key: string; thumbnail_key: string | null }> = await this.dataSource.query(
+    const rows: Array<{
+      id: string;
+      result_key: string;
+      thumbnail_key: string | null;
+      source_preview_key: string | null;
+    }> = await this.dataSource.query(
       `WITH due AS (
          SELECT id FROM job_results
           WHERE result_key IS NOT NULL AND completed_at < now() - make_interval(days => $1)
@@ -78,18 +84,23 @@ export class ResultSweepsRepository {
        ), marked AS (
          UPDATE job_results r SET files_expired_at = coalesce(r.files_expired_at, now())
            FROM due WHERE r.id = due.id
-         RETURNING r.id, r.result_key, r.thumbnail_key
+         RETURNING r.id, r.result_key, r.thumbnail_key, r.source_preview_key
        )
        SELECT * FROM marked`,
       [retentionDays, limit],
     );
-    return rows.map((row) => ({ id: row.id, resultKey: row.result_key, thumbnailKey: row.thumbnail_key }));
+    return rows.map((row) => ({
+      id: row.id,
+      resultKey: row.result_key,
+      thumbnailKey: row.thumbnail_key,
+      sourcePreviewKey: row.source_preview_key,
+    }));
   }
 
   /** Forgets the file keys of results whose files are deleted, which takes them out of the retention sweep. */
   async clearFileKeys(resultIds: string[]): Promise<void> {
     await this.dataSource.query(
-      `UPDATE job_results SET result_key = NULL, thumbnail_key = NULL WHERE id = ANY($1::uuid[])`,
+      `UPDATE job_results SET result_key = NULL, thumbnail_key = NULL, source_preview_key = NULL WHERE id = ANY($1::uuid[])`,
       [resultIds],
     );
   }

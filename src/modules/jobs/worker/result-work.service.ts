@@ -88,17 +88,27 @@ export interface ResultAttempt {
 export interface ResultFileKeys {
   resultKey: string;
   thumbnailKey: string;
+  /** Null for a run whose tool read no source image. */
+  sourcePreviewKey: string | null;
 }
 
 /**
- * Where one run of a result writes its image and thumbnail. Each run has its own pair of keys,
- * so a retried or duplicate run never overwrites a file another run wrote: the result points at
- * the pair of the run that completed it, never at an image of one run and a thumbnail of another.
+ * Where one run of a result writes its image, thumbnail and source preview (when it read a
+ * source). Each run has its own keys, so a retried or duplicate run never overwrites a file
+ * another run wrote: the result points at the files of the run that completed it, never at an
+ * image of one run and a thumbnail or preview of another.
  */
-export function resultFileKeys(jobId: string, resultId: string, format: OutputFormat, runId: string): ResultFileKeys {
+export function resultFileKeys(
+  jobId: string,
+  resultId: string,
+  format: OutputFormat,
+  runId: string,
+  withSourcePreview: boolean,
+): ResultFileKeys {
   return {
     resultKey: `results/${jobId}/${resultId}/${runId}.${format}`,
     thumbnailKey: `results/${jobId}/${resultId}/${runId}.thumb.webp`,
+    sourcePreviewKey: withSourcePreview ? `results/${jobId}/${resultId}/${runId}.source.webp` : null,
   };
 }
 
@@ -158,7 +168,7 @@ export class ResultWorkService {
     return this.runs.size;
   }
 
-  /** Runs the tool, stores its image and thumbnail, and completes the result. */
+  /** Runs the tool, stores its image, thumbnail and source preview, and completes the result. */
   private async produce(stored: ToolTask, handBack: AbortSignal): Promise<void> {
     const task = typedTask(stored);
     const runner = this.tools.runnerFor(task);
@@ -166,7 +176,8 @@ export class ResultWorkService {
       throw new ResultFailure(ResultErrorCode.ProviderError, `No ${task.tool} pipeline is configured on this worker.`);
     }
     const output = await this.withinTimeLimit((signal) => runner.run(task, signal), handBack);
-    const keys = resultFileKeys(task.jobId, task.resultId, output.format, randomBytes(8).toString('hex'));
+    const runId = randomBytes(8).toString('hex');
+    const keys = resultFileKeys(task.jobId, task.resultId, output.format, runId, output.sourcePreview !== undefined);
     const storing = performance.now();
     try {
       await this.store(keys, output, handBack);
@@ -226,18 +237,22 @@ export class ResultWorkService {
 
   private async store(keys: ResultFileKeys, output: ToolOutput, signal: AbortSignal): Promise<void> {
     const thumbnail = output.thumbnail ?? (await this.images.thumbnail(output.image));
-    // Both writes end before the caller removes the files of a failed one: a write still under
+    // Every write ends before the caller removes the files of a failed one: a write still under
     // way would otherwise put its file back after the removal.
     const writes = await Promise.allSettled([
       this.storage.put(keys.resultKey, output.image, CONTENT_TYPES[output.format], signal),
       this.storage.put(keys.thumbnailKey, thumbnail, 'image/webp', signal),
+      ...(keys.sourcePreviewKey && output.sourcePreview
+        ? [this.storage.put(keys.sourcePreviewKey, output.sourcePreview, 'image/webp', signal)]
+        : []),
     ]);
     const failed = writes.find((write): write is PromiseRejectedResult => write.status === 'rejected');
     if (failed) throw failed.reason;
   }
 
   private async removeFiles(keys: ResultFileKeys): Promise<void> {
-    await Promise.all([this.storage.delete(keys.resultKey), this.storage.delete(keys.thumbnailKey)]).catch(
+    const stored = [keys.resultKey, keys.thumbnailKey, keys.sourcePreviewKey].filter((key) => key !== null);
+    await Promise.all(stored.map((key) => this.storage.delete(key))).catch(
       (error: unknown) => {
         this.logger.warn({ err: error, key: keys.resultKey }, 'could not remove the files of an unused run');
       },

@@ -164,22 +164,41 @@ export class SandboxSimulator implements ToolRunner {
       await sleep(this.config.SANDBOX_SLOW_SECONDS * 1000, undefined, { signal });
     }
     const kind = cutoutKind(task);
-    const image = await this.images.renderSimulatedResult({
-      ...simulatedSize(task),
-      format: task.format,
-      label: `sandbox ${task.tool} #${task.index + 1}${backdropLabel(task)}`,
-      seed: task.resultId,
-      greyscale: kind === 'mask',
-    });
-    if (kind === 'none') return { image, format: task.format };
+    const [image, sourcePreview] = await Promise.all([
+      this.images.renderSimulatedResult({
+        ...simulatedSize(task),
+        format: task.format,
+        label: `sandbox ${task.tool} #${task.index + 1}${backdropLabel(task)}`,
+        seed: task.resultId,
+        greyscale: kind === 'mask',
+      }),
+      this.simulatedSourcePreview(task),
+    ]);
+    const produced = { image, format: task.format, sourcePreview };
+    if (kind === 'none') return produced;
     // The source's own alpha is taken as it is: nothing to be unsure of.
-    if (existingAlpha) return { image, format: task.format, uncertainty: 0, segmentation: SOURCE_ALPHA_SEGMENTATION };
+    if (existingAlpha) return { ...produced, uncertainty: 0, segmentation: SOURCE_ALPHA_SEGMENTATION };
     const unsure = task.externalId?.startsWith(SANDBOX_UNSURE_PREFIX) === true;
     return {
-      image,
-      format: task.format,
+      ...produced,
       uncertainty: unsure ? SANDBOX_UNCERTAINTY.unsure : SANDBOX_UNCERTAINTY.sure,
       segmentation: SANDBOX_SEGMENTATION,
     };
+  }
+
+  /**
+   * The sandbox downloads no source, so its preview of one is a stand-in: a labelled WebP picked by
+   * the source URL (the variants of one source show the same original), made only where a live
+   * result would have read a source, so `source_preview_url` is null exactly where it would be live.
+   */
+  private async simulatedSourcePreview(task: TypedToolTask): Promise<Buffer | undefined> {
+    if (!task.sourceImageUrl) return undefined;
+    return this.images.renderSimulatedResult({
+      width: SIMULATED_LONG_SIDE,
+      height: SIMULATED_LONG_SIDE,
+      format: 'webp',
+      label: 'sandbox source',
+      seed: task.sourceImageUrl,
+    });
   }
 }

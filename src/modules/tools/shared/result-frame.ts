@@ -5,6 +5,7 @@ import type { AppConfig } from '../../../core/config/config.schema';
 import { PIXEL_ENGINE } from '../../../core/engine/engine.module';
 import { readCarriedMetadata, type CarriedMetadata } from '../../../core/image/metadata/carried-metadata';
 import { PixelBudget } from '../../../core/image/pixel-budget';
+import { encodeSourcePreview } from '../../../core/image/pipeline-steps';
 import { JobMetrics } from '../../../core/metrics/job.metrics';
 import type { PixelEngine } from '../../../engine/pixel-engine';
 import type { SourceImage } from '../../../core/image/source-image';
@@ -12,7 +13,7 @@ import type { ToolId } from '../../catalog/tools';
 import { ResultErrorCode, ResultFailure } from '../result-failure';
 import { fileChoicesOf, type ToolOutput, type TypedToolTask } from '../tool-runner';
 import { asResultFailure } from './failure-translation';
-import { resultLimits } from './pipeline-limits';
+import { resultLimits, type PipelineLimits } from './pipeline-limits';
 import { SourceLoader } from './source-loader';
 import { resultChoicesOf, runPipeline, type ToolContext, type ToolPipeline, type ToolStep } from './tool-steps';
 
@@ -116,12 +117,34 @@ export class ResultFrame {
       .run(tool.pixels(source, request), async () => {
         signal.throwIfAborted();
         const choices = resultChoicesOf(task, await timed('metadata', () => this.carriedMetadata(task, source)));
-        return runPipeline(pipeline, { request, source, limits, dependencies, signal, choices });
+        const result = await runPipeline(pipeline, { request, source, limits, dependencies, signal, choices });
+        signal.throwIfAborted();
+        return { ...result, sourcePreview: await timed('source_preview', () => this.sourcePreview(task, source, limits)) };
       })
       .catch((error: unknown) => {
         throw asResultFailure(error);
       });
     return { ...encoded, format: task.format };
+  }
+
+  /**
+   * The preview of the source the result was made from, within the result's pixel share (after the
+   * pipeline, so the two decodes never hold their pixels at once). The result is what was paid
+   * for: a preview that cannot be made is logged and left out, and the result still completes.
+   */
+  private async sourcePreview(
+    task: TypedToolTask,
+    source: SourceImage | null,
+    limits: PipelineLimits,
+  ): Promise<Buffer | undefined> {
+    if (!source) return undefined;
+    try {
+      return await encodeSourcePreview(source, limits);
+    } catch (error) {
+      limits.signal.throwIfAborted();
+      this.logger.warn({ result_id: task.resultId, job_id: task.jobId, err: error }, 'no preview of the source');
+      return undefined;
+    }
   }
 
   /** `work`, its time recorded as `step` of the tool's results (imgjobs_result_step_seconds), however it ends. */
