@@ -26,6 +26,8 @@ export interface WebhookEvent {
     status: Extract<ResultStatus, 'completed' | 'failed'>;
     result_url: string | null;
     thumbnail_url: string | null;
+    /** A WebP preview of the source as the service read it; null when the result has none (no source, or failed). */
+    source_preview_url: string | null;
     /** The cut-out's uncertainty (0 sure .. 1 unsure); null when the result is not a cut-out. */
     uncertainty?: number | null;
     /** Which model and mask post-processing made the cut-out; null when the result is not a cut-out. */

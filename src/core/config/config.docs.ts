@@ -45,7 +45,7 @@ export const CONFIG_DOCS: { readonly [Name in keyof z.input<typeof configSetting
       'health port asks for it on `/metrics` too',
   },
   PUBLIC_BASE_URL: {
-    description: 'origin used in `result_url` and `thumbnail_url`',
+    description: 'origin used in `result_url`, `thumbnail_url` and `source_preview_url`',
     default: '`http://localhost:$PORT`',
   },
   STORAGE_DRIVER: {
@@ -76,7 +76,7 @@ export const CONFIG_DOCS: { readonly [Name in keyof z.input<typeof configSetting
   },
   RESULT_URLS: {
     description:
-      "what `result_url` and `thumbnail_url` point at: `api` (the API's signed URLs; it streams from " +
+      "what `result_url`, `thumbnail_url` and `source_preview_url` point at: `api` (the API's signed URLs; it streams from " +
       'storage) or `presigned` (presigned S3 URLs; needs `STORAGE_DRIVER=s3` and `RESULT_URL_TTL_SECONDS` ' +
       '≤ 604800)',
   },

@@ -1483,6 +1483,8 @@ export interface components {
             result_url: string | null;
             /** @description Signed URL of a WebP thumbnail (longest side 256 px). */
             thumbnail_url: string | null;
+            /** @description Signed, expiring URL (like `result_url`) of a WebP preview of the source image as the service read it: longest side at most 1600 px (never enlarged), upright (EXIF orientation applied), sRGB, no metadata. Made when the result completes and kept as long as the result image. Null for a result without a source image (a generation from a prompt), one not completed, one completed before previews were made, and once retention has deleted the result's files. Sandbox results carry a generated stand-in for the source. */
+            source_preview_url: string | null;
             /** @enum {string|null} */
             error_code: "source_fetch_failed" | "source_blocked" | "source_too_large" | "source_not_image" | "background_fetch_failed" | "background_blocked" | "background_too_large" | "background_not_image" | "source_not_transparent" | "processing_failed" | "provider_error" | "timeout" | "sandbox_simulated_failure" | null;
             error_message: string | null;
@@ -1557,6 +1559,8 @@ export interface components {
             } | null;
             result_url: string | null;
             thumbnail_url: string | null;
+            /** @description Signed, expiring URL (like `result_url`) of a WebP preview of the source image as the service read it: longest side at most 1600 px (never enlarged), upright (EXIF orientation applied), sRGB, no metadata. Made when the result completes and kept as long as the result image. Null for a result without a source image (a generation from a prompt), one not completed, one completed before previews were made, and once retention has deleted the result's files. Sandbox results carry a generated stand-in for the source. */
+            source_preview_url: string | null;
             error_code: string | null;
             error_message: string | null;
             /**
