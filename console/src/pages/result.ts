@@ -13,7 +13,11 @@ import { notFound } from './job.js';
  */
 function originalImage(result: JobResult, className: string, role: string): HTMLElement {
   if (!result.source_preview_url) {
-    return h('div', { class: `${className} original-missing`, 'data-role': `${role}-missing` }, 'Original not available');
+    return h(
+      'div',
+      { class: `${className} original-missing`, 'data-role': `${role}-missing` },
+      'Original not available',
+    );
   }
   return h('img', { src: result.source_preview_url, alt: 'Original', class: className, 'data-role': role });
 }

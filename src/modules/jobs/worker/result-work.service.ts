@@ -252,11 +252,9 @@ export class ResultWorkService {
 
   private async removeFiles(keys: ResultFileKeys): Promise<void> {
     const stored = [keys.resultKey, keys.thumbnailKey, keys.sourcePreviewKey].filter((key) => key !== null);
-    await Promise.all(stored.map((key) => this.storage.delete(key))).catch(
-      (error: unknown) => {
-        this.logger.warn({ err: error, key: keys.resultKey }, 'could not remove the files of an unused run');
-      },
-    );
+    await Promise.all(stored.map((key) => this.storage.delete(key))).catch((error: unknown) => {
+      this.logger.warn({ err: error, key: keys.resultKey }, 'could not remove the files of an unused run');
+    });
   }
 
   private describeFailure(error: unknown): RecordedFailure {

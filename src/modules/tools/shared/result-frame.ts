@@ -119,7 +119,10 @@ export class ResultFrame {
         const choices = resultChoicesOf(task, await timed('metadata', () => this.carriedMetadata(task, source)));
         const result = await runPipeline(pipeline, { request, source, limits, dependencies, signal, choices });
         signal.throwIfAborted();
-        return { ...result, sourcePreview: await timed('source_preview', () => this.sourcePreview(task, source, limits)) };
+        return {
+          ...result,
+          sourcePreview: await timed('source_preview', () => this.sourcePreview(task, source, limits)),
+        };
       })
       .catch((error: unknown) => {
         throw asResultFailure(error);
