@@ -39,6 +39,7 @@ const RESULT_FIELDS = [
   'result_url',
   'segmentation',
   'source_image_url',
+  'source_preview_url',
   'status',
   'subject_hints',
   'thumbnail_url',
@@ -530,6 +531,7 @@ describe(JobsController.name, () => {
             'id',
             'result_url',
             'segmentation',
+            'source_preview_url',
             'subject_hints',
             'thumbnail_url',
             'uncertainty',
@@ -558,6 +560,10 @@ describe(JobsController.name, () => {
         const image = await t.http().get(pathOf(shoe.result_url)).expect(200);
         expect(image.headers['content-type']).toBe('image/jpeg');
         await t.http().get(pathOf(shoe.thumbnail_url)).expect(200);
+        expect((await t.http().get(pathOf(shoe.source_preview_url)).expect(200)).headers['content-type']).toBe(
+          'image/webp',
+        );
+        expect(bag.source_preview_url).toBeNull();
 
         // The same job, seen as a job (contract section 7).
         const asJob = await t.http().get(`/api/v1/jobs/${id}`).set(bearer(account.sandboxKey)).expect(200);

@@ -5,18 +5,28 @@ import { QueueJobName } from '../../src/core/queue/queue-jobs';
 import { QueueName } from '../../src/core/queue/queue-name';
 import { ResultStorage } from '../../src/core/storage/result-storage';
 import { ResultRetentionSweeperService } from '../../src/modules/jobs/worker/result-retention-sweeper.service';
-import { idempotencyKey, imageInputs, waitForJob, withFakeProvider } from '../support/jobs';
+import type { ToolOutput, ToolTask } from '../../src/modules/tools/tool-runner';
+import { FakeProviderRunner, idempotencyKey, imageInputs, waitForJob, withFakeProvider } from '../support/jobs';
 import { GENEROUS_LIMITS } from '../support/limits';
 import { startLoopbackS3, type LoopbackS3 } from '../support/s3-server';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 
 const RETENTION_DAYS = 30;
 
+/** The fake provider, with a preview of each result's source as a live tool makes one. */
+class PreviewingProviderRunner extends FakeProviderRunner {
+  override async run(task: ToolTask): Promise<ToolOutput> {
+    const output = await super.run(task);
+    return { ...output, sourcePreview: output.image };
+  }
+}
+
 interface StoredResult {
   id: string;
   index: number;
   result_key: string | null;
   thumbnail_key: string | null;
+  source_preview_key: string | null;
   files_expired_at: Date | null;
 }
 
@@ -25,6 +35,7 @@ interface ReadResult {
   status: string;
   result_url: string | null;
   thumbnail_url: string | null;
+  source_preview_url: string | null;
 }
 
 describe.each([
@@ -51,7 +62,7 @@ describe.each([
         RESULT_RETENTION_DAYS: String(RETENTION_DAYS),
         SWEEP_INTERVAL_SECONDS: '3600',
       },
-      { role: ProcessRole.All, override: withFakeProvider() },
+      { role: ProcessRole.All, override: withFakeProvider(new PreviewingProviderRunner()) },
     );
     account = await seedAccount(t, { credits: 20 });
   });
@@ -86,7 +97,8 @@ describe.each([
 
   const storedResults = (jobId: string): Promise<StoredResult[]> =>
     t.dataSource.query(
-      `SELECT id, index, result_key, thumbnail_key, files_expired_at FROM job_results WHERE job_id = $1 ORDER BY index`,
+      `SELECT id, index, result_key, thumbnail_key, source_preview_key, files_expired_at
+         FROM job_results WHERE job_id = $1 ORDER BY index`,
       [jobId],
     );
 
@@ -122,18 +134,32 @@ describe.each([
 
     expect(await exists(older.result_key)).toBe(false);
     expect(await exists(older.thumbnail_key)).toBe(false);
+    expect(await exists(older.source_preview_key)).toBe(false);
     expect(await exists(newer.result_key)).toBe(true);
     expect(await exists(newer.thumbnail_key)).toBe(true);
+    expect(await exists(newer.source_preview_key)).toBe(true);
 
     // The expired result stays completed, with no URLs; the newer one's URLs still download.
     const [readOlder, readNewer] = await readResults(jobId);
-    expect(readOlder).toMatchObject({ id: older.id, status: 'completed', result_url: null, thumbnail_url: null });
+    expect(readOlder).toMatchObject({
+      id: older.id,
+      status: 'completed',
+      result_url: null,
+      thumbnail_url: null,
+      source_preview_url: null,
+    });
     expect(readNewer).toMatchObject({ id: newer.id, status: 'completed' });
     expect(await downloadStatus(readNewer.result_url ?? '')).toBe(200);
     expect(await downloadStatus(readNewer.thumbnail_url ?? '')).toBe(200);
+    expect(await downloadStatus(readNewer.source_preview_url ?? '')).toBe(200);
 
     const [storedOlder, storedNewer] = await storedResults(jobId);
-    expect(storedOlder).toMatchObject({ result_key: null, thumbnail_key: null, files_expired_at: expect.any(Date) });
+    expect(storedOlder).toMatchObject({
+      result_key: null,
+      thumbnail_key: null,
+      source_preview_key: null,
+      files_expired_at: expect.any(Date),
+    });
     expect(storedNewer).toMatchObject({ result_key: newer.result_key, files_expired_at: null });
 
     // Nothing is left to do until the newer one's time comes.
@@ -152,13 +178,14 @@ describe.each([
     // The files are still there, but the read already answers as for an expired result.
     expect(await exists(older.result_key)).toBe(true);
     const read = await readResults(jobId);
-    expect(read.map((result) => [result.result_url, result.thumbnail_url])).toEqual([
-      [null, null],
-      [null, null],
+    expect(read.map((result) => [result.result_url, result.thumbnail_url, result.source_preview_url])).toEqual([
+      [null, null, null],
+      [null, null, null],
     ]);
 
     expect(await t.app.get(ResultRetentionSweeperService).sweep()).toEqual({ expired: 2, failed: 0 });
     expect(await exists(older.result_key)).toBe(false);
+    expect(await exists(older.source_preview_key)).toBe(false);
     expect((await storedResults(jobId)).every((result) => result.result_key === null)).toBe(true);
   });
 });

@@ -116,6 +116,7 @@ describe('webhooks', () => {
         status: 'failed',
         result_url: null,
         thumbnail_url: null,
+        source_preview_url: null,
         error_code: 'sandbox_simulated_failure',
         error_message: expect.any(String),
       });
@@ -124,6 +125,7 @@ describe('webhooks', () => {
           id: expect.any(String),
           status: 'completed',
           result_url: expect.stringContaining('/api/v1/files/'),
+          source_preview_url: expect.stringContaining('/api/v1/files/'),
         });
         expect(event.result).not.toHaveProperty('error_code');
         expect(event.job.id).toBe(jobId);

@@ -12,7 +12,8 @@ import { ResultErrorCode, ResultFailure, TransientResultFailure } from '../../to
 import { asResultFailure } from '../../tools/shared/failure-translation';
 import type { ToolRunners } from '../../tools/tool-runners';
 import type { JobLifecycleService } from '../job-lifecycle.service';
-import { codedFailure, failureOfEntry, ResultWorkService } from './result-work.service';
+import type { ToolOutput } from '../../tools/tool-runner';
+import { codedFailure, failureOfEntry, ResultWorkService, type ResultFileKeys } from './result-work.service';
 
 describe(failureOfEntry.name, () => {
   const blocked = { code: ResultErrorCode.SourceBlocked, message: 'The source resolves to a private address.' };
@@ -97,6 +98,77 @@ describe(ResultWorkService.name, () => {
         port,
         syscall: 'connect',
       });
+    });
+  });
+
+  describe('perform', () => {
+    const task = { jobId: 'job-1', resultId: 'result-1', tool: 'image_editing', format: 'png', options: {} };
+    const attempt = { queue: 'tools', waitedSeconds: null };
+
+    /** A worker whose tool gives `output`, whose storage fails a put of a key ending `failing`, and what it did. */
+    function workerWith(output: ToolOutput, failing?: string) {
+      const stored = new Map<string, { bytes: Buffer; contentType: string }>();
+      const deleted: string[] = [];
+      const complete = jest.fn().mockResolvedValue(true);
+      const storage = {
+        put: jest.fn(async (key: string, bytes: Buffer, contentType: string) => {
+          if (failing && key.endsWith(failing)) throw new Error('storage unavailable');
+          stored.set(key, { bytes, contentType });
+        }),
+        delete: jest.fn(async (key: string) => void deleted.push(key)),
+      };
+      const work = new ResultWorkService(
+        loadConfig({}),
+        { start: jest.fn().mockResolvedValue(task), complete } as unknown as JobLifecycleService,
+        { runnerFor: () => ({ run: async () => output }) } as unknown as ToolRunners,
+        { thumbnail: async () => Buffer.from('thumbnail') } as unknown as ImageService,
+        storage as unknown as ResultStorage,
+        { resultStep: jest.fn(), resultWaited: jest.fn(), resultProcessed: jest.fn() } as unknown as JobMetrics,
+      );
+      return { work, stored, deleted, complete };
+    }
+
+    it("stores the source's preview beside the image and thumbnail of the same run, and completes with its key", async () => {
+      const output = { image: Buffer.from('image'), format: 'png' as const, sourcePreview: Buffer.from('preview') };
+      const { work, stored, complete } = workerWith(output);
+      await work.perform('result-1', attempt, new AbortController().signal);
+
+      const [[, keys]] = complete.mock.calls as Array<[string, ResultFileKeys]>;
+      const run = /^results\/job-1\/result-1\/([0-9a-f]{16})\.png$/.exec(keys.resultKey)?.[1];
+      expect(keys).toEqual({
+        resultKey: `results/job-1/result-1/${run}.png`,
+        thumbnailKey: `results/job-1/result-1/${run}.thumb.webp`,
+        sourcePreviewKey: `results/job-1/result-1/${run}.source.webp`,
+      });
+      expect(stored.get(keys.sourcePreviewKey as string)).toEqual({
+        bytes: Buffer.from('preview'),
+        contentType: 'image/webp',
+      });
+      expect(stored.size).toBe(3);
+    });
+
+    it('writes no preview for a result made without a source', async () => {
+      const { work, stored, complete } = workerWith({ image: Buffer.from('image'), format: 'png' });
+      await work.perform('result-1', attempt, new AbortController().signal);
+
+      const [[, keys]] = complete.mock.calls as Array<[string, ResultFileKeys]>;
+      expect(keys.sourcePreviewKey).toBeNull();
+      expect(stored.size).toBe(2);
+    });
+
+    it('deletes every file of the run, the preview included, when one of its writes fails', async () => {
+      const output = { image: Buffer.from('image'), format: 'png' as const, sourcePreview: Buffer.from('preview') };
+      const { work, deleted, complete } = workerWith(output, '.thumb.webp');
+      await expect(work.perform('result-1', attempt, new AbortController().signal)).rejects.toThrow(
+        'storage unavailable',
+      );
+
+      expect(complete).not.toHaveBeenCalled();
+      expect(deleted.map((key) => key.replace(/[0-9a-f]{16}/, 'run')).sort()).toEqual([
+        'results/job-1/result-1/run.png',
+        'results/job-1/result-1/run.source.webp',
+        'results/job-1/result-1/run.thumb.webp',
+      ]);
     });
   });
 });
