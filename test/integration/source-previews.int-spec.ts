@@ -105,7 +105,7 @@ describe('source previews through the API and an in-process worker', () => {
     return res.body as Buffer;
   };
 
-  it('previews an http source upright, at most 1600 px, in sRGB and without metadata; a small one is not enlarged', async () => {
+  it('previews an http source upright, at most 1600 px, sRGB, no metadata; a small one keeps its size', async () => {
     const results = await finishedResults(account.liveKey, '/api/v1/image/edit', {
       input: [
         { image_url: sources.url('/sideways.jpg'), external_id: 'sideways' },

@@ -128,7 +128,7 @@ describe(ResultWorkService.name, () => {
       return { work, stored, deleted, complete };
     }
 
-    it("stores the source's preview beside the image and thumbnail of the same run, and completes with its key", async () => {
+    it("stores the source's preview beside the run's image and thumbnail, and completes with its key", async () => {
       const output = { image: Buffer.from('image'), format: 'png' as const, sourcePreview: Buffer.from('preview') };
       const { work, stored, complete } = workerWith(output);
       await work.perform('result-1', attempt, new AbortController().signal);
