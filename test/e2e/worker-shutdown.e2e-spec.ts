@@ -25,6 +25,7 @@ interface ResultRow {
   error_code: string | null;
   result_key: string | null;
   thumbnail_key: string | null;
+  source_preview_key: string | null;
 }
 
 /** Every file below `folder`, relative to it, hidden ones included. */
@@ -142,7 +143,7 @@ describe('a worker stopped with SIGTERM while results run', () => {
     const resultsOf = async (jobId: string) =>
       (
         await db.query<ResultRow>(
-          `SELECT id, external_id, status, attempts, error_code, result_key, thumbnail_key
+          `SELECT id, external_id, status, attempts, error_code, result_key, thumbnail_key, source_preview_key
              FROM job_results WHERE job_id = $1 ORDER BY index`,
           [jobId],
         )
@@ -162,14 +163,14 @@ describe('a worker stopped with SIGTERM while results run', () => {
     return { startWorker, createJob, jobEnded, resultsOf, ledgerOf, queue, storageDir };
   }
 
-  /** Every result completed once: one attempt counted, its two files stored and nothing else, no temporary file. */
+  /** Every result completed once: one attempt counted, its three files stored and nothing else, no temporary file. */
   async function expectEachCompletedOnce(results: ResultRow[], storageDir: string) {
     for (const result of results) {
       expect(result).toMatchObject({ status: 'completed', attempts: 1, error_code: null });
     }
     const stored = await filesBelow(storageDir);
     expect(stored.filter((file) => file.endsWith('.tmp'))).toEqual([]);
-    const kept = results.flatMap((result) => [result.result_key, result.thumbnail_key]);
+    const kept = results.flatMap((result) => [result.result_key, result.thumbnail_key, result.source_preview_key]);
     expect(stored.map((file) => file.slice(storageDir.length + 1)).sort()).toEqual(kept.sort());
   }
 

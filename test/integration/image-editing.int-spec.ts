@@ -341,7 +341,7 @@ describe('two runs of one result', () => {
     await server.stop();
   });
 
-  it('leave the image and thumbnail of one run, and no file of the other', async () => {
+  it('leave the image, thumbnail and source preview of one run, and no file of the other', async () => {
     const account = await seedAccount(t, { credits: 10 });
     const res = await t
       .http()
@@ -362,17 +362,18 @@ describe('two runs of one result', () => {
     await Promise.all([work.perform(resultId, attempt, running), work.perform(resultId, attempt, running)]);
 
     const [result] = await t.dataSource.query(
-      `SELECT status, result_key, thumbnail_key FROM job_results WHERE id = $1`,
+      `SELECT status, result_key, thumbnail_key, source_preview_key FROM job_results WHERE id = $1`,
       [resultId],
     );
     expect(result.status).toBe('completed');
     const folder = join(t.config.STORAGE_DIR, 'results', res.body.job.id, resultId);
     const files = (await readdir(folder)).sort();
     expect(files.map((file) => `results/${res.body.job.id}/${resultId}/${file}`)).toEqual(
-      [result.result_key, result.thumbnail_key].sort(),
+      [result.result_key, result.thumbnail_key, result.source_preview_key].sort(),
     );
     const run = basename(result.result_key, '.png');
     expect(basename(result.thumbnail_key)).toBe(`${run}.thumb.webp`);
+    expect(basename(result.source_preview_key)).toBe(`${run}.source.webp`);
     expect(await creditTotals(t, account.accountId)).toEqual({ balance: 9, ledgerSum: 9 });
   });
 });
