@@ -1,9 +1,18 @@
 import sharp from 'sharp';
-import { productPhoto } from '../../../test/support/image-fixtures';
+import { decodeRgba, productPhoto } from '../../../test/support/image-fixtures';
 import { fileStatement, TAG } from '../../../test/support/photo-metadata';
 import type { CarriedMetadata } from './metadata/carried-metadata';
-import { DEFAULT_QUALITY, encode, encodeMask, encodeThumbnail, type FileOptions } from './pipeline-steps';
+import {
+  DEFAULT_QUALITY,
+  encode,
+  encodeMask,
+  encodeSourcePreview,
+  encodeThumbnail,
+  SOURCE_PREVIEW_SIDE,
+  type FileOptions,
+} from './pipeline-steps';
 import type { RawImage } from './raw-image';
+import { inspectSource } from './source-image';
 
 const PHOTO: RawImage = productPhoto(96, 64, 7);
 const FORMATS = ['jpg', 'png', 'webp'] as const;
@@ -82,5 +91,43 @@ describe(encodeMask.name, () => {
     expect(kept).toMatchObject({ channels: 1, icc: null, density: 240 });
     expect(kept.exif?.image.get(TAG.copyright)?.value).toBe('Acme (2024)');
     expect(kept.xmp).toContain('adobe:ns:meta/');
+  });
+});
+
+describe(encodeSourcePreview.name, () => {
+  const options = { maxPixels: 50_000_000, timeoutSeconds: 30 };
+
+  it('keeps a source’s transparency, within 1600 px on its longer side', async () => {
+    // Left half opaque red, right half fully transparent.
+    const width = 2000;
+    const height = 500;
+    const data = Buffer.alloc(width * height * 4);
+    for (let i = 0; i < width * height; i++) {
+      if (i % width < width / 2) data.set([220, 20, 20, 255], i * 4);
+    }
+    const png = await sharp(data, { raw: { width, height, channels: 4 } })
+      .png()
+      .toBuffer();
+    const preview = await encodeSourcePreview(await inspectSource(png, options.maxPixels), options);
+
+    const stated = await fileStatement(preview);
+    expect(stated).toMatchObject({ icc: null, exif: null, xmp: null });
+    const pixels = await decodeRgba(preview);
+    expect({ width: pixels.width, height: pixels.height }).toEqual({ width: SOURCE_PREVIEW_SIDE, height: 400 });
+    expect(pixels.pixel(200, 200)).toEqual([expect.any(Number), expect.any(Number), expect.any(Number), 255]);
+    expect(pixels.pixel(200, 200)[0]).toBeGreaterThan(200);
+    expect(pixels.pixel(1400, 200)[3]).toBe(0);
+  });
+
+  it('turns a 16-bit grey source into 8-bit sRGB', async () => {
+    const grey = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#808080' } })
+      .toColourspace('grey16')
+      .png()
+      .toBuffer();
+    const preview = await encodeSourcePreview(await inspectSource(grey, options.maxPixels), options);
+    const { data, info } = await sharp(preview).raw().toBuffer({ resolveWithObject: true });
+    expect(info).toMatchObject({ width: 40, height: 30, channels: 3 });
+    expect(Math.abs(data[0] - 128)).toBeLessThanOrEqual(2);
+    expect(data[0]).toBe(data[1]);
   });
 });
