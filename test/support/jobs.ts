@@ -129,6 +129,10 @@ export const unsigned = (results: Array<Record<string, unknown>>) =>
     ...result,
     result_url: typeof result.result_url === 'string' ? result.result_url.split('?')[0] : result.result_url,
     thumbnail_url: typeof result.thumbnail_url === 'string' ? result.thumbnail_url.split('?')[0] : result.thumbnail_url,
+    source_preview_url:
+      typeof result.source_preview_url === 'string'
+        ? result.source_preview_url.split('?')[0]
+        : result.source_preview_url,
   }));
 
 /** A result's file (its image or thumbnail), downloaded through the app from the signed URL a job gives. */
