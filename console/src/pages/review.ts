@@ -81,7 +81,7 @@ export function renderReview(main: HTMLElement): () => void {
   };
 
   const card = ({ jobId, result }: Unsure): HTMLElement => {
-    // Without a preview of the original (expired), hints are drawn on the cut-out, which has its frame.
+    // Without a preview of the original (expired, or made before previews), hints go on the cut-out: it has its frame.
     const original = result.source_preview_url;
     const picture = h('img', {
       src: original ?? result.result_url ?? '',

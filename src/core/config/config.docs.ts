@@ -76,9 +76,9 @@ export const CONFIG_DOCS: { readonly [Name in keyof z.input<typeof configSetting
   },
   RESULT_URLS: {
     description:
-      "what `result_url`, `thumbnail_url` and `source_preview_url` point at: `api` (the API's signed URLs; it streams from " +
-      'storage) or `presigned` (presigned S3 URLs; needs `STORAGE_DRIVER=s3` and `RESULT_URL_TTL_SECONDS` ' +
-      '≤ 604800)',
+      'what `result_url`, `thumbnail_url` and `source_preview_url` point at: ' +
+      "`api` (the API's signed URLs; it streams from storage) or `presigned` (presigned S3 URLs; needs " +
+      '`STORAGE_DRIVER=s3` and `RESULT_URL_TTL_SECONDS` ≤ 604800)',
   },
   RESULT_RETENTION_DAYS: {
     description: 'result images and thumbnails are deleted this many days after their result completed',

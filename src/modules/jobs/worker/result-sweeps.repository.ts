@@ -100,7 +100,8 @@ export class ResultSweepsRepository {
   /** Forgets the file keys of results whose files are deleted, which takes them out of the retention sweep. */
   async clearFileKeys(resultIds: string[]): Promise<void> {
     await this.dataSource.query(
-      `UPDATE job_results SET result_key = NULL, thumbnail_key = NULL, source_preview_key = NULL WHERE id = ANY($1::uuid[])`,
+      `UPDATE job_results SET result_key = NULL, thumbnail_key = NULL, source_preview_key = NULL
+        WHERE id = ANY($1::uuid[])`,
       [resultIds],
     );
   }
