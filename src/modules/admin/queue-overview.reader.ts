@@ -1,0 +1,88 @@
+import { getQueueToken } from '@nestjs/bullmq';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import type { Queue } from 'bullmq';
+import { ModelQueues } from '../../core/queue/model-queues';
+import { ALL_QUEUES } from '../../core/queue/queue-name';
+
+export interface QueueState {
+  name: string;
+  waiting: number;
+  active: number;
+  delayed: number;
+  failed: number;
+  /** When the entry that has waited longest was added; null when none waits. */
+  oldestWaitingSince: Date | null;
+}
+
+export interface ConnectedWorker {
+  /** The name a worker process gives its connections (`host:pid`). */
+  name: string;
+  /** The addresses its connections come from, as Redis sees them. */
+  addresses: string[];
+  /** The queues it consumes. */
+  queues: string[];
+}
+
+/** What BullMQ names a worker's Redis connection: `<prefix>:<queue, base64>:w:<worker name>`. */
+const WORKER_NAME_MARK = ':w:';
+
+/**
+ * Reads each queue's depth and the workers connected to it from BullMQ, for the operators'
+ * overview: a few round trips per queue, when an operator asks.
+ */
+@Injectable()
+export class QueueOverviewReader implements OnModuleInit {
+  private queues: Queue[] = [];
+
+  constructor(
+    private readonly moduleRef: ModuleRef,
+    private readonly modelQueues: ModelQueues,
+  ) {}
+
+  onModuleInit(): void {
+    this.queues = [
+      ...ALL_QUEUES.map((name) => this.moduleRef.get<Queue>(getQueueToken(name), { strict: false })),
+      ...this.modelQueues.all(),
+    ];
+  }
+
+  states(): Promise<QueueState[]> {
+    return Promise.all(
+      this.queues.map(async (queue) => {
+        const [counts, [oldest]] = await Promise.all([
+          queue.getJobCounts('waiting', 'active', 'delayed', 'failed'),
+          // The wait list's far end holds the entry added first; `asc` reads from there.
+          queue.getJobs(['waiting'], 0, 0, true),
+        ]);
+        return {
+          name: queue.name,
+          waiting: counts.waiting ?? 0,
+          active: counts.active ?? 0,
+          delayed: counts.delayed ?? 0,
+          failed: counts.failed ?? 0,
+          oldestWaitingSince: oldest ? new Date(oldest.timestamp) : null,
+        };
+      }),
+    );
+  }
+
+  /** The workers connected now, each once with every queue it consumes, by name. */
+  async workers(): Promise<ConnectedWorker[]> {
+    const byName = new Map<string, { addresses: Set<string>; queues: Set<string> }>();
+    for (const queue of this.queues) {
+      for (const client of await queue.getWorkers()) {
+        const rawName = client.rawname ?? '';
+        const mark = rawName.indexOf(WORKER_NAME_MARK);
+        const name = mark === -1 ? '(unnamed)' : rawName.slice(mark + WORKER_NAME_MARK.length);
+        let worker = byName.get(name);
+        if (!worker) byName.set(name, (worker = { addresses: new Set(), queues: new Set() }));
+        if (client.addr) worker.addresses.add(client.addr);
+        worker.queues.add(queue.name);
+      }
+    }
+    return [...byName.entries()]
+      .map(([name, { addresses, queues }]) => ({ name, addresses: [...addresses].sort(), queues: [...queues].sort() }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+  }
+}
