@@ -9,6 +9,7 @@ import {
   ApiTags,
   ApiTooManyRequestsResponse,
 } from '@nestjs/swagger';
+import { DomainError } from '../../core/errors/domain-error';
 import { ErrorResponseDto } from '../../core/openapi/error-response.dto';
 import { Auth, type AuthContext } from '../auth/auth-context';
 import { PollRateLimitGuard } from '../rate-limit/poll-rate-limit.guard';
@@ -20,6 +21,14 @@ import { usageRange } from './usage-range';
 const CSV_TYPE = 'text/csv; charset=utf-8';
 
 const attachment = (filename: string) => `attachment; filename="${filename}"`;
+
+/** The ledger export takes no parameter: a `limit` or `cursor` meant for the JSON read is a 400, not ignored. */
+function refuseParameters(query: Record<string, unknown>): void {
+  const names = Object.keys(query);
+  if (names.length > 0) {
+    throw DomainError.invalid(names.map((name) => ({ path: `query.${name}`, message: 'is not taken by this export' })));
+  }
+}
 
 /** The ledger and usage reads as CSV files, for a spreadsheet or an accountant. */
 @ApiTags('Account')
@@ -39,7 +48,9 @@ export class ActivityExportsController {
       'Counts toward the polling limit once.',
   })
   @ApiResponse({ status: 200, description: 'The CSV file, sent as an attachment.', schema: { type: 'string' } })
-  ledgerCsv(@Auth() caller: AuthContext): StreamableFile {
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: '`invalid_request`: any query parameter' })
+  ledgerCsv(@Auth() caller: AuthContext, @Query() query: Record<string, unknown>): StreamableFile {
+    refuseParameters(query);
     const scope = { accountId: caller.accountId, sandbox: isSandboxKey(caller) };
     return new StreamableFile(Readable.from(this.exports.ledgerCsv(scope)), {
       type: CSV_TYPE,
