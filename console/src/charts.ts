@@ -42,7 +42,7 @@ export interface BarChartOptions {
   yLabel: string;
   series: Series[];
   bars: Bar[];
-  /** Label every n-th bar under the axis (the first and the last always). */
+  /** Label every n-th bar under the axis, counted back from the last, which is always labelled. */
   tickEvery?: number;
 }
 
@@ -51,6 +51,8 @@ const HEIGHT = 240;
 const MARGIN = { top: 12, right: 12, bottom: 52, left: 52 };
 const PLOT_WIDTH = WIDTH - MARGIN.left - MARGIN.right;
 const PLOT_HEIGHT = HEIGHT - MARGIN.top - MARGIN.bottom;
+/** A few bars stay bars rather than slabs across the plot. */
+const MAX_BAR_WIDTH = 48;
 
 let chartCount = 0;
 
@@ -69,7 +71,7 @@ export function barChart(options: BarChartOptions): HTMLElement {
   const top = axisTop(options.bars);
   const y = (value: number) => MARGIN.top + PLOT_HEIGHT - (value / top) * PLOT_HEIGHT;
   const slot = PLOT_WIDTH / Math.max(1, options.bars.length);
-  const barWidth = Math.max(1, slot * 0.8);
+  const barWidth = Math.max(1, Math.min(MAX_BAR_WIDTH, slot * 0.8));
   const tickEvery = options.tickEvery ?? 1;
 
   const chart = svg('svg', {
@@ -138,7 +140,7 @@ export function barChart(options: BarChartOptions): HTMLElement {
       base += value;
     });
     bars.append(group);
-    if (index % tickEvery === 0 || index === options.bars.length - 1) {
+    if ((options.bars.length - 1 - index) % tickEvery === 0) {
       bars.append(
         svg(
           'text',

@@ -24,7 +24,8 @@ function resultsPerMinute(overview: Overview): HTMLElement {
   const summary =
     completed + failed === 0
       ? 'No result settled in the last hour.'
-      : `In the last hour ${completed} results completed and ${failed} failed; the busiest minute was ` +
+      : `In the last hour ${completed} ${completed === 1 ? 'result' : 'results'} completed and ${failed} failed; ` +
+        'the busiest minute was ' +
         `${minuteOf(busiest.minute)} UTC with ${busiest.completed + busiest.failed}.`;
   return barChart({
     name: 'results-per-minute',
@@ -49,7 +50,7 @@ function failuresByCode(overview: Overview): HTMLElement {
     name: 'failures-by-code',
     title: 'Failed results by error code, last hour',
     summary:
-      `${total} results failed in the last hour: ` +
+      `${total} ${total === 1 ? 'result' : 'results'} failed in the last hour: ` +
       failures.map((failure) => `${failure.code} ${failure.count}`).join(', ') +
       '.',
     xLabel: 'Error code',

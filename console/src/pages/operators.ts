@@ -40,7 +40,7 @@ export function renderOperators(main: HTMLElement): void {
   const find = h(
     'form',
     { class: 'card', role: 'search' },
-    h('h2', {}, 'Find an account'),
+    h('h2', {}, 'Accounts'),
     field('Find an account', search),
     h(
       'p',

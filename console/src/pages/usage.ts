@@ -10,7 +10,8 @@ function creditsByDay(usage: Usage): HTMLElement {
   const summary =
     total === 0
       ? `No credits were used from ${usage.from} to ${usage.to}.`
-      : `${total} credits used from ${usage.from} to ${usage.to}, over ${usage.by_day.length} days; ` +
+      : `${total} ${total === 1 ? 'credit' : 'credits'} used from ${usage.from} to ${usage.to}, ` +
+        `over ${usage.by_day.length} days; ` +
         `the most on ${busiest.date}: ${busiest.credits_used}.`;
   return barChart({
     name: 'credits-by-day',
