@@ -113,6 +113,9 @@ describe(OperatorViewsController.name, () => {
       const byKey = (await list(`?query=${prefix}`).expect(200)).body.accounts;
       expect(byKey.map((a: ListedAccount) => a.id)).toEqual([other.accountId]);
       expect(byKey[0]).toMatchObject({ name: 'Globex', active_keys: 2 });
+      const byStart = (await list(`?query=${prefix.slice(0, -1)}&limit=100`).expect(200)).body.accounts;
+      expect(byStart.map((a: ListedAccount) => a.id)).toContain(other.accountId);
+      expect(byStart.map((a: ListedAccount) => a.id)).not.toContain(acme.id);
       expect((await list(`?query=${randomUUID()}`).expect(200)).body).toMatchObject({
         accounts: [],
         next_cursor: null,
