@@ -5,6 +5,8 @@ import { expectError } from '../support/http-errors';
 import { idempotencyKey, imageInputs, waitForJob, withFakeProvider } from '../support/jobs';
 import { GENEROUS_CREATE_LIMITS } from '../support/limits';
 import { createSecondInstance } from '../support/second-instance';
+import { TcpProxy } from '../support/tcp-proxy';
+import { testServices } from '../support/test-services';
 import { readUntil } from '../support/waiting';
 import { bearer, createTestApp, seedAccount, TEST_ADMIN_TOKEN, type TestApp } from '../support/test-app';
 
@@ -224,6 +226,31 @@ describe(OperatorViewsController.name, () => {
         (view) => view.workers.length === 0,
         () => 'the closed worker still listed',
       );
+    });
+  });
+
+  describe('GET /admin/v1/overview while Redis does not answer', () => {
+    it('answers 503 service_unavailable with Retry-After rather than waiting', async () => {
+      const { redisUrl } = testServices();
+      const partition = await TcpProxy.start(redisUrl);
+      const cutOff = await createSecondInstance(t, ProcessRole.Api, undefined, partition.urlFor(redisUrl));
+      try {
+        await cutOff.http().get('/admin/v1/overview').set(admin).expect(200);
+        partition.cut();
+        const res = await cutOff.http().get('/admin/v1/overview').set(admin);
+        expectError(res, 503, 'service_unavailable');
+        expect(res.headers['retry-after']).toBe('5');
+        partition.heal();
+        await readUntil(
+          () => cutOff.http().get('/admin/v1/overview').set(admin),
+          (answer) => answer.status === 200,
+          (last) => `the overview once Redis is back (last: ${last.status})`,
+        );
+      } finally {
+        partition.heal();
+        await cutOff.close();
+        await partition.close();
+      }
     });
   });
 });

@@ -2,6 +2,8 @@ import { getQueueToken } from '@nestjs/bullmq';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Queue } from 'bullmq';
+import { DomainError } from '../../core/errors/domain-error';
+import { ErrorCode } from '../../core/errors/error-code';
 import { ModelQueues } from '../../core/queue/model-queues';
 import { ALL_QUEUES } from '../../core/queue/queue-name';
 
@@ -22,6 +24,37 @@ export interface ConnectedWorker {
   addresses: string[];
   /** The queues it consumes. */
   queues: string[];
+}
+
+/**
+ * How long the overview waits for Redis. BullMQ's producer connections retry commands while
+ * Redis is away, and an operator looking at a stalled service must hear that, not wait on it.
+ */
+const QUEUE_READ_DEADLINE_MS = 3000;
+const RETRY_AFTER_SECONDS = 5;
+
+/** `work`, or a 503 `service_unavailable` once the deadline passes without an answer. */
+async function withinDeadline<T>(work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new DomainError(
+            ErrorCode.ServiceUnavailable,
+            'The queues cannot be read now (Redis does not answer). Retry later.',
+            undefined,
+            RETRY_AFTER_SECONDS,
+          ),
+        ),
+      QUEUE_READ_DEADLINE_MS,
+    );
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** What BullMQ names a worker's Redis connection: `<prefix>:<queue, base64>:w:<worker name>`. */
@@ -48,6 +81,15 @@ export class QueueOverviewReader implements OnModuleInit {
   }
 
   states(): Promise<QueueState[]> {
+    return withinDeadline(this.readStates());
+  }
+
+  /** The workers connected now, each once with every queue it consumes, by name. */
+  workers(): Promise<ConnectedWorker[]> {
+    return withinDeadline(this.readWorkers());
+  }
+
+  private readStates(): Promise<QueueState[]> {
     return Promise.all(
       this.queues.map(async (queue) => {
         const [counts, [oldest]] = await Promise.all([
@@ -67,8 +109,7 @@ export class QueueOverviewReader implements OnModuleInit {
     );
   }
 
-  /** The workers connected now, each once with every queue it consumes, by name. */
-  async workers(): Promise<ConnectedWorker[]> {
+  private async readWorkers(): Promise<ConnectedWorker[]> {
     const byName = new Map<string, { addresses: Set<string>; queues: Set<string> }>();
     for (const queue of this.queues) {
       for (const client of await queue.getWorkers()) {
