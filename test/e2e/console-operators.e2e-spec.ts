@@ -210,6 +210,15 @@ describe('the console’s operator search and overview, and the usage chart and 
     await page.getByRole('heading', { name: 'Northwind Traders' }).waitFor();
     expect(await page.locator('[data-role=account-id]').textContent()).toBe(accountId);
     await shot('operators-search');
+    const [file] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download the ledger (CSV)' }).click(),
+    ]);
+    expect(file.suggestedFilename()).toBe(`ledger-${accountId}.csv`);
+    const rows = parseCsv(readFileSync((await file.path()), 'utf8'));
+    const entries = (await api<{ entries: LedgerEntry[] }>(`/admin/v1/accounts/${accountId}/ledger`, ADMIN_TOKEN))
+      .entries;
+    expect(rows.slice(1).map((row) => row[0])).toEqual(entries.map((entry) => entry.id));
   });
 
   it('shows the overview: results per minute and failures by code as charts, the queues and the worker', async () => {

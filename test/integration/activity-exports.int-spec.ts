@@ -1,7 +1,7 @@
 import type { Response } from 'supertest';
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { ActivityExportsController } from '../../src/modules/account-activity/activity-exports.controller';
-import { LEDGER_EXPORT_PAGE } from '../../src/modules/account-activity/activity-exports.service';
+import { LEDGER_CSV_PAGE } from '../../src/modules/credits/ledger-csv';
 import { expectError } from '../support/http-errors';
 import { idempotencyKey, imageInputs, waitForJob, withFakeProvider } from '../support/jobs';
 import { GENEROUS_LIMITS } from '../support/limits';
@@ -167,7 +167,7 @@ describe(ActivityExportsController.name, () => {
 
     it('streams a history longer than a page, every entry once with its balance', async () => {
       const long = await seedAccount(t, { credits: 0, name: 'Long history' });
-      const count = LEDGER_EXPORT_PAGE * 2 + 3;
+      const count = LEDGER_CSV_PAGE * 2 + 3;
       await t.dataSource.query(
         `INSERT INTO credit_ledger (account_id, kind, amount, credits, reason, created_at)
          SELECT $1, 'grant', 1, 1, 'bulk ' || n, now() - (n || ' seconds')::interval FROM generate_series(1, $2) n`,

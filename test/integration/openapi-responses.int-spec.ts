@@ -313,6 +313,10 @@ describe('responses against the OpenAPI document', () => {
     conforms('get', '/admin/v1/accounts', await t.http().get('/admin/v1/accounts?limit=0').set(admin));
     conforms('get', '/admin/v1/accounts', await t.http().get('/admin/v1/accounts'));
     conforms('get', '/admin/v1/overview', await t.http().get('/admin/v1/overview').set(admin));
+    const csvOf = (query = '') => t.http().get(`/admin/v1/accounts/${account.accountId}/ledger.csv${query}`);
+    conforms('get', '/admin/v1/accounts/{accountId}/ledger.csv', await csvOf().set(admin));
+    conforms('get', '/admin/v1/accounts/{accountId}/ledger.csv', await csvOf('?limit=1').set(admin));
+    conforms('get', '/admin/v1/accounts/{accountId}/ledger.csv', await csvOf());
     conforms('get', '/admin/v1/overview', await t.http().get('/admin/v1/overview'));
     conforms('get', '/api/v1/account/ledger.csv', await t.http().get('/api/v1/account/ledger.csv').set(sandbox()));
     conforms(

@@ -160,6 +160,45 @@ describe(OperatorViewsController.name, () => {
     });
   });
 
+  describe('GET /admin/v1/accounts/{id}/ledger.csv', () => {
+    it('holds the account’s whole ledger as the admin ledger lists it, and nothing of another account', async () => {
+      const account = await createAccount('Ledger export');
+      const other = await createAccount('Not exported');
+      const grant = (id: string, amount: number, reason: string) =>
+        t.http().post(`/admin/v1/accounts/${id}/credits`).set(admin).send({ amount, reason }).expect(200);
+      await grant(account.id, 3, 'Late, "very" late');
+      await grant(account.id, -2, '=1+1');
+      await grant(other.id, 9, 'elsewhere');
+      const res = await t.http().get(`/admin/v1/accounts/${account.id}/ledger.csv`).set(admin).expect(200);
+      expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
+      expect(res.headers['content-disposition']).toBe(`attachment; filename="ledger-${account.id}.csv"`);
+      const entries: Array<{ id: string; kind: string; amount: number }> = (
+        await t.http().get(`/admin/v1/accounts/${account.id}/ledger`).set(admin).expect(200)
+      ).body.entries;
+      const [ledgerHeader, ...lines] = res.text.split('\r\n');
+      expect(ledgerHeader).toBe('id,created_at,kind,amount,credits,balance_after,job_id,reason');
+      expect(lines.pop()).toBe('');
+      expect(lines.map((line) => line.split(',').slice(0, 4))).toEqual(
+        entries.map((entry) => [entry.id, expect.any(String), entry.kind, String(entry.amount)]),
+      );
+      expect(lines[0]).toMatch(/,adjustment,-2,2,6,,'=1\+1$/);
+      expect(lines[1]).toMatch(/,grant,3,3,8,,"Late, ""very"" late"$/);
+      expect(res.text).not.toContain('elsewhere');
+    });
+
+    it('answers 404 for no such account, 400 for a bad id or any parameter, 401 without the token', async () => {
+      expectError(await t.http().get(`/admin/v1/accounts/${randomUUID()}/ledger.csv`).set(admin), 404, 'not_found');
+      expectError(await t.http().get('/admin/v1/accounts/nope/ledger.csv').set(admin), 400, 'invalid_request');
+      const { accountId } = await seedAccount(t);
+      expectError(
+        await t.http().get(`/admin/v1/accounts/${accountId}/ledger.csv?limit=5`).set(admin),
+        400,
+        'invalid_request',
+      );
+      expectError(await t.http().get(`/admin/v1/accounts/${accountId}/ledger.csv`), 401, 'unauthorized');
+    });
+  });
+
   describe('GET /admin/v1/overview', () => {
     it('shows results waiting while no worker runs, then the worker, results per minute and failures', async () => {
       const quiet = await overview();

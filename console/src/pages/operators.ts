@@ -1,4 +1,4 @@
-import { errorMessage, query, request } from '../api.js';
+import { download, errorMessage, query, request } from '../api.js';
 import { button, errorBox, field, formatDate, h, select, table } from '../dom.js';
 import { session } from '../session.js';
 import type { Account, AccountList, AccountListItem, LedgerEntry } from '../types.js';
@@ -236,6 +236,11 @@ export function renderOperators(main: HTMLElement): void {
         revokeForm,
         h('h3', {}, 'Credits'),
         creditForm,
+        button('Download the ledger (CSV)', () => {
+          download(`/admin/v1/accounts/${account.id}/ledger.csv`, 'admin')
+            .then((filename) => status.replaceChildren(h('p', { class: 'ok' }, `Downloaded ${filename}.`)))
+            .catch(show);
+        }),
         ledger,
       ),
     );

@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import { Controller, Get, Query, StreamableFile, UseGuards } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
@@ -9,7 +8,7 @@ import {
   ApiTags,
   ApiTooManyRequestsResponse,
 } from '@nestjs/swagger';
-import { DomainError } from '../../core/errors/domain-error';
+import { CSV_CONTENT_TYPE, csvAttachment, refuseQueryParameters } from '../../core/http/csv';
 import { ErrorResponseDto } from '../../core/openapi/error-response.dto';
 import { Auth, type AuthContext } from '../auth/auth-context';
 import { PollRateLimitGuard } from '../rate-limit/poll-rate-limit.guard';
@@ -18,23 +17,11 @@ import { isSandboxKey } from './caller-scope';
 import { UsageQueryDto } from './usage.dto';
 import { usageRange } from './usage-range';
 
-const CSV_TYPE = 'text/csv; charset=utf-8';
-
-const attachment = (filename: string) => `attachment; filename="${filename}"`;
-
-/** The ledger export takes no parameter: a `limit` or `cursor` meant for the JSON read is a 400, not ignored. */
-function refuseParameters(query: Record<string, unknown>): void {
-  const names = Object.keys(query);
-  if (names.length > 0) {
-    throw DomainError.invalid(names.map((name) => ({ path: `query.${name}`, message: 'is not taken by this export' })));
-  }
-}
-
 /** The ledger and usage reads as CSV files, for a spreadsheet or an accountant. */
 @ApiTags('Account')
 @ApiBearerAuth('api_key')
 @ApiTooManyRequestsResponse({ type: ErrorResponseDto, description: '`rate_limit_exceeded`' })
-@ApiProduces(CSV_TYPE)
+@ApiProduces(CSV_CONTENT_TYPE)
 @Controller('api/v1/account')
 export class ActivityExportsController {
   constructor(private readonly exports: ActivityExportsService) {}
@@ -50,12 +37,9 @@ export class ActivityExportsController {
   @ApiResponse({ status: 200, description: 'The CSV file, sent as an attachment.', schema: { type: 'string' } })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: '`invalid_request`: any query parameter' })
   ledgerCsv(@Auth() caller: AuthContext, @Query() query: Record<string, unknown>): StreamableFile {
-    refuseParameters(query);
+    refuseQueryParameters(query);
     const scope = { accountId: caller.accountId, sandbox: isSandboxKey(caller) };
-    return new StreamableFile(Readable.from(this.exports.ledgerCsv(scope)), {
-      type: CSV_TYPE,
-      disposition: attachment(`ledger-${caller.environment}.csv`),
-    });
+    return csvAttachment(this.exports.ledgerCsv(scope), `ledger-${caller.environment}.csv`);
   }
 
   @Get('usage.csv')
@@ -71,9 +55,6 @@ export class ActivityExportsController {
   async usageCsv(@Auth() caller: AuthContext, @Query() query: UsageQueryDto): Promise<StreamableFile> {
     const range = usageRange(query);
     const csv = await this.exports.usageCsv({ accountId: caller.accountId, sandbox: isSandboxKey(caller) }, range);
-    return new StreamableFile(Buffer.from(csv, 'utf8'), {
-      type: CSV_TYPE,
-      disposition: attachment(`usage-${caller.environment}-${range.from}-to-${range.to}.csv`),
-    });
+    return csvAttachment(csv, `usage-${caller.environment}-${range.from}-to-${range.to}.csv`);
   }
 }

@@ -32,6 +32,8 @@ export class AdminServicesModule {}
 @Module({
   imports: [
     AdminServicesModule,
+    AccountsModule,
+    CreditsModule,
     BullBoardModule.forRootAsync({
       imports: [AuthModule],
       inject: [OperatorTokensService],

@@ -1,6 +1,16 @@
-import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Param, Query, StreamableFile } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiBearerAuth,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProduces,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Access, AccessLevel } from '../../core/http/access.decorator';
+import { CSV_CONTENT_TYPE, csvAttachment, refuseQueryParameters } from '../../core/http/csv';
+import { UuidParamPipe } from '../../core/http/uuid-param.pipe';
 import { ErrorResponseDto } from '../../core/openapi/error-response.dto';
 import { AccountListQueryDto, AccountListResponseDto, type AccountListItemDto } from './account-list.dto';
 import { OperatorViewsService } from './operator-views.service';
@@ -27,6 +37,23 @@ export class OperatorViewsController {
       limit: query.limit ?? DEFAULT_ACCOUNT_PAGE,
       cursor: query.cursor,
     });
+  }
+
+  @Get('accounts/:accountId/ledger.csv')
+  @ApiOperation({
+    summary:
+      'The account’s whole ledger as CSV, newest first, with the balance each entry left (as the account’s live ' +
+      'keys read it). Columns: id, created_at, kind, amount, credits, balance_after, job_id, reason.',
+  })
+  @ApiProduces(CSV_CONTENT_TYPE)
+  @ApiResponse({ status: 200, description: 'The CSV file, sent as an attachment.', schema: { type: 'string' } })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: '`invalid_request`: the id, or any query parameter' })
+  async ledgerCsv(
+    @Param('accountId', UuidParamPipe) accountId: string,
+    @Query() query: Record<string, unknown>,
+  ): Promise<StreamableFile> {
+    refuseQueryParameters(query);
+    return csvAttachment(await this.views.ledgerCsv(accountId), `ledger-${accountId}.csv`);
   }
 
   @Get('overview')

@@ -1,5 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { decodeRowCursor, pageOf } from '../../core/http/row-cursor';
+import { AccountsService } from '../accounts/accounts.service';
+import { CreditsService } from '../credits/credits.service';
+import { ledgerCsv } from '../credits/ledger-csv';
 import { AccountDirectoryRepository } from './account-directory.repository';
 import type { AccountListItemDto } from './account-list.dto';
 import { presentAccount } from './admin.presenter';
@@ -14,7 +17,15 @@ export class OperatorViewsService {
     private readonly directory: AccountDirectoryRepository,
     private readonly settledResults: SettledResultsRepository,
     private readonly queues: QueueOverviewReader,
+    private readonly accounts: AccountsService,
+    private readonly credits: CreditsService,
   ) {}
+
+  /** The account's whole ledger as CSV, every entry (a 404 for no such account, before any of it is sent). */
+  async ledgerCsv(accountId: string): Promise<AsyncGenerator<string>> {
+    await this.accounts.get(accountId);
+    return ledgerCsv(this.credits, accountId, { sandbox: false });
+  }
 
   async listAccounts(search: {
     query?: string;
