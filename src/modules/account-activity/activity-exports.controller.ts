@@ -36,10 +36,10 @@ export class ActivityExportsController {
   })
   @ApiResponse({ status: 200, description: 'The CSV file, sent as an attachment.', schema: { type: 'string' } })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: '`invalid_request`: any query parameter' })
-  ledgerCsv(@Auth() caller: AuthContext, @Query() query: Record<string, unknown>): StreamableFile {
+  async ledgerCsv(@Auth() caller: AuthContext, @Query() query: Record<string, unknown>): Promise<StreamableFile> {
     refuseQueryParameters(query);
     const scope = { accountId: caller.accountId, sandbox: isSandboxKey(caller) };
-    return csvAttachment(this.exports.ledgerCsv(scope), `ledger-${caller.environment}.csv`);
+    return csvAttachment(await this.exports.ledgerCsv(scope), `ledger-${caller.environment}.csv`);
   }
 
   @Get('usage.csv')

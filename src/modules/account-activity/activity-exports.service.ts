@@ -22,7 +22,7 @@ export class ActivityExportsService {
   ) {}
 
   /** The whole ledger as the key sees it, streamed (see `ledgerCsv`). */
-  ledgerCsv(scope: ExportScope): AsyncGenerator<string> {
+  ledgerCsv(scope: ExportScope): Promise<AsyncIterable<string>> {
     return ledgerCsv(this.credits, scope.accountId, { sandbox: scope.sandbox });
   }
 

@@ -22,7 +22,7 @@ export class OperatorViewsService {
   ) {}
 
   /** The account's whole ledger as CSV, every entry (a 404 for no such account, before any of it is sent). */
-  async ledgerCsv(accountId: string): Promise<AsyncGenerator<string>> {
+  async ledgerCsv(accountId: string): Promise<AsyncIterable<string>> {
     await this.accounts.get(accountId);
     return ledgerCsv(this.credits, accountId, { sandbox: false });
   }
