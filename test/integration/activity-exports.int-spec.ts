@@ -24,6 +24,7 @@ const TRICKY_REASONS = [
   '+1 goodwill',
   '@SUM(A1:A2)',
   '-minus sign first',
+  'a line\nand another',
 ];
 
 /** An RFC 4180 document read back into rows: CRLF between records, `"` quoting with `""` inside. */
@@ -147,12 +148,14 @@ describe(ActivityExportsController.name, () => {
           "'+1 goodwill",
           "'@SUM(A1:A2)",
           "'-minus sign first",
+          'a line\nand another',
         ]),
       );
       // A negative amount stays a number.
       expect(rows.find((row) => row[2] === 'reserve')?.[3]).toBe('-3');
       const text = csvOf(await get('/ledger.csv', account.liveKey));
       expect(text).toContain('"Refund, for the ""late"" batch\nsecond line"');
+      expect(text).toContain(',"a line\nand another"\r\n');
       expect(text.endsWith('\r\n')).toBe(true);
       expect(text).not.toContain('OTHER ACCOUNT ONLY');
       expect(text).not.toContain(other.accountId);

@@ -9,7 +9,12 @@ import { DomainError } from '../errors/domain-error';
  * with = + - @, a tab or a carriage return) prefixed with `'`. Numbers are left as they are, so
  * a negative amount stays a number.
  */
-const CSV_OPTIONS = { record_delimiter: 'windows', escape_formulas: true } as const;
+const CSV_OPTIONS = {
+  record_delimiter: 'windows',
+  // With a record delimiter named, csv-stringify would quote a field for a CRLF only, not a lone \n or \r.
+  quote_record_delimiter: true,
+  escape_formulas: true,
+} as const;
 
 export type CsvValue = string | number | null;
 
