@@ -110,16 +110,19 @@ export class QueueOverviewReader implements OnModuleInit {
   }
 
   private async readWorkers(): Promise<ConnectedWorker[]> {
+    const clientsByQueue = await Promise.all(
+      this.queues.map(async (queue) => ({ queue: queue.name, clients: await queue.getWorkers() })),
+    );
     const byName = new Map<string, { addresses: Set<string>; queues: Set<string> }>();
-    for (const queue of this.queues) {
-      for (const client of await queue.getWorkers()) {
+    for (const { queue, clients } of clientsByQueue) {
+      for (const client of clients) {
         const rawName = client.rawname ?? '';
         const mark = rawName.indexOf(WORKER_NAME_MARK);
         const name = mark === -1 ? '(unnamed)' : rawName.slice(mark + WORKER_NAME_MARK.length);
         let worker = byName.get(name);
         if (!worker) byName.set(name, (worker = { addresses: new Set(), queues: new Set() }));
         if (client.addr) worker.addresses.add(client.addr);
-        worker.queues.add(queue.name);
+        worker.queues.add(queue);
       }
     }
     return [...byName.entries()]
