@@ -215,7 +215,7 @@ describe('the console’s operator search and overview, and the usage chart and 
       page.getByRole('button', { name: 'Download the ledger (CSV)' }).click(),
     ]);
     expect(file.suggestedFilename()).toBe(`ledger-${accountId}.csv`);
-    const rows = parseCsv(readFileSync((await file.path()), 'utf8'));
+    const rows = parseCsv(readFileSync(await file.path(), 'utf8'));
     const entries = (await api<{ entries: LedgerEntry[] }>(`/admin/v1/accounts/${accountId}/ledger`, ADMIN_TOKEN))
       .entries;
     expect(rows.slice(1).map((row) => row[0])).toEqual(entries.map((entry) => entry.id));
