@@ -64,6 +64,34 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
   return (await response.json()) as T;
 }
 
+/**
+ * Downloads a file the API sends (a CSV export) with the session's credential, which a plain
+ * link could not carry, and hands it to the browser to save under the name the API gave it.
+ */
+export async function download(path: string, credential: Credential = 'key'): Promise<string> {
+  const token = credential === 'admin' ? session.adminToken() : session.apiKey();
+  const headers = new Headers();
+  if (token) headers.set('Authorization', `Bearer ${token}`);
+  const response = await fetch(path, { headers, cache: 'no-store' });
+  if (!response.ok) {
+    const error = await envelopeError(response);
+    if (response.status === 401) onSessionRefused(credential, error.message);
+    throw error;
+  }
+  const disposition = response.headers.get('Content-Disposition') ?? '';
+  const filename = /filename="([^"]+)"/.exec(disposition)?.[1] ?? 'download';
+  const url = URL.createObjectURL(await response.blob());
+  const anchor = document.createElement('a');
+  anchor.href = url;
+  anchor.download = filename;
+  document.body.append(anchor);
+  anchor.click();
+  anchor.remove();
+  // The browser has read the blob once the click's download has started.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  return filename;
+}
+
 export function query(parameters: Record<string, string | number | null | undefined>): string {
   const search = new URLSearchParams();
   for (const [name, value] of Object.entries(parameters))

@@ -133,3 +133,27 @@ export const TOOL_IDS = [
   'image_generation',
   'ad_creative',
 ];
+
+export interface AccountListItem extends Account {
+  active_keys: number;
+}
+
+export interface AccountList {
+  accounts: AccountListItem[];
+  next_cursor: string | null;
+}
+
+export interface Overview {
+  generated_at: string;
+  queues: {
+    name: string;
+    waiting: number;
+    active: number;
+    delayed: number;
+    failed: number;
+    oldest_waiting_seconds: number | null;
+  }[];
+  results_per_minute: { minute: string; completed: number; failed: number }[];
+  failures_by_code: { code: string; count: number }[];
+  workers: { name: string; addresses: string[]; queues: string[] }[];
+}

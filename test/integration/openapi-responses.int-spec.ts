@@ -308,6 +308,27 @@ describe('responses against the OpenAPI document', () => {
     conforms('get', '/admin/v1/accounts/{accountId}', await t.http().get(`/admin/v1/accounts/${id}`));
   });
 
+  it('the operators’ account search and overview, and the account’s CSV exports', async () => {
+    conforms('get', '/admin/v1/accounts', await t.http().get('/admin/v1/accounts?query=doc&limit=1').set(admin));
+    conforms('get', '/admin/v1/accounts', await t.http().get('/admin/v1/accounts?limit=0').set(admin));
+    conforms('get', '/admin/v1/accounts', await t.http().get('/admin/v1/accounts'));
+    conforms('get', '/admin/v1/overview', await t.http().get('/admin/v1/overview').set(admin));
+    const csvOf = (query = '') => t.http().get(`/admin/v1/accounts/${account.accountId}/ledger.csv${query}`);
+    conforms('get', '/admin/v1/accounts/{accountId}/ledger.csv', await csvOf().set(admin));
+    conforms('get', '/admin/v1/accounts/{accountId}/ledger.csv', await csvOf('?limit=1').set(admin));
+    conforms('get', '/admin/v1/accounts/{accountId}/ledger.csv', await csvOf());
+    conforms('get', '/admin/v1/overview', await t.http().get('/admin/v1/overview'));
+    conforms('get', '/api/v1/account/ledger.csv', await t.http().get('/api/v1/account/ledger.csv').set(sandbox()));
+    conforms(
+      'get',
+      '/api/v1/account/ledger.csv',
+      await t.http().get('/api/v1/account/ledger.csv?limit=1').set(sandbox()),
+    );
+    conforms('get', '/api/v1/account/usage.csv', await t.http().get('/api/v1/account/usage.csv').set(sandbox()));
+    conforms('get', '/api/v1/account/usage.csv', await t.http().get('/api/v1/account/usage.csv?from=x').set(sandbox()));
+    conforms('get', '/api/v1/account/usage.csv', await t.http().get('/api/v1/account/usage.csv'));
+  });
+
   it('checked a response of every operation in the document', () => {
     const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
       Object.keys(item as object)

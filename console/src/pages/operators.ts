@@ -1,14 +1,19 @@
-import { errorMessage, request } from '../api.js';
+import { download, errorMessage, query, request } from '../api.js';
 import { button, errorBox, field, formatDate, h, select, table } from '../dom.js';
 import { session } from '../session.js';
-import type { Account, LedgerEntry } from '../types.js';
+import type { Account, AccountList, AccountListItem, LedgerEntry } from '../types.js';
+import { renderOverview } from './operators-overview.js';
+
+/** Accounts listed per page of a search. */
+const ACCOUNT_PAGE = 20;
 
 const admin = <T>(path: string, method = 'GET', body?: unknown) =>
   request<T>(`/admin/v1${path}`, { method, body, credential: 'admin' });
 
-/** Operators: accounts, keys, credits and Bull Board, with the admin token. */
+/** Operators: accounts, keys, credits, the service's overview and Bull Board, with the admin token. */
 export function renderOperators(main: HTMLElement): void {
   if (!session.adminToken()) return signIn(main);
+  if (location.hash === '#/operators/overview') return renderOverview(main, signOutButton(main));
   const status = h('div', { 'aria-live': 'polite' });
   const panel = h('div', {});
   const show = (error: unknown) => status.replaceChildren(errorBox(errorMessage(error)));
@@ -30,19 +35,50 @@ export function renderOperators(main: HTMLElement): void {
       .catch(show);
   });
 
-  const accountId = h('input', { type: 'text', spellcheck: 'false' });
-  const open = h(
+  const search = h('input', { type: 'search', spellcheck: 'false', 'aria-describedby': 'account-search-hint' });
+  const found = h('div', { 'aria-live': 'polite' });
+  const find = h(
     'form',
-    { class: 'card' },
-    h('h2', {}, 'Open an account'),
-    field('Account id', accountId),
-    h('button', { type: 'submit' }, 'Open'),
+    { class: 'card', role: 'search' },
+    h('h2', {}, 'Accounts'),
+    field('Find an account', search),
+    h(
+      'p',
+      { id: 'account-search-hint', class: 'muted' },
+      'A part of its name, its id, or the start of a key (sk_live_…).',
+    ),
+    h('button', { type: 'submit' }, 'Search'),
+    found,
   );
-  open.addEventListener('submit', (event) => {
+  /** The accounts of a search, newest first, a page at a time; each opens as the account page below. */
+  const listAccounts = (text: string) => {
+    const listed: AccountListItem[] = [];
+    const more = (cursor: string | null) =>
+      admin<AccountList>(`/accounts${query({ query: text, limit: ACCOUNT_PAGE, cursor })}`)
+        .then((page) => {
+          listed.push(...page.accounts);
+          found.replaceChildren(
+            listed.length
+              ? table(
+                  ['Account', 'Credits', 'Active keys', 'Created'],
+                  listed.map((account) => [
+                    button(account.name, () => openAccount(account), { class: 'link', 'data-account': account.id }),
+                    String(account.paid_credits),
+                    String(account.active_keys),
+                    formatDate(account.created_at),
+                  ]),
+                  text ? `Accounts matching “${text}”` : 'Accounts, newest first',
+                )
+              : h('p', {}, text ? `No account matches “${text}”.` : 'No accounts yet.'),
+            page.next_cursor ? button('More accounts', () => void more(page.next_cursor)) : '',
+          );
+        })
+        .catch(show);
+    void more(null);
+  };
+  find.addEventListener('submit', (event) => {
     event.preventDefault();
-    admin<{ account: Account }>(`/accounts/${encodeURIComponent(accountId.value.trim())}`)
-      .then(({ account }) => openAccount(account))
-      .catch(show);
+    listAccounts(search.value.trim());
   });
 
   const openAccount = (account: Account) => {
@@ -200,29 +236,40 @@ export function renderOperators(main: HTMLElement): void {
         revokeForm,
         h('h3', {}, 'Credits'),
         creditForm,
+        button('Download the ledger (CSV)', () => {
+          download(`/admin/v1/accounts/${account.id}/ledger.csv`, 'admin')
+            .then((filename) => status.replaceChildren(h('p', { class: 'ok' }, `Downloaded ${filename}.`)))
+            .catch(show);
+        }),
         ledger,
       ),
     );
   };
 
-  const signOut = button('Sign out (operator)', () => {
-    session.endAdmin('You signed out as an operator.');
-    main.replaceChildren();
-    renderOperators(main);
-  });
   main.append(
     h('h1', {}, 'Operators'),
     h(
       'p',
       {},
+      h('a', { href: '#/operators/overview' }, 'Overview: queues, workers, results'),
+      ' · ',
       h('a', { href: '/admin/queues', target: '_blank', rel: 'noopener' }, 'Bull Board (queues)'),
       ' asks for the admin token as its password. ',
-      signOut,
+      signOutButton(main),
     ),
     status,
-    h('div', { class: 'columns' }, create, open),
+    h('div', { class: 'columns' }, find, create),
     panel,
   );
+  listAccounts('');
+}
+
+function signOutButton(main: HTMLElement): HTMLButtonElement {
+  return button('Sign out (operator)', () => {
+    session.endAdmin('You signed out as an operator.');
+    main.replaceChildren();
+    renderOperators(main);
+  });
 }
 
 function signIn(main: HTMLElement): void {

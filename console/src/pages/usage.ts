@@ -1,6 +1,29 @@
-import { errorMessage, query, request } from '../api.js';
+import { download, errorMessage, query, request } from '../api.js';
+import { barChart } from '../charts.js';
 import { button, errorBox, formatDate, h, table } from '../dom.js';
 import type { LedgerEntry, Usage } from '../types.js';
+
+/** The credits used each day of the range as bars, with the figures in words beside them. */
+function creditsByDay(usage: Usage): HTMLElement {
+  const total = usage.by_day.reduce((sum, day) => sum + day.credits_used, 0);
+  const busiest = usage.by_day.reduce((most, day) => (day.credits_used > most.credits_used ? day : most));
+  const summary =
+    total === 0
+      ? `No credits were used from ${usage.from} to ${usage.to}.`
+      : `${total} ${total === 1 ? 'credit' : 'credits'} used from ${usage.from} to ${usage.to}, ` +
+        `over ${usage.by_day.length} days; ` +
+        `the most on ${busiest.date}: ${busiest.credits_used}.`;
+  return barChart({
+    name: 'credits-by-day',
+    title: 'Credits used by day',
+    summary,
+    xLabel: 'Day (UTC)',
+    yLabel: 'Credits',
+    series: [{ name: 'credits', className: 'chart-credits' }],
+    bars: usage.by_day.map((day) => ({ label: day.date, values: [day.credits_used] })),
+    tickEvery: usage.by_day.length > 10 ? 7 : 1,
+  });
+}
 
 /** Credits and results by day and tool, and the ledger of paid credits. */
 export function renderUsage(main: HTMLElement): void {
@@ -18,6 +41,8 @@ export function renderUsage(main: HTMLElement): void {
         return element;
       };
       usage.replaceChildren(
+        h('h2', {}, 'Credits used by day'),
+        creditsByDay(read),
         h(
           'p',
           {},
@@ -80,6 +105,18 @@ export function renderUsage(main: HTMLElement): void {
       })
       .catch((error: unknown) => ledger.replaceChildren(errorBox(errorMessage(error))));
 
-  main.append(h('h1', {}, 'Usage'), usage, h('h2', {}, 'Ledger'), ledger);
+  const downloads = h('div', { 'aria-live': 'polite' });
+  const save = (path: string) =>
+    download(path)
+      .then((filename) => downloads.replaceChildren(h('p', { class: 'ok' }, `Downloaded ${filename}.`)))
+      .catch((error: unknown) => downloads.replaceChildren(errorBox(errorMessage(error))));
+  const exports = h(
+    'div',
+    { class: 'actions' },
+    button('Download the ledger (CSV)', () => void save('/api/v1/account/ledger.csv')),
+    button('Download usage by day and tool (CSV)', () => void save('/api/v1/account/usage.csv')),
+  );
+
+  main.append(h('h1', {}, 'Usage'), exports, downloads, usage, h('h2', {}, 'Ledger'), ledger);
   void loadLedger();
 }

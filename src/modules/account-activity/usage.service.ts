@@ -18,7 +18,7 @@ export class UsageService {
   constructor(private readonly usage: UsageRepository) {}
 
   async usageOf(caller: { accountId: string; sandbox: boolean }, range: UsageRange): Promise<UsageDto> {
-    const rows = await this.usage.byDayAndTool(caller.accountId, caller.sandbox, range.from, range.to);
+    const rows = await this.rowsOf(caller, range);
     const totals = zero();
     const byDay = new Map<string, UsageDayDto>(range.days.map((date) => [date, { date, ...zero() }]));
     const byTool = new Map<ToolId, UsageToolDto>();
@@ -37,5 +37,10 @@ export class UsageService {
       by_day: [...byDay.values()],
       by_tool: [...byTool.values()].sort((a, b) => a.tool.localeCompare(b.tool)),
     };
+  }
+
+  /** What each tool's results did on each day of the range that had any, oldest day first, by tool. */
+  rowsOf(caller: { accountId: string; sandbox: boolean }, range: UsageRange): Promise<UsageRow[]> {
+    return this.usage.byDayAndTool(caller.accountId, caller.sandbox, range.from, range.to);
   }
 }

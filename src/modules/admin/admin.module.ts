@@ -12,6 +12,11 @@ import { AdminController } from './admin.controller';
 import { AdminService } from './admin.service';
 import { bullBoardAuth } from './bull-board-auth';
 import { DemoAccountSeeder } from './demo-account.seeder';
+import { AccountDirectoryRepository } from './account-directory.repository';
+import { OperatorViewsController } from './operator-views.controller';
+import { OperatorViewsService } from './operator-views.service';
+import { QueueOverviewReader } from './queue-overview.reader';
+import { SettledResultsRepository } from './settled-results.repository';
 
 export const BULL_BOARD_ROUTE = '/admin/queues';
 
@@ -27,6 +32,8 @@ export class AdminServicesModule {}
 @Module({
   imports: [
     AdminServicesModule,
+    AccountsModule,
+    CreditsModule,
     BullBoardModule.forRootAsync({
       imports: [AuthModule],
       inject: [OperatorTokensService],
@@ -38,7 +45,13 @@ export class AdminServicesModule {}
     }),
     BullBoardModule.forFeature(...ALL_QUEUES.map((name) => ({ name, adapter: BullMQAdapter }))),
   ],
-  controllers: [AdminController],
-  providers: [ModelQueuesBoard],
+  controllers: [AdminController, OperatorViewsController],
+  providers: [
+    ModelQueuesBoard,
+    AccountDirectoryRepository,
+    OperatorViewsService,
+    QueueOverviewReader,
+    SettledResultsRepository,
+  ],
 })
 export class AdminModule {}

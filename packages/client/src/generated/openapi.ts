@@ -397,7 +397,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Find accounts by a part of the name, an id or a key prefix; newest first, in pages. */
+        get: operations["OperatorViewsController_listAccounts"];
         put?: never;
         /** Create an account, optionally with opening credits. */
         post: operations["AdminController_createAccount"];
@@ -495,6 +496,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/accounts/{accountId}/ledger.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account’s whole ledger as CSV, newest first, with the balance each entry left (as the account’s live keys read it). Columns: id, created_at, kind, amount, credits, balance_after, job_id, reason. */
+        get: operations["OperatorViewsController_ledgerCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The service at a glance: each queue’s depth and its longest wait, results settled per minute and failures by code over the last hour, and the workers connected with their queues. */
+        get: operations["OperatorViewsController_overview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/account/ledger": {
         parameters: {
             query?: never;
@@ -521,6 +556,40 @@ export interface paths {
         };
         /** What your key’s environment used over a range of UTC days: credits captured and results completed and failed, by day and by tool (counts toward the polling limit). */
         get: operations["AccountActivityController_usageOf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/ledger.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your whole credit ledger as CSV, newest first, as `GET /account/ledger` reads it (a sandbox key: grants and corrections only). Columns: id, created_at, kind, amount, credits, balance_after, job_id, reason. Counts toward the polling limit once. */
+        get: operations["ActivityExportsController_ledgerCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/usage.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your usage over a range of UTC days as CSV, one row per day and tool with results, as `GET /account/usage` counts them (same `from` and `to`). Columns: date, tool, credits_used, results_completed, results_failed. Counts toward the polling limit. */
+        get: operations["ActivityExportsController_usageCsv"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1774,6 +1843,95 @@ export interface components {
         };
         LedgerResponseDto: {
             entries: components["schemas"]["LedgerEntryDto"][];
+            request_id: string;
+        };
+        AccountListItemDto: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            api_access: boolean;
+            /** Format: date-time */
+            restricted_until: string | null;
+            paid_credits: number;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Keys of the account not revoked, live and sandbox. */
+            active_keys: number;
+        };
+        AccountListResponseDto: {
+            /** @description Newest first. */
+            accounts: components["schemas"]["AccountListItemDto"][];
+            /** @description Pass as `cursor` for the next page; null on the last. */
+            next_cursor: string | null;
+            request_id: string;
+        };
+        QueueOverviewDto: {
+            /** @example background-removal */
+            name: string;
+            /** @description Entries waiting for a worker. */
+            waiting: number;
+            /** @description Entries a worker is running. */
+            active: number;
+            /** @description Entries waiting for their time (a retry’s backoff). */
+            delayed: number;
+            /** @description Failed entries the queue still keeps. */
+            failed: number;
+            /** @description Seconds the entry that has waited longest has waited; null when none waits. */
+            oldest_waiting_seconds: number | null;
+        };
+        MinuteOfResultsDto: {
+            /**
+             * Format: date-time
+             * @description The minute’s start (UTC).
+             */
+            minute: string;
+            completed: number;
+            failed: number;
+        };
+        FailuresOfCodeDto: {
+            /**
+             * @description The result’s `error.code`.
+             * @example source_unreachable
+             */
+            code: string;
+            count: number;
+        };
+        WorkerOverviewDto: {
+            /**
+             * @description The worker process’s name: its host and process id.
+             * @example worker-1:4211
+             */
+            name: string;
+            /**
+             * @description Its connections’ addresses.
+             * @example [
+             *       "10.0.0.7:53122"
+             *     ]
+             */
+            addresses: string[];
+            /**
+             * @description The queues it consumes.
+             * @example [
+             *       "background-removal",
+             *       "sandbox"
+             *     ]
+             */
+            queues: string[];
+        };
+        OverviewDto: {
+            /** Format: date-time */
+            generated_at: string;
+            /** @description Every queue, the models’ included. */
+            queues: components["schemas"]["QueueOverviewDto"][];
+            /** @description The last 60 minutes, oldest first, the current one last: results settled, every account and environment. */
+            results_per_minute: components["schemas"]["MinuteOfResultsDto"][];
+            /** @description Results failed in the same 60 minutes by code, most first. */
+            failures_by_code: components["schemas"]["FailuresOfCodeDto"][];
+            /** @description The workers connected to Redis now, by name. */
+            workers: components["schemas"]["WorkerOverviewDto"][];
+        };
+        OverviewResponseDto: {
+            overview: components["schemas"]["OverviewDto"];
             request_id: string;
         };
         AccountLedgerEntryDto: {
@@ -3708,6 +3866,67 @@ export interface operations {
             };
         };
     };
+    OperatorViewsController_listAccounts: {
+        parameters: {
+            query?: {
+                /** @description Finds the accounts whose name holds this text (any case), the account with this id (a whole UUID), and the accounts with a key whose display prefix starts with it (`sk_live_3fQa`). Without it, every account. */
+                query?: string;
+                limit?: number;
+                /** @description The `next_cursor` of the previous page (with the same `query`). */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountListResponseDto"];
+                };
+            };
+            /** @description `invalid_request`: a query value, at `query.<name>` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `unauthorized`: missing, unknown or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `service_unavailable`: PostgreSQL or Redis is unreachable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     AdminController_createAccount: {
         parameters: {
             query?: never;
@@ -4187,6 +4406,119 @@ export interface operations {
             };
         };
     };
+    OperatorViewsController_ledgerCsv: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file, sent as an attachment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv; charset=utf-8": string;
+                };
+            };
+            /** @description `invalid_request`: the id, or any query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv; charset=utf-8": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `unauthorized`: missing, unknown or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `service_unavailable`: PostgreSQL or Redis is unreachable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    OperatorViewsController_overview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OverviewResponseDto"];
+                };
+            };
+            /** @description `unauthorized`: missing, unknown or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `service_unavailable`: PostgreSQL or Redis is unreachable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     AccountActivityController_ledger: {
         parameters: {
             query?: {
@@ -4302,6 +4634,141 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `service_unavailable`: PostgreSQL or Redis is unreachable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ActivityExportsController_ledgerCsv: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file, sent as an attachment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv; charset=utf-8": string;
+                };
+            };
+            /** @description `invalid_request`: any query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv; charset=utf-8": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `unauthorized`: missing, unknown or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv; charset=utf-8": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `service_unavailable`: PostgreSQL or Redis is unreachable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ActivityExportsController_usageCsv: {
+        parameters: {
+            query?: {
+                /** @description First day (UTC) of the range, included. Default: 29 days before `to`. */
+                from?: string;
+                /** @description Last day (UTC) of the range, included; at most 366 days after `from`. Default: today (UTC). */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file, sent as an attachment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv; charset=utf-8": string;
+                };
+            };
+            /** @description `invalid_request`: a query value, at `query.<name>` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv; charset=utf-8": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `unauthorized`: missing, unknown or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv; charset=utf-8": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description `internal_error` */
