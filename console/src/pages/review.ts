@@ -132,6 +132,7 @@ export function renderReview(main: HTMLElement): () => void {
 
   /** Only the newest listing draws, so a slow earlier one never replaces the cards being worked on. */
   let generation = 0;
+  let listingFailed = false;
   const load = async (mode: 'again' | 'more') => {
     const mine = ++generation;
     try {
@@ -166,9 +167,13 @@ export function renderReview(main: HTMLElement): () => void {
         markCurrent(next ? (cards.get(next) ?? null) : null, hadFocus);
       }
       describe();
-      clearError();
+      // Only a listing's own failure goes with it: a refused decision stays until the next action.
+      if (listingFailed) clearError();
+      listingFailed = false;
     } catch (error) {
-      if (mine === generation) showError(errorMessage(error));
+      if (mine !== generation) return;
+      listingFailed = true;
+      showError(errorMessage(error));
     }
   };
 
