@@ -10,6 +10,7 @@ import { Uploads1764000000008 } from './migrations/1764000000008-uploads';
 import { UploadStates1764000000009 } from './migrations/1764000000009-upload-states';
 import { ResultSegmentation1764000000010 } from './migrations/1764000000010-result-segmentation';
 import { SettledResultsByAccount1764000000011 } from './migrations/1764000000011-settled-results-by-account';
+import { ResultReviews1764000000013 } from './migrations/1764000000013-result-reviews';
 
 /** Listed, not globbed, so the same list works from `src/` under jest and from `dist/`. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   UploadStates1764000000009,
   ResultSegmentation1764000000010,
   SettledResultsByAccount1764000000011,
+  ResultReviews1764000000013,
 ];
