@@ -269,11 +269,11 @@ export function renderReview(main: HTMLElement): () => void {
       busy = true;
       enable();
       const text = note.value.trim();
-      request<ReviewItem>(`/api/v1/reviews/${encodeURIComponent(item.result_id)}/decision`, {
+      request<{ result: ReviewItem }>(`/api/v1/reviews/${encodeURIComponent(item.result_id)}/decision`, {
         method: 'POST',
         body: { decision, ...(text ? { note: text } : {}) },
       })
-        .then((read) => {
+        .then(({ result: read }) => {
           kept.add(read.result_id);
           show(read);
           clearError();
