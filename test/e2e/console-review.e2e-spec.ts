@@ -335,6 +335,31 @@ describe('the console’s review page, shared by two keys of one account', () =>
     expect(await item.getByRole('button', { name: /^Accept / }).isDisabled()).toBe(true);
   });
 
+  it('lists the queue by state, and pages it with Load more', async () => {
+    await alice.getByLabel('State').selectOption('accepted');
+    await alice.getByText('2 flagged cut-outs accepted.').waitFor();
+    expect(await alice.locator('[data-role=review-state]').allTextContents()).toEqual(['accepted', 'accepted']);
+
+    // Twenty more flagged cut-outs in one job: the queue shows a page of twenty, then the rest.
+    const created = await postJson(
+      `${base}/api/v1/remove-background`,
+      { input: Array.from({ length: 20 }, () => ({ image_url: sources.url('/two-things.png') })) },
+      { Authorization: `Bearer ${aliceKey}`, 'Idempotency-Key': 'review-batch' },
+    );
+    expect(created.status).toBe(202);
+    await finished((created.body.job as { id: string }).id);
+    const pending = (await api<{ pending: number }>('/api/v1/reviews/summary', aliceKey)).body.pending;
+    expect(pending).toBeGreaterThan(20);
+    await alice.getByLabel('State').selectOption('pending');
+    await alice.getByText('20 flagged cut-outs pending, more below.').waitFor();
+    expect(await alice.locator('[data-result]').count()).toBe(20);
+    await alice.getByRole('button', { name: 'Load more' }).click();
+    await alice.getByText(`${pending} flagged cut-outs pending.`).waitFor();
+    expect(await alice.locator('[data-result]').count()).toBe(pending);
+    expect(await alice.getByRole('button', { name: 'Load more' }).isHidden()).toBe(true);
+    await pendingCount(alice, pending);
+  });
+
   it('logged no console error or policy violation but the refusal the test asked for', () => {
     // Chromium logs every answer of 400 and above as an error: the refused threshold is the one provoked.
     const provoked = [

@@ -20,6 +20,7 @@ const PAGE_SIZE = 20;
 /** The most GET /reviews answers in one page. */
 const MAX_PAGE_SIZE = 100;
 
+type Listing = 'fresh' | 'again' | 'more';
 type Decision = Extract<ReviewState, 'accepted' | 'rejected'>;
 
 /** The original's picture on a card, or null when the console cannot show it (an upload). */
@@ -64,7 +65,7 @@ export function renderReview(main: HTMLElement): () => void {
   const maxUncertainty = uncertaintyInput();
   const summary = h('p', { 'aria-live': 'polite' }, 'Loading…');
   const queue = h('div', { class: 'review-queue' });
-  const more = button('Load more', () => void load('more'), { hidden: true });
+  const more = button('Load more', () => load('more'), { hidden: true });
 
   const cards = new Map<string, Card>();
   /** The ids on the page, in order. */
@@ -130,11 +131,16 @@ export function renderReview(main: HTMLElement): () => void {
     more.hidden = cursor === null;
   };
 
-  /** Only the newest listing draws, so a slow earlier one never replaces the cards being worked on. */
-  let generation = 0;
   let listingFailed = false;
-  const load = async (mode: 'again' | 'more') => {
-    const mine = ++generation;
+  /**
+   * One listing: `fresh` starts the queue over (new filters, Refresh), `again` lists as many as are
+   * shown once more (a live change), `more` adds the next page.
+   */
+  const list = async (mode: Listing) => {
+    if (mode === 'fresh') {
+      kept.clear();
+      listedCount = 0;
+    }
     try {
       price ??=
         (await request<{ tools: Tool[] }>('/api/v1/tools')).tools.find((tool) => tool.id === 'remove_background') ??
@@ -143,7 +149,6 @@ export function renderReview(main: HTMLElement): () => void {
       const page = await request<ReviewList>(
         `/api/v1/reviews${query({ ...filters(), limit, cursor: mode === 'more' ? cursor : null })}`,
       );
-      if (mine !== generation) return;
       for (const item of page.results) {
         const card = cards.get(item.result_id);
         if (card) card.show(item);
@@ -171,10 +176,23 @@ export function renderReview(main: HTMLElement): () => void {
       if (listingFailed) clearError();
       listingFailed = false;
     } catch (error) {
-      if (mine !== generation) return;
       listingFailed = true;
       showError(errorMessage(error));
     }
+  };
+  /**
+   * Listings run one after another, so a page added by "Load more" is never lost to a live
+   * re-list meanwhile, and a slow answer never replaces a newer one; one of each kind waits.
+   */
+  let listings = Promise.resolve();
+  const waiting = new Set<Listing>();
+  const load = (mode: Listing) => {
+    if (waiting.has(mode)) return;
+    waiting.add(mode);
+    listings = listings.then(() => {
+      waiting.delete(mode);
+      return list(mode);
+    });
   };
 
   const makeCard = (first: ReviewItem): Card => {
@@ -487,16 +505,11 @@ export function renderReview(main: HTMLElement): () => void {
     })
     .catch((error: unknown) => showError(errorMessage(error)));
 
-  const restart = (again: boolean) => {
-    kept.clear();
-    if (!again) listedCount = 0;
-    void load('again');
-  };
   for (const control of [stateFilter, toolFilter, minUncertainty, maxUncertainty])
-    control.addEventListener('change', () => restart(false));
+    control.addEventListener('change', () => load('fresh'));
 
   // Another key's decision arrives as a change of a job in view; a completing result may join the queue.
-  const relist = coalesce(() => void load('again'));
+  const relist = coalesce(() => load('again'));
   const rereadRecut = coalesce((jobIds) => {
     for (const card of cards.values()) if (jobIds.has(card.recutJobId() ?? '')) void card.showRecut();
   });
@@ -537,7 +550,7 @@ export function renderReview(main: HTMLElement): () => void {
       field('Tool', toolFilter),
       field('Uncertainty from', minUncertainty),
       field('Uncertainty to', maxUncertainty),
-      button('Refresh', () => restart(true)),
+      button('Refresh', () => load('fresh')),
     ),
     h(
       'p',
@@ -563,7 +576,7 @@ export function renderReview(main: HTMLElement): () => void {
     queue,
     more,
   );
-  void load('again');
+  load('fresh');
   return () => {
     unsubscribe();
     document.removeEventListener('keydown', onKey);
