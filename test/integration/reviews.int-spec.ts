@@ -1,6 +1,10 @@
 import { Webhook } from 'standardwebhooks';
 import { ProcessRole } from '../../src/core/bootstrap/role';
+import { runMigrations } from '../../src/core/database/migrate';
+import { ResultReviews1764000000013 } from '../../src/core/database/migrations/1764000000013-result-reviews';
+import { DEFAULT_REVIEW_THRESHOLD } from '../../src/modules/reviews/review-state';
 import { OUTBOUND_TLS } from '../../src/core/outbound/outbound.module';
+import { EventStream, listeningPort } from '../support/event-stream';
 import { expectError } from '../support/http-errors';
 import { idempotencyKey, waitForJob, writtenRows } from '../support/jobs';
 import { GENEROUS_LIMITS } from '../support/limits';
@@ -13,6 +17,7 @@ import {
   type TestApp,
 } from '../support/test-app';
 import { sleep } from '../support/waiting';
+import { testServices } from '../support/test-services';
 import { standardHeaders, testCertificate, WebhookReceiver } from '../support/webhook-receiver';
 
 /** Sandbox cut-outs report 0.05, or 0.9 for an `external_id` starting with `sandbox_unsure`. */
@@ -482,6 +487,21 @@ describe('reviews of cut-outs, through the API and a worker', () => {
       });
     });
 
+    it('tells the account’s open event streams of the change, as a result event of the result’s job', async () => {
+      const port = await listeningPort(t);
+      const stream = await EventStream.ready(port, account.sandboxKey);
+      try {
+        await decide(sure.id, { decision: 'rejected', note: 'seen in the stream' }).expect(200);
+        const event = await stream.waitFor(
+          (seen) => seen.event === 'result' && seen.data.result_id === sure.id,
+          'the decision’s live event',
+        );
+        expect(event.data).toEqual({ job_id: jobId, result_id: sure.id, status: 'completed' });
+      } finally {
+        stream.close();
+      }
+    });
+
     it('refuses what it cannot decide with 404, 409 or 400, changing nothing', async () => {
       const stranger = await seedAccount(t);
       const { results: theirs } = await cutouts(['sandbox_unsure-9'], { who: stranger });
@@ -621,5 +641,59 @@ describe('reviews of cut-outs, through the API and a worker', () => {
       expect(row.n).toBe(1);
       expect(won?.body.job.id).toEqual(expect.any(String));
     });
+  });
+});
+
+describe(`${ResultReviews1764000000013.name}`, () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(GENEROUS_LIMITS, { role: ProcessRole.All });
+  }, 60_000);
+  afterAll(() => t?.close());
+
+  it('gives cut-outs completed before it a pending review, flagged by the default threshold; others none', async () => {
+    const account = await seedAccount(t);
+    const create = async (path: string, body: object): Promise<string> => {
+      const res = await t
+        .http()
+        .post(path)
+        .set(bearer(account.sandboxKey))
+        .set('Idempotency-Key', idempotencyKey())
+        .send(body)
+        .expect(202);
+      await waitForJob(t, res.body.job.id);
+      return res.body.job.id;
+    };
+    const input = (ids: string[]) =>
+      ids.map((id, i) => ({ image_url: `https://images.example.com/${i}.jpg`, external_id: id }));
+    await create('/api/v1/remove-background', { input: input(['sandbox_unsure-1', 'sure-2', 'sandbox_fail_3']) });
+    await create('/api/v1/image/edit', { input: input(['resized-4']), operations: { resizing: { width: 64 } } });
+
+    const migration = new ResultReviews1764000000013();
+    const runner = t.dataSource.createQueryRunner();
+    try {
+      await migration.down(runner);
+      await runner.query(`DELETE FROM schema_migrations WHERE name = $1`, [migration.name]);
+    } finally {
+      await runner.release();
+    }
+    const schema = (t.dataSource.options as { schema?: string }).schema as string;
+    expect(await runMigrations({ url: testServices().databaseUrl, poolSize: 1, schema })).toEqual([migration.name]);
+
+    const rows = await t.dataSource.query(
+      `SELECT external_id, flagged, review_state, decided_at FROM job_results
+        WHERE account_id = $1 ORDER BY external_id`,
+      [account.accountId],
+    );
+    expect(rows).toEqual([
+      { external_id: 'resized-4', flagged: false, review_state: null, decided_at: null },
+      { external_id: 'sandbox_fail_3', flagged: false, review_state: null, decided_at: null },
+      { external_id: 'sandbox_unsure-1', flagged: true, review_state: 'pending', decided_at: null },
+      { external_id: 'sure-2', flagged: false, review_state: 'pending', decided_at: null },
+    ]);
+    const [threshold] = await t.dataSource.query(`SELECT review_threshold FROM accounts WHERE id = $1`, [
+      account.accountId,
+    ]);
+    expect(threshold.review_threshold).toBe(DEFAULT_REVIEW_THRESHOLD);
   });
 });
