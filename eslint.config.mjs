@@ -19,6 +19,7 @@ import tseslint from 'typescript-eslint';
  *   ids and options), webhooks (an account's secrets, events naming a tool);
  * - uploads, which authenticate and limit their callers and take an Idempotency-Key;
  * - live-events (status changes announced to the API's event streams of a key's account);
+ * - reviews (a person's review of completed cut-outs, with its events; jobs records re-cuts through it);
  * - the three that compose the rest: admin (the operator's actions), account-activity (what a
  *   key reads of its own account: ledger, usage, webhook deliveries) and jobs (creating,
  *   running and settling jobs, which records their webhook events and announces their changes).
@@ -37,6 +38,7 @@ export const MODULE_DEPENDENCIES = {
   webhooks: ['accounts', 'catalog'],
   uploads: ['auth', 'idempotency', 'rate-limit'],
   'live-events': ['auth'],
+  reviews: ['auth', 'catalog', 'live-events', 'webhooks'],
   admin: ['accounts', 'auth', 'credits', 'idempotency'],
   'account-activity': ['auth', 'catalog', 'credits', 'rate-limit', 'webhooks'],
   jobs: [
@@ -48,6 +50,7 @@ export const MODULE_DEPENDENCIES = {
     'idempotency',
     'live-events',
     'rate-limit',
+    'reviews',
     'tools',
     'uploads',
     'webhooks',

@@ -211,6 +211,8 @@ async function main(): Promise<void> {
                   segmentation: null,
                   errorCode: null,
                   errorMessage: null,
+                  needsReview: false,
+                  review: null,
                 },
               )),
             );

@@ -11,6 +11,7 @@ import { renderSignIn } from './pages/sign-in.js';
 import { renderTryIt } from './pages/try-it.js';
 import { renderUsage } from './pages/usage.js';
 import { renderWebhooks } from './pages/webhooks.js';
+import { refreshReviewCount, withReviewCount } from './review-count.js';
 import { session } from './session.js';
 
 /** What a page leaves behind when the console moves on: its live subscription, timers. */
@@ -59,7 +60,7 @@ function renderNav(): void {
   if (session.apiKey()) {
     nav.append(
       item('Jobs', '#/jobs', 'jobs'),
-      item('Review', '#/review', 'review'),
+      withReviewCount(item('Review', '#/review', 'review')),
       item('Try it', '#/try', 'try'),
       item('Webhooks', '#/webhooks', 'webhooks'),
       item('Usage', '#/usage', 'usage'),
@@ -102,6 +103,7 @@ function route(): void {
       forgetAllJobs();
       signedIn = true;
       liveEvents.start();
+      void refreshReviewCount();
       location.hash = '#/jobs';
     });
     return;

@@ -4,7 +4,6 @@
  */
 const API_KEY = 'console.apiKey';
 const ADMIN_TOKEN = 'console.adminToken';
-const REVIEWED = 'console.reviewedResults';
 const NOTICE = 'console.signInNotice';
 
 export const session = {
@@ -27,18 +26,5 @@ export const session = {
     const notice = sessionStorage.getItem(NOTICE);
     sessionStorage.removeItem(NOTICE);
     return notice;
-  },
-  reviewed(): Set<string> {
-    try {
-      const stored: unknown = JSON.parse(sessionStorage.getItem(REVIEWED) ?? '[]');
-      return new Set(Array.isArray(stored) ? stored.filter((id): id is string => typeof id === 'string') : []);
-    } catch {
-      return new Set();
-    }
-  },
-  markReviewed(resultId: string): void {
-    const reviewed = session.reviewed();
-    reviewed.add(resultId);
-    sessionStorage.setItem(REVIEWED, JSON.stringify([...reviewed]));
   },
 };

@@ -32,10 +32,54 @@ export interface JobResult {
   error_code: string | null;
   error_message: string | null;
   uncertainty: number | null;
+  /** Flagged at completion (uncertainty at or above the account's threshold) and still pending. */
+  needs_review: boolean;
+  /** Null for results that are not completed cut-outs. */
+  review: Review | null;
   credits_reserved: number;
   credits_used: number;
   created_at: string;
   completed_at: string | null;
+}
+
+export const REVIEW_STATES = ['pending', 'accepted', 'rejected', 'recut'] as const;
+export type ReviewState = (typeof REVIEW_STATES)[number];
+
+export interface Review {
+  state: ReviewState;
+  /** The deciding key's name, or its id when it has none. */
+  decided_by: string | null;
+  decided_at: string | null;
+  note: string | null;
+  replaces_result_id: string | null;
+  replaced_by_result_id: string | null;
+}
+
+/** A flagged cut-out as `GET /reviews` lists it. */
+export interface ReviewItem {
+  result_id: string;
+  job_id: string;
+  tool: string;
+  index: number;
+  external_id: string | null;
+  source_image_url: string;
+  result_url: string | null;
+  thumbnail_url: string | null;
+  source_preview_url: string | null;
+  uncertainty: number | null;
+  needs_review: boolean;
+  review: Review;
+  completed_at: string | null;
+}
+
+export interface ReviewList {
+  results: ReviewItem[];
+  next_cursor: string | null;
+}
+
+export interface ReviewSummary {
+  pending: number;
+  review_threshold: number;
 }
 
 export interface JobDetail {
@@ -63,6 +107,8 @@ export interface Account {
   api_access: boolean;
   restricted_until: string | null;
   paid_credits: number;
+  /** Cut-outs completing with an uncertainty at or above it are flagged for review. */
+  review_threshold: number;
   created_at: string;
 }
 

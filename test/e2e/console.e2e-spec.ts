@@ -293,6 +293,18 @@ describe('the browser console against the API and a worker', () => {
   });
 
   it('re-cuts an unsure live cut-out with a region drawn by mouse: the product stays, the prop goes', async () => {
+    await signIn(liveKey);
+    // The account's threshold at 0: every cut-out completing from now on is flagged for review.
+    await page.getByRole('link', { name: 'Review' }).click();
+    const threshold = page.getByLabel('Review threshold');
+    await readUntil(
+      () => threshold.inputValue(),
+      (value) => value !== '',
+      'the threshold to be read',
+    );
+    await threshold.fill('0');
+    await page.getByRole('button', { name: 'Save threshold' }).click();
+    await page.getByText('Saved.').waitFor();
     const jobId = await createCutout(
       liveKey,
       { input: [{ image_url: sources.url('/two-things.png'), external_id: 'two-things' }] },
@@ -300,11 +312,7 @@ describe('the browser console against the API and a worker', () => {
     );
     const { results } = await finished(liveKey, jobId);
     expect(results[0].uncertainty).toEqual(expect.any(Number));
-    await signIn(liveKey);
-    await page.getByRole('link', { name: 'Review' }).click();
-    const threshold = page.getByLabel('Uncertainty at least');
-    await threshold.fill(String(Math.floor((results[0].uncertainty ?? 0) * 100) / 100));
-    await threshold.press('Tab');
+    await page.getByRole('button', { name: 'Refresh' }).click();
     const item = page.locator(`[data-result="${results[0].id}"]`);
     const surface = item.locator('[data-role=review-original]');
     await surface.waitFor();
@@ -335,11 +343,12 @@ describe('the browser console against the API and a worker', () => {
     expect(discMin).toBeGreaterThanOrEqual(240);
     expect(squareMax).toBe(0);
 
-    // Reviewed, the old result and the new one leave the queue (the threshold is kept for the tab).
+    // Replaced, the old result leaves the pending queue; the new one, flagged too, waits in it.
+    const newId = (await item.locator('[data-role=replaced-by] .mono').textContent()) ?? '';
     await page.getByRole('link', { name: 'Jobs', exact: true }).click();
     await page.getByRole('link', { name: 'Review' }).click();
-    await page.getByText('0 cut-outs at or above').waitFor();
-    expect(await page.locator('[data-result]').count()).toBe(0);
+    await page.locator(`[data-result="${newId}"]`).waitFor();
+    expect(await page.locator(`[data-result="${results[0].id}"]`).count()).toBe(0);
   });
 
   it('updates the jobs list live while a job runs, from the event stream', async () => {

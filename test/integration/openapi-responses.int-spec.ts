@@ -86,6 +86,40 @@ describe('responses against the OpenAPI document', () => {
     conforms('get', '/api/v1/account', await t.http().get('/api/v1/account'));
   });
 
+  it('the review setting, list, summary and decisions', async () => {
+    conforms(
+      'patch',
+      '/api/v1/account',
+      await t.http().patch('/api/v1/account').set(sandbox()).send({ review_threshold: 0.5 }),
+    );
+    conforms(
+      'patch',
+      '/api/v1/account',
+      await t.http().patch('/api/v1/account').set(sandbox()).send({ review_threshold: 2 }),
+    );
+    const created = await t
+      .http()
+      .post('/api/v1/remove-background')
+      .set(sandbox())
+      .set('Idempotency-Key', idempotencyKey())
+      .send({ input: [{ image_url: 'https://images.example.com/p/1.jpg', external_id: 'sandbox_unsure-1' }] });
+    await waitForJob(t, created.body.job.id);
+    const list = await t.http().get('/api/v1/reviews?limit=1').set(sandbox());
+    conforms('get', '/api/v1/reviews', list);
+    conforms('get', '/api/v1/reviews', await t.http().get('/api/v1/reviews?state=nonsense').set(sandbox()));
+    conforms('get', '/api/v1/reviews/summary', await t.http().get('/api/v1/reviews/summary').set(sandbox()));
+    const decision = (id: string, body: object) =>
+      t.http().post(`/api/v1/reviews/${id}/decision`).set(sandbox()).send(body);
+    const resultId: string = list.body.results[0].result_id;
+    conforms('post', '/api/v1/reviews/{resultId}/decision', await decision(resultId, { decision: 'accepted' }));
+    conforms('post', '/api/v1/reviews/{resultId}/decision', await decision(resultId, { decision: 'maybe' }));
+    conforms(
+      'post',
+      '/api/v1/reviews/{resultId}/decision',
+      await decision('00000000-0000-4000-8000-000000000000', { decision: 'accepted' }),
+    );
+  });
+
   it('every create, its replay and its refusals; jobs, results with and without errors, cancel, files', async () => {
     const bodies: Record<string, object> = {
       '/api/v1/remove-background': { input },

@@ -260,6 +260,7 @@ describe('OpenAPI document', () => {
     // Contract section 2's codes, written out.
     expect(resolve(error.properties?.code as SchemaObject).enum?.sort()).toEqual([
       'account_restricted',
+      'already_recut',
       'api_access_disabled',
       'capacity_unavailable',
       'idempotency_conflict',
@@ -267,6 +268,7 @@ describe('OpenAPI document', () => {
       'internal_error',
       'invalid_request',
       'not_found',
+      'not_reviewable',
       'payload_too_large',
       'rate_limit_exceeded',
       'service_unavailable',

@@ -10,6 +10,7 @@ import { sleep } from './retry';
 import {
   isTerminalJobStatus,
   type AccountInfo,
+  type AccountSettings,
   type AdCreateRequest,
   type CreateEndpoint,
   type CreateRequest,
@@ -30,6 +31,11 @@ import {
   type ProductPhotoPresets,
   type ProductPhotoPresetsQuery,
   type RemoveBackgroundRequest,
+  type ReviewDecision,
+  type ReviewDecisionRequest,
+  type ReviewList,
+  type ReviewListQuery,
+  type ReviewSummary,
   type SceneCreateRequest,
   type ToolCatalog,
   type Redelivery,
@@ -140,6 +146,48 @@ export class ImageJobsClient {
   /** `GET /api/v1/account`: the key's account, its credits and the key itself. */
   account(options?: RequestOptions): Promise<AccountInfo> {
     return this.json({ method: 'GET', target: '/api/v1/account', authenticated: true, retry: 'any', ...options });
+  }
+
+  /** `PATCH /api/v1/account`: changes the account's settings (its review threshold); answers as `account()`. */
+  updateAccount(body: AccountSettings, options?: RequestOptions): Promise<AccountInfo> {
+    return this.json({
+      method: 'PATCH',
+      target: '/api/v1/account',
+      json: body,
+      authenticated: true,
+      retry: 'any',
+      ...options,
+    });
+  }
+
+  /**
+   * `GET /api/v1/reviews`: one page of the account's flagged cut-outs in the key's environment, newest completed
+   * first (`pending` ones unless `state` says otherwise); pass `next_cursor` as `cursor` for the next.
+   */
+  listReviews(query?: ReviewListQuery, options?: RequestOptions): Promise<ReviewList> {
+    return this.json({
+      method: 'GET',
+      target: '/api/v1/reviews',
+      query,
+      authenticated: true,
+      retry: 'any',
+      ...options,
+    });
+  }
+
+  /** `GET /api/v1/reviews/summary`: how many flagged cut-outs are pending, and the review threshold. */
+  reviewSummary(options?: RequestOptions): Promise<ReviewSummary> {
+    const target = '/api/v1/reviews/summary';
+    return this.json({ method: 'GET', target, authenticated: true, retry: 'any', ...options });
+  }
+
+  /**
+   * `POST /api/v1/reviews/{resultId}/decision`: accepts or rejects a completed cut-out. The same decision and note
+   * again changes nothing, so it is retried like a read.
+   */
+  decideReview(resultId: string, body: ReviewDecisionRequest, options?: RequestOptions): Promise<ReviewDecision> {
+    const target = `/api/v1/reviews/${encodeURIComponent(resultId)}/decision`;
+    return this.json({ method: 'POST', target, json: body, authenticated: true, retry: 'any', ...options });
   }
 
   /** `POST /api/v1/remove-background` */

@@ -12,7 +12,7 @@ import { isRetryableStatus, retryDelayMs, sleep } from './retry';
 export type RetryPolicy = 'any' | 'refused' | 'server-errors';
 
 export interface HttpCall {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH';
   /** A path under the base URL (`/api/v1/jobs`), or an absolute URL (a signed result URL). */
   target: string;
   query?: Record<string, string | number | boolean | undefined>;

@@ -62,6 +62,15 @@ export {
   type WebhookDelivery,
   type WebhookDeliveryList,
   type Redelivery,
+  type AccountSettings,
+  type ResultReview,
+  type ReviewDecision,
+  type ReviewDecisionRequest,
+  type ReviewItem,
+  type ReviewList,
+  type ReviewListQuery,
+  type ReviewState,
+  type ReviewSummary,
 } from './types';
 export { readEventStream, type LiveEvent } from './event-stream';
 export type { Upload, UploadResponse } from './upload-types';

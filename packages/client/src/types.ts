@@ -81,6 +81,17 @@ export type WebhookDeliveryList = Schemas['WebhookDeliveryListResponseDto'];
 export type WebhookDeliveriesQuery = QueryOf<paths['/api/v1/webhook-deliveries']['get']>;
 export type Redelivery = Schemas['RedeliveryResponseDto'];
 export type ErrorResponse = Schemas['ErrorResponseDto'];
+/** A completed cut-out's review (`review` on results and review items). */
+export type ResultReview = Schemas['ResultReviewDto'];
+export type ReviewState = ResultReview['state'];
+/** A flagged cut-out as `GET /reviews` lists it. */
+export type ReviewItem = Schemas['ReviewItemDto'];
+export type ReviewList = Schemas['ReviewListResponseDto'];
+export type ReviewListQuery = QueryOf<paths['/api/v1/reviews']['get']>;
+export type ReviewSummary = Schemas['ReviewSummaryResponseDto'];
+export type ReviewDecisionRequest = JsonRequest<paths['/api/v1/reviews/{resultId}/decision']['post']>;
+export type ReviewDecision = Schemas['ReviewItemResponseDto'];
+export type AccountSettings = JsonRequest<paths['/api/v1/account']['patch']>;
 
 export type RemoveBackgroundRequest = CreateRequest<'remove-background'>;
 export type ImageEditRequest = CreateRequest<'image/edit'>;

@@ -1,13 +1,14 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { JobStatus, ResultErrorCode, ResultStatus, Segmentation, ToolId } from './types';
+import type { JobStatus, ResultErrorCode, ResultReview, ResultStatus, Segmentation, ToolId } from './types';
 
-/** The event types the service sends (spec section 6). */
+/** The event types the service sends (spec section 6, and a review's). */
 export type WebhookEventType =
   | 'image_api.result.completed'
   | 'image_api.result.failed'
   | 'image_api.job.completed'
   | 'image_api.job.failed'
-  | 'image_api.job.partially_completed';
+  | 'image_api.job.partially_completed'
+  | 'image_api.result.reviewed';
 
 /**
  * A webhook event's body. Written here because the OpenAPI document describes requests to the service, not the
@@ -32,6 +33,10 @@ export interface WebhookEvent {
     uncertainty?: number | null;
     /** Which model and mask post-processing made the cut-out; null when the result is not a cut-out. */
     segmentation?: Segmentation | null;
+    /** True for a flagged cut-out whose review is still pending. */
+    needs_review?: boolean;
+    /** A completed cut-out's review (as it stands after the change, on `image_api.result.reviewed`); null otherwise. */
+    review?: ResultReview | null;
     error_code?: ResultErrorCode | null;
     error_message?: string | null;
   };

@@ -11,6 +11,7 @@ import { UploadStates1764000000009 } from './migrations/1764000000009-upload-sta
 import { ResultSegmentation1764000000010 } from './migrations/1764000000010-result-segmentation';
 import { SettledResultsByAccount1764000000011 } from './migrations/1764000000011-settled-results-by-account';
 import { ResultSourcePreviews1764000000012 } from './migrations/1764000000012-result-source-previews';
+import { ResultReviews1764000000013 } from './migrations/1764000000013-result-reviews';
 import { OperatorLookups1764000000014 } from './migrations/1764000000014-operator-lookups';
 
 /** Listed, not globbed, so the same list works from `src/` under jest and from `dist/`. */
@@ -28,5 +29,6 @@ export const MIGRATIONS = [
   ResultSegmentation1764000000010,
   SettledResultsByAccount1764000000011,
   ResultSourcePreviews1764000000012,
+  ResultReviews1764000000013,
   OperatorLookups1764000000014,
 ];

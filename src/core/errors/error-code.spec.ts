@@ -9,6 +9,8 @@ const CONTRACT_STATUS: Record<ErrorCode, number> = {
   [ErrorCode.AccountRestricted]: 403,
   [ErrorCode.NotFound]: 404,
   [ErrorCode.IdempotencyConflict]: 409,
+  [ErrorCode.NotReviewable]: 409,
+  [ErrorCode.AlreadyRecut]: 409,
   [ErrorCode.PayloadTooLarge]: 413,
   [ErrorCode.UnsupportedMediaType]: 415,
   [ErrorCode.RateLimitExceeded]: 429,

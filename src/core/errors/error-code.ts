@@ -7,6 +7,8 @@ export enum ErrorCode {
   AccountRestricted = 'account_restricted',
   NotFound = 'not_found',
   IdempotencyConflict = 'idempotency_conflict',
+  NotReviewable = 'not_reviewable',
+  AlreadyRecut = 'already_recut',
   PayloadTooLarge = 'payload_too_large',
   UnsupportedMediaType = 'unsupported_media_type',
   RateLimitExceeded = 'rate_limit_exceeded',
@@ -33,6 +35,8 @@ export function httpStatusOf(code: ErrorCode): number {
     case ErrorCode.NotFound:
       return 404;
     case ErrorCode.IdempotencyConflict:
+    case ErrorCode.NotReviewable:
+    case ErrorCode.AlreadyRecut:
       return 409;
     case ErrorCode.PayloadTooLarge:
       return 413;

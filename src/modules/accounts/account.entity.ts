@@ -18,6 +18,10 @@ export class Account {
   @Column({ name: 'paid_credits', type: 'integer', default: 0 })
   paidCredits!: number;
 
+  /** A completed cut-out whose uncertainty is at least this (0..1) is flagged for a person's review. */
+  @Column({ name: 'review_threshold', type: 'real', default: 0.539 })
+  reviewThreshold!: number;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 

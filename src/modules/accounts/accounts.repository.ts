@@ -7,6 +7,7 @@ import { Account } from './account.entity';
 export interface AccountPatch {
   apiAccess?: boolean;
   restrictedUntil?: Date | null;
+  reviewThreshold?: number;
 }
 
 const LOCK_BALANCE = preparedStatement(

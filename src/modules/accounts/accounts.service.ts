@@ -7,6 +7,8 @@ export interface AccountChanges {
   apiAccess?: boolean;
   /** `null` lifts a restriction; `undefined` leaves it as it is. */
   restrictedUntil?: Date | null;
+  /** 0..1: cut-outs completing from now on with an uncertainty at least this are flagged for review. */
+  reviewThreshold?: number;
 }
 
 @Injectable()
@@ -27,6 +29,7 @@ export class AccountsService {
     const patch: AccountPatch = {};
     if (changes.apiAccess !== undefined) patch.apiAccess = changes.apiAccess;
     if (changes.restrictedUntil !== undefined) patch.restrictedUntil = changes.restrictedUntil;
+    if (changes.reviewThreshold !== undefined) patch.reviewThreshold = changes.reviewThreshold;
     await this.get(id);
     if (Object.keys(patch).length === 0) return false;
     await this.accounts.update(id, patch);

@@ -15,6 +15,7 @@ import type { RateLimitDecision } from '../rate-limit/rate-limit.types';
 import type { ToolAvailabilityService } from '../catalog/tool-availability';
 import type { JobRequest } from './dto/job-request';
 import type { LiveEventsPublisher } from '../live-events/live-events.publisher';
+import type { ReviewsService } from '../reviews/reviews.service';
 import { JobCreationService, type CreateJobCommand } from './job-creation.service';
 import type { Job } from './job.entity';
 import { JobKind } from './job-status';
@@ -136,6 +137,11 @@ describe(JobCreationService.name, () => {
       outbound,
       metrics,
       { publish: jest.fn() } as unknown as LiveEventsPublisher,
+      {
+        claimReplaced: async () => undefined,
+        recordRecuts: async () => [],
+        dispatch: async () => undefined,
+      } as unknown as ReviewsService,
     );
   });
 

@@ -25,6 +25,8 @@ import { Job } from './job.entity';
 import { JobResult } from './job-result.entity';
 import { jobChanged } from '../live-events/live-event';
 import { LiveEventsPublisher } from '../live-events/live-events.publisher';
+import { ReviewsService, type RecutLink } from '../reviews/reviews.service';
+import type { RecordedDelivery } from '../webhooks/webhook-outbox.service';
 import { JobKind, JobStatus } from './job-status';
 import { JobsRepository } from './jobs.repository';
 import { ResultQueueProducer } from './result-queue.producer';
@@ -50,7 +52,9 @@ export interface CreatedJob {
   remainingPaidCredits: number;
 }
 
-type Admission = { replayOf: string } | { job: Job; results: JobResult[]; remainingPaidCredits: number };
+type Admission =
+  | { replayOf: string }
+  | { job: Job; results: JobResult[]; remainingPaidCredits: number; deliveries: RecordedDelivery[] };
 
 /** The refusals of admission (contract section 10, and a tool this deployment cannot run), counted by code. */
 const ADMISSION_REFUSALS: ReadonlySet<ErrorCode> = new Set([
@@ -61,6 +65,12 @@ const ADMISSION_REFUSALS: ReadonlySet<ErrorCode> = new Set([
   ErrorCode.CapacityUnavailable,
   ErrorCode.InsufficientCredits,
 ]);
+
+const replacedResults = (request: JobRequest): string[] =>
+  request.sources.flatMap((source) => (source.replacesResultId ? [source.replacesResultId] : []));
+
+const recutLinks = (results: JobResult[]): RecutLink[] =>
+  results.flatMap((result) => (result.replacesResultId ? [{ replaced: result.replacesResultId, by: result.id }] : []));
 
 /**
  * The create path (contract sections 8 to 10): idempotency, rate limit, active jobs, capacity
@@ -86,6 +96,7 @@ export class JobCreationService {
     private readonly outbound: OutboundHttps,
     private readonly metrics: JobMetrics,
     private readonly liveEvents: LiveEventsPublisher,
+    private readonly reviews: ReviewsService,
   ) {}
 
   async create(command: CreateJobCommand): Promise<CreatedJob> {
@@ -127,6 +138,9 @@ export class JobCreationService {
         command.onRateLimit?.(decision);
         if (!decision.allowed) throw rateLimitExceeded(RateLimitKind.Create, decision, this.rateLimits.windowSeconds);
 
+        // Result rows before the account row (the lock order): a re-cut's replaced results.
+        await this.reviews.claimReplaced(manager, caller, replacedResults(command.request));
+
         const totalResults = command.request.sources.length * command.request.imagesPerSource;
         const balance = await this.lockAccount(manager, caller.accountId);
         const group = toolDefinition(command.request.tool).capacityGroup;
@@ -164,11 +178,12 @@ export class JobCreationService {
         });
         const results = this.jobs.buildResults(job, command.request);
         await this.jobs.insertNew(manager, job, results);
+        const deliveries = await this.reviews.recordRecuts(manager, caller, recutLinks(results));
         const remaining =
           required > 0 ? await this.credits.reserve(manager, caller.accountId, job.id, required) : balance;
         if (remaining === null) throw new Error('reservation failed under the account lock');
         await this.capacity.reserve(manager, demand);
-        return { job, results, remainingPaidCredits: remaining };
+        return { job, results, remainingPaidCredits: remaining, deliveries };
       });
     } catch (error) {
       if (error instanceof DomainError && ADMISSION_REFUSALS.has(error.code)) {
@@ -185,6 +200,7 @@ export class JobCreationService {
       return { job, replayed: true, remainingPaidCredits: await this.credits.balance(caller.accountId) };
     }
     this.metrics.jobCreated(command.request.tool, caller.environment);
+    await this.reviews.dispatch(admission.deliveries);
     // Committed: other pages of the account (another tab, another client) see the new job.
     this.liveEvents.publish([jobChanged({ accountId: caller.accountId, sandbox }, admission.job.id, JobStatus.Queued)]);
     // Committed is what counts: if this enqueue is lost, the sweeper enqueues the results later.

@@ -97,7 +97,7 @@ class FakeJobStates implements JobStateRepository {
   async completeResult(_: EntityManager, resultId: string) {
     this.calls.push('complete result');
     return this.move(resultId, new Set([ResultStatus.Processing]), ResultStatus.Completed)
-      ? this.settled(resultId)
+      ? { ...this.settled(resultId), flagged: false, reviewState: null, replacesResultId: null }
       : null;
   }
   async failResult(_: EntityManager, resultId: string) {

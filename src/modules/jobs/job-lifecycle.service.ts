@@ -18,7 +18,14 @@ import { jobChanged, resultChanged } from '../live-events/live-event';
 import { LiveEventsPublisher } from '../live-events/live-events.publisher';
 import { JobStatus, ResultStatus, terminalJobStatus } from './job-status';
 import type { ResultErrorCode } from '../tools/result-failure';
-import { JobStateRepository, type CapacitySlot, type ResultFiles, type SettledCounts } from './job-state.repository';
+import {
+  JobStateRepository,
+  type CapacitySlot,
+  type CompletedResult,
+  type ResultFiles,
+  type SettledCounts,
+} from './job-state.repository';
+import { needsReview, reviewOf } from '../reviews/result-review';
 import { subjectHintsOf } from './result-subject-hints';
 
 interface JobSettlement {
@@ -167,6 +174,7 @@ export class JobLifecycleService {
         segmentation,
         errorCode: null,
         errorMessage: null,
+        ...this.completedReview(result, uncertainty),
       });
       this.announceSettlement(manager, settlement, result, resultId, ResultStatus.Completed);
       await this.releaseSlots(manager, result, 1);
@@ -202,6 +210,8 @@ export class JobLifecycleService {
         segmentation: null,
         errorCode: code,
         errorMessage,
+        needsReview: false,
+        review: null,
       });
       this.announceSettlement(manager, settlement, result, resultId, ResultStatus.Failed);
       await this.releaseSlots(manager, result, 1);
@@ -229,6 +239,23 @@ export class JobLifecycleService {
     // One job event: its results cancelled here are re-read with it.
     this.liveEvents.afterCommit(manager, [jobChanged(job, jobId, JobStatus.Cancelled)]);
     return true;
+  }
+
+  /** A just-completed result's review as its event shows it: a cut-out's is pending, undecided. */
+  private completedReview(
+    result: CompletedResult,
+    uncertainty: number | null,
+  ): Pick<EventResult, 'needsReview' | 'review'> {
+    const reviewed = {
+      ...result,
+      status: ResultStatus.Completed,
+      uncertainty,
+      decidedBy: null,
+      decidedAt: null,
+      reviewNote: null,
+      replacedByResultId: null,
+    };
+    return { needsReview: needsReview(reviewed), review: reviewOf(reviewed) };
   }
 
   /**

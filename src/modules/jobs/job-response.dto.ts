@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsEnum, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ToolId } from '../catalog/tools';
+import { ResultReviewDto, ShownNeedsReview, ShownReview } from '../reviews/review.dto';
 import { SubjectHintsDto } from './dto/subject-hints.dto';
 import { ResultErrorCode } from '../tools/result-failure';
 import { JobStatus, ResultStatus } from './job-status';
@@ -130,6 +131,8 @@ export class JobResultDto {
   @ApiProperty({ type: String, nullable: true }) error_message!: string | null;
   @ShownUncertainty() uncertainty!: number | null;
   @ShownSegmentation() segmentation!: SegmentationDto | null;
+  @ShownNeedsReview() needs_review!: boolean;
+  @ShownReview() review!: ResultReviewDto | null;
   @ApiProperty({ type: 'integer' }) credits_reserved!: number;
   @ApiProperty({ type: 'integer' }) credits_used!: number;
   @ApiProperty({ format: 'date-time' }) created_at!: string;

@@ -1,6 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { StoredSegmentation } from '../../core/segmentation/segmentation-report';
 import type { CapacityGroup } from '../catalog/tools';
+import type { ReviewState } from '../reviews/review-state';
 import type { ResultStatus } from './job-status';
 import type { StoredSubjectHints } from './result-subject-hints';
 
@@ -32,6 +33,18 @@ export class JobResult {
    * cut-out; null for anything else, and for results completed before it was recorded.
    */
   @Column({ type: 'jsonb', nullable: true }) segmentation!: StoredSegmentation | null;
+  /** Whether the cut-out's uncertainty reached its account's review threshold when it completed; never moves after. */
+  @Column({ type: 'boolean', default: false }) flagged!: boolean;
+  /** A person's review of a completed cut-out (pending until decided); null for any other result. */
+  @Column({ name: 'review_state', type: 'text', nullable: true }) reviewState!: ReviewState | null;
+  /** The name (or id) of the API key that decided the review, or re-cut the result. */
+  @Column({ name: 'decided_by', type: 'text', nullable: true }) decidedBy!: string | null;
+  @Column({ name: 'decided_at', type: 'timestamptz', nullable: true }) decidedAt!: Date | null;
+  @Column({ name: 'review_note', type: 'text', nullable: true }) reviewNote!: string | null;
+  /** The earlier cut-out this result was made to replace (a re-cut). */
+  @Column({ name: 'replaces_result_id', type: 'uuid', nullable: true }) replacesResultId!: string | null;
+  /** The re-cut that replaced this result. */
+  @Column({ name: 'replaced_by_result_id', type: 'uuid', nullable: true }) replacedByResultId!: string | null;
   @Column({ name: 'credits_reserved', type: 'integer' }) creditsReserved!: number;
   @Column({ name: 'credits_used', type: 'integer', default: 0 }) creditsUsed!: number;
   @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;

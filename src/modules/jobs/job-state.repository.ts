@@ -21,6 +21,9 @@ export type StartedJob = Pick<Job, 'api' | 'outputFormat' | 'options'>;
 /** A result this caller has just settled (completed, failed or cancelled). */
 export type SettledResult = Pick<JobResult, 'jobId' | 'accountId' | 'externalId' | 'creditsReserved'> & CapacitySlot;
 
+/** A result this caller has just completed, with what its completion decided of its review. */
+export type CompletedResult = SettledResult & Pick<JobResult, 'flagged' | 'reviewState' | 'replacesResultId'>;
+
 /** A result of a cancelled job this caller has just cancelled, with its job's tool. */
 export type CancelledResult = Pick<JobResult, 'jobId' | 'accountId' | 'creditsReserved'> &
   CapacitySlot &
@@ -161,25 +164,39 @@ export class JobStateRepository {
 
   /**
    * Processing to completed, its reserved credits used, with what it says of its cut-out (nulls
-   * for a result that is not one); null when the result is not processing.
+   * for a result that is not one); null when the result is not processing. A cut-out (one with
+   * an uncertainty) starts its review `pending`, flagged when its uncertainty reaches the
+   * account's review threshold as it stands now: the flag is decided here, once.
    */
   async completeResult(
     manager: EntityManager,
     resultId: string,
     files: ResultFiles,
     cutout: { uncertainty: number | null; segmentation: StoredSegmentation | null },
-  ): Promise<SettledResult | null> {
-    const [row]: SettledRow[] = await manager.query(
+  ): Promise<CompletedResult | null> {
+    const [row]: Array<
+      SettledRow & { flagged: boolean; review_state: JobResult['reviewState']; replaces_result_id: string | null }
+    > = await manager.query(
       `WITH done AS (
-         UPDATE job_results
+         UPDATE job_results r
             SET status = 'completed', result_key = $2, thumbnail_key = $3, uncertainty = $4, segmentation = $5,
-                source_preview_key = $6, credits_used = credits_reserved, completed_at = now()
+                source_preview_key = $6, credits_used = credits_reserved, completed_at = now(),
+                review_state = CASE WHEN $4::real IS NULL THEN NULL ELSE 'pending' END,
+                flagged = coalesce($4::real >= (SELECT a.review_threshold FROM accounts a WHERE a.id = r.account_id),
+                                   false)
           WHERE id = $1 AND status = 'processing'
-          RETURNING job_id, account_id, external_id, credits_reserved, capacity_group, sandbox)
+          RETURNING job_id, account_id, external_id, credits_reserved, capacity_group, sandbox,
+                    flagged, review_state, replaces_result_id)
        SELECT * FROM done`,
       [resultId, files.resultKey, files.thumbnailKey, cutout.uncertainty, cutout.segmentation, files.sourcePreviewKey],
     );
-    return row ? settledResult(row) : null;
+    if (!row) return null;
+    return {
+      ...settledResult(row),
+      flagged: row.flagged,
+      reviewState: row.review_state,
+      replacesResultId: row.replaces_result_id,
+    };
   }
 
   /** Queued or processing to failed; null when the result is settled. */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ResultUrls } from '../../core/storage/result-urls';
+import { needsReview, reviewOf } from '../reviews/result-review';
 import type { Job } from './job.entity';
 import type { JobResult } from './job-result.entity';
 import type { EnhancementDto, JobResultDto, JobSummaryDto, ProductPhotoJobSummaryDto } from './job-response.dto';
@@ -57,6 +58,8 @@ export class JobPresenter {
       error_message: result.errorMessage,
       uncertainty: result.uncertainty,
       segmentation: result.segmentation,
+      needs_review: needsReview(result),
+      review: reviewOf(result),
       credits_reserved: result.creditsReserved,
       credits_used: result.creditsUsed,
       created_at: result.createdAt.toISOString(),

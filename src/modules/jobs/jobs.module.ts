@@ -8,6 +8,7 @@ import { CreditsModule } from '../credits/credits.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { LiveEventsModule } from '../live-events/live-events.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
+import { ReviewsModule } from '../reviews/reviews.module';
 import { ToolAvailabilityModule } from '../catalog/tool-availability';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { CreateJobsController } from './create-jobs.controller';
@@ -34,6 +35,7 @@ import { SegmentationModelChoice } from './segmentation-model-choice';
     IdempotencyModule,
     LiveEventsModule,
     RateLimitModule,
+    ReviewsModule,
     ToolAvailabilityModule,
     StorageModule,
     WebhooksModule,

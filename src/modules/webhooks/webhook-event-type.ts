@@ -1,10 +1,12 @@
-/** The event types of spec section 6. */
+/** The event types of spec section 6, and the review's. */
 export enum WebhookEventType {
   ResultCompleted = 'image_api.result.completed',
   ResultFailed = 'image_api.result.failed',
   JobCompleted = 'image_api.job.completed',
   JobFailed = 'image_api.job.failed',
   JobPartiallyCompleted = 'image_api.job.partially_completed',
+  /** A person decided a completed cut-out's review (accepted, rejected), or re-cut it. */
+  ResultReviewed = 'image_api.result.reviewed',
 }
 
 export const JOB_EVENT_TYPES: ReadonlySet<string> = new Set([

@@ -6,7 +6,7 @@ import { ResultUrls } from '../../core/storage/result-urls';
 import type { ToolId } from '../catalog/tools';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookDeliveryQueue } from './webhook-delivery.queue';
-import { jobEventType, resultEventType, type EventResultStatus, type WebhookEventType } from './webhook-event-type';
+import { jobEventType, resultEventType, WebhookEventType, type EventResultStatus } from './webhook-event-type';
 
 export interface EventJob {
   id: string;
@@ -16,6 +16,16 @@ export interface EventJob {
   status: string;
   sandbox: boolean;
   webhookUrl: string | null;
+}
+
+/** A completed cut-out's review as events show it (the API's `review` object). */
+export interface EventReview {
+  state: string;
+  decided_by: string | null;
+  decided_at: string | null;
+  note: string | null;
+  replaces_result_id: string | null;
+  replaced_by_result_id: string | null;
 }
 
 export interface EventResult {
@@ -32,6 +42,10 @@ export interface EventResult {
   segmentation: StoredSegmentation | null;
   errorCode: string | null;
   errorMessage: string | null;
+  /** Whether a person should look at the cut-out (flagged and still pending); false for anything else. */
+  needsReview: boolean;
+  /** The cut-out's review; null for a result that is not a completed cut-out. */
+  review: EventReview | null;
 }
 
 /** A delivery written by the outbox, to be enqueued once its transaction has committed. */
@@ -55,19 +69,15 @@ export class WebhookOutbox {
   ) {}
 
   async recordResult(manager: EntityManager, job: EventJob, result: EventResult): Promise<RecordedDelivery[]> {
-    const failed = result.status === 'failed';
     return this.record(manager, job, resultEventType(result.status), result.id, {
-      result: {
-        id: result.id,
-        external_id: result.externalId,
-        status: result.status,
-        result_url: result.resultKey ? await this.resultUrls.urlOf(result.resultKey) : null,
-        thumbnail_url: result.thumbnailKey ? await this.resultUrls.urlOf(result.thumbnailKey) : null,
-        source_preview_url: result.sourcePreviewKey ? await this.resultUrls.urlOf(result.sourcePreviewKey) : null,
-        uncertainty: result.uncertainty,
-        segmentation: result.segmentation,
-        ...(failed ? { error_code: result.errorCode, error_message: result.errorMessage } : {}),
-      },
+      result: await this.resultPayload(result),
+    });
+  }
+
+  /** `image_api.result.reviewed`: the result as result events show it, with its review as it now stands. */
+  async recordReview(manager: EntityManager, job: EventJob, result: EventResult): Promise<RecordedDelivery[]> {
+    return this.record(manager, job, WebhookEventType.ResultReviewed, result.id, {
+      result: await this.resultPayload(result),
     });
   }
 
@@ -80,6 +90,23 @@ export class WebhookOutbox {
   /** Enqueues what `record*` wrote, after the transaction that wrote it has committed. */
   dispatch(deliveries: readonly RecordedDelivery[]): Promise<void> {
     return deliveries.length > 0 ? this.deliveryQueue.enqueueCommitted(deliveries) : Promise.resolve();
+  }
+
+  private async resultPayload(result: EventResult): Promise<Record<string, unknown>> {
+    const failed = result.status === 'failed';
+    return {
+      id: result.id,
+      external_id: result.externalId,
+      status: result.status,
+      result_url: result.resultKey ? await this.resultUrls.urlOf(result.resultKey) : null,
+      thumbnail_url: result.thumbnailKey ? await this.resultUrls.urlOf(result.thumbnailKey) : null,
+      source_preview_url: result.sourcePreviewKey ? await this.resultUrls.urlOf(result.sourcePreviewKey) : null,
+      uncertainty: result.uncertainty,
+      segmentation: result.segmentation,
+      needs_review: result.needsReview,
+      review: result.review,
+      ...(failed ? { error_code: result.errorCode, error_message: result.errorMessage } : {}),
+    };
   }
 
   private async record(

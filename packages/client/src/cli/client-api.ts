@@ -22,7 +22,8 @@ function asRequestFailure(error: unknown): unknown {
   return error;
 }
 
-async function translated<T>(call: () => Promise<T>): Promise<T> {
+/** Runs a client call, its failures turned into `RequestFailedError`s. */
+export async function translated<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {

@@ -2,6 +2,7 @@ import { CommanderError } from 'commander';
 import { clientJobsApi } from './client-api';
 import { RequestFailedError } from './jobs-api';
 import { buildProgram } from './program';
+import { clientReviewsApi } from './review-command';
 import { StateFileError } from './state-file';
 import { UsageError } from './tool-requests';
 
@@ -11,6 +12,7 @@ const USAGE_EXIT_CODE = 2;
 async function main(argv: string[]): Promise<void> {
   const program = buildProgram({
     createApi: clientJobsApi,
+    createReviewsApi: clientReviewsApi,
     print: (line) => process.stdout.write(`${line}\n`),
     printError: (line) => process.stderr.write(`${line}\n`),
     interactive: process.stdout.isTTY === true,

@@ -9,6 +9,7 @@ import { alignFlag, canvasSize, paddingFlag, scaleFlag } from './placement-flags
 import { BarProgress, LineProgress } from './progress';
 import { externalIdOf, resultsWrittenBefore, runJobs, type RunOutcome } from './run-jobs';
 import { stateScope } from './state-file';
+import { addReviewCommand, type ReviewsApi } from './review-command';
 import { readSources } from './sources';
 import {
   editRequest,
@@ -27,6 +28,7 @@ import type { OutputFormat } from './naming';
 export interface ProgramContext {
   /** A client of the service at `baseUrl`, with `pacing` told of every limited answer. */
   createApi: (baseUrl: string, apiKey: string | undefined, pacing: Pacing) => JobsApi;
+  createReviewsApi: (baseUrl: string, apiKey: string | undefined) => ReviewsApi;
   print: (line: string) => void;
   printError: (line: string) => void;
   /** Whether the output is a terminal, where a progress bar is redrawn in place. */
@@ -262,6 +264,8 @@ export function buildProgram(context: ProgramContext): Command {
         );
       }
     });
+
+  addReviewCommand(program, context);
 
   return program;
 }

@@ -67,7 +67,8 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /** Changes the account’s settings: its review threshold (for both environments). */
+        patch: operations["AccountController_update"];
         trace?: never;
     };
     "/api/v1/tools": {
@@ -285,6 +286,57 @@ export interface paths {
         get: operations["JobsController_enhancement"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reviews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's flagged cut-outs (this key's environment), newest completed first; by default those still `pending`. */
+        get: operations["ReviewsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reviews/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many flagged cut-outs are pending, and the review threshold. */
+        get: operations["ReviewsController_summary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reviews/{resultId}/decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept or reject a completed cut-out (flagged or not). The same decision and note again changes nothing; another decision replaces the earlier one. Sends `image_api.result.reviewed` to the job’s webhook_url. */
+        post: operations["ReviewsController_decide"];
         delete?: never;
         options?: never;
         head?: never;
@@ -659,6 +711,8 @@ export interface components {
             name: string;
             /** @description Spendable paid credits. */
             paid_credits: number;
+            /** @description A cut-out completing with an uncertainty at or above this is flagged for review (`needs_review`). Decided when the result completes: a later change flags only cut-outs completing after it. */
+            review_threshold: number;
         };
         /** @enum {string} */
         KeyEnvironment: "live" | "sandbox";
@@ -671,6 +725,13 @@ export interface components {
             account: components["schemas"]["CallerAccountDto"];
             api_key: components["schemas"]["CallerKeyDto"];
             request_id: string;
+        };
+        AccountSettingsDto: {
+            /**
+             * @description The review threshold (0 to 1).
+             * @example 0.35
+             */
+            review_threshold: number;
         };
         /** @enum {string} */
         ToolId: "remove_background" | "image_editing" | "image_ai_edit" | "ai_background" | "image_generation" | "ad_creative";
@@ -896,7 +957,7 @@ export interface components {
             /** @description The product is under each of these points: what lies under a point is always kept and the subject is chosen around it, so props beside the product are dropped. At most 10; with a region, each point must lie inside it. */
             keep_points?: components["schemas"]["SubjectPointDto"][] | null;
         };
-        CutoutInputImageDto: {
+        RemoveBackgroundInputImageDto: {
             /**
              * Format: uri
              * @description The source image: an http or https URL the worker downloads, or the `image_url` of one of your uploads (`upload://upl_…`, from POST /api/v1/uploads), which the worker reads from storage.
@@ -923,6 +984,11 @@ export interface components {
              *     }
              */
             subject_hints?: components["schemas"]["SubjectHintsDto"];
+            /**
+             * Format: uuid
+             * @description The completed cut-out of this account and environment this one re-cuts: it becomes review state `recut`, linked both ways (`review.replaces_result_id` / `review.replaced_by_result_id`). 404 for an unknown result or one of another account or environment, 409 `not_reviewable` for a result that is not a completed cut-out, 409 `already_recut` for one re-cut before; one item per replaced result, with `output.number_of_images` 1.
+             */
+            replaces_result_id?: string;
         };
         BackgroundBlurDto: {
             /**
@@ -1071,7 +1137,7 @@ export interface components {
             shadow_in_box?: boolean;
         };
         RemoveBackgroundRequestDto: {
-            input: components["schemas"]["CutoutInputImageDto"][];
+            input: components["schemas"]["RemoveBackgroundInputImageDto"][];
             background?: components["schemas"]["RemovedBackgroundDto"];
             output?: components["schemas"]["CutoutOutputDto"];
             /**
@@ -1136,7 +1202,7 @@ export interface components {
             request_id: string;
         };
         /** @enum {string} */
-        ErrorCode: "invalid_request" | "unauthorized" | "insufficient_credits" | "api_access_disabled" | "account_restricted" | "not_found" | "idempotency_conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "too_many_active_jobs" | "too_many_pending_results" | "capacity_unavailable" | "tool_unavailable" | "service_unavailable" | "internal_error";
+        ErrorCode: "invalid_request" | "unauthorized" | "insufficient_credits" | "api_access_disabled" | "account_restricted" | "not_found" | "idempotency_conflict" | "not_reviewable" | "already_recut" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "too_many_active_jobs" | "too_many_pending_results" | "capacity_unavailable" | "tool_unavailable" | "service_unavailable" | "internal_error";
         FieldErrorDto: {
             /** @example input[2].image_url */
             path: string;
@@ -1156,6 +1222,34 @@ export interface components {
             error: components["schemas"]["ErrorBodyDto"];
             /** @example 5f0c6a2e-3b1d-4c55-9a57-0d2b1c7e9f10 */
             request_id: string;
+        };
+        CutoutInputImageDto: {
+            /**
+             * Format: uri
+             * @description The source image: an http or https URL the worker downloads, or the `image_url` of one of your uploads (`upload://upl_…`, from POST /api/v1/uploads), which the worker reads from storage.
+             * @example https://cdn.example.com/products/123.jpg
+             */
+            image_url: string;
+            /** @description Your label, returned with the results. */
+            external_id?: string;
+            /**
+             * @description Where the product is in this image, when the cut-out should not guess: a `region` that holds it, `keep_points` on it, or both (not an empty object). Only where the product is cut out: on POST /image/edit with a `background` operation that cuts it out (a type other than `original`, or a shadow), on product photo jobs with every operation but `product_photo_enhance` on a preset that keeps the background; elsewhere a 400. Returned with each of the image's results as sent.
+             * @example {
+             *       "region": {
+             *         "left": 0.1,
+             *         "top": 0.05,
+             *         "right": 0.7,
+             *         "bottom": 0.95
+             *       },
+             *       "keep_points": [
+             *         {
+             *           "x": 0.4,
+             *           "y": 0.5
+             *         }
+             *       ]
+             *     }
+             */
+            subject_hints?: components["schemas"]["SubjectHintsDto"];
         };
         AdjustmentsDto: {
             /** @description Exposure, measured on the photo and applied as one smooth curve in linear light (hue kept, nothing clipped): an underexposed photo is lifted until its brightest detail is a light grey (at most 4 output levels per source level, so noise stays moderate); a washed-out one (no shadows, midtones crowded at the top, no white studio background) is pulled down; a photo within the normal ranges is left exactly as it is. */
@@ -1512,6 +1606,30 @@ export interface components {
              */
             post_processing_version: string | null;
         };
+        /**
+         * @description `pending` until a person decides; `accepted` or `rejected` by `POST /reviews/{result_id}/decision` (a later decision replaces an earlier one); `recut` once a remove-background job names the result in `replaces_result_id` (final).
+         * @enum {string}
+         */
+        ReviewState: "pending" | "accepted" | "rejected" | "recut";
+        ResultReviewDto: {
+            /** @description `pending` until a person decides; `accepted` or `rejected` by `POST /reviews/{result_id}/decision` (a later decision replaces an earlier one); `recut` once a remove-background job names the result in `replaces_result_id` (final). */
+            state: components["schemas"]["ReviewState"];
+            /** @description The deciding (or re-cutting) API key's name, or its id when it has none. */
+            decided_by: string | null;
+            /** Format: date-time */
+            decided_at: string | null;
+            note: string | null;
+            /**
+             * Format: uuid
+             * @description The earlier result this cut-out re-cuts.
+             */
+            replaces_result_id: string | null;
+            /**
+             * Format: uuid
+             * @description The result that re-cut this one.
+             */
+            replaced_by_result_id: string | null;
+        };
         JobResultDto: {
             /** Format: uuid */
             id: string;
@@ -1579,6 +1697,28 @@ export interface components {
                  * @example 1
                  */
                 post_processing_version: string | null;
+            } | null;
+            /** @description True for a completed cut-out that was flagged (its uncertainty at or above the account's `review_threshold` when it completed; a later change of the threshold does not move the flag) and whose review is still `pending`; false for every other result. */
+            needs_review: boolean;
+            /** @description A completed cut-out's review (every one has one, flagged or not, `pending` until decided); null for results that are not completed cut-outs. */
+            review: {
+                /** @description `pending` until a person decides; `accepted` or `rejected` by `POST /reviews/{result_id}/decision` (a later decision replaces an earlier one); `recut` once a remove-background job names the result in `replaces_result_id` (final). */
+                state: components["schemas"]["ReviewState"];
+                /** @description The deciding (or re-cutting) API key's name, or its id when it has none. */
+                decided_by: string | null;
+                /** Format: date-time */
+                decided_at: string | null;
+                note: string | null;
+                /**
+                 * Format: uuid
+                 * @description The earlier result this cut-out re-cuts.
+                 */
+                replaces_result_id: string | null;
+                /**
+                 * Format: uuid
+                 * @description The result that re-cut this one.
+                 */
+                replaced_by_result_id: string | null;
             } | null;
             credits_reserved: number;
             credits_used: number;
@@ -1673,6 +1813,48 @@ export interface components {
         };
         EnhancementResponseDto: {
             enhancement: components["schemas"]["EnhancementDto"];
+            request_id: string;
+        };
+        ReviewItemDto: {
+            /** Format: uuid */
+            result_id: string;
+            /** Format: uuid */
+            job_id: string;
+            tool: components["schemas"]["ToolId"];
+            index: number;
+            external_id: string | null;
+            source_image_url: string | null;
+            /** @description Signed, expiring URL of the image. */
+            result_url: string | null;
+            /** @description Signed URL of a WebP thumbnail (longest side 256 px). */
+            thumbnail_url: string | null;
+            uncertainty: number;
+            /** @description True for a completed cut-out that was flagged (its uncertainty at or above the account's `review_threshold` when it completed; a later change of the threshold does not move the flag) and whose review is still `pending`; false for every other result. */
+            needs_review: boolean;
+            review: components["schemas"]["ResultReviewDto"];
+            /** Format: date-time */
+            completed_at: string;
+        };
+        ReviewListResponseDto: {
+            results: components["schemas"]["ReviewItemDto"][];
+            /** @description Pass as `cursor` for the next page; null on the last. */
+            next_cursor: string | null;
+            request_id: string;
+        };
+        ReviewSummaryResponseDto: {
+            /** @description Flagged cut-outs still pending, in the key's environment. */
+            pending: number;
+            review_threshold: number;
+            request_id: string;
+        };
+        ReviewDecisionDto: {
+            /** @enum {string} */
+            decision: "accepted" | "rejected";
+            /** @description Why; kept with the decision. */
+            note?: string;
+        };
+        ReviewItemResponseDto: {
+            result: components["schemas"]["ReviewItemDto"];
             request_id: string;
         };
         WebhookSecretResponseDto: {
@@ -2205,6 +2387,65 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CallerResponseDto"];
+                };
+            };
+            /** @description `unauthorized`: missing, unknown or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `service_unavailable`: PostgreSQL or Redis is unreachable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AccountController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountSettingsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallerResponseDto"];
+                };
+            };
+            /** @description `invalid_request`: a parameter or the body is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description `unauthorized`: missing, unknown or revoked credentials */
@@ -3369,6 +3610,210 @@ export interface operations {
             };
             /** @description `rate_limit_exceeded` */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `service_unavailable`: PostgreSQL or Redis is unreachable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ReviewsController_list: {
+        parameters: {
+            query?: {
+                state?: "pending" | "accepted" | "rejected" | "recut" | "all";
+                /** @description The result's job's tool. */
+                tool?: components["schemas"]["ToolId"];
+                /** @description Completed at or after this time. */
+                completed_from?: string;
+                /** @description Completed before this time (excluded). */
+                completed_to?: string;
+                /** @description Uncertainty at least this. */
+                min_uncertainty?: number;
+                /** @description Uncertainty at most this. */
+                max_uncertainty?: number;
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewListResponseDto"];
+                };
+            };
+            /** @description `invalid_request`: a bad filter, cursor or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `unauthorized`: missing, unknown or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `service_unavailable`: PostgreSQL or Redis is unreachable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ReviewsController_summary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewSummaryResponseDto"];
+                };
+            };
+            /** @description `invalid_request`: a bad filter, cursor or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `unauthorized`: missing, unknown or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `service_unavailable`: PostgreSQL or Redis is unreachable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ReviewsController_decide: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                resultId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReviewDecisionDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewItemResponseDto"];
+                };
+            };
+            /** @description `invalid_request`: a bad filter, cursor or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `unauthorized`: missing, unknown or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `not_found`: no such result for this key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `not_reviewable`: not a completed cut-out; `already_recut`: the result was re-cut */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -46,6 +46,8 @@ export interface JobSource {
   externalId: string | null;
   /** Where the client says the product is, as it sent it; null when it said nothing. */
   subjectHints: StoredSubjectHints | null;
+  /** The earlier cut-out a remove-background source re-cuts (`replaces_result_id`); absent for any other. */
+  replacesResultId?: string;
 }
 
 /** A source image as the DTOs give it: some endpoints' images may carry subject hints. */
@@ -256,6 +258,25 @@ function build<O extends ToolOptions>(
   return request as JobRequest<O>;
 }
 
+/**
+ * A re-cut replaces one result with one: each replaced result is named by one item, and each
+ * item makes one result (several variants could not all replace it).
+ */
+function recutProblems(dto: RemoveBackgroundRequestDto): FieldError[] {
+  const seen = new Set<string>();
+  return dto.input.flatMap((image, index): FieldError[] => {
+    const replaces = image.replaces_result_id;
+    if (!replaces) return [];
+    const path = `input[${index}].replaces_result_id`;
+    if (seen.has(replaces)) return [{ path, message: 'names a result another item of this request re-cuts already' }];
+    seen.add(replaces);
+    if ((dto.output?.number_of_images ?? 1) > 1) {
+      return [{ path, message: 'a re-cut makes one result; leave output.number_of_images at 1' }];
+    }
+    return [];
+  });
+}
+
 /** `maxCanvasPixels`: the largest placement canvas (SOURCE_MAX_MEGAPIXELS; the controller passes it). */
 export function removeBackgroundJob(
   dto: RemoveBackgroundRequestDto,
@@ -288,6 +309,7 @@ export function removeBackgroundJob(
     ...existingAlphaHintProblems(dto.existing_alpha, dto.input),
     ...existingAlphaBlurProblem(dto.existing_alpha, dto.background),
     ...unusedModel(dto.segmentation_model, dto.existing_alpha === 'use' && EXISTING_ALPHA_SEGMENTS_NOTHING),
+    ...recutProblems(dto),
   ]);
   const placement = dto.placement && storedPlacement(dto.placement);
   return build(
@@ -301,7 +323,10 @@ export function removeBackgroundJob(
         ...(placement ? { placement } : {}),
       },
     },
-    sourcesOf(dto.input),
+    sourcesOf(dto.input).map((source, index) => {
+      const replaces = dto.input[index].replaces_result_id;
+      return replaces ? { ...source, replacesResultId: replaces } : source;
+    }),
     dto.output,
     dto.webhook_url,
     // Still the remove_background tool (its label and capacity group), at the price the catalog lists for the option.
