@@ -472,7 +472,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Enable or disable API access, or restrict the account until a time. */
+        /** Enable or disable API access, restrict the account until a time, or set its review threshold. */
         patch: operations["AdminController_updateAccount"];
         trace?: never;
     };
@@ -1894,6 +1894,8 @@ export interface components {
             /** Format: date-time */
             restricted_until: string | null;
             paid_credits: number;
+            /** @description Cut-outs at or above this uncertainty are flagged for review. */
+            review_threshold: number;
             /** Format: date-time */
             created_at: string;
         };
@@ -1908,6 +1910,8 @@ export interface components {
              * @description null lifts the restriction.
              */
             restricted_until?: string | null;
+            /** @description The account's review threshold (as the account's own `PATCH /api/v1/account` sets it). */
+            review_threshold?: number;
         };
         CreateApiKeyDto: {
             environment: components["schemas"]["KeyEnvironment"];
