@@ -453,6 +453,22 @@ describe('reviews of cut-outs, through the API and a worker', () => {
       const [shown] = await readResults(jobId);
       expect(shown).toMatchObject({ needs_review: false, review: changed.body.result.review });
 
+      // A key with a name decides under its name.
+      const named = await t
+        .http()
+        .post(`/admin/v1/accounts/${account.accountId}/api-keys`)
+        .set({ Authorization: `Bearer ${TEST_ADMIN_TOKEN}` })
+        .send({ environment: 'sandbox', name: 'Team lead' })
+        .expect(201);
+      const byName = await t
+        .http()
+        .post(`/api/v1/reviews/${unsure.id}/decision`)
+        .set(bearer(named.body.secret))
+        .send({ decision: 'accepted', note: 'by name' })
+        .expect(200);
+      expect(byName.body.result.review).toMatchObject({ state: 'accepted', decided_by: 'Team lead', note: 'by name' });
+      expect(await reviewEvents(unsure.id)).toBe(3);
+
       // A result that was not flagged can be decided too.
       const decidedSure = await decide(sure.id, { decision: 'accepted' }).expect(200);
       expect(decidedSure.body.result).toMatchObject({ needs_review: false, review: { state: 'accepted' } });
@@ -472,7 +488,7 @@ describe('reviews of cut-outs, through the API and a worker', () => {
           const found = receiver.received
             .map((delivery) => ({ delivery, event: JSON.parse(delivery.body) as EventBody }))
             .filter(({ event }) => event.type === 'image_api.result.reviewed' && event.result.id === unsure.id);
-          if (found.length >= 2) return found;
+          if (found.length >= 3) return found;
           await sleep(50);
         }
       };
@@ -480,7 +496,7 @@ describe('reviews of cut-outs, through the API and a worker', () => {
       const events = found.map(
         ({ delivery }) => verifier.verify(delivery.body, standardHeaders(delivery.headers)) as EventBody,
       );
-      expect(events.map((event) => event.result.review?.state)).toEqual(['rejected', 'accepted']);
+      expect(events.map((event) => event.result.review?.state)).toEqual(['rejected', 'accepted', 'accepted']);
       expect(events[0]).toMatchObject({
         job: { id: jobId },
         result: { status: 'completed', uncertainty: UNSURE, needs_review: false, result_url: expect.any(String) },
