@@ -597,6 +597,45 @@ describe('reviews of cut-outs, through the API and a worker', () => {
       expect(await reviewEvents(old.id)).toBe(1);
     });
 
+    it('gives a result back when its re-cut fails: it can be re-cut again, or decided as it is', async () => {
+      const { jobId, results } = await cutouts(['sandbox_unsure-1', 'sandbox_unsure-2']);
+      const failingRecut = (replaces: string) =>
+        t
+          .http()
+          .post('/api/v1/remove-background')
+          .set(key())
+          .set('Idempotency-Key', idempotencyKey())
+          .send({
+            input: [
+              {
+                image_url: 'https://images.example.com/p/x.jpg',
+                external_id: 'sandbox_fail_x',
+                replaces_result_id: replaces,
+              },
+            ],
+          })
+          .expect(202);
+      for (const old of results) {
+        const failed = await failingRecut(old.id);
+        await waitForJob(t, failed.body.job.id);
+        expect((await readResults(failed.body.job.id))[0]).toMatchObject({ status: 'failed', review: null });
+        expect(await resultRow(old.id)).toMatchObject({ review_state: 'recut' });
+      }
+      const [first, second] = results;
+
+      const again = await recut(first.id).expect(202);
+      await waitForJob(t, again.body.job.id);
+      const [replacement] = await readResults(again.body.job.id);
+      expect((await readResults(jobId))[0].review).toMatchObject({
+        state: 'recut',
+        replaced_by_result_id: replacement.id,
+      });
+      expect(replacement.review?.replaces_result_id).toBe(first.id);
+
+      const decided = await decide(second.id, { decision: 'accepted', note: 'the first cut was fine' }).expect(200);
+      expect(decided.body.result.review).toMatchObject({ state: 'accepted', replaced_by_result_id: null });
+    });
+
     it('refuses another account’s result, an unknown one and one that is not a cut-out, creating nothing', async () => {
       const stranger = await seedAccount(t);
       const { results: theirs } = await cutouts(['sure-1'], { who: stranger });

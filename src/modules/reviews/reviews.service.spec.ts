@@ -45,7 +45,7 @@ const row = (changes: Partial<ReviewRow> = {}): ReviewRow => ({
   ...changes,
 });
 
-function serviceWith(current: ReviewRow | undefined) {
+function serviceWith(current: (ReviewRow & { replacementStatus?: string | null }) | undefined) {
   const decided: Array<{ state: ReviewState; note: string | null }> = [];
   const recorded: string[] = [];
   const reviews = {
@@ -104,6 +104,16 @@ describe(ReviewsService.name, () => {
     });
   });
 
+  it('decides a re-cut result whose re-cut failed', async () => {
+    const current = {
+      ...row({ reviewState: ReviewState.Recut, replacedByResultId: 'r-2' }),
+      replacementStatus: 'failed',
+    };
+    const { service, decided } = serviceWith(current);
+    await service.decide(caller, 'result-1', { decision: ReviewState.Accepted, note: null });
+    expect(decided).toEqual([{ state: ReviewState.Accepted, note: null }]);
+  });
+
   describe('claimReplaced', () => {
     it('passes completed cut-outs, and refuses one of another account (not found) or re-cut before', async () => {
       await expect(serviceWith(row()).service.claimReplaced(manager, caller, ['result-1'])).resolves.toBeUndefined();
@@ -112,6 +122,16 @@ describe(ReviewsService.name, () => {
       );
       const recut = serviceWith(row({ reviewState: ReviewState.Recut })).service;
       expect((await refusalOf(recut.claimReplaced(manager, caller, ['result-1']))).code).toBe(ErrorCode.AlreadyRecut);
+      for (const replacementStatus of ['queued', 'processing', 'completed']) {
+        const running = serviceWith({ ...row({ reviewState: ReviewState.Recut }), replacementStatus }).service;
+        expect((await refusalOf(running.claimReplaced(manager, caller, ['result-1']))).code).toBe(
+          ErrorCode.AlreadyRecut,
+        );
+      }
+      for (const replacementStatus of ['failed', 'cancelled']) {
+        const givenBack = serviceWith({ ...row({ reviewState: ReviewState.Recut }), replacementStatus }).service;
+        await expect(givenBack.claimReplaced(manager, caller, ['result-1'])).resolves.toBeUndefined();
+      }
     });
   });
 });

@@ -917,7 +917,7 @@ export interface components {
             subject_hints?: components["schemas"]["SubjectHintsDto"];
             /**
              * Format: uuid
-             * @description The completed cut-out of this account and environment this one re-cuts: it becomes review state `recut`, linked both ways (`review.replaces_result_id` / `review.replaced_by_result_id`). 404 for an unknown result or one of another account or environment, 409 `not_reviewable` for a result that is not a completed cut-out, 409 `already_recut` for one re-cut before; one item per replaced result, with `output.number_of_images` 1.
+             * @description The completed cut-out of this account and environment this one re-cuts: it becomes review state `recut`, linked both ways (`review.replaces_result_id` / `review.replaced_by_result_id`). 404 for an unknown result or one of another account or environment, 409 `not_reviewable` for a result that is not a completed cut-out, 409 `already_recut` for one re-cut by a re-cut that is running or completed (one whose re-cut failed or was cancelled can be re-cut again); one item per replaced result, with `output.number_of_images` 1.
              */
             replaces_result_id?: string;
         };
@@ -1538,12 +1538,12 @@ export interface components {
             post_processing_version: string | null;
         };
         /**
-         * @description `pending` until a person decides; `accepted` or `rejected` by `POST /reviews/{result_id}/decision` (a later decision replaces an earlier one); `recut` once a remove-background job names the result in `replaces_result_id` (final).
+         * @description `pending` until a person decides; `accepted` or `rejected` by `POST /reviews/{result_id}/decision` (a later decision replaces an earlier one); `recut` once a remove-background job names the result in `replaces_result_id` (final, unless that re-cut fails or is cancelled: the result can then be re-cut again or decided).
          * @enum {string}
          */
         ReviewState: "pending" | "accepted" | "rejected" | "recut";
         ResultReviewDto: {
-            /** @description `pending` until a person decides; `accepted` or `rejected` by `POST /reviews/{result_id}/decision` (a later decision replaces an earlier one); `recut` once a remove-background job names the result in `replaces_result_id` (final). */
+            /** @description `pending` until a person decides; `accepted` or `rejected` by `POST /reviews/{result_id}/decision` (a later decision replaces an earlier one); `recut` once a remove-background job names the result in `replaces_result_id` (final, unless that re-cut fails or is cancelled: the result can then be re-cut again or decided). */
             state: components["schemas"]["ReviewState"];
             /** @description The deciding (or re-cutting) API key's name, or its id when it has none. */
             decided_by: string | null;
@@ -1631,7 +1631,7 @@ export interface components {
             needs_review: boolean;
             /** @description A completed cut-out's review (every one has one, flagged or not, `pending` until decided); null for results that are not completed cut-outs. */
             review: {
-                /** @description `pending` until a person decides; `accepted` or `rejected` by `POST /reviews/{result_id}/decision` (a later decision replaces an earlier one); `recut` once a remove-background job names the result in `replaces_result_id` (final). */
+                /** @description `pending` until a person decides; `accepted` or `rejected` by `POST /reviews/{result_id}/decision` (a later decision replaces an earlier one); `recut` once a remove-background job names the result in `replaces_result_id` (final, unless that re-cut fails or is cancelled: the result can then be re-cut again or decided). */
                 state: components["schemas"]["ReviewState"];
                 /** @description The deciding (or re-cutting) API key's name, or its id when it has none. */
                 decided_by: string | null;
@@ -3654,7 +3654,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description `not_reviewable`: not a completed cut-out; `already_recut`: the result was re-cut */
+            /** @description `not_reviewable`: not a completed cut-out; `already_recut`: the result was re-cut (by a re-cut not failed) */
             409: {
                 headers: {
                     [name: string]: unknown;

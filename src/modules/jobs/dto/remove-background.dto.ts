@@ -87,7 +87,8 @@ export class RemoveBackgroundInputImageDto extends CutoutInputImageDto {
       'The completed cut-out of this account and environment this one re-cuts: it becomes review state ' +
       '`recut`, linked both ways (`review.replaces_result_id` / `review.replaced_by_result_id`). 404 for an ' +
       'unknown result or one of another account or environment, 409 `not_reviewable` for a result that is not ' +
-      'a completed cut-out, 409 `already_recut` for one re-cut before; one item per replaced result, with ' +
+      'a completed cut-out, 409 `already_recut` for one re-cut by a re-cut that is running or completed (one ' +
+      'whose re-cut failed or was cancelled can be re-cut again); one item per replaced result, with ' +
       '`output.number_of_images` 1.',
   })
   @IsOptional()
