@@ -6,7 +6,11 @@ import { DEFAULT_REVIEW_THRESHOLD } from '../../src/modules/reviews/review-state
 import { OUTBOUND_TLS } from '../../src/core/outbound/outbound.module';
 import { EventStream, listeningPort } from '../support/event-stream';
 import { expectError } from '../support/http-errors';
-import { idempotencyKey, waitForJob, writtenRows } from '../support/jobs';
+import { FakeSegmentationService } from '../support/fake-segmentation-service';
+import { fromFixture, paint } from '../support/image-fixtures';
+import { ImageSourceServer } from '../support/image-source-server';
+import { creditTotals, idempotencyKey, waitForJob, writtenRows } from '../support/jobs';
+import { liveCutoutApp } from '../support/live-cutouts';
 import { GENEROUS_LIMITS } from '../support/limits';
 import {
   bearer,
@@ -751,4 +755,63 @@ describe(`${ResultReviews1764000000013.name}`, () => {
     ]);
     expect(threshold.review_threshold).toBe(DEFAULT_REVIEW_THRESHOLD);
   });
+});
+
+describe('reviews of live cut-outs made by a segmentation service', () => {
+  let t: TestApp;
+  let server: ImageSourceServer;
+  let account: SeededAccount;
+  const segmentation = new FakeSegmentationService();
+
+  beforeAll(async () => {
+    server = await ImageSourceServer.start();
+    // An orange disc on flat blue-grey: the fake service keys out the corner's colour.
+    const disc = paint(160, 120, (x, y) =>
+      (x - 80) ** 2 + (y - 60) ** 2 <= 40 ** 2 ? [240, 140, 30] : [90, 100, 120],
+    );
+    server.serve('/disc.png', await fromFixture(disc).png().toBuffer(), { contentType: 'image/png' });
+    t = await liveCutoutApp(server, segmentation);
+    account = await seedAccount(t, { credits: 50 });
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await server?.stop();
+  });
+
+  const live = bearer;
+  const cutout = (key: string, extra: object = {}) =>
+    t
+      .http()
+      .post('/api/v1/remove-background')
+      .set(live(key))
+      .set('Idempotency-Key', idempotencyKey())
+      .send({ input: [{ image_url: server.url('/disc.png'), ...extra }] });
+
+  it('flags a live cut-out by its uncertainty, charges its re-cut once and a refused one nothing', async () => {
+    await t.http().patch('/api/v1/account').set(live(account.liveKey)).send({ review_threshold: 0 }).expect(200);
+    const created = await cutout(account.liveKey).expect(202);
+    await waitForJob(t, created.body.job.id, undefined, 60_000);
+    const [result] = (await t.http().get(`/api/v1/jobs/${created.body.job.id}`).set(live(account.liveKey)).expect(200))
+      .body.results as ShownResult[];
+    expect(result).toMatchObject({ status: 'completed', needs_review: true, review: { state: 'pending' } });
+    expect(result.uncertainty).toEqual(expect.any(Number));
+    const listed = await t.http().get('/api/v1/reviews').set(live(account.liveKey)).expect(200);
+    expect(listed.body.results.map((item: ReviewItem) => item.result_id)).toEqual([result.id]);
+
+    const charged = await creditTotals(t, account.accountId);
+    const recut = await cutout(account.liveKey, { replaces_result_id: result.id }).expect(202);
+    expect(recut.body.remaining_paid_credits).toBeLessThan(charged.balance);
+    await waitForJob(t, recut.body.job.id, undefined, 60_000);
+    const stranger = await seedAccount(t, { credits: 50 });
+    const afterRecut = await creditTotals(t, account.accountId);
+    const rows = await writtenRows(t);
+
+    expectError(await cutout(account.liveKey, { replaces_result_id: result.id }), 409, 'already_recut');
+    expectError(await cutout(stranger.liveKey, { replaces_result_id: result.id }), 404, 'not_found');
+    // The same account's sandbox key: another environment.
+    expectError(await cutout(account.sandboxKey, { replaces_result_id: result.id }), 404, 'not_found');
+    expect(await writtenRows(t)).toEqual(rows);
+    expect(await creditTotals(t, account.accountId)).toEqual(afterRecut);
+    expect(await creditTotals(t, stranger.accountId)).toEqual({ balance: 50, ledgerSum: 50 });
+  }, 120_000);
 });
