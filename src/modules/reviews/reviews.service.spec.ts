@@ -61,7 +61,7 @@ function serviceWith(current: (ReviewRow & { replacementStatus?: string | null }
     },
   } as unknown as ReviewsRepository;
   const webhooks = {
-    recordReview: async (_m: EntityManager, _job: unknown, result: { review: { state: string } }) => {
+    recordResult: async (_m: EntityManager, _job: unknown, result: { review: { state: string } }) => {
       recorded.push(result.review.state);
       return [];
     },

@@ -8,6 +8,7 @@ import type { AuthContext } from '../auth/auth-context';
 import type { ToolId } from '../catalog/tools';
 import { resultChanged } from '../live-events/live-event';
 import { LiveEventsPublisher } from '../live-events/live-events.publisher';
+import { WebhookEventType } from '../webhooks/webhook-event-type';
 import { WebhookOutbox, type EventResult, type RecordedDelivery } from '../webhooks/webhook-outbox.service';
 import { needsReview, reviewOf } from './result-review';
 import { decodeReviewCursor, encodeReviewCursor } from './review-cursor';
@@ -207,6 +208,6 @@ export class ReviewsService {
       sandbox: row.sandbox,
       webhookUrl: row.webhookUrl,
     };
-    return this.webhooks.recordReview(manager, job, result);
+    return this.webhooks.recordResult(manager, job, result, WebhookEventType.ResultReviewed);
   }
 }
