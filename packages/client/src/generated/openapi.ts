@@ -888,7 +888,7 @@ export interface components {
             /** @description The product is under each of these points: what lies under a point is always kept and the subject is chosen around it, so props beside the product are dropped. At most 10; with a region, each point must lie inside it. */
             keep_points?: components["schemas"]["SubjectPointDto"][] | null;
         };
-        RemoveBackgroundInputImageDto: {
+        RecutInputImageDto: {
             /**
              * Format: uri
              * @description The source image: an http or https URL the worker downloads, or the `image_url` of one of your uploads (`upload://upl_…`, from POST /api/v1/uploads), which the worker reads from storage.
@@ -1068,7 +1068,7 @@ export interface components {
             shadow_in_box?: boolean;
         };
         RemoveBackgroundRequestDto: {
-            input: components["schemas"]["RemoveBackgroundInputImageDto"][];
+            input: components["schemas"]["RecutInputImageDto"][];
             background?: components["schemas"]["RemovedBackgroundDto"];
             output?: components["schemas"]["CutoutOutputDto"];
             /**
