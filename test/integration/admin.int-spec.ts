@@ -83,6 +83,7 @@ describe(AdminController.name, () => {
           api_access: false,
           restricted_until: null,
           paid_credits: 250,
+          review_threshold: 0.539,
           created_at: expect.stringMatching(ISO_UTC),
         },
         request_id: res.headers['x-request-id'],
@@ -132,6 +133,13 @@ describe(AdminController.name, () => {
 
       const lifted = await call('patch', `/accounts/${id}`).send({ restricted_until: null }).expect(200);
       expect(lifted.body.account.restricted_until).toBeNull();
+    });
+
+    it('sets the review threshold', async () => {
+      const { id } = await createAccount({ name: 'Reviewed' });
+      const set = await call('patch', `/accounts/${id}`).send({ review_threshold: 0.25 }).expect(200);
+      expect(set.body.account).toMatchObject({ id, review_threshold: 0.25 });
+      expect((await call('get', `/accounts/${id}`).expect(200)).body.account.review_threshold).toBe(0.25);
     });
 
     it('leaves fields that are not sent untouched', async () => {
@@ -504,6 +512,8 @@ describe(AdminController.name, () => {
       ['patched api_access as a string', 'patch', account, { api_access: 'false' }, 'api_access'],
       ['patched api_access null', 'patch', account, { api_access: null }, 'api_access'],
       ['unknown field on patch', 'patch', account, { paid_credits: 1000 }, 'paid_credits'],
+      ['review_threshold above 1', 'patch', account, { review_threshold: 1.5 }, 'review_threshold'],
+      ['review_threshold null', 'patch', account, { review_threshold: null }, 'review_threshold'],
       ['key without environment', 'post', keys, {}, 'environment'],
       ['key environment not live/sandbox', 'post', keys, { environment: 'test' }, 'environment'],
       ['key name of 101 chars', 'post', keys, { environment: 'live', name: 'k'.repeat(101) }, 'name'],

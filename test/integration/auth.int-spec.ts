@@ -143,7 +143,7 @@ describe(AccessGuard.name, () => {
     const live = await getAccount(bearer(seeded.liveKey)).expect(200);
     const sandbox = await getAccount(bearer(seeded.sandboxKey)).expect(200);
 
-    const account = { id: seeded.accountId, name: 'Both keys', paid_credits: 42 };
+    const account = { id: seeded.accountId, name: 'Both keys', paid_credits: 42, review_threshold: 0.539 };
     expect(live.body).toEqual({
       account,
       api_key: { id: seeded.liveKeyId, environment: 'live' },

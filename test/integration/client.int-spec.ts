@@ -271,6 +271,32 @@ describe(ImageJobsClient.name, () => {
     expect(enhancement.enhancement).toMatchObject({ id: photo.job.id, total_items: 1, sandbox: true });
   });
 
+  it('sets the review threshold, lists and counts flagged cut-outs, decides one and re-cuts it', async () => {
+    const reviewer = await seedAccount(t);
+    const client = clientFor(reviewer.sandboxKey);
+    expect((await client.updateAccount({ review_threshold: 0.5 })).account.review_threshold).toBe(0.5);
+    const created = await client.removeBackground({
+      input: [{ image_url: 'https://images.example.com/u.jpg', external_id: 'sandbox_unsure-1' }],
+    });
+    await client.waitForJob(created.job.id);
+    expect(await client.reviewSummary()).toMatchObject({ pending: 1, review_threshold: 0.5 });
+    const [item] = (await client.listReviews({ state: 'pending', limit: 10 })).results;
+    expect(item).toMatchObject({ job_id: created.job.id, needs_review: true, review: { state: 'pending' } });
+
+    const decided = await client.decideReview(item.result_id, { decision: 'rejected', note: 'halo' });
+    expect(decided.result.review).toMatchObject({ state: 'rejected', note: 'halo' });
+    const recut = await client.removeBackground({
+      input: [{ image_url: 'https://images.example.com/u.jpg', replaces_result_id: item.result_id }],
+    });
+    const [replacement] = (await client.waitForJob(recut.job.id)).results;
+    expect(replacement.review?.replaces_result_id).toBe(item.result_id);
+    const refused = await client
+      .decideReview(item.result_id, { decision: 'accepted' })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ImageJobsApiError);
+    expect((refused as ImageJobsApiError).code).toBe('already_recut');
+  });
+
   describe('webhooks', () => {
     let receiver: WebhookReceiver;
     let secret: string;

@@ -6,7 +6,11 @@ import { DEFAULT_REVIEW_THRESHOLD } from '../../src/modules/reviews/review-state
 import { OUTBOUND_TLS } from '../../src/core/outbound/outbound.module';
 import { EventStream, listeningPort } from '../support/event-stream';
 import { expectError } from '../support/http-errors';
-import { idempotencyKey, waitForJob, writtenRows } from '../support/jobs';
+import { FakeSegmentationService } from '../support/fake-segmentation-service';
+import { fromFixture, paint } from '../support/image-fixtures';
+import { ImageSourceServer } from '../support/image-source-server';
+import { creditTotals, idempotencyKey, waitForJob, writtenRows } from '../support/jobs';
+import { liveCutoutApp } from '../support/live-cutouts';
 import { GENEROUS_LIMITS } from '../support/limits';
 import {
   bearer,
@@ -453,6 +457,22 @@ describe('reviews of cut-outs, through the API and a worker', () => {
       const [shown] = await readResults(jobId);
       expect(shown).toMatchObject({ needs_review: false, review: changed.body.result.review });
 
+      // A key with a name decides under its name.
+      const named = await t
+        .http()
+        .post(`/admin/v1/accounts/${account.accountId}/api-keys`)
+        .set({ Authorization: `Bearer ${TEST_ADMIN_TOKEN}` })
+        .send({ environment: 'sandbox', name: 'Team lead' })
+        .expect(201);
+      const byName = await t
+        .http()
+        .post(`/api/v1/reviews/${unsure.id}/decision`)
+        .set(bearer(named.body.secret))
+        .send({ decision: 'accepted', note: 'by name' })
+        .expect(200);
+      expect(byName.body.result.review).toMatchObject({ state: 'accepted', decided_by: 'Team lead', note: 'by name' });
+      expect(await reviewEvents(unsure.id)).toBe(3);
+
       // A result that was not flagged can be decided too.
       const decidedSure = await decide(sure.id, { decision: 'accepted' }).expect(200);
       expect(decidedSure.body.result).toMatchObject({ needs_review: false, review: { state: 'accepted' } });
@@ -472,7 +492,7 @@ describe('reviews of cut-outs, through the API and a worker', () => {
           const found = receiver.received
             .map((delivery) => ({ delivery, event: JSON.parse(delivery.body) as EventBody }))
             .filter(({ event }) => event.type === 'image_api.result.reviewed' && event.result.id === unsure.id);
-          if (found.length >= 2) return found;
+          if (found.length >= 3) return found;
           await sleep(50);
         }
       };
@@ -480,7 +500,7 @@ describe('reviews of cut-outs, through the API and a worker', () => {
       const events = found.map(
         ({ delivery }) => verifier.verify(delivery.body, standardHeaders(delivery.headers)) as EventBody,
       );
-      expect(events.map((event) => event.result.review?.state)).toEqual(['rejected', 'accepted']);
+      expect(events.map((event) => event.result.review?.state)).toEqual(['rejected', 'accepted', 'accepted']);
       expect(events[0]).toMatchObject({
         job: { id: jobId },
         result: { status: 'completed', uncertainty: UNSURE, needs_review: false, result_url: expect.any(String) },
@@ -579,6 +599,45 @@ describe('reviews of cut-outs, through the API and a worker', () => {
       expectError(await decide(old.id, { decision: 'accepted' }), 409, 'already_recut');
       expect(await writtenRows(t)).toEqual(rows);
       expect(await reviewEvents(old.id)).toBe(1);
+    });
+
+    it('gives a result back when its re-cut fails: it can be re-cut again, or decided as it is', async () => {
+      const { jobId, results } = await cutouts(['sandbox_unsure-1', 'sandbox_unsure-2']);
+      const failingRecut = (replaces: string) =>
+        t
+          .http()
+          .post('/api/v1/remove-background')
+          .set(key())
+          .set('Idempotency-Key', idempotencyKey())
+          .send({
+            input: [
+              {
+                image_url: 'https://images.example.com/p/x.jpg',
+                external_id: 'sandbox_fail_x',
+                replaces_result_id: replaces,
+              },
+            ],
+          })
+          .expect(202);
+      for (const old of results) {
+        const failed = await failingRecut(old.id);
+        await waitForJob(t, failed.body.job.id);
+        expect((await readResults(failed.body.job.id))[0]).toMatchObject({ status: 'failed', review: null });
+        expect(await resultRow(old.id)).toMatchObject({ review_state: 'recut' });
+      }
+      const [first, second] = results;
+
+      const again = await recut(first.id).expect(202);
+      await waitForJob(t, again.body.job.id);
+      const [replacement] = await readResults(again.body.job.id);
+      expect((await readResults(jobId))[0].review).toMatchObject({
+        state: 'recut',
+        replaced_by_result_id: replacement.id,
+      });
+      expect(replacement.review?.replaces_result_id).toBe(first.id);
+
+      const decided = await decide(second.id, { decision: 'accepted', note: 'the first cut was fine' }).expect(200);
+      expect(decided.body.result.review).toMatchObject({ state: 'accepted', replaced_by_result_id: null });
     });
 
     it('refuses another account’s result, an unknown one and one that is not a cut-out, creating nothing', async () => {
@@ -696,4 +755,63 @@ describe(`${ResultReviews1764000000013.name}`, () => {
     ]);
     expect(threshold.review_threshold).toBe(DEFAULT_REVIEW_THRESHOLD);
   });
+});
+
+describe('reviews of live cut-outs made by a segmentation service', () => {
+  let t: TestApp;
+  let server: ImageSourceServer;
+  let account: SeededAccount;
+  const segmentation = new FakeSegmentationService();
+
+  beforeAll(async () => {
+    server = await ImageSourceServer.start();
+    // An orange disc on flat blue-grey: the fake service keys out the corner's colour.
+    const disc = paint(160, 120, (x, y) =>
+      (x - 80) ** 2 + (y - 60) ** 2 <= 40 ** 2 ? [240, 140, 30] : [90, 100, 120],
+    );
+    server.serve('/disc.png', await fromFixture(disc).png().toBuffer(), { contentType: 'image/png' });
+    t = await liveCutoutApp(server, segmentation);
+    account = await seedAccount(t, { credits: 50 });
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await server?.stop();
+  });
+
+  const live = bearer;
+  const cutout = (key: string, extra: object = {}) =>
+    t
+      .http()
+      .post('/api/v1/remove-background')
+      .set(live(key))
+      .set('Idempotency-Key', idempotencyKey())
+      .send({ input: [{ image_url: server.url('/disc.png'), ...extra }] });
+
+  it('flags a live cut-out by its uncertainty, charges its re-cut once and a refused one nothing', async () => {
+    await t.http().patch('/api/v1/account').set(live(account.liveKey)).send({ review_threshold: 0 }).expect(200);
+    const created = await cutout(account.liveKey).expect(202);
+    await waitForJob(t, created.body.job.id, undefined, 60_000);
+    const [result] = (await t.http().get(`/api/v1/jobs/${created.body.job.id}`).set(live(account.liveKey)).expect(200))
+      .body.results as ShownResult[];
+    expect(result).toMatchObject({ status: 'completed', needs_review: true, review: { state: 'pending' } });
+    expect(result.uncertainty).toEqual(expect.any(Number));
+    const listed = await t.http().get('/api/v1/reviews').set(live(account.liveKey)).expect(200);
+    expect(listed.body.results.map((item: ReviewItem) => item.result_id)).toEqual([result.id]);
+
+    const charged = await creditTotals(t, account.accountId);
+    const recut = await cutout(account.liveKey, { replaces_result_id: result.id }).expect(202);
+    expect(recut.body.remaining_paid_credits).toBeLessThan(charged.balance);
+    await waitForJob(t, recut.body.job.id, undefined, 60_000);
+    const stranger = await seedAccount(t, { credits: 50 });
+    const afterRecut = await creditTotals(t, account.accountId);
+    const rows = await writtenRows(t);
+
+    expectError(await cutout(account.liveKey, { replaces_result_id: result.id }), 409, 'already_recut');
+    expectError(await cutout(stranger.liveKey, { replaces_result_id: result.id }), 404, 'not_found');
+    // The same account's sandbox key: another environment.
+    expectError(await cutout(account.sandboxKey, { replaces_result_id: result.id }), 404, 'not_found');
+    expect(await writtenRows(t)).toEqual(rows);
+    expect(await creditTotals(t, account.accountId)).toEqual(afterRecut);
+    expect(await creditTotals(t, stranger.accountId)).toEqual({ balance: 50, ledgerSum: 50 });
+  }, 120_000);
 });

@@ -58,7 +58,9 @@ export class AdminController {
   }
 
   @Patch('accounts/:accountId')
-  @ApiOperation({ summary: 'Enable or disable API access, or restrict the account until a time.' })
+  @ApiOperation({
+    summary: 'Enable or disable API access, restrict the account until a time, or set its review threshold.',
+  })
   @ApiOkResponse({ type: AccountResponseDto })
   async updateAccount(
     @Param('accountId', UuidParamPipe) accountId: string,
@@ -67,6 +69,7 @@ export class AdminController {
     const account = await this.admin.updateAccount(accountId, {
       apiAccess: body.api_access,
       restrictedUntil: restrictedUntilChange(body.restricted_until),
+      reviewThreshold: body.review_threshold,
     });
     return { account: presentAccount(account) };
   }

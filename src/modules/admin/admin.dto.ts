@@ -5,6 +5,7 @@ import {
   IsEnum,
   IsInt,
   IsISO8601,
+  IsNumber,
   IsNotIn,
   IsOptional,
   IsString,
@@ -58,6 +59,17 @@ export class UpdateAccountDto {
     message: 'restricted_until must be a date-time with a time zone (Z or ±hh:mm)',
   })
   restricted_until?: string | null;
+
+  @ApiPropertyOptional({
+    minimum: 0,
+    maximum: 1,
+    description: "The account's review threshold (as the account's own `PATCH /api/v1/account` sets it).",
+  })
+  @ValidateIf((dto: UpdateAccountDto) => dto.review_threshold !== undefined)
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
+  @Max(1)
+  review_threshold?: number;
 }
 
 export class CreateApiKeyDto {
@@ -102,6 +114,8 @@ export class AccountDto {
   @ApiProperty() api_access!: boolean;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) restricted_until!: string | null;
   @ApiProperty({ type: 'integer' }) paid_credits!: number;
+  @ApiProperty({ minimum: 0, maximum: 1, description: 'Cut-outs at or above this uncertainty are flagged for review.' })
+  review_threshold!: number;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
 }
 

@@ -10,6 +10,7 @@ export function presentAccount(account: Account): AccountDto {
     api_access: account.apiAccess,
     restricted_until: account.restrictedUntil?.toISOString() ?? null,
     paid_credits: account.paidCredits,
+    review_threshold: account.reviewThreshold,
     created_at: account.createdAt.toISOString(),
   };
 }

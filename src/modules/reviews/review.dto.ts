@@ -31,7 +31,8 @@ export class ResultReviewDto implements EventReview {
     description:
       '`pending` until a person decides; `accepted` or `rejected` by `POST /reviews/{result_id}/decision` (a ' +
       'later decision replaces an earlier one); `recut` once a remove-background job names the result in ' +
-      '`replaces_result_id` (final).',
+      '`replaces_result_id` (final, unless that re-cut fails or is cancelled: the result can then be re-cut ' +
+      'again or decided).',
   })
   state!: ReviewState;
   @ApiProperty({

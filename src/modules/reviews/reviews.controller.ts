@@ -77,7 +77,8 @@ export class ReviewsController {
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: '`not_found`: no such result for this key' })
   @ApiConflictResponse({
     type: ErrorResponseDto,
-    description: '`not_reviewable`: not a completed cut-out; `already_recut`: the result was re-cut',
+    description:
+      '`not_reviewable`: not a completed cut-out; `already_recut`: the result was re-cut (by a re-cut not failed)',
   })
   async decide(
     @Auth() caller: AuthContext,

@@ -30,6 +30,11 @@ export interface ReviewRow extends ReviewedResult {
   position: string;
 }
 
+/** A result locked for a review change, with the status of the re-cut that replaced it (null when none did). */
+export interface LockedReviewRow extends ReviewRow {
+  replacementStatus: string | null;
+}
+
 export interface ReviewListFilter {
   /** One state, or null for every state. */
   state: ReviewState | null;
@@ -168,19 +173,28 @@ export class ReviewsRepository {
     return row.review_threshold;
   }
 
-  /** The caller's results among `ids`, their rows locked until the transaction ends; others are left out. */
-  async lockOwned(manager: EntityManager, caller: AuthContext, ids: string[]): Promise<ReviewRow[]> {
-    const rows: Row[] = await manager.query(
-      `SELECT ${COLUMNS} FROM job_results r JOIN jobs j ON j.id = r.job_id
+  /**
+   * The caller's results among `ids`, their rows locked until the transaction ends; others are
+   * left out. The replacing re-cut's row is read, not locked: only its status is needed, and a
+   * re-cut of a locked result cannot start meanwhile.
+   */
+  async lockOwned(manager: EntityManager, caller: AuthContext, ids: string[]): Promise<LockedReviewRow[]> {
+    const rows: Array<Row & { replacement_status: string | null }> = await manager.query(
+      `SELECT ${COLUMNS},
+              (SELECT rb.status FROM job_results rb WHERE rb.id = r.replaced_by_result_id) AS replacement_status
+         FROM job_results r JOIN jobs j ON j.id = r.job_id
         WHERE r.id = ANY($1::uuid[]) AND r.account_id = $2 AND r.sandbox = $3
         ORDER BY r.id
           FOR NO KEY UPDATE OF r`,
       [ids, caller.accountId, isSandbox(caller)],
     );
-    return rows.map(reviewRow);
+    return rows.map((row) => ({ ...reviewRow(row), replacementStatus: row.replacement_status }));
   }
 
-  /** Records a decision on a locked result: the deciding key, now, the note. */
+  /**
+   * Records a decision on a locked result: the deciding key, now, the note. A result whose re-cut
+   * failed is decided as it is, no longer linked to that re-cut (which still names it).
+   */
   async decide(
     manager: EntityManager,
     caller: AuthContext,
@@ -189,7 +203,9 @@ export class ReviewsRepository {
   ): Promise<ReviewRow> {
     const [row]: Row[] = await manager.query(
       `WITH decided AS (
-         UPDATE job_results SET review_state = $2, decided_by = ${decider('$3')}, decided_at = now(), review_note = $4
+         UPDATE job_results
+            SET review_state = $2, decided_by = ${decider('$3')}, decided_at = now(), review_note = $4,
+                replaced_by_result_id = NULL
           WHERE id = $1 AND account_id = $5
           RETURNING *)
        SELECT ${COLUMNS} FROM decided r JOIN jobs j ON j.id = r.job_id`,

@@ -8,12 +8,13 @@ import type { AuthContext } from '../auth/auth-context';
 import type { ToolId } from '../catalog/tools';
 import { resultChanged } from '../live-events/live-event';
 import { LiveEventsPublisher } from '../live-events/live-events.publisher';
+import { WebhookEventType } from '../webhooks/webhook-event-type';
 import { WebhookOutbox, type EventResult, type RecordedDelivery } from '../webhooks/webhook-outbox.service';
 import { needsReview, reviewOf } from './result-review';
 import { decodeReviewCursor, encodeReviewCursor } from './review-cursor';
 import { ReviewState, type ReviewDecision } from './review-state';
 import type { ReviewListState } from './review.dto';
-import { ReviewsRepository, type ReviewRow } from './reviews.repository';
+import { ReviewsRepository, type LockedReviewRow, type ReviewRow } from './reviews.repository';
 
 export interface ReviewListQuery {
   state?: ReviewListState;
@@ -39,6 +40,13 @@ export interface RecutLink {
 
 /** A result's review can be decided only when the result is a completed cut-out. */
 const isCutout = (row: ReviewRow) => row.status === 'completed' && row.uncertainty !== null && row.reviewState !== null;
+
+/**
+ * Re-cut for good: by a re-cut that is running or completed. One that failed or was cancelled
+ * gives the result back, to be re-cut again or decided as it is.
+ */
+const isRecut = (row: LockedReviewRow) =>
+  row.reviewState === ReviewState.Recut && row.replacementStatus !== 'failed' && row.replacementStatus !== 'cancelled';
 
 /**
  * A person's review of completed cut-outs: the list of flagged ones, decisions, and re-cuts
@@ -102,7 +110,7 @@ export class ReviewsService {
   /**
    * Records a person's decision on a completed cut-out of the caller's. The same decision with
    * the same note again changes nothing (no new event, the first `decided_at` kept); another
-   * replaces it. A result already re-cut keeps its `recut` state.
+   * replaces it. A result re-cut keeps its `recut` state, unless its re-cut failed.
    */
   async decide(
     caller: AuthContext,
@@ -129,8 +137,9 @@ export class ReviewsService {
   /**
    * Locks the results a create re-cuts, in its transaction and before it locks the account:
    * each must be a completed cut-out of the caller's account and environment (404 for one that
-   * is not the caller's, as for any id of another account), not re-cut before. A concurrent
-   * create re-cutting the same result waits here, then finds it `recut`.
+   * is not the caller's, as for any id of another account), not re-cut before by a re-cut that
+   * is running or completed. A concurrent create re-cutting the same result waits here, then
+   * finds it `recut`.
    */
   async claimReplaced(manager: EntityManager, caller: AuthContext, resultIds: string[]): Promise<void> {
     if (resultIds.length === 0) return;
@@ -138,7 +147,7 @@ export class ReviewsService {
     const found = new Map(rows.map((row) => [row.id, row]));
     const missing = resultIds.find((id) => !found.has(id));
     if (missing) throw DomainError.notFound(`result ${missing} to re-cut`);
-    for (const id of resultIds) this.refuseUnreviewable(found.get(id) as ReviewRow, `result ${id}`);
+    for (const id of resultIds) this.refuseUnreviewable(found.get(id) as LockedReviewRow, `result ${id}`);
   }
 
   /** Links claimed results to their re-cuts, both ways, and records each replaced result's event. */
@@ -159,14 +168,14 @@ export class ReviewsService {
     return this.webhooks.dispatch(deliveries);
   }
 
-  private refuseUnreviewable(row: ReviewRow, what: string): void {
+  private refuseUnreviewable(row: LockedReviewRow, what: string): void {
     if (!isCutout(row)) {
       throw new DomainError(
         ErrorCode.NotReviewable,
         `The ${what} is not a completed cut-out (status ${row.status}); only completed cut-outs are reviewed.`,
       );
     }
-    if (row.reviewState === ReviewState.Recut) {
+    if (isRecut(row)) {
       throw new DomainError(
         ErrorCode.AlreadyRecut,
         `The ${what} was re-cut already, by result ${row.replacedByResultId}; review that one instead.`,
@@ -199,6 +208,6 @@ export class ReviewsService {
       sandbox: row.sandbox,
       webhookUrl: row.webhookUrl,
     };
-    return this.webhooks.recordReview(manager, job, result);
+    return this.webhooks.recordResult(manager, job, result, WebhookEventType.ResultReviewed);
   }
 }

@@ -6,7 +6,7 @@ import { ResultUrls } from '../../core/storage/result-urls';
 import type { ToolId } from '../catalog/tools';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookDeliveryQueue } from './webhook-delivery.queue';
-import { jobEventType, resultEventType, WebhookEventType, type EventResultStatus } from './webhook-event-type';
+import { jobEventType, resultEventType, type EventResultStatus, type WebhookEventType } from './webhook-event-type';
 
 export interface EventJob {
   id: string;
@@ -68,16 +68,28 @@ export class WebhookOutbox {
     private readonly store: WebhookDeliveriesRepository,
   ) {}
 
-  async recordResult(manager: EntityManager, job: EventJob, result: EventResult): Promise<RecordedDelivery[]> {
-    return this.record(manager, job, resultEventType(result.status), result.id, {
-      result: await this.resultPayload(result),
-    });
-  }
-
-  /** `image_api.result.reviewed`: the result as result events show it, with its review as it now stands. */
-  async recordReview(manager: EntityManager, job: EventJob, result: EventResult): Promise<RecordedDelivery[]> {
-    return this.record(manager, job, WebhookEventType.ResultReviewed, result.id, {
-      result: await this.resultPayload(result),
+  /** The result's event: its completion or failure, or (`type` `image_api.result.reviewed`) its review's change. */
+  async recordResult(
+    manager: EntityManager,
+    job: EventJob,
+    result: EventResult,
+    type: WebhookEventType = resultEventType(result.status),
+  ): Promise<RecordedDelivery[]> {
+    const failed = result.status === 'failed';
+    return this.record(manager, job, type, result.id, {
+      result: {
+        id: result.id,
+        external_id: result.externalId,
+        status: result.status,
+        result_url: result.resultKey ? await this.resultUrls.urlOf(result.resultKey) : null,
+        thumbnail_url: result.thumbnailKey ? await this.resultUrls.urlOf(result.thumbnailKey) : null,
+        source_preview_url: result.sourcePreviewKey ? await this.resultUrls.urlOf(result.sourcePreviewKey) : null,
+        uncertainty: result.uncertainty,
+        segmentation: result.segmentation,
+        needs_review: result.needsReview,
+        review: result.review,
+        ...(failed ? { error_code: result.errorCode, error_message: result.errorMessage } : {}),
+      },
     });
   }
 
@@ -90,23 +102,6 @@ export class WebhookOutbox {
   /** Enqueues what `record*` wrote, after the transaction that wrote it has committed. */
   dispatch(deliveries: readonly RecordedDelivery[]): Promise<void> {
     return deliveries.length > 0 ? this.deliveryQueue.enqueueCommitted(deliveries) : Promise.resolve();
-  }
-
-  private async resultPayload(result: EventResult): Promise<Record<string, unknown>> {
-    const failed = result.status === 'failed';
-    return {
-      id: result.id,
-      external_id: result.externalId,
-      status: result.status,
-      result_url: result.resultKey ? await this.resultUrls.urlOf(result.resultKey) : null,
-      thumbnail_url: result.thumbnailKey ? await this.resultUrls.urlOf(result.thumbnailKey) : null,
-      source_preview_url: result.sourcePreviewKey ? await this.resultUrls.urlOf(result.sourcePreviewKey) : null,
-      uncertainty: result.uncertainty,
-      segmentation: result.segmentation,
-      needs_review: result.needsReview,
-      review: result.review,
-      ...(failed ? { error_code: result.errorCode, error_message: result.errorMessage } : {}),
-    };
   }
 
   private async record(

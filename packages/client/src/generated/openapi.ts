@@ -473,7 +473,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Enable or disable API access, or restrict the account until a time. */
+        /** Enable or disable API access, restrict the account until a time, or set its review threshold. */
         patch: operations["AdminController_updateAccount"];
         trace?: never;
     };
@@ -957,7 +957,7 @@ export interface components {
             /** @description The product is under each of these points: what lies under a point is always kept and the subject is chosen around it, so props beside the product are dropped. At most 10; with a region, each point must lie inside it. */
             keep_points?: components["schemas"]["SubjectPointDto"][] | null;
         };
-        RemoveBackgroundInputImageDto: {
+        RecutInputImageDto: {
             /**
              * Format: uri
              * @description The source image: an http or https URL the worker downloads, or the `image_url` of one of your uploads (`upload://upl_…`, from POST /api/v1/uploads), which the worker reads from storage.
@@ -986,7 +986,7 @@ export interface components {
             subject_hints?: components["schemas"]["SubjectHintsDto"];
             /**
              * Format: uuid
-             * @description The completed cut-out of this account and environment this one re-cuts: it becomes review state `recut`, linked both ways (`review.replaces_result_id` / `review.replaced_by_result_id`). 404 for an unknown result or one of another account or environment, 409 `not_reviewable` for a result that is not a completed cut-out, 409 `already_recut` for one re-cut before; one item per replaced result, with `output.number_of_images` 1.
+             * @description The completed cut-out of this account and environment this one re-cuts: it becomes review state `recut`, linked both ways (`review.replaces_result_id` / `review.replaced_by_result_id`). 404 for an unknown result or one of another account or environment, 409 `not_reviewable` for a result that is not a completed cut-out, 409 `already_recut` for one re-cut by a re-cut that is running or completed (one whose re-cut failed or was cancelled can be re-cut again); one item per replaced result, with `output.number_of_images` 1.
              */
             replaces_result_id?: string;
         };
@@ -1137,7 +1137,7 @@ export interface components {
             shadow_in_box?: boolean;
         };
         RemoveBackgroundRequestDto: {
-            input: components["schemas"]["RemoveBackgroundInputImageDto"][];
+            input: components["schemas"]["RecutInputImageDto"][];
             background?: components["schemas"]["RemovedBackgroundDto"];
             output?: components["schemas"]["CutoutOutputDto"];
             /**
@@ -1607,12 +1607,12 @@ export interface components {
             post_processing_version: string | null;
         };
         /**
-         * @description `pending` until a person decides; `accepted` or `rejected` by `POST /reviews/{result_id}/decision` (a later decision replaces an earlier one); `recut` once a remove-background job names the result in `replaces_result_id` (final).
+         * @description `pending` until a person decides; `accepted` or `rejected` by `POST /reviews/{result_id}/decision` (a later decision replaces an earlier one); `recut` once a remove-background job names the result in `replaces_result_id` (final, unless that re-cut fails or is cancelled: the result can then be re-cut again or decided).
          * @enum {string}
          */
         ReviewState: "pending" | "accepted" | "rejected" | "recut";
         ResultReviewDto: {
-            /** @description `pending` until a person decides; `accepted` or `rejected` by `POST /reviews/{result_id}/decision` (a later decision replaces an earlier one); `recut` once a remove-background job names the result in `replaces_result_id` (final). */
+            /** @description `pending` until a person decides; `accepted` or `rejected` by `POST /reviews/{result_id}/decision` (a later decision replaces an earlier one); `recut` once a remove-background job names the result in `replaces_result_id` (final, unless that re-cut fails or is cancelled: the result can then be re-cut again or decided). */
             state: components["schemas"]["ReviewState"];
             /** @description The deciding (or re-cutting) API key's name, or its id when it has none. */
             decided_by: string | null;
@@ -1702,7 +1702,7 @@ export interface components {
             needs_review: boolean;
             /** @description A completed cut-out's review (every one has one, flagged or not, `pending` until decided); null for results that are not completed cut-outs. */
             review: {
-                /** @description `pending` until a person decides; `accepted` or `rejected` by `POST /reviews/{result_id}/decision` (a later decision replaces an earlier one); `recut` once a remove-background job names the result in `replaces_result_id` (final). */
+                /** @description `pending` until a person decides; `accepted` or `rejected` by `POST /reviews/{result_id}/decision` (a later decision replaces an earlier one); `recut` once a remove-background job names the result in `replaces_result_id` (final, unless that re-cut fails or is cancelled: the result can then be re-cut again or decided). */
                 state: components["schemas"]["ReviewState"];
                 /** @description The deciding (or re-cutting) API key's name, or its id when it has none. */
                 decided_by: string | null;
@@ -1967,6 +1967,8 @@ export interface components {
             /** Format: date-time */
             restricted_until: string | null;
             paid_credits: number;
+            /** @description Cut-outs at or above this uncertainty are flagged for review. */
+            review_threshold: number;
             /** Format: date-time */
             created_at: string;
         };
@@ -1981,6 +1983,8 @@ export interface components {
              * @description null lifts the restriction.
              */
             restricted_until?: string | null;
+            /** @description The account's review threshold (as the account's own `PATCH /api/v1/account` sets it). */
+            review_threshold?: number;
         };
         CreateApiKeyDto: {
             environment: components["schemas"]["KeyEnvironment"];
@@ -3812,7 +3816,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description `not_reviewable`: not a completed cut-out; `already_recut`: the result was re-cut */
+            /** @description `not_reviewable`: not a completed cut-out; `already_recut`: the result was re-cut (by a re-cut not failed) */
             409: {
                 headers: {
                     [name: string]: unknown;

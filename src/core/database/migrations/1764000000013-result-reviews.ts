@@ -45,15 +45,9 @@ export class ResultReviews1764000000013 implements MigrationInterface {
           ON job_results (account_id, sandbox, completed_at DESC, id DESC)
        WHERE flagged`,
     );
-    // A result is replaced at most once: the database says so too, whatever the code does.
-    await queryRunner.query(
-      `CREATE UNIQUE INDEX job_results_replaces_result_idx ON job_results (replaces_result_id)
-       WHERE replaces_result_id IS NOT NULL`,
-    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP INDEX job_results_replaces_result_idx`);
     await queryRunner.query(`DROP INDEX job_results_review_list_all_idx`);
     await queryRunner.query(`DROP INDEX job_results_review_list_idx`);
     await queryRunner.query(`ALTER TABLE job_results

@@ -1,19 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, Max, Min } from 'class-validator';
 import { BackdropOptionsDto } from './backdrop.dto';
-import {
-  HexColor,
-  InputImages,
-  NestedObject,
-  OptionalWithDefault,
-  OutputOptionsDto,
-  SHADOWS,
-  WebhookUrl,
-} from './shared.dto';
+import { HexColor, NestedObject, OptionalWithDefault, OutputOptionsDto, SHADOWS, WebhookUrl } from './shared.dto';
 import { ExistingAlphaChoice, type ExistingAlphaChoiceValue } from './existing-alpha.dto';
 import { SegmentationModelChoice } from './segmentation-model.dto';
 import { PLACEMENT_DESCRIPTION, PLACEMENT_EXAMPLE, PlacementDto } from './placement.dto';
-import { CutoutInputImageDto } from './subject-hints.dto';
+import { RecutInputImageDto, RecutInputImages } from './recut-input.dto';
 
 export const REMOVED_BACKGROUNDS = ['transparent', 'white', 'color', 'image', 'blur'] as const;
 /** What a cut-out result holds: the product on its background, or its alpha mask alone (remove.bg's `channels`). */
@@ -79,26 +71,10 @@ export class CutoutOutputDto extends OutputOptionsDto {
   channels?: CutoutChannels;
 }
 
-/** A source image of a cut-out, which may re-cut an earlier result (a person rejected it and tries again). */
-export class RemoveBackgroundInputImageDto extends CutoutInputImageDto {
-  @ApiPropertyOptional({
-    format: 'uuid',
-    description:
-      'The completed cut-out of this account and environment this one re-cuts: it becomes review state ' +
-      '`recut`, linked both ways (`review.replaces_result_id` / `review.replaced_by_result_id`). 404 for an ' +
-      'unknown result or one of another account or environment, 409 `not_reviewable` for a result that is not ' +
-      'a completed cut-out, 409 `already_recut` for one re-cut before; one item per replaced result, with ' +
-      '`output.number_of_images` 1.',
-  })
-  @IsOptional()
-  @IsUUID()
-  replaces_result_id?: string;
-}
-
 export class RemoveBackgroundRequestDto {
-  @ApiProperty({ type: [RemoveBackgroundInputImageDto], minItems: 1, maxItems: 20 })
-  @InputImages(1, 20, () => RemoveBackgroundInputImageDto)
-  input!: RemoveBackgroundInputImageDto[];
+  @ApiProperty({ type: [RecutInputImageDto], minItems: 1, maxItems: 20 })
+  @RecutInputImages()
+  input!: RecutInputImageDto[];
 
   @ApiPropertyOptional({ type: RemovedBackgroundDto })
   @NestedObject(() => RemovedBackgroundDto)
