@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsEnum, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ToolId } from '../catalog/tools';
+import { ShownSourcePreview } from '../../core/storage/shown-source-preview';
 import { ResultReviewDto, ShownNeedsReview, ShownReview } from '../reviews/review.dto';
 import { SubjectHintsDto } from './dto/subject-hints.dto';
 import { ResultErrorCode } from '../tools/result-failure';
@@ -32,19 +33,6 @@ const ShownUncertainty = () =>
       "results not completed). 0 for a cut-out whose mask is the source's own alpha (`existing_alpha` `use`). " +
       'Sandbox cut-outs carry 0.05, or 0.9 when `external_id` starts with `sandbox_unsure` (0 with ' +
       '`existing_alpha` `use`).',
-  });
-
-/** Shown on every result record: where its original can be seen without the customer's URL. */
-const ShownSourcePreview = () =>
-  ApiProperty({
-    type: String,
-    nullable: true,
-    description:
-      'Signed, expiring URL (like `result_url`) of a WebP preview of the source image as the service read it: ' +
-      'longest side at most 1600 px (never enlarged), upright (EXIF orientation applied), sRGB, no metadata. ' +
-      'Made when the result completes and kept as long as the result image. Null for a result without a source ' +
-      'image (a generation from a prompt), one not completed, one completed before previews were made, and once ' +
-      "retention has deleted the result's files. Sandbox results carry a generated stand-in for the source.",
   });
 
 /** Which model and post-processing made a cut-out. */

@@ -14,6 +14,7 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
+import { ShownSourcePreview } from '../../core/storage/shown-source-preview';
 import { ToolId } from '../catalog/tools';
 import type { EventReview } from '../webhooks/webhook-outbox.service';
 import { REVIEW_DECISIONS, ReviewState, type ReviewDecision } from './review-state';
@@ -84,6 +85,7 @@ export class ReviewItemDto {
   result_url!: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'Signed URL of a WebP thumbnail (longest side 256 px).' })
   thumbnail_url!: string | null;
+  @ShownSourcePreview() source_preview_url!: string | null;
   @ApiProperty({ type: 'number', minimum: 0, maximum: 1 }) uncertainty!: number;
   @ShownNeedsReview() needs_review!: boolean;
   @ApiProperty({ type: ResultReviewDto }) review!: ResultReviewDto;

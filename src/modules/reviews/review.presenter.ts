@@ -10,9 +10,10 @@ export class ReviewPresenter {
   constructor(private readonly urls: ResultUrls) {}
 
   async item(row: ReviewRow): Promise<ReviewItemDto> {
-    const [resultUrl, thumbnailUrl] = await Promise.all([
+    const [resultUrl, thumbnailUrl, sourcePreviewUrl] = await Promise.all([
       this.fileUrl(row, row.resultKey),
       this.fileUrl(row, row.thumbnailKey),
+      this.fileUrl(row, row.sourcePreviewKey),
     ]);
     const review = reviewOf(row);
     // Only completed cut-outs reach a review item: the list reads flagged ones, a decision refuses any other.
@@ -26,6 +27,7 @@ export class ReviewPresenter {
       source_image_url: row.sourceImageUrl,
       result_url: resultUrl,
       thumbnail_url: thumbnailUrl,
+      source_preview_url: sourcePreviewUrl,
       uncertainty: row.uncertainty,
       needs_review: needsReview(row),
       review,

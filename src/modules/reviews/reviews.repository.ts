@@ -23,6 +23,7 @@ export interface ReviewRow extends ReviewedResult {
   sourceImageUrl: string | null;
   resultKey: string | null;
   thumbnailKey: string | null;
+  sourcePreviewKey: string | null;
   filesExpiredAt: Date | null;
   segmentation: StoredSegmentation | null;
   completedAt: Date | null;
@@ -62,6 +63,7 @@ interface Row {
   status: string;
   result_key: string | null;
   thumbnail_key: string | null;
+  source_preview_key: string | null;
   files_expired_at: Date | null;
   uncertainty: number | null;
   segmentation: StoredSegmentation | null;
@@ -78,8 +80,8 @@ interface Row {
 
 /** The result's columns and its job's, from `r` joined to `j`. */
 const COLUMNS = `r.id, r.job_id, r.account_id, r.sandbox, j.api, j.status AS job_status, j.webhook_url, r.index,
-  r.external_id, r.source_image_url, r.status, r.result_key, r.thumbnail_key, r.files_expired_at, r.uncertainty,
-  r.segmentation, r.flagged, r.review_state, r.decided_by, r.decided_at, r.review_note, r.replaces_result_id,
+  r.external_id, r.source_image_url, r.status, r.result_key, r.thumbnail_key, r.source_preview_key, r.files_expired_at,
+  r.uncertainty, r.segmentation, r.flagged, r.review_state, r.decided_by, r.decided_at, r.review_note, r.replaces_result_id,
   r.replaced_by_result_id, r.completed_at,
   to_char(r.completed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS position`;
 
@@ -100,6 +102,7 @@ const reviewRow = (row: Row): ReviewRow => ({
   status: row.status,
   resultKey: row.result_key,
   thumbnailKey: row.thumbnail_key,
+  sourcePreviewKey: row.source_preview_key,
   filesExpiredAt: row.files_expired_at,
   uncertainty: row.uncertainty,
   segmentation: row.segmentation,

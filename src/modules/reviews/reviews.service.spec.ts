@@ -29,6 +29,7 @@ const row = (changes: Partial<ReviewRow> = {}): ReviewRow => ({
   sourceImageUrl: null,
   resultKey: 'r.png',
   thumbnailKey: 't.webp',
+  sourcePreviewKey: 's.webp',
   filesExpiredAt: null,
   segmentation: null,
   completedAt: new Date('2026-11-28T10:00:00Z'),

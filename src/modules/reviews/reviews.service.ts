@@ -193,6 +193,7 @@ export class ReviewsService {
       status: 'completed',
       resultKey: row.filesExpiredAt ? null : row.resultKey,
       thumbnailKey: row.filesExpiredAt ? null : row.thumbnailKey,
+      sourcePreviewKey: row.filesExpiredAt ? null : row.sourcePreviewKey,
       uncertainty: row.uncertainty,
       segmentation: row.segmentation,
       errorCode: null,

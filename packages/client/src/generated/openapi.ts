@@ -1828,6 +1828,8 @@ export interface components {
             result_url: string | null;
             /** @description Signed URL of a WebP thumbnail (longest side 256 px). */
             thumbnail_url: string | null;
+            /** @description Signed, expiring URL (like `result_url`) of a WebP preview of the source image as the service read it: longest side at most 1600 px (never enlarged), upright (EXIF orientation applied), sRGB, no metadata. Made when the result completes and kept as long as the result image. Null for a result without a source image (a generation from a prompt), one not completed, one completed before previews were made, and once retention has deleted the result's files. Sandbox results carry a generated stand-in for the source. */
+            source_preview_url: string | null;
             uncertainty: number;
             /** @description True for a completed cut-out that was flagged (its uncertainty at or above the account's `review_threshold` when it completed; a later change of the threshold does not move the flag) and whose review is still `pending`; false for every other result. */
             needs_review: boolean;
@@ -2039,6 +2041,8 @@ export interface components {
             /** Format: date-time */
             restricted_until: string | null;
             paid_credits: number;
+            /** @description Cut-outs at or above this uncertainty are flagged for review. */
+            review_threshold: number;
             /** Format: date-time */
             created_at: string;
             /** @description Keys of the account not revoked, live and sandbox. */
