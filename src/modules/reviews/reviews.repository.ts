@@ -81,8 +81,8 @@ interface Row {
 /** The result's columns and its job's, from `r` joined to `j`. */
 const COLUMNS = `r.id, r.job_id, r.account_id, r.sandbox, j.api, j.status AS job_status, j.webhook_url, r.index,
   r.external_id, r.source_image_url, r.status, r.result_key, r.thumbnail_key, r.source_preview_key, r.files_expired_at,
-  r.uncertainty, r.segmentation, r.flagged, r.review_state, r.decided_by, r.decided_at, r.review_note, r.replaces_result_id,
-  r.replaced_by_result_id, r.completed_at,
+  r.uncertainty, r.segmentation, r.flagged, r.review_state, r.decided_by, r.decided_at, r.review_note,
+  r.replaces_result_id, r.replaced_by_result_id, r.completed_at,
   to_char(r.completed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS position`;
 
 /** The deciding key's name, or its id when it has none; `keyParam` is the parameter holding its id. */
