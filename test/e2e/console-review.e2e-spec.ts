@@ -333,6 +333,13 @@ describe('the console’s review page, shared by two keys of one account', () =>
     expect(results[0].review).toMatchObject({ state: 'pending', replaces_result_id: old, replaced_by_result_id: null });
     // A recut result takes no decision, so its card offers none.
     expect(await item.getByRole('button', { name: /^Accept / }).isDisabled()).toBe(true);
+
+    // Another browser, which did not make the re-cut, finds the new result through the API's link.
+    await bob.getByLabel('State').selectOption('recut');
+    const seen = card(bob, old);
+    await seen.locator('[data-role=recut-result]').waitFor();
+    expect(await seen.locator('figure.redo a').getAttribute('href')).toBe(`#/jobs/${newJobId}/results/${newId}`);
+    await bob.getByLabel('State').selectOption('pending');
   });
 
   it('lists the queue by state, and pages it with Load more', async () => {

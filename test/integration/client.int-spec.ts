@@ -290,6 +290,7 @@ describe(ImageJobsClient.name, () => {
     });
     const [replacement] = (await client.waitForJob(recut.job.id)).results;
     expect(replacement.review?.replaces_result_id).toBe(item.result_id);
+    expect((await client.review(item.result_id)).result.review.replaced_by_result_id).toBe(replacement.id);
     const refused = await client
       .decideReview(item.result_id, { decision: 'accepted' })
       .catch((error: unknown) => error);

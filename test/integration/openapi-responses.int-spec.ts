@@ -111,6 +111,12 @@ describe('responses against the OpenAPI document', () => {
     const decision = (id: string, body: object) =>
       t.http().post(`/api/v1/reviews/${id}/decision`).set(sandbox()).send(body);
     const resultId: string = list.body.results[0].result_id;
+    conforms('get', '/api/v1/reviews/{resultId}', await t.http().get(`/api/v1/reviews/${resultId}`).set(sandbox()));
+    conforms(
+      'get',
+      '/api/v1/reviews/{resultId}',
+      await t.http().get('/api/v1/reviews/00000000-0000-4000-8000-000000000000').set(sandbox()),
+    );
     conforms('post', '/api/v1/reviews/{resultId}/decision', await decision(resultId, { decision: 'accepted' }));
     conforms('post', '/api/v1/reviews/{resultId}/decision', await decision(resultId, { decision: 'maybe' }));
     conforms(

@@ -293,6 +293,7 @@ describe('reviews of cut-outs, through the API and a worker', () => {
         'result_url',
         'review',
         'source_image_url',
+        'source_preview_url',
         'thumbnail_url',
         'tool',
         'uncertainty',
@@ -599,6 +600,37 @@ describe('reviews of cut-outs, through the API and a worker', () => {
       expectError(await decide(old.id, { decision: 'accepted' }), 409, 'already_recut');
       expect(await writtenRows(t)).toEqual(rows);
       expect(await reviewEvents(old.id)).toBe(1);
+    });
+
+    it('follows the links both ways through GET /reviews/{result_id}, flagged or not', async () => {
+      const { jobId, results } = await cutouts(['sure-1']);
+      const old = results[0];
+      const created = await recut(old.id).expect(202);
+      const newJobId: string = created.body.job.id;
+      await waitForJob(t, newJobId);
+      const [fresh] = await readResults(newJobId);
+
+      const replaced = (await t.http().get(`/api/v1/reviews/${old.id}`).set(key()).expect(200)).body.result;
+      expect(replaced).toMatchObject({
+        result_id: old.id,
+        job_id: jobId,
+        needs_review: false,
+        review: { state: 'recut', replaced_by_result_id: fresh.id },
+      });
+      const replacing = (await t.http().get(`/api/v1/reviews/${replaced.review.replaced_by_result_id}`).set(key())).body
+        .result;
+      expect(replacing).toMatchObject({
+        result_id: fresh.id,
+        job_id: newJobId,
+        review: { replaces_result_id: old.id },
+      });
+      expect(replacing.source_preview_url).toEqual(expect.any(String));
+
+      const stranger = await seedAccount(t);
+      expectError(await t.http().get(`/api/v1/reviews/${old.id}`).set(key(stranger)), 404, 'not_found');
+      const failed = await cutouts(['sandbox_fail_3']);
+      expectError(await t.http().get(`/api/v1/reviews/${failed.results[0].id}`).set(key()), 409, 'not_reviewable');
+      expectError(await t.http().get('/api/v1/reviews/nope').set(key()), 400, 'invalid_request');
     });
 
     it('gives a result back when its re-cut fails: it can be re-cut again, or decided as it is', async () => {

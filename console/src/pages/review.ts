@@ -281,6 +281,23 @@ export function renderReview(main: HTMLElement): () => void {
           : null,
       );
       enable();
+      if (review.replaced_by_result_id && !recutJob) void findRecut(review.replaced_by_result_id);
+    };
+
+    /**
+     * A result re-cut before this page opened: its re-cut's job is read through the review of the
+     * new result, then shown beside it. While the re-cut is not a completed cut-out (yet) the API
+     * answers 409 and the card names it by id alone.
+     */
+    const findRecut = async (resultId: string) => {
+      try {
+        const { result } = await request<{ result: ReviewItem }>(`/api/v1/reviews/${encodeURIComponent(resultId)}`);
+        if (recutJob) return;
+        recutJob = result.job_id;
+        await showRecut();
+      } catch {
+        // Named by id until it completes; the next listing (Refresh, a live event) asks again.
+      }
     };
 
     const decide = (decision: Decision) => {

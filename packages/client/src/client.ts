@@ -31,7 +31,7 @@ import {
   type ProductPhotoPresets,
   type ProductPhotoPresetsQuery,
   type RemoveBackgroundRequest,
-  type ReviewDecision,
+  type ReviewItemResponse,
   type ReviewDecisionRequest,
   type ReviewList,
   type ReviewListQuery,
@@ -182,10 +182,19 @@ export class ImageJobsClient {
   }
 
   /**
+   * `GET /api/v1/reviews/{resultId}`: one completed cut-out with its review, flagged or not; how a re-cut's
+   * `replaces_result_id` and `replaced_by_result_id` are followed.
+   */
+  review(resultId: string, options?: RequestOptions): Promise<ReviewItemResponse> {
+    const target = `/api/v1/reviews/${encodeURIComponent(resultId)}`;
+    return this.json({ method: 'GET', target, authenticated: true, retry: 'any', ...options });
+  }
+
+  /**
    * `POST /api/v1/reviews/{resultId}/decision`: accepts or rejects a completed cut-out. The same decision and note
    * again changes nothing, so it is retried like a read.
    */
-  decideReview(resultId: string, body: ReviewDecisionRequest, options?: RequestOptions): Promise<ReviewDecision> {
+  decideReview(resultId: string, body: ReviewDecisionRequest, options?: RequestOptions): Promise<ReviewItemResponse> {
     const target = `/api/v1/reviews/${encodeURIComponent(resultId)}/decision`;
     return this.json({ method: 'POST', target, json: body, authenticated: true, retry: 'any', ...options });
   }

@@ -64,7 +64,7 @@ export {
   type Redelivery,
   type AccountSettings,
   type ResultReview,
-  type ReviewDecision,
+  type ReviewItemResponse,
   type ReviewDecisionRequest,
   type ReviewItem,
   type ReviewList,

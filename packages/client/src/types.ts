@@ -90,7 +90,7 @@ export type ReviewList = Schemas['ReviewListResponseDto'];
 export type ReviewListQuery = QueryOf<paths['/api/v1/reviews']['get']>;
 export type ReviewSummary = Schemas['ReviewSummaryResponseDto'];
 export type ReviewDecisionRequest = JsonRequest<paths['/api/v1/reviews/{resultId}/decision']['post']>;
-export type ReviewDecision = Schemas['ReviewItemResponseDto'];
+export type ReviewItemResponse = Schemas['ReviewItemResponseDto'];
 export type AccountSettings = JsonRequest<paths['/api/v1/account']['patch']>;
 
 export type RemoveBackgroundRequest = CreateRequest<'remove-background'>;

@@ -66,6 +66,22 @@ export class ReviewsController {
     return { pending, review_threshold: reviewThreshold };
   }
 
+  @Get(':resultId')
+  @ApiOperation({
+    summary:
+      'One completed cut-out with its review, flagged or not (follow `replaces_result_id` and ' +
+      '`replaced_by_result_id` with it).',
+  })
+  @ApiOkResponse({ type: ReviewItemResponseDto })
+  @ApiNotFoundResponse({ type: ErrorResponseDto, description: '`not_found`: no such result for this key' })
+  @ApiConflictResponse({ type: ErrorResponseDto, description: '`not_reviewable`: not a completed cut-out (yet)' })
+  async read(
+    @Auth() caller: AuthContext,
+    @Param('resultId', UuidParamPipe) resultId: string,
+  ): Promise<{ result: ReviewItemDto }> {
+    return { result: await this.presenter.item(await this.reviews.get(caller, resultId)) };
+  }
+
   @Post(':resultId/decision')
   @HttpCode(200)
   @ApiOperation({

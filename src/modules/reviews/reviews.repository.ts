@@ -158,6 +158,16 @@ export class ReviewsRepository {
     return rows.map(reviewRow);
   }
 
+  /** One result of the caller's account and environment, whatever its state; null for any other. */
+  async findOwned(caller: AuthContext, id: string): Promise<ReviewRow | null> {
+    const [row]: Row[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM job_results r JOIN jobs j ON j.id = r.job_id
+        WHERE r.id = $1 AND r.account_id = $2 AND r.sandbox = $3`,
+      [id, caller.accountId, isSandbox(caller)],
+    );
+    return row ? reviewRow(row) : null;
+  }
+
   /** The flagged cut-outs still pending, counted on the list's index. */
   async countPending(caller: AuthContext): Promise<number> {
     const [row]: Array<{ pending: number }> = await this.dataSource.query(

@@ -99,6 +99,22 @@ export class ReviewsService {
     };
   }
 
+  /**
+   * One completed cut-out's review, flagged or not: how a client follows `replaces_result_id` and
+   * `replaced_by_result_id` without knowing the other result's job.
+   */
+  async get(caller: AuthContext, resultId: string): Promise<ReviewRow> {
+    const row = await this.reviews.findOwned(caller, resultId);
+    if (!row) throw DomainError.notFound('result');
+    if (!isCutout(row)) {
+      throw new DomainError(
+        ErrorCode.NotReviewable,
+        `The result ${resultId} is not a completed cut-out (status ${row.status}); only those have a review.`,
+      );
+    }
+    return row;
+  }
+
   async summary(caller: AuthContext): Promise<{ pending: number; reviewThreshold: number }> {
     const [pending, reviewThreshold] = await Promise.all([
       this.reviews.countPending(caller),

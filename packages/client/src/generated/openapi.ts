@@ -326,6 +326,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/reviews/{resultId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One completed cut-out with its review, flagged or not (follow `replaces_result_id` and `replaced_by_result_id` with it). */
+        get: operations["ReviewsController_read"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/reviews/{resultId}/decision": {
         parameters: {
             query?: never;
@@ -1849,15 +1866,15 @@ export interface components {
             review_threshold: number;
             request_id: string;
         };
+        ReviewItemResponseDto: {
+            result: components["schemas"]["ReviewItemDto"];
+            request_id: string;
+        };
         ReviewDecisionDto: {
             /** @enum {string} */
             decision: "accepted" | "rejected";
             /** @description Why; kept with the decision. */
             note?: string;
-        };
-        ReviewItemResponseDto: {
-            result: components["schemas"]["ReviewItemDto"];
-            request_id: string;
         };
         WebhookSecretResponseDto: {
             /**
@@ -3743,6 +3760,81 @@ export interface operations {
             };
             /** @description `unauthorized`: missing, unknown or revoked credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `service_unavailable`: PostgreSQL or Redis is unreachable; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ReviewsController_read: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                resultId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewItemResponseDto"];
+                };
+            };
+            /** @description `invalid_request`: a bad filter, cursor or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `unauthorized`: missing, unknown or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `not_found`: no such result for this key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description `not_reviewable`: not a completed cut-out (yet) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
