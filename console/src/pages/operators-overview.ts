@@ -1,7 +1,7 @@
 import { errorMessage, request } from '../api.js';
 import { barChart } from '../charts.js';
 import { button, errorBox, formatDate, h, table } from '../dom.js';
-import type { Overview } from '../types.js';
+import type { Overview, OverviewResponse } from '../types.js';
 
 /** A wait in words: seconds under two minutes, then minutes and seconds, then hours and minutes. */
 function waitFor(seconds: number | null): string {
@@ -96,7 +96,7 @@ function workers(overview: Overview): HTMLElement {
 export function renderOverview(main: HTMLElement, signOut: HTMLElement): void {
   const body = h('div', { 'aria-live': 'polite' }, h('p', {}, 'Loading…'));
   const load = () =>
-    request<{ overview: Overview }>('/admin/v1/overview', { credential: 'admin' })
+    request<OverviewResponse>('/admin/v1/overview', { credential: 'admin' })
       .then(({ overview }) =>
         body.replaceChildren(
           h('p', { class: 'muted' }, `As of ${formatDate(overview.generated_at)}.`),

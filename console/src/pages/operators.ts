@@ -1,7 +1,14 @@
 import { download, errorMessage, query, request } from '../api.js';
 import { button, errorBox, field, formatDate, h, select, table } from '../dom.js';
 import { session } from '../session.js';
-import type { Account, AccountList, AccountListItem, LedgerEntry } from '../types.js';
+import type {
+  Account,
+  AccountList,
+  AccountListItem,
+  AccountResponse,
+  CreatedApiKey,
+  OperatorLedger,
+} from '../types.js';
 import { renderOverview } from './operators-overview.js';
 
 /** Accounts listed per page of a search. */
@@ -30,7 +37,7 @@ export function renderOperators(main: HTMLElement): void {
   );
   create.addEventListener('submit', (event) => {
     event.preventDefault();
-    admin<{ account: Account }>('/accounts', 'POST', { name: name.value, credits: Number(credits.value) })
+    admin<AccountResponse>('/accounts', 'POST', { name: name.value, credits: Number(credits.value) })
       .then(({ account }) => openAccount(account))
       .catch(show);
   });
@@ -86,7 +93,7 @@ export function renderOperators(main: HTMLElement): void {
     const keys = h('ul', { class: 'keys' });
     const ledger = h('div', {});
     const refresh = (path = `/accounts/${account.id}`, method = 'GET', body?: unknown) =>
-      admin<{ account: Account }>(path, method, body)
+      admin<AccountResponse>(path, method, body)
         .then(({ account: read }) => openAccount(read))
         .catch(show);
 
@@ -118,7 +125,7 @@ export function renderOperators(main: HTMLElement): void {
     );
     issue.addEventListener('submit', (event) => {
       event.preventDefault();
-      admin<{ api_key: { id: string; environment: string; prefix: string }; secret: string }>(
+      admin<CreatedApiKey>(
         `/accounts/${account.id}/api-keys`,
         'POST',
         {
@@ -181,7 +188,7 @@ export function renderOperators(main: HTMLElement): void {
       void refresh(`/accounts/${account.id}`, 'PATCH', { restricted_until: until });
     });
 
-    admin<{ entries: LedgerEntry[] }>(`/accounts/${account.id}/ledger`)
+    admin<OperatorLedger>(`/accounts/${account.id}/ledger`)
       .then(({ entries }) =>
         ledger.replaceChildren(
           table(

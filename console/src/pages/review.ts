@@ -8,11 +8,14 @@ import { session } from '../session.js';
 import {
   REVIEW_STATES,
   TOOL_IDS,
-  type Account,
+  type AccountInfo,
+  type CreatedJob,
   type ReviewItem,
+  type ReviewItemResponse,
   type ReviewList,
   type ReviewState,
-  type Tool,
+  type ToolCatalog,
+  type ToolCatalogEntry,
 } from '../types.js';
 
 const PAGE_SIZE = 20;
@@ -77,7 +80,7 @@ export function renderReview(main: HTMLElement): () => void {
   const kept = new Set<string>();
   let cursor: string | null = null;
   let current: Card | null = null;
-  let price: Tool | null = null;
+  let price: ToolCatalogEntry | null = null;
 
   const filters = () => ({
     state: stateFilter.value,
@@ -144,7 +147,7 @@ export function renderReview(main: HTMLElement): () => void {
     }
     try {
       price ??=
-        (await request<{ tools: Tool[] }>('/api/v1/tools')).tools.find((tool) => tool.id === 'remove_background') ??
+        (await request<ToolCatalog>('/api/v1/tools')).tools.find((tool) => tool.id === 'remove_background') ??
         null;
       const limit = mode === 'more' ? PAGE_SIZE : Math.min(MAX_PAGE_SIZE, Math.max(PAGE_SIZE, listedCount));
       const page = await request<ReviewList>(
@@ -291,7 +294,7 @@ export function renderReview(main: HTMLElement): () => void {
      */
     const findRecut = async (resultId: string) => {
       try {
-        const { result } = await request<{ result: ReviewItem }>(`/api/v1/reviews/${encodeURIComponent(resultId)}`);
+        const { result } = await request<ReviewItemResponse>(`/api/v1/reviews/${encodeURIComponent(resultId)}`);
         if (recutJob) return;
         recutJob = result.job_id;
         await showRecut();
@@ -305,7 +308,7 @@ export function renderReview(main: HTMLElement): () => void {
       busy = true;
       enable();
       const text = note.value.trim();
-      request<{ result: ReviewItem }>(`/api/v1/reviews/${encodeURIComponent(item.result_id)}/decision`, {
+      request<ReviewItemResponse>(`/api/v1/reviews/${encodeURIComponent(item.result_id)}/decision`, {
         method: 'POST',
         body: { decision, ...(text ? { note: text } : {}) },
       })
@@ -332,7 +335,7 @@ export function renderReview(main: HTMLElement): () => void {
       busy = true;
       enable();
       status.replaceChildren(h('p', {}, 'Creating the job…'));
-      request<{ job: { id: string } }>('/api/v1/remove-background', {
+      request<CreatedJob>('/api/v1/remove-background', {
         method: 'POST',
         idempotencyKey,
         body: {
@@ -505,7 +508,7 @@ export function renderReview(main: HTMLElement): () => void {
   thresholdForm.addEventListener('submit', (event) => {
     event.preventDefault();
     thresholdStatus.replaceChildren();
-    request<{ account: Account }>('/api/v1/account', {
+    request<AccountInfo>('/api/v1/account', {
       method: 'PATCH',
       body: { review_threshold: threshold.value === '' ? null : Number(threshold.value) },
     })
@@ -517,7 +520,7 @@ export function renderReview(main: HTMLElement): () => void {
       })
       .catch((error: unknown) => showError(errorMessage(error)));
   });
-  request<{ account: Account }>('/api/v1/account')
+  request<AccountInfo>('/api/v1/account')
     .then(({ account }) => {
       threshold.value = String(account.review_threshold);
     })

@@ -1,7 +1,7 @@
 import { errorMessage, request } from '../api.js';
 import { errorBox, field, h } from '../dom.js';
 import { session } from '../session.js';
-import type { Account } from '../types.js';
+import type { AccountInfo } from '../types.js';
 
 /** Sign-in with an API key: the key is checked by reading the account it belongs to. */
 export function renderSignIn(main: HTMLElement, signedIn: () => void): void {
@@ -37,7 +37,7 @@ export function renderSignIn(main: HTMLElement, signedIn: () => void): void {
       status.append(errorBox('Enter an API key.'));
       return;
     }
-    request<{ account: Account }>('/api/v1/account', { token: candidate })
+    request<AccountInfo>('/api/v1/account', { token: candidate })
       .then(() => {
         session.setApiKey(candidate);
         signedIn();

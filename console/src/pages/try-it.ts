@@ -2,12 +2,8 @@ import { errorMessage, request } from '../api.js';
 import { errorBox, field, h, select } from '../dom.js';
 import { coalesce, readJob } from '../jobs-store.js';
 import { liveEvents } from '../live.js';
-import type { Preset } from '../types.js';
+import type { CreatedJob, CreatedProductPhotoJob, ProductPhotoPresets, UploadResponse } from '../types.js';
 import { resultTile } from './job.js';
-
-interface Upload {
-  image_url: string;
-}
 
 /** What each choice sends: its endpoint and the body for the uploaded images. */
 function createRequest(choice: string, images: string[], options: { format: string; width: number; height: number }) {
@@ -58,7 +54,7 @@ export function renderTryIt(main: HTMLElement): () => void {
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Run');
   let jobId: string | null = null;
 
-  request<{ presets: Preset[] }>('/api/v1/product-photo-presets')
+  request<ProductPhotoPresets>('/api/v1/product-photo-presets')
     .then(({ presets }) => {
       for (const preset of presets)
         tool.append(
@@ -76,7 +72,7 @@ export function renderTryIt(main: HTMLElement): () => void {
     try {
       status.replaceChildren(h('p', {}, `Uploading ${chosen.length} photo(s)…`));
       const uploads = await Promise.all(
-        chosen.map((file) => request<{ upload: Upload }>('/api/v1/uploads', { method: 'POST', blob: file })),
+        chosen.map((file) => request<UploadResponse>('/api/v1/uploads', { method: 'POST', blob: file })),
       );
       const { path, body } = createRequest(
         tool.value,
@@ -87,7 +83,7 @@ export function renderTryIt(main: HTMLElement): () => void {
           height: Number(height.value),
         },
       );
-      const created = await request<{ job: { id: string } }>(path, {
+      const created = await request<CreatedJob | CreatedProductPhotoJob>(path, {
         method: 'POST',
         body,
         idempotencyKey: `console-${crypto.randomUUID()}`,

@@ -1,7 +1,7 @@
 import { download, errorMessage, query, request } from '../api.js';
 import { barChart } from '../charts.js';
 import { button, errorBox, formatDate, h, table } from '../dom.js';
-import type { LedgerEntry, Usage } from '../types.js';
+import type { Ledger, LedgerEntry, Usage, UsageResponse } from '../types.js';
 
 /** The credits used each day of the range as bars, with the figures in words beside them. */
 function creditsByDay(usage: Usage): HTMLElement {
@@ -32,7 +32,7 @@ export function renderUsage(main: HTMLElement): void {
   const entries: LedgerEntry[] = [];
   let cursor: string | null = null;
 
-  request<{ usage: Usage }>('/api/v1/account/usage')
+  request<UsageResponse>('/api/v1/account/usage')
     .then(({ usage: read }) => {
       const peak = Math.max(1, ...read.by_day.map((day) => day.results_completed + day.results_failed));
       const bar = (value: number) => {
@@ -77,9 +77,7 @@ export function renderUsage(main: HTMLElement): void {
     .catch((error: unknown) => usage.replaceChildren(errorBox(errorMessage(error))));
 
   const loadLedger = () =>
-    request<{ entries: LedgerEntry[]; next_cursor: string | null }>(
-      `/api/v1/account/ledger${query({ limit: 20, cursor })}`,
-    )
+    request<Ledger>(`/api/v1/account/ledger${query({ limit: 20, cursor })}`)
       .then((page) => {
         entries.push(...page.entries);
         cursor = page.next_cursor;

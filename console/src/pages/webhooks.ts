@@ -1,17 +1,17 @@
 import { errorMessage, query, request } from '../api.js';
 import { button, errorBox, formatDate, h, table } from '../dom.js';
-import type { Delivery } from '../types.js';
+import type { Redelivery, WebhookDelivery, WebhookDeliveryList } from '../types.js';
 
 /** The account's webhook deliveries with every attempt, and redelivery of an event. */
 export function renderWebhooks(main: HTMLElement): void {
   const list = h('div', { 'aria-live': 'polite' }, h('p', {}, 'Loading…'));
   const status = h('div', { 'aria-live': 'polite' });
   let cursor: string | null = null;
-  const deliveries: Delivery[] = [];
+  const deliveries: WebhookDelivery[] = [];
 
   const load = async (more: boolean) => {
     try {
-      const page = await request<{ deliveries: Delivery[]; next_cursor: string | null }>(
+      const page = await request<WebhookDeliveryList>(
         `/api/v1/webhook-deliveries${query({ limit: 20, cursor: more ? cursor : null })}`,
       );
       if (!more) deliveries.length = 0;
@@ -23,9 +23,9 @@ export function renderWebhooks(main: HTMLElement): void {
     }
   };
 
-  const redeliver = (delivery: Delivery) => {
+  const redeliver = (delivery: WebhookDelivery) => {
     status.replaceChildren(h('p', {}, 'Redelivering…'));
-    request<{ delivery: Delivery }>(`/api/v1/webhook-events/${encodeURIComponent(delivery.event_id)}/redeliver`, {
+    request<Redelivery>(`/api/v1/webhook-events/${encodeURIComponent(delivery.event_id)}/redeliver`, {
       method: 'POST',
     })
       .then(({ delivery: created }) => {
