@@ -18,9 +18,11 @@ export type {
   LedgerEntry,
   ProductPhotoPresets,
   Redelivery,
+  RemoveBackgroundRequest,
   ReviewItem,
   ReviewItemResponse,
   ReviewList,
+  ReviewDecisionRequest,
   ReviewState,
   ReviewSummary,
   ToolCatalog,
@@ -49,6 +51,9 @@ export type CreatedApiKey = Schemas['CreatedApiKeyResponseDto'];
 export type OperatorLedger = Schemas['LedgerResponseDto'];
 export type Overview = Schemas['OverviewDto'];
 export type OverviewResponse = Schemas['OverviewResponseDto'];
+export type CreateAccountRequest = Schemas['CreateAccountDto'];
+export type UpdateAccountRequest = Schemas['UpdateAccountDto'];
+export type CreditChangeRequest = Schemas['CreditChangeDto'];
 
 /**
  * Every member of one of the API's unions, each once, in the order a filter offers them: a member the API adds, renames

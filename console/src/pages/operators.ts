@@ -6,8 +6,11 @@ import type {
   AccountList,
   AccountListItem,
   AccountResponse,
+  CreateAccountRequest,
   CreatedApiKey,
+  CreditChangeRequest,
   OperatorLedger,
+  UpdateAccountRequest,
 } from '../types.js';
 import { renderOverview } from './operators-overview.js';
 
@@ -37,7 +40,10 @@ export function renderOperators(main: HTMLElement): void {
   );
   create.addEventListener('submit', (event) => {
     event.preventDefault();
-    admin<AccountResponse>('/accounts', 'POST', { name: name.value, credits: Number(credits.value) })
+    admin<AccountResponse>('/accounts', 'POST', {
+      name: name.value,
+      credits: Number(credits.value),
+    } satisfies CreateAccountRequest)
       .then(({ account }) => openAccount(account))
       .catch(show);
   });
@@ -125,14 +131,10 @@ export function renderOperators(main: HTMLElement): void {
     );
     issue.addEventListener('submit', (event) => {
       event.preventDefault();
-      admin<CreatedApiKey>(
-        `/accounts/${account.id}/api-keys`,
-        'POST',
-        {
-          environment: environment.value,
-          ...(keyName.value ? { name: keyName.value } : {}),
-        },
-      )
+      admin<CreatedApiKey>(`/accounts/${account.id}/api-keys`, 'POST', {
+        environment: environment.value,
+        ...(keyName.value ? { name: keyName.value } : {}),
+      })
         .then(({ api_key, secret }) => {
           const row = h(
             'li',
@@ -173,7 +175,10 @@ export function renderOperators(main: HTMLElement): void {
     );
     creditForm.addEventListener('submit', (event) => {
       event.preventDefault();
-      void refresh(`/accounts/${account.id}/credits`, 'POST', { amount: Number(amount.value), reason: reason.value });
+      void refresh(`/accounts/${account.id}/credits`, 'POST', {
+        amount: Number(amount.value),
+        reason: reason.value,
+      } satisfies CreditChangeRequest);
     });
 
     const restrictForm = h(
@@ -185,7 +190,7 @@ export function renderOperators(main: HTMLElement): void {
     restrictForm.addEventListener('submit', (event) => {
       event.preventDefault();
       const until = restrictUntil.value ? new Date(restrictUntil.value).toISOString() : null;
-      void refresh(`/accounts/${account.id}`, 'PATCH', { restricted_until: until });
+      void refresh(`/accounts/${account.id}`, 'PATCH', { restricted_until: until } satisfies UpdateAccountRequest);
     });
 
     admin<OperatorLedger>(`/accounts/${account.id}/ledger`)
@@ -227,12 +232,18 @@ export function renderOperators(main: HTMLElement): void {
           { class: 'actions' },
           button(
             account.api_access ? 'Switch API access off' : 'Switch API access on',
-            () => void refresh(`/accounts/${account.id}`, 'PATCH', { api_access: !account.api_access }),
+            () =>
+              void refresh(`/accounts/${account.id}`, 'PATCH', {
+                api_access: !account.api_access,
+              } satisfies UpdateAccountRequest),
           ),
           account.restricted_until
             ? button(
                 'Lift the restriction',
-                () => void refresh(`/accounts/${account.id}`, 'PATCH', { restricted_until: null }),
+                () =>
+                  void refresh(`/accounts/${account.id}`, 'PATCH', {
+                    restricted_until: null,
+                  } satisfies UpdateAccountRequest),
               )
             : null,
         ),

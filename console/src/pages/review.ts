@@ -10,6 +10,8 @@ import {
   TOOL_IDS,
   type AccountInfo,
   type CreatedJob,
+  type RemoveBackgroundRequest,
+  type ReviewDecisionRequest,
   type ReviewItem,
   type ReviewItemResponse,
   type ReviewList,
@@ -147,8 +149,7 @@ export function renderReview(main: HTMLElement): () => void {
     }
     try {
       price ??=
-        (await request<ToolCatalog>('/api/v1/tools')).tools.find((tool) => tool.id === 'remove_background') ??
-        null;
+        (await request<ToolCatalog>('/api/v1/tools')).tools.find((tool) => tool.id === 'remove_background') ?? null;
       const limit = mode === 'more' ? PAGE_SIZE : Math.min(MAX_PAGE_SIZE, Math.max(PAGE_SIZE, listedCount));
       const page = await request<ReviewList>(
         `/api/v1/reviews${query({ ...filters(), limit, cursor: mode === 'more' ? cursor : null })}`,
@@ -310,7 +311,7 @@ export function renderReview(main: HTMLElement): () => void {
       const text = note.value.trim();
       request<ReviewItemResponse>(`/api/v1/reviews/${encodeURIComponent(item.result_id)}/decision`, {
         method: 'POST',
-        body: { decision, ...(text ? { note: text } : {}) },
+        body: { decision, ...(text ? { note: text } : {}) } satisfies ReviewDecisionRequest,
       })
         .then(({ result: read }) => {
           kept.add(read.result_id);
@@ -332,6 +333,12 @@ export function renderReview(main: HTMLElement): () => void {
         return;
       }
       if (busy || item.review.state === 'recut') return;
+      // A result made without a source (a generated image) has nothing to cut out again.
+      const source = item.source_image_url;
+      if (source === null) {
+        status.replaceChildren(h('p', { class: 'muted' }, 'This result has no source image to cut out again.'));
+        return;
+      }
       busy = true;
       enable();
       status.replaceChildren(h('p', {}, 'Creating the job…'));
@@ -341,13 +348,13 @@ export function renderReview(main: HTMLElement): () => void {
         body: {
           input: [
             {
-              image_url: item.source_image_url,
+              image_url: source,
               ...(item.external_id ? { external_id: item.external_id } : {}),
               subject_hints: hints,
               replaces_result_id: item.result_id,
             },
           ],
-        },
+        } satisfies RemoveBackgroundRequest,
       })
         .then(async ({ job }) => {
           kept.add(item.result_id);

@@ -89,8 +89,8 @@ export function renderUsage(main: HTMLElement): void {
                   formatDate(entry.created_at),
                   entry.kind,
                   String(entry.amount),
-                  String(entry.credits ?? ''),
-                  String(entry.balance_after ?? ''),
+                  String(entry.credits),
+                  String(entry.balance_after),
                   entry.job_id
                     ? h('a', { href: `#/jobs/${entry.job_id}`, class: 'mono' }, entry.job_id.slice(0, 8))
                     : (entry.reason ?? ''),
