@@ -15,12 +15,17 @@ WORKDIR /app
 # Install scripts are skipped: compiling needs none of them. (The npm of Node 24's image, 11.19 or
 # later, reads package.json's `allowScripts` and would run only those it allows.)
 COPY package.json package-lock.json ./
+# The client package's manifest too, so npm links the workspace the console takes its types from (below).
+COPY packages/client/package.json ./packages/client/
 RUN npm ci --ignore-scripts --no-audit --no-fund
 
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-# The browser console (served by the API at /console): its modules and static files.
+# The browser console (served by the API at /console): its modules and static files, and the client's types
+# generated from the OpenAPI document, which it imports type-only (nothing of them is compiled into dist/).
 COPY console ./console
+COPY packages/client/src/types.ts ./packages/client/src/
+COPY packages/client/src/generated ./packages/client/src/generated
 COPY scripts/copy-console-static.mjs ./scripts/
 # Migrations are imported classes (src/core/database/migration-list.ts), so they are compiled into
 # dist/ with the rest: the runtime needs no other file. The service alone: the client package

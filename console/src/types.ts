@@ -2,8 +2,9 @@
  * The API's shapes, as the console reads them: every one is a type generated from the service's OpenAPI document
  * (packages/client/src/generated/openapi.ts, `npm run client:generate`), the same the client package uses, so a field
  * renamed in the API fails the console's type check instead of its pages at run time. Imports of the client are
- * type-only: the compiled console imports nothing from it. Beside them only what the console adds: the lists its
- * filters offer, checked against the API's unions.
+ * type-only, so the compiled console imports nothing from it, and go through the workspace package's name: TypeScript
+ * neither emits nor places under the console's rootDir what it finds that way, as it would a relative path. Beside
+ * them only what the console adds: the lists its filters offer, checked against the API's unions.
  */
 import type { JobStatus, Schemas, ToolId, ReviewState } from '@image-jobs/client/src/types';
 

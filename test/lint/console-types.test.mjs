@@ -2,9 +2,9 @@
 // renamed in the API must fail the console's type check. Checked with TypeScript's compiler API and the
 // console's own tsconfig.json: the console as it is type-checks; a small module beside console/src/types.ts
 // that reads a field the API does not have fails, naming it, while the same module with the right field
-// passes; and the console against a copy of the generated document with one field renamed (kept in
-// memory: the file is not touched) fails where a page reads the old name. Runs with Node's test runner
-// (`npm run lint:boundaries`, part of `npm run lint`) in a few seconds.
+// passes; and against a copy of the generated document with that field renamed (kept in memory: the file
+// is not touched) the pages reading it fail, and so does the module reading it through types.ts. Runs with
+// Node's test runner (`npm run lint:boundaries`, part of `npm run lint`) in a few seconds.
 import assert from 'node:assert/strict';
 import { dirname, join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
@@ -91,13 +91,26 @@ describe('the console type-checks against the generated API types', () => {
     assert.match(errors[0], /:2: Property 'result_link' does not exist on type/);
   });
 
-  test('a field renamed in the API fails the console where a page reads the old name', () => {
-    const errors = typeCheck(new Map([[GENERATED, documentWithRenamedField()]]));
+  test('a field renamed in the API fails the console where it reads the old name, through its types too', () => {
+    const errors = typeCheck(
+      new Map([
+        [GENERATED, documentWithRenamedField()],
+        [RIGHT, fixture('result_url')],
+      ]),
+      [RIGHT],
+    );
     const onRenamed = errors.filter((error) => /Property 'result_url' does not exist/.test(error));
-    assert.ok(onRenamed.length > 0, `no error names result_url:\n${errors.join('\n')}`);
     assert.ok(
-      onRenamed.every((error) => error.startsWith('console/src/')),
-      `errors outside the console:\n${onRenamed.join('\n')}`,
+      onRenamed.some((error) => error.startsWith('console/src/right-field.fixture.ts:2:')),
+      `console/src/types.ts's JobResult did not follow the document:\n${errors.join('\n')}`,
+    );
+    assert.ok(
+      onRenamed.some((error) => error.startsWith('console/src/pages/')),
+      `no page fails:\n${errors.join('\n')}`,
+    );
+    assert.deepEqual(
+      onRenamed.filter((error) => !error.startsWith('console/src/')),
+      [],
     );
   });
 });
