@@ -1,5 +1,5 @@
 import { button, h } from './dom.js';
-import type { SubjectHints } from './types.js';
+import type { SubjectHints, SubjectPoint, SubjectRegion } from './types.js';
 
 const CLICK_SLOP_PX = 4;
 const clamp = (value: number) => Math.min(1, Math.max(0, value));
@@ -16,8 +16,8 @@ export interface HintsEditor {
  * through the CSSOM, which the console's policy allows, never through style strings.
  */
 export function hintsEditor(picture: HTMLImageElement, onChange: () => void): HintsEditor {
-  let region: SubjectHints['region'] | null = null;
-  const points: { x: number; y: number }[] = [];
+  let region: SubjectRegion | null = null;
+  const points: SubjectPoint[] = [];
   const box = h('div', { class: 'region', hidden: true });
   const marks = h('div', { class: 'marks' });
   const surface = h('div', { class: 'draw-surface', 'data-role': 'draw-surface' }, picture, box, marks);
