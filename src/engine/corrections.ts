@@ -8,7 +8,7 @@ import type { AlphaMask } from './mask/alpha-mask';
 import { decontaminate } from './mask/decontaminate';
 import { applyFilters, hasFilters, type SharpenStrength } from '../core/image/pipeline-steps';
 import { polish } from './polish/polish';
-import type { RawImage } from '../core/image/raw-image';
+import type { RawImage } from './raw-image';
 import { analyseTone, applyTone, type ToneRequest } from './tone/tone';
 
 /** The corrections of a photo's own pixels, in the order `image_editing` applies them. */

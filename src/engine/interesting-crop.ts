@@ -1,6 +1,6 @@
 import { interestingWindows, type WindowPosition } from './interesting-region';
 import { cutWindow } from '../core/image/pipeline-steps';
-import type { RawImage, Size } from '../core/image/raw-image';
+import type { RawImage, Size } from './raw-image';
 
 /** A window of an image and where it was cut. */
 export interface CroppedImage {

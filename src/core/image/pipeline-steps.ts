@@ -4,7 +4,7 @@ import type { WindowPosition } from '../../engine/interesting-region';
 import type { AlphaMask } from '../../engine/mask/alpha-mask';
 import type { CarriedMetadata } from './metadata/carried-metadata';
 import type { OutputFormat } from './output-format';
-import { fromRaw, toRaw, type RawImage, type Size } from './raw-image';
+import { fromRaw, toRaw, type RawImage, type Size } from '../../engine/raw-image';
 import { sourceDecodeOptions, type SourceImage } from './source-image';
 import { saturationMatrix } from '../../engine/tone/tone';
 
