@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { ProcessRole } from '../../src/core/bootstrap/role';
-import { applyFilters } from '../../src/core/image/pipeline-steps';
+import { applyFilters } from '../../src/engine/filters';
 import type { RawImage } from '../../src/engine/raw-image';
 import { prepareEsrganModel } from '../../src/core/super-resolution/esrgan-model';
 import { EsrganSession } from '../../src/core/super-resolution/esrgan-session';

@@ -7,9 +7,8 @@ import {
   encodeMaskThumbnail,
   encodeThumbnail,
   type FileMetadata,
-  type Rgba,
 } from '../../../core/image/pipeline-steps';
-import type { RawImage, Size } from '../../../engine/raw-image';
+import type { RawImage, Rgba, Size } from '../../../engine/raw-image';
 import type { ResultOutput } from '../tool-runner';
 
 /** A result's encoded image and its thumbnail, made from the same pixels. */
