@@ -78,6 +78,85 @@ assertAcyclic(MODULE_DEPENDENCIES);
 /** The tools module's files are classified finer, for the rules between tools; these are all of them. */
 const TOOLS_TYPES = ['tools-shared', 'tools-module', 'tools-root', 'tool'];
 
+/**
+ * The files of src/engine that run its operations, on the calling thread or on a pool of threads
+ * (piscina): the list of operations, the PixelEngine interface and its inline form, the thread's
+ * module, the pool, and how buffers cross between threads. The rest of src/engine is pixels.
+ */
+const ENGINE_RUNNER = [
+  'operations',
+  'pixel-engine',
+  'engine-thread',
+  'thread-pool-engine',
+  'thread-module',
+  'transfer',
+];
+
+/**
+ * The layers of src/, from the bottom up: a file imports only its own layer and the layers below
+ * it, so each layer can be read, tested and moved with only what is under it.
+ * - pixels (src/engine but the runner's files): the pixel types (RawImage, Rgba, the probability
+ *   map, alpha masks) and the pure operations on them, written as plain functions;
+ * - engine (the runner's files of src/engine, ENGINE_RUNNER): what runs those operations, inline
+ *   or in the worker's thread pool; no model, queue or I/O;
+ * - core (src/core): configuration, database, Redis, queues, HTTP, storage, outbound requests,
+ *   the sharp decode and encode steps, the models' sessions and threads (segmentation,
+ *   super-resolution) and the Nest module of the engine's pool;
+ * - modules (src/modules): the features, between which MODULE_DEPENDENCIES decides;
+ * - app (src/main.ts, src/app.module.ts, src/cli): the entry points.
+ * Something a lower layer needs from a higher one is moved down (a type, a pure function) or is
+ * handed in by the higher layer, through a port the lower one owns. Each entry lists the element
+ * types of importBoundaries' classification (ELEMENTS) that make up the layer.
+ */
+export const LAYERS = [
+  { layer: 'pixels', elements: ['pixels'] },
+  { layer: 'engine', elements: ['engine'] },
+  { layer: 'core', elements: ['core'] },
+  { layer: 'modules', elements: ['module', ...TOOLS_TYPES] },
+  { layer: 'app', elements: ['app'] },
+];
+
+/**
+ * How importBoundaries classifies a file of src/ by its path; the first match wins: the engine's
+ * runner before the pixels, shared and the tools' own files before any tool folder.
+ */
+const ELEMENTS = [
+  { type: 'engine', pattern: `src/engine/{${ENGINE_RUNNER.join(',')}}?(.spec).ts`, mode: 'full' },
+  { type: 'pixels', pattern: 'src/engine/**', mode: 'full' },
+  { type: 'core', pattern: 'src/core/**', mode: 'full' },
+  { type: 'tools-shared', pattern: 'src/modules/tools/shared/**', mode: 'full' },
+  { type: 'tools-module', pattern: 'src/modules/tools/tools.module.ts', mode: 'full' },
+  { type: 'tools-root', pattern: 'src/modules/tools/*.ts', mode: 'full' },
+  { type: 'tool', pattern: 'src/modules/tools/*/**', mode: 'full', capture: ['tool'] },
+  { type: 'module', pattern: 'src/modules/*/**', mode: 'full', capture: ['module'] },
+  { type: 'app', pattern: 'src/**', mode: 'full' },
+];
+
+/** Throws unless every element type of ELEMENTS is in exactly one layer. */
+function assertLayered(layers) {
+  for (const { type } of ELEMENTS) {
+    const owners = layers.filter(({ elements }) => elements.includes(type));
+    if (owners.length !== 1) throw new Error(`LAYERS: element ${type} is in ${owners.length} layers, not 1`);
+  }
+}
+assertLayered(LAYERS);
+
+/** One policy per layer but the top one: its files import no layer above it. */
+function layerPolicies(layers) {
+  return layers.slice(0, -1).map(({ layer, elements }, index) => {
+    const above = layers.slice(index + 1);
+    const below = layers.slice(0, index).map((lower) => lower.layer);
+    const may = below.length > 0 ? `only itself and ${below.join(', ')}` : 'nothing from another layer';
+    return {
+      from: { element: { type: elements } },
+      disallow: { to: { element: { type: above.flatMap((higher) => higher.elements) } } },
+      message:
+        `the ${layer} layer may import ${may}, never ${above.map((higher) => higher.layer).join(', ')} ` +
+        '(LAYERS in eslint.config.mjs): move what it needs down',
+    };
+  });
+}
+
 /** The element selector for the files of one module of the table. */
 const moduleFiles = (module) =>
   module === 'tools' ? { element: { type: TOOLS_TYPES } } : { element: { type: 'module', captured: { module } } };
@@ -98,7 +177,8 @@ function modulePolicies(dependencies) {
 
 /**
  * The layering, checked on resolved file paths:
- * - nothing under src/core imports from src/modules;
+ * - a layer of LAYERS imports no layer above it (so nothing under src/engine imports src/core, and
+ *   nothing under src/core imports src/modules);
  * - a module imports only the modules its row of MODULE_DEPENDENCIES lists (a file under
  *   src/modules that is in no row, such as a new module's, must be added to the table first);
  * - a tool folder (src/modules/tools/<tool>/) imports only its own files, src/modules/tools/shared,
@@ -129,16 +209,7 @@ export function importBoundaries(rootDir, dependencies = MODULE_DEPENDENCIES) {
       'boundaries/dependency-nodes': ['import', 'export', 'dynamic-import'],
       // Relative imports without an extension, as the code writes them.
       'import/resolver': { node: { extensions: ['.ts', '.js', '.json'] } },
-      // First match wins: shared and the tools' own files before any tool folder.
-      'boundaries/elements': [
-        { type: 'core', pattern: 'src/core/**', mode: 'full' },
-        { type: 'tools-shared', pattern: 'src/modules/tools/shared/**', mode: 'full' },
-        { type: 'tools-module', pattern: 'src/modules/tools/tools.module.ts', mode: 'full' },
-        { type: 'tools-root', pattern: 'src/modules/tools/*.ts', mode: 'full' },
-        { type: 'tool', pattern: 'src/modules/tools/*/**', mode: 'full', capture: ['tool'] },
-        { type: 'module', pattern: 'src/modules/*/**', mode: 'full', capture: ['module'] },
-        { type: 'app', pattern: 'src/**', mode: 'full' },
-      ],
+      'boundaries/elements': ELEMENTS,
       'boundaries/legacy-warnings': false,
     },
     rules: {
@@ -147,11 +218,7 @@ export function importBoundaries(rootDir, dependencies = MODULE_DEPENDENCIES) {
         {
           default: 'allow',
           policies: [
-            {
-              from: { element: { type: 'core' } },
-              disallow: { to: { element: { type: [...TOOLS_TYPES, 'module'] } } },
-              message: 'core must not import from src/modules: move what both need into core',
-            },
+            ...layerPolicies(LAYERS),
             {
               from: { element: { type: 'module', captured: { module: `!{${Object.keys(dependencies).join(',')}}` } } },
               disallow: {
@@ -276,7 +343,8 @@ export default tseslint.config(
   },
   {
     // The image engine runs in worker threads: plain functions over pixels, with no framework,
-    // database, queue or network (the ad renderer in src/engine/ad included).
+    // database, queue or network (the ad renderer in src/engine/ad included). That it imports
+    // neither src/core nor src/modules is LAYERS' rule.
     files: ['src/engine/**/*.ts'],
     ignores: ['src/**/*.spec.ts'],
     rules: {
@@ -287,10 +355,6 @@ export default tseslint.config(
             {
               group: ['@nestjs/*', 'typeorm', 'pg', 'ioredis', 'bullmq', 'node:http', 'node:https', 'node:net'],
               message: 'the image engine is plain functions over pixels: no framework, database, queue or network',
-            },
-            {
-              regex: '^(\\.\\./)+modules/',
-              message: 'the image engine imports no module',
             },
           ],
         },

@@ -7,7 +7,7 @@
  *   npm run bench:backgrounds
  */
 import { cutoutPixels, type CutoutComposition } from '../src/engine/cutout-pixels';
-import type { RawImage } from '../src/core/image/raw-image';
+import type { RawImage } from '../src/engine/raw-image';
 import type { AlphaMask } from '../src/engine/mask/alpha-mask';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);

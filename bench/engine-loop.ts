@@ -11,7 +11,7 @@
  */
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RawImage } from '../src/core/image/raw-image';
+import type { RawImage } from '../src/engine/raw-image';
 import type { PixelCorrections } from '../src/engine/corrections';
 import { INLINE_ENGINE, type PixelEngine } from '../src/engine/pixel-engine';
 import { ThreadPoolEngine } from '../src/engine/thread-pool-engine';

@@ -19,7 +19,7 @@ import { parseAspectRatio } from '../src/core/image/aspect-ratio';
 import { composite } from '../src/engine/compose/composite';
 import { renderStudioBackdrop, studioBackdropFor } from '../src/engine/compose/studio-backdrop';
 import { encode, encodeThumbnail } from '../src/core/image/pipeline-steps';
-import type { RawImage } from '../src/core/image/raw-image';
+import type { RawImage } from '../src/engine/raw-image';
 import { AD_PLATFORMS, type AdPlatform } from '../src/engine/ad/ad-platforms';
 import { renderAd } from '../src/engine/ad/ad-renderer';
 import { AD_STYLES } from '../src/engine/ad/ad-styles';

@@ -21,7 +21,7 @@ import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
 import { INLINE_ENGINE } from '../src/engine/pixel-engine';
 import { distanceFromSeeds } from '../src/engine/mask/distance-transform';
-import type { RawImage } from '../src/core/image/raw-image';
+import type { RawImage } from '../src/engine/raw-image';
 import type { SegmentationMetrics } from '../src/core/metrics/segmentation.metrics';
 import type { ProviderName } from '../src/core/segmentation/execution-providers';
 import { LocalSegmenter } from '../src/core/segmentation/local-segmenter';

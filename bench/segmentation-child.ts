@@ -17,7 +17,7 @@ import { decontaminate } from '../src/engine/mask/decontaminate';
 import { refineAlpha } from '../src/engine/mask/guided-filter';
 import { selectSubject } from '../src/engine/mask/subject-selection';
 import { encode } from '../src/core/image/pipeline-steps';
-import type { RawImage } from '../src/core/image/raw-image';
+import type { RawImage } from '../src/engine/raw-image';
 import { prepareIsnetModel } from '../src/core/segmentation/isnet-model';
 import { ModelSession } from '../src/core/segmentation/model-session';
 import { shippedModelManifest } from '../src/core/segmentation/segmentation-models';

@@ -2,13 +2,12 @@ import type { CutoutLayers } from './compose/cutout-layers';
 import { fittedPhoto, type Backdrop } from './compose/backdrop';
 import { blurredBackground } from './compose/blurred-background';
 import { composite, compositeOnImage, shaded } from './compose/composite';
-import type { Rgba } from '../core/image/pipeline-steps';
 import { drawShadow, type ShadowStyle } from './compose/shadow';
 import type { AlphaMask } from './mask/alpha-mask';
 import { decontaminate } from './mask/decontaminate';
-import { applyFilters, hasFilters, type SharpenStrength } from '../core/image/pipeline-steps';
+import { applyFilters, hasFilters, type SharpenStrength } from './filters';
 import { polish } from './polish/polish';
-import type { RawImage } from '../core/image/raw-image';
+import type { RawImage, Rgba } from './raw-image';
 import { analyseTone, applyTone, type ToneRequest } from './tone/tone';
 
 /** The corrections of a photo's own pixels, in the order `image_editing` applies them. */

@@ -5,8 +5,7 @@ import { resampleExactly } from './compose/exact-resample';
 import { planFrame, union, type Placement } from './compose/framing';
 import type { ShadowStyle } from './compose/shadow';
 import { subjectBounds, type AlphaMask } from './mask/alpha-mask';
-import type { Rgba } from '../core/image/pipeline-steps';
-import type { RawImage } from '../core/image/raw-image';
+import type { RawImage, Rgba } from './raw-image';
 import { productLayers, type EdgeColours, type ProductCorrections } from './corrections';
 
 /** Shadow opacity below this does not count as part of the subject's frame. */

@@ -1,5 +1,5 @@
 import { interestingWindows } from './interesting-region';
-import type { RawImage } from '../core/image/raw-image';
+import type { RawImage } from './raw-image';
 
 /** Flat grey with a high-contrast checkerboard in the square at (left, top) of side `side`. */
 function greyWithDetail(width: number, height: number, detail: { left: number; top: number; side: number }): RawImage {

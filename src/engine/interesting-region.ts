@@ -1,4 +1,4 @@
-import type { RawImage, Size } from '../core/image/raw-image';
+import type { RawImage, Size } from './raw-image';
 
 /**
  * Where to cut a window out of an image so that it keeps what matters: detail (luma edges) and

@@ -1,6 +1,6 @@
 import type { AlphaMask } from './mask/alpha-mask';
-import type { RawImage } from '../core/image/raw-image';
-import type { ProbabilityMap } from '../core/segmentation/probability-map';
+import type { RawImage } from './raw-image';
+import type { ProbabilityMap } from './mask/probability-map';
 import { AD_GOALS } from './ad/ad-layout';
 import { AD_PLATFORMS } from './ad/ad-platforms';
 import { AD_STYLES } from './ad/ad-styles';

@@ -2,7 +2,7 @@ import sharp from 'sharp';
 import { compositeOnImage } from './compose/composite';
 import type { CutoutLayers } from './compose/cutout-layers';
 import { subjectBounds } from './mask/alpha-mask';
-import type { RawImage } from '../core/image/raw-image';
+import type { RawImage } from './raw-image';
 
 /** How much of the photo's own product an AI edit keeps (ai_edit's `preservation`). */
 export type PreservationLevel = 'strict' | 'balanced' | 'creative';

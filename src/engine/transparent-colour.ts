@@ -1,5 +1,5 @@
 import { boxMean } from './mask/box-filter';
-import type { RawImage } from '../core/image/raw-image';
+import type { RawImage } from './raw-image';
 
 /**
  * An RGBA image as its colour and its alpha apart, for an enlargement that runs outside sharp

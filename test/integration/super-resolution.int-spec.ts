@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { ProcessRole } from '../../src/core/bootstrap/role';
-import { applyFilters } from '../../src/core/image/pipeline-steps';
-import type { RawImage } from '../../src/core/image/raw-image';
+import { applyFilters } from '../../src/engine/filters';
+import type { RawImage } from '../../src/engine/raw-image';
 import { prepareEsrganModel } from '../../src/core/super-resolution/esrgan-model';
 import { EsrganSession } from '../../src/core/super-resolution/esrgan-session';
 import { TILE_OVERLAP } from '../../src/core/super-resolution/tiling';

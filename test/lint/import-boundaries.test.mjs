@@ -38,6 +38,13 @@ const TARGETS = [
   'src/modules/uploads/uploads.service.ts',
   'src/modules/admin/admin.service.ts',
   'src/modules/newcomer/newcomer.repository.ts',
+  'src/engine/raw-image.ts',
+  'src/engine/mask/alpha-mask.ts',
+  'src/engine/pixel-engine.ts',
+  'src/engine/thread-module.ts',
+  'src/core/segmentation/local-segmenter.ts',
+  'src/core/config/config.schema.ts',
+  'src/app.module.ts',
 ];
 
 /** [importing file, import specifier] pairs that must be reported. */
@@ -82,6 +89,17 @@ const FORBIDDEN = [
   ['src/modules/newcomer/newcomer.service.ts', '../accounts/accounts.repository'],
   ['src/modules/newcomer/newcomer.service.ts', '../catalog/tools'],
   ['src/modules/newcomer/newcomer.service.ts', '../tools/tool-runner'],
+  // Between layers (LAYERS): nothing imports a layer above its own.
+  ['src/engine/mask/cutout-mask.ts', '../../core/segmentation/local-segmenter'],
+  ['src/engine/compose/composite.ts', '../../core/image/image.service'],
+  ['src/engine/tone/tone.ts', '../../modules/catalog/tools'],
+  ['src/engine/mask/cutout-mask.ts', '../pixel-engine'],
+  ['src/engine/mask/cutout-mask.spec.ts', '../pixel-engine'],
+  ['src/engine/raw-image.ts', './thread-module'],
+  ['src/engine/pixel-engine.ts', '../core/config/config.schema'],
+  ['src/engine/thread-pool-engine.ts', '../modules/tools/tool-runner'],
+  ['src/core/segmentation/local-segmenter.ts', '../../app.module'],
+  ['src/modules/jobs/jobs.module.ts', '../../app.module'],
 ];
 
 /** [importing file, import specifier] pairs that must pass. */
@@ -128,6 +146,21 @@ const ALLOWED = [
   ['src/modules/accounts/accounts.service.ts', '../../core/errors/domain-error'],
   ['src/modules/newcomer/newcomer.service.ts', './newcomer.repository'],
   ['src/modules/newcomer/newcomer.service.ts', '../../core/errors/domain-error'],
+  // Between layers, down the list.
+  ['src/engine/mask/cutout-mask.ts', '../raw-image'],
+  ['src/engine/mask/cutout-mask.ts', './alpha-mask'],
+  ['src/engine/pixel-engine.ts', './mask/alpha-mask'],
+  ['src/engine/thread-pool-engine.ts', './pixel-engine'],
+  ['src/engine/pixel-engine.spec.ts', './pixel-engine'],
+  ['src/core/segmentation/local-segmenter.ts', '../../engine/mask/alpha-mask'],
+  ['src/core/segmentation/local-segmenter.ts', '../../engine/thread-module'],
+  ['src/core/image/pipeline.ts', '../../engine/raw-image'],
+  ['src/modules/tools/shared/encode.ts', '../../../engine/pixel-engine'],
+  ['src/modules/tools/image-editing/steps/crop.ts', '../../../../engine/raw-image'],
+  ['src/modules/jobs/jobs.service.ts', '../../core/segmentation/local-segmenter'],
+  ['src/app.module.ts', './modules/tools/tools.module'],
+  ['src/cli/admin.ts', '../core/config/config.schema'],
+  ['src/cli/admin.ts', '../engine/pixel-engine'],
 ];
 
 let root;
@@ -180,6 +213,11 @@ describe('import boundaries', () => {
     ].join('\n');
     const [result] = await eslint.lintText(code, { filePath: file });
     assert.equal(result.messages.filter((m) => m.ruleId === 'boundaries/dependencies').length, 2);
+  });
+  test('an upward import says which layers the importing file may use', async () => {
+    const [found] = await violations('src/engine/mask/cutout-mask.ts', '../../core/segmentation/local-segmenter');
+    assert.match(found.message, /the pixels layer may import nothing from another layer, never engine, core/);
+    assert.match(found.message, /LAYERS in eslint\.config\.mjs/);
   });
   test('every folder the table names depends only on folders it names, with no circle', () => {
     for (const [module, allowed] of Object.entries(MODULE_DEPENDENCIES)) {

@@ -1,4 +1,4 @@
-import type { RawImage } from '../../src/core/image/raw-image';
+import type { RawImage } from '../../src/engine/raw-image';
 import type { ModelScale, Upscaler } from '../../src/core/super-resolution/upscaler';
 
 /**

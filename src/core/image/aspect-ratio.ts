@@ -1,5 +1,5 @@
 import type { ProviderShape } from '../image-provider/image-provider';
-import type { Size } from './raw-image';
+import type { Size } from '../../engine/raw-image';
 
 /** A requested aspect ratio, `W:H` with whole numbers (the DTOs allow 1..32 each). */
 export interface AspectRatio {

@@ -1,4 +1,4 @@
-import type { Size } from './raw-image';
+import type { Size } from '../../engine/raw-image';
 
 /** No output side is ever larger than this (spec 4.2: resize values are 1 to 8192). */
 export const MAX_OUTPUT_SIDE = 8192;

@@ -11,7 +11,7 @@ import {
   SOURCE_PREVIEW_SIDE,
   type FileOptions,
 } from './pipeline-steps';
-import type { RawImage } from './raw-image';
+import type { RawImage } from '../../engine/raw-image';
 import { inspectSource } from './source-image';
 
 const PHOTO: RawImage = productPhoto(96, 64, 7);

@@ -1,12 +1,10 @@
 import sharp from 'sharp';
 import type { GeometryPlan } from './geometry';
-import type { WindowPosition } from '../../engine/interesting-region';
 import type { AlphaMask } from '../../engine/mask/alpha-mask';
 import type { CarriedMetadata } from './metadata/carried-metadata';
 import type { OutputFormat } from './output-format';
-import { fromRaw, toRaw, type RawImage, type Size } from './raw-image';
+import { fromRaw, toRaw, type RawImage, type Rgba, type Size } from '../../engine/raw-image';
 import { sourceDecodeOptions, type SourceImage } from './source-image';
-import { saturationMatrix } from '../../engine/tone/tone';
 
 /**
  * The sharp halves of an edit, each a small function of pixels and options. sharp runs the
@@ -39,13 +37,6 @@ export interface FileOptions extends FileMetadata {
   quality: number | null;
   /** A lossless webp; ignored by the other formats. */
   lossless?: boolean;
-}
-
-export interface Rgba {
-  r: number;
-  g: number;
-  b: number;
-  alpha: number;
 }
 
 /** What padding and flattened transparency become: white where the format has no alpha. */
@@ -82,43 +73,6 @@ export async function decodeScaled(source: SourceImage, plan: GeometryPlan, opti
     });
   }
   return toRaw(pipeline.toColourspace('srgb'));
-}
-
-/** A `size` window of `image` at `position`: rows copied, nothing resampled. */
-export function cutWindow(image: RawImage, position: WindowPosition, size: Size): RawImage {
-  const rowBytes = size.width * image.channels;
-  const data = Buffer.allocUnsafe(rowBytes * size.height);
-  for (let row = 0; row < size.height; row++) {
-    const start = ((position.top + row) * image.width + position.left) * image.channels;
-    image.data.copy(data, row * rowBytes, start, start + rowBytes);
-  }
-  return { data, width: size.width, height: size.height, channels: image.channels };
-}
-
-export interface SharpenStrength {
-  /** Radius of the detail sharpened, in pixels. */
-  sigma: number;
-  /** Gain on edges; flat areas are never sharpened, so noise is not amplified. */
-  edgeGain: number;
-}
-
-/** What follows the denoising of `polish` (polish/polish.ts), which runs before the tone curves. */
-export interface FilterOptions {
-  saturation: number;
-  sharpen: SharpenStrength | null;
-}
-
-export const hasFilters = (options: FilterOptions) => options.saturation !== 1 || options.sharpen !== null;
-
-/** Saturation and sharpening, in that order (sharp's own), in one pipeline. */
-export async function applyFilters(image: RawImage, options: FilterOptions, timeoutSeconds: number): Promise<RawImage> {
-  let pipeline = fromRaw(image).timeout({ seconds: timeoutSeconds });
-  if (options.saturation !== 1) pipeline = pipeline.recomb(saturationMatrix(options.saturation) as sharp.Matrix3x3);
-  if (options.sharpen) {
-    // m1 = 0: flat areas (below x1 of local contrast) are left as they are.
-    pipeline = pipeline.sharpen({ sigma: options.sharpen.sigma, m1: 0, m2: options.sharpen.edgeGain, x1: 2 });
-  }
-  return toRaw(pipeline);
 }
 
 /** Pads a pipeline whose image is `inner` to a centred `canvas` (sharp pads after it resizes). */

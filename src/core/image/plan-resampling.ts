@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import type { GeometryPlan } from './geometry';
-import { fromRaw, toRaw, type RawImage, type Size } from './raw-image';
+import { fromRaw, toRaw, type RawImage, type Size } from '../../engine/raw-image';
 
 /**
  * Resampled once (Lanczos 3) to the planned size, as `decodeScaled` resamples a source: `cover`

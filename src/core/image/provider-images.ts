@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import type { AlphaMask } from '../../engine/mask/alpha-mask';
-import { fromRaw, toRaw, type RawImage, type Size } from './raw-image';
+import { fromRaw, toRaw, type RawImage, type Size } from '../../engine/raw-image';
 import { ImageProviderError } from '../image-provider/image-provider';
 
 /**

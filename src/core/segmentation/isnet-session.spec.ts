@@ -4,10 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
 import sharp from 'sharp';
-import { fromRaw, toRaw, type RawImage } from '../image/raw-image';
+import { fromRaw, toRaw, type RawImage } from '../../engine/raw-image';
 import { prepareIsnetModel, type PreparedModel } from './isnet-model';
 import { ModelSession } from './model-session';
-import type { ProbabilityMap } from './probability-map';
+import type { ProbabilityMap } from '../../engine/mask/probability-map';
 import { shippedModelManifest } from './segmentation-models';
 
 /** Shared by every test file that needs the model: preparation is atomic, so parallel files are safe. */

@@ -6,7 +6,7 @@ import { writeTinyModel } from '../../../test/support/tiny-onnx-model';
 import type { PixelEngine } from '../../engine/pixel-engine';
 import type { SegmentationMetrics } from '../metrics/segmentation.metrics';
 import { LocalSegmenter } from './local-segmenter';
-import type { ProbabilityMap } from './probability-map';
+import type { ProbabilityMap } from '../../engine/mask/probability-map';
 import { configuredModels } from './segmentation-models';
 import { SegmentationError } from './segmenter';
 

@@ -1,6 +1,6 @@
 import { Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { Cutout, SubjectHints } from '../../engine/mask/subject-hints';
-import type { RawImage } from '../image/raw-image';
+import type { RawImage } from '../../engine/raw-image';
 import type { PixelEngine } from '../../engine/pixel-engine';
 import type { SegmentationMetrics } from '../metrics/segmentation.metrics';
 import type { Piscina } from 'piscina';
@@ -14,7 +14,7 @@ import type { ModelManifest } from './model-manifest';
 import type { ProbabilityResult } from './model-session';
 import type { ModelSettings, ModelTask, OpenedModel } from './model-thread';
 import { reportedVersion, type ConfiguredModels } from './segmentation-models';
-import type { SegmentationReport } from './segmentation-report';
+import type { SegmentationReport } from '../../engine/mask/segmentation-report';
 import { SegmentationError, type Segmenter, type ServedModel } from './segmenter';
 
 export interface LocalSegmenterSettings {

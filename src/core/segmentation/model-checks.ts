@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import type { InferenceSession } from 'onnxruntime-node';
 import { sha256OfFile } from '../models/model-files';
-import type { RawImage } from '../image/raw-image';
+import type { RawImage } from '../../engine/raw-image';
 import { openOnProviders, type ProviderName } from './execution-providers';
 import { ModelRefusedError, type ModelManifest } from './model-manifest';
 import { inputSizeFor } from './model-input';

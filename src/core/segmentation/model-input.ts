@@ -1,5 +1,5 @@
-import type { Size } from '../image/raw-image';
-import { fromRaw, toRaw, type RawImage } from '../image/raw-image';
+import type { Size } from '../../engine/raw-image';
+import { fromRaw, toRaw, type RawImage } from '../../engine/raw-image';
 import type { InputSize, ModelInput } from './model-manifest';
 
 /** The manifest's resize filters as sharp names its kernels. */

@@ -1,7 +1,7 @@
-import type { Size } from '../image/raw-image';
+import type { Size } from '../../engine/raw-image';
 import { halfBitsToFloat } from './half-float';
 import type { ModelOutput } from './model-manifest';
-import type { ProbabilityMap } from './probability-map';
+import type { ProbabilityMap } from '../../engine/mask/probability-map';
 
 /** Below this spread the output is flat (nothing stands out), and stretching it would only magnify noise. */
 const FLAT_OUTPUT_RANGE = 1e-6;

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { writeTinyModel, type TinyModelOptions } from '../../../test/support/tiny-onnx-model';
-import type { RawImage } from '../image/raw-image';
+import type { RawImage } from '../../engine/raw-image';
 import { readModelManifest } from './model-manifest';
 import { ModelSession } from './model-session';
 

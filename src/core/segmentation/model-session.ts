@@ -1,12 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import { Mutex } from 'async-mutex';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
-import type { RawImage } from '../image/raw-image';
+import type { RawImage } from '../../engine/raw-image';
 import type { ProviderName } from './execution-providers';
 import type { ModelManifest } from './model-manifest';
 import { modelInput } from './model-input';
 import { probabilityFromOutput } from './model-output';
-import type { ProbabilityMap } from './probability-map';
+import type { ProbabilityMap } from '../../engine/mask/probability-map';
 
 /** Where one `probability` call spent its time, in milliseconds. */
 export interface ProbabilityTimings {

@@ -1,4 +1,4 @@
-import type { RawImage } from '../image/raw-image';
+import type { RawImage } from '../../engine/raw-image';
 import { movedResult, revived } from '../../engine/transfer';
 import type { ProviderName } from './execution-providers';
 import { openVerifiedModel, type ModelPlan } from './model-checks';

@@ -7,7 +7,7 @@ import type { AlphaMask } from '../../engine/mask/alpha-mask';
 import { maskWithHints, softShare } from '../../engine/mask/hinted-mask';
 import { NO_HINTS, type Cutout, type SubjectHints } from '../../engine/mask/subject-hints';
 import { MASK_POST_PROCESSING_VERSION } from '../../engine/mask/post-processing-version';
-import { fromRaw, type RawImage } from '../image/raw-image';
+import { fromRaw, type RawImage } from '../../engine/raw-image';
 import { SegmentationError, type Segmenter, type ServedModel } from './segmenter';
 
 export interface RemoteSegmenterSettings {

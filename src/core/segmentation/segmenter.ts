@@ -1,5 +1,5 @@
 import type { Cutout, SubjectHints } from '../../engine/mask/subject-hints';
-import type { RawImage } from '../image/raw-image';
+import type { RawImage } from '../../engine/raw-image';
 
 /**
  * The seam between the tools and whatever cuts subjects out: an image (and the client's hints) in,

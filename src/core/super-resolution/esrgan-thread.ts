@@ -1,4 +1,4 @@
-import type { RawImage } from '../image/raw-image';
+import type { RawImage } from '../../engine/raw-image';
 import { movedResult, revived } from '../../engine/transfer';
 import { prepareEsrganModel, type ModelScale } from './esrgan-model';
 import { EsrganSession } from './esrgan-session';

@@ -1,6 +1,6 @@
 import type { OnModuleDestroy } from '@nestjs/common';
 import type { Piscina } from 'piscina';
-import type { RawImage } from '../image/raw-image';
+import type { RawImage } from '../../engine/raw-image';
 import { revived } from '../../engine/transfer';
 import { startSingleThread, threadModule } from '../../engine/thread-module';
 import type { ModelScale } from './esrgan-model';

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import type { RawImage } from '../image/raw-image';
+import type { RawImage } from '../../engine/raw-image';
 import { prepareEsrganModel } from './esrgan-model';
 import { EsrganSession } from './esrgan-session';
 import { TILE_OVERLAP } from './tiling';

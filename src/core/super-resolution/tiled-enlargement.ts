@@ -1,4 +1,4 @@
-import type { RawImage } from '../image/raw-image';
+import type { RawImage } from '../../engine/raw-image';
 
 /**
  * A model run on one tile: planar RGB (all R, then all G, then all B) as 0..255 floats, `width` x

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { RawImage, Size } from '../image/raw-image';
+import type { RawImage, Size } from '../../engine/raw-image';
 import type { ModelScale } from './esrgan-model';
 import { prepareEsrganModel } from './esrgan-model';
 import { EsrganSession } from './esrgan-session';

@@ -1,4 +1,4 @@
-import type { RawImage } from '../image/raw-image';
+import type { RawImage } from '../../engine/raw-image';
 import type { ModelScale } from './esrgan-model';
 
 export type { ModelScale } from './esrgan-model';

@@ -1,5 +1,5 @@
 import type { PixelBounds } from '../mask/alpha-mask';
-import type { Size } from '../../core/image/raw-image';
+import type { Size } from '../raw-image';
 import { PLATFORM_FRAMES, type AdPlatform, type PlatformFrame } from './ad-platforms';
 import type { TextAlign } from './ad-text';
 

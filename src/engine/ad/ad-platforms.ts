@@ -1,5 +1,5 @@
 import type { PixelBounds } from '../mask/alpha-mask';
-import type { Size } from '../../core/image/raw-image';
+import type { Size } from '../raw-image';
 
 /** The platforms `POST /ad/create` offers: the request's list (the DTO validates it), so the two can never differ. */
 export const AD_PLATFORMS = [

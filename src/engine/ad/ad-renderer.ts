@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { drawShadow, type ShadowStyle } from '../compose/shadow';
 import { subjectBounds, type PixelBounds } from '../mask/alpha-mask';
-import { toRaw, type RawImage, type Size } from '../../core/image/raw-image';
+import { toRaw, type RawImage, type Size } from '../raw-image';
 import {
   BUTTON_HEIGHT_EMS,
   layoutAd,

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { subjectBounds } from '../mask/alpha-mask';
-import type { Size } from '../../core/image/raw-image';
+import type { Size } from '../raw-image';
 
 /** The weights of Inter the ads are set in. */
 export type InterWeight = 300 | 400 | 700 | 800;

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { laplacianVariance, meanColour } from '../../../test/support/sharpness';
-import type { RawImage } from '../../core/image/raw-image';
+import type { RawImage } from '../raw-image';
 import { cutoutPixels, type CutoutComposition } from '../cutout-pixels';
 import type { AlphaMask } from '../mask/alpha-mask';
 import { fittedPhoto } from './backdrop';

@@ -1,6 +1,5 @@
 import sharp from 'sharp';
-import type { Rgba } from '../../core/image/pipeline-steps';
-import type { RawImage, Size } from '../../core/image/raw-image';
+import type { RawImage, Rgba, Size } from '../raw-image';
 import type { AlphaMask } from '../mask/alpha-mask';
 import { blurredBackground, type BackgroundBlur } from './blurred-background';
 

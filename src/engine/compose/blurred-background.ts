@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import type { RawImage, Size } from '../../core/image/raw-image';
+import type { RawImage, Size } from '../raw-image';
 import type { AlphaMask } from '../mask/alpha-mask';
 
 export type BlurMode = 'gaussian' | 'bokeh';

@@ -1,4 +1,4 @@
-import type { Rgba } from '../../core/image/pipeline-steps';
+import type { Rgba } from '../raw-image';
 
 export const WHITE: Rgba = { r: 255, g: 255, b: 255, alpha: 1 };
 

@@ -1,5 +1,5 @@
 import type { AlphaMask } from '../mask/alpha-mask';
-import type { RawImage } from '../../core/image/raw-image';
+import type { RawImage } from '../raw-image';
 import { composite } from './composite';
 import { reframe } from './cutout-layers';
 import { planFrame, union } from './framing';

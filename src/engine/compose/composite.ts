@@ -1,6 +1,5 @@
-import type { Rgba } from '../../core/image/pipeline-steps';
 import type { AlphaMask } from '../mask/alpha-mask';
-import type { RawImage } from '../../core/image/raw-image';
+import type { RawImage, Rgba } from '../raw-image';
 import type { CutoutLayers } from './cutout-layers';
 
 /**

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import type { AlphaMask } from '../mask/alpha-mask';
-import type { RawImage, Size } from '../../core/image/raw-image';
+import type { RawImage, Size } from '../raw-image';
 
 /** A rectangle in a layer's pixels; it may reach past the layer's edges, where the layer is empty. */
 export interface Frame {

@@ -1,4 +1,4 @@
-import type { Size } from '../../core/image/raw-image';
+import type { Size } from '../raw-image';
 import type { CutoutLayers, Frame } from './cutout-layers';
 
 /** Lanczos with three lobes, the kernel libvips resizes with elsewhere in the service. */

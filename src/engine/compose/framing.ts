@@ -1,4 +1,4 @@
-import type { Size } from '../../core/image/raw-image';
+import type { Size } from '../raw-image';
 import type { Frame } from './cutout-layers';
 
 /** One side's padding: pixels, or a percent of the canvas side in its direction (width for left and right). */

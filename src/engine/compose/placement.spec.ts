@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AlphaMask } from '../mask/alpha-mask';
 import { subjectBounds } from '../mask/alpha-mask';
-import type { RawImage } from '../../core/image/raw-image';
+import type { RawImage } from '../raw-image';
 import { cutoutPixels } from '../cutout-pixels';
 import { resampleExactly } from './exact-resample';
 import { paddedBox, planFrame, planLayout, type CanvasLayout } from './framing';

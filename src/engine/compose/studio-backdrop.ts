@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { toRaw, type RawImage, type Size } from '../../core/image/raw-image';
+import { toRaw, type RawImage, type Size } from '../raw-image';
 
 /**
  * Built-in studio backdrops for `ai_background` without an image provider: drawn, not generated,

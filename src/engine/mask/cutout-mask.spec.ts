@@ -1,5 +1,5 @@
-import type { ProbabilityMap } from '../../core/segmentation/probability-map';
-import { fromRaw, type RawImage } from '../../core/image/raw-image';
+import type { ProbabilityMap } from './probability-map';
+import { fromRaw, type RawImage } from '../raw-image';
 import { maskFromProbability } from './cutout-mask';
 
 /** Bound once: Jest runs tests in a VM context, where a global lookup per pixel is slow. */

@@ -1,5 +1,5 @@
-import type { ProbabilityMap } from '../../core/segmentation/probability-map';
-import type { RawImage } from '../../core/image/raw-image';
+import type { ProbabilityMap } from './probability-map';
+import type { RawImage } from '../raw-image';
 import { refineAlpha } from './guided-filter';
 import { NO_HINTS, type SubjectHints, type SubjectMask } from './subject-hints';
 import { selectSubject } from './subject-selection';

@@ -1,4 +1,4 @@
-import type { RawImage } from '../../core/image/raw-image';
+import type { RawImage } from '../raw-image';
 import type { AlphaMask } from './alpha-mask';
 
 /**

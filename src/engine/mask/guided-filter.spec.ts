@@ -1,6 +1,6 @@
 import sharp from 'sharp';
-import type { ProbabilityMap } from '../../core/segmentation/probability-map';
-import type { RawImage } from '../../core/image/raw-image';
+import type { ProbabilityMap } from './probability-map';
+import type { RawImage } from '../raw-image';
 import type { AlphaMask } from './alpha-mask';
 import { refineAlpha } from './guided-filter';
 

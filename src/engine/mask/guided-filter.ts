@@ -1,5 +1,5 @@
-import type { ProbabilityMap } from '../../core/segmentation/probability-map';
-import { fromRaw, toRaw, type RawImage } from '../../core/image/raw-image';
+import type { ProbabilityMap } from './probability-map';
+import { fromRaw, toRaw, type RawImage } from '../raw-image';
 import type { AlphaMask } from './alpha-mask';
 import { boxMean } from './box-filter';
 

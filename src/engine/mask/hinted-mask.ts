@@ -1,4 +1,4 @@
-import type { ProbabilityMap } from '../../core/segmentation/probability-map';
+import type { ProbabilityMap } from './probability-map';
 import type { AlphaMask, PixelBounds } from './alpha-mask';
 import { labelComponents } from './connected-components';
 import type { SubjectHints, SubjectRegion } from './subject-hints';

@@ -1,4 +1,4 @@
-import type { SegmentationReport } from '../../core/segmentation/segmentation-report';
+import type { SegmentationReport } from './segmentation-report';
 import type { AlphaMask } from './alpha-mask';
 
 /**

@@ -1,4 +1,4 @@
-import type { ProbabilityMap } from '../../core/segmentation/probability-map';
+import type { ProbabilityMap } from './probability-map';
 import { selectSubject } from './subject-selection';
 
 /** Bound once: Jest runs tests in a VM context, where a global lookup per pixel is slow. */

@@ -1,4 +1,4 @@
-import type { ProbabilityMap } from '../../core/segmentation/probability-map';
+import type { ProbabilityMap } from './probability-map';
 import { labelComponents } from './connected-components';
 import { distanceFromSeeds } from './distance-transform';
 import { clippedToRegion, expectedCentre, keepPointIndices, type ExpectedCentre } from './hinted-mask';

@@ -1,4 +1,4 @@
-import type { RawImage } from '../../core/image/raw-image';
+import type { RawImage } from '../raw-image';
 import { blockStatistics, correctedBlocks, type BlockStatistics } from './jpeg-blocks';
 
 const STEP = 27 / 8;

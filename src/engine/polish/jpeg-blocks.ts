@@ -1,4 +1,4 @@
-import type { RawImage } from '../../core/image/raw-image';
+import type { RawImage } from '../raw-image';
 import { blockStart, wholeBlocks, type BlockGrid } from './block-grid';
 import { yccBuffers, yccStrip } from './ycc';
 

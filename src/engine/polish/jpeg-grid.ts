@@ -1,4 +1,4 @@
-import type { RawImage } from '../../core/image/raw-image';
+import type { RawImage } from '../raw-image';
 import { sampledRowStride, type BlockGrid } from './block-grid';
 import { blockStatistics, type BlockStatistics } from './jpeg-blocks';
 import { yccBuffers, yccStrip } from './ycc';

@@ -1,5 +1,5 @@
 import { gaussian, random } from '../../../test/support/image-fixtures';
-import type { RawImage } from '../../core/image/raw-image';
+import type { RawImage } from '../raw-image';
 import { noiseSigmas } from './noise-level';
 
 const SIZE = 96;

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { gaussian, random } from '../../../test/support/image-fixtures';
-import type { RawImage } from '../../core/image/raw-image';
+import type { RawImage } from '../raw-image';
 import { polish } from './polish';
 
 const SIZE = 96;

@@ -1,4 +1,4 @@
-import type { RawImage } from '../../core/image/raw-image';
+import type { RawImage } from '../raw-image';
 import { correctedBlocks, type BlockCorrections } from './jpeg-blocks';
 import { deblockPlane } from './jpeg-deblock';
 import { deringPlane } from './jpeg-dering';

@@ -1,4 +1,4 @@
-import type { RawImage } from '../../core/image/raw-image';
+import type { RawImage } from '../raw-image';
 
 /**
  * Rows of a photo in JPEG's own colour space (JFIF: BT.601 luma and the two colour differences,

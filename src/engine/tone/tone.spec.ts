@@ -1,5 +1,5 @@
 import { LINEAR_OF_LEVEL, toEncoded } from './linear-light';
-import type { RawImage } from '../../core/image/raw-image';
+import type { RawImage } from '../raw-image';
 import { analyseTone, applyTone, saturationMatrix, type ToneRequest } from './tone';
 
 /** A `width` x `height` RGB image whose pixel at (x, y) is `colour(x, y)`. */

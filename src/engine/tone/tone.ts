@@ -1,6 +1,6 @@
 import { CLEAN_WHITE, exposureCurve, measureExposure, NEAR_WHITE } from './exposure';
 import { LEVEL_OF_LINEAR, LINEAR_OF_LEVEL, LINEAR_STEPS, toEncoded, toLinear } from './linear-light';
-import type { RawImage } from '../../core/image/raw-image';
+import type { RawImage } from '../raw-image';
 import { whiteBalanceGains } from './white-balance';
 
 /**

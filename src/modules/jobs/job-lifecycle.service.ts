@@ -4,7 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { afterCommit } from '../../core/database/after-commit';
 import { withTransactionRetry } from '../../core/database/transaction-retry';
 import { JobMetrics, type MetricsEnvironment } from '../../core/metrics/job.metrics';
-import { storedSegmentation } from '../../core/segmentation/segmentation-report';
+import { storedSegmentation } from '../../engine/mask/segmentation-report';
 import { CreditsService } from '../credits/credits.service';
 import type { ToolOutput, ToolTask } from '../tools/tool-runner';
 import { CapacityService } from '../capacity/capacity.service';

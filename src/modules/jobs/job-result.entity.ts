@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { StoredSegmentation } from '../../core/segmentation/segmentation-report';
+import type { StoredSegmentation } from '../../engine/mask/segmentation-report';
 import type { CapacityGroup } from '../catalog/tools';
 import type { ReviewState } from '../reviews/review-state';
 import type { ResultStatus } from './job-status';

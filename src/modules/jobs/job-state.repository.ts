@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { StoredSegmentation } from '../../core/segmentation/segmentation-report';
+import type { StoredSegmentation } from '../../engine/mask/segmentation-report';
 import type { Job } from './job.entity';
 import type { JobResult } from './job-result.entity';
 import type { ResultErrorCode } from '../tools/result-failure';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { StoredSegmentation } from '../../core/segmentation/segmentation-report';
+import type { StoredSegmentation } from '../../engine/mask/segmentation-report';
 import { KeyEnvironment } from '../auth/api-key.entity';
 import type { AuthContext } from '../auth/auth-context';
 import type { ToolId } from '../catalog/tools';

@@ -1,5 +1,5 @@
 import type { OutputFormat } from '../../core/image/output-format';
-import type { SegmentationReport } from '../../core/segmentation/segmentation-report';
+import type { SegmentationReport } from '../../engine/mask/segmentation-report';
 import type { SubjectHints } from '../../engine/mask/subject-hints';
 import type { ToolId } from '../catalog/tools';
 import type { MetadataChoice, StoredOutput, ToolOptions } from './tool-options';

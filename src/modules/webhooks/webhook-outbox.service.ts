@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { StoredSegmentation } from '../../core/segmentation/segmentation-report';
+import type { StoredSegmentation } from '../../engine/mask/segmentation-report';
 import { ResultUrls } from '../../core/storage/result-urls';
 import type { ToolId } from '../catalog/tools';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';

@@ -3,7 +3,7 @@ import { closedPort } from '../../../../test/support/loopback-http';
 import { capturedLog } from '../../../../test/support/captured-log';
 import { loadConfig } from '../../../core/config/load-config';
 import type { ImageService } from '../../../core/image/image.service';
-import type { RawImage } from '../../../core/image/raw-image';
+import type { RawImage } from '../../../engine/raw-image';
 import type { JobMetrics } from '../../../core/metrics/job.metrics';
 import { OutboundHttps } from '../../../core/outbound/outbound-https';
 import { RemoteSegmenter } from '../../../core/segmentation/remote-segmenter';

@@ -1,6 +1,6 @@
 import { shapeFor } from '../../../core/image/aspect-ratio';
 import { subjectBounds, type AlphaMask } from '../../../engine/mask/alpha-mask';
-import { fromRaw, type RawImage, type Size } from '../../../core/image/raw-image';
+import { fromRaw, type RawImage, type Size } from '../../../engine/raw-image';
 import type { ImageProvider } from '../../../core/image-provider/image-provider';
 import type { Segmenter } from '../../../core/segmentation/segmenter';
 import { ResultErrorCode, ResultFailure } from '../result-failure';

@@ -1,6 +1,6 @@
 import { planGeometry, type GeometryPlan } from '../../../core/image/geometry';
-import type { Size } from '../../../core/image/raw-image';
-import type { RawImage } from '../../../core/image/raw-image';
+import type { Size } from '../../../engine/raw-image';
+import type { RawImage } from '../../../engine/raw-image';
 import type { CutoutPixels } from '../../../engine/cutout-pixels';
 import type { Cutout } from '../../../engine/mask/subject-hints';
 import type { Segmenter } from '../../../core/segmentation/segmenter';

@@ -2,7 +2,7 @@ import { canvasHolding, shapeFor, type AspectRatio } from '../../../core/image/a
 import { composite } from '../../../engine/compose/composite';
 import { reframe, type CutoutLayers } from '../../../engine/compose/cutout-layers';
 import { subjectBounds, type AlphaMask, type PixelBounds } from '../../../engine/mask/alpha-mask';
-import type { RawImage, Size } from '../../../core/image/raw-image';
+import type { RawImage, Size } from '../../../engine/raw-image';
 import type { ImageProvider } from '../../../core/image-provider/image-provider';
 import type { Segmenter } from '../../../core/segmentation/segmenter';
 import { encodeImage, type EncodedImage } from '../shared/encoding';

@@ -2,7 +2,7 @@ import { canvasWithin, shapeFor } from '../../../core/image/aspect-ratio';
 import type { SourceImage } from '../../../core/image/source-image';
 import type { ImageProvider } from '../../../core/image-provider/image-provider';
 import { encodeImage, type EncodedImage } from '../shared/encoding';
-import type { RawImage } from '../../../core/image/raw-image';
+import type { RawImage } from '../../../engine/raw-image';
 import { made, type ToolContext, type ToolPipeline, type ToolStep } from '../shared/tool-steps';
 import { decodePhoto, photoPlan } from '../shared/photo-decoding';
 import { coverTo, paintedSize, PROVIDER_LONG_SIDE, providerPng } from '../../../core/image/provider-images';

@@ -4,7 +4,7 @@ import sharp from 'sharp';
 import { fileStatement, photographersJpeg } from '../../../../test/support/photo-metadata';
 import type { ImageProvider } from '../../../core/image-provider/image-provider';
 import type { AlphaMask } from '../../../engine/mask/alpha-mask';
-import type { RawImage } from '../../../core/image/raw-image';
+import type { RawImage } from '../../../engine/raw-image';
 import { renderStudioBackdrop, STUDIO_BACKDROPS, studioBackdropFor } from '../../../engine/compose/studio-backdrop';
 import { inspectSource } from '../../../core/image/source-image';
 import { photoArea, photoOnCanvas, placeOnCanvas, providerInputs } from './ai-edit-pipeline';

@@ -1,6 +1,6 @@
 import { parseAspectRatio, type AspectRatio } from '../../../core/image/aspect-ratio';
 import type { ShadowKind } from '../../../engine/compose/shadow';
-import type { Size } from '../../../core/image/raw-image';
+import type { Size } from '../../../engine/raw-image';
 import type { ProductPhotoPreset } from '../../catalog/product-photo-presets';
 import {
   isProductPhoto,

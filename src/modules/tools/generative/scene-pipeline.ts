@@ -3,7 +3,7 @@ import { reframe, type CutoutLayers, type Frame } from '../../../engine/compose/
 import type { ShadowStyle } from '../../../engine/compose/shadow';
 import { renderStudioBackdrop, studioBackdropFor } from '../../../engine/compose/studio-backdrop';
 import { subjectBounds, type AlphaMask } from '../../../engine/mask/alpha-mask';
-import type { RawImage, Size } from '../../../core/image/raw-image';
+import type { RawImage, Size } from '../../../engine/raw-image';
 import type { ImageProvider } from '../../../core/image-provider/image-provider';
 import type { Segmenter } from '../../../core/segmentation/segmenter';
 import { cutOut } from '../shared/cut-out';

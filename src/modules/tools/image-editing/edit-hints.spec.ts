@@ -1,7 +1,7 @@
 import { fromFixture, paint } from '../../../../test/support/image-fixtures';
 import { planGeometry } from '../../../core/image/geometry';
 import { NO_HINTS, type Cutout, type SubjectHints } from '../../../engine/mask/subject-hints';
-import type { RawImage } from '../../../core/image/raw-image';
+import type { RawImage } from '../../../engine/raw-image';
 import { inspectSource } from '../../../core/image/source-image';
 import type { Segmenter } from '../../../core/segmentation/segmenter';
 import { hintsInPart, visiblePart } from './edit-hints';

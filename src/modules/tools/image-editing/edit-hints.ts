@@ -1,7 +1,7 @@
 import type { GeometryPlan } from '../../../core/image/geometry';
 import type { WindowPosition } from '../../../engine/interesting-region';
 import type { SubjectHints } from '../../../engine/mask/subject-hints';
-import type { Size } from '../../../core/image/raw-image';
+import type { Size } from '../../../engine/raw-image';
 
 /** A part of the source image, in fractions of its width and height. */
 export interface SourcePart {

@@ -1,8 +1,8 @@
 import type { GeometryPlan } from '../../../core/image/geometry';
 import type { WindowPosition } from '../../../engine/interesting-region';
 import type { Cutout } from '../../../engine/mask/subject-hints';
-import { backgroundFor, decodeScaled, type Rgba } from '../../../core/image/pipeline-steps';
-import type { RawImage } from '../../../core/image/raw-image';
+import { backgroundFor, decodeScaled } from '../../../core/image/pipeline-steps';
+import type { RawImage, Rgba } from '../../../engine/raw-image';
 import type { Segmenter } from '../../../core/segmentation/segmenter';
 import type { ModelScale, Upscaler } from '../../../core/super-resolution/upscaler';
 import { SourceImageError, SourceImageProblem, type SourceImage } from '../../../core/image/source-image';

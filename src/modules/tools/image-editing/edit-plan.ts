@@ -1,5 +1,5 @@
 import { MAX_OUTPUT_SIDE, planGeometry, uncappedSize, type GeometryPlan } from '../../../core/image/geometry';
-import type { Size } from '../../../core/image/raw-image';
+import type { Size } from '../../../engine/raw-image';
 import type { ModelScale } from '../../../core/super-resolution/upscaler';
 import { ResultErrorCode, ResultFailure } from '../result-failure';
 import type { EditRequest } from './edit-request';

@@ -2,7 +2,7 @@ import type { ShadowStyle } from '../../../engine/compose/shadow';
 import type { ResizeRequest } from '../../../core/image/geometry';
 import type { OutputFormat } from '../../../core/image/output-format';
 import { NO_HINTS, type SubjectHints } from '../../../engine/mask/subject-hints';
-import type { SharpenStrength } from '../../../core/image/pipeline-steps';
+import type { SharpenStrength } from '../../../engine/filters';
 import { ProductPhotoOperation } from '../../catalog/product-photo-presets';
 import type { CanvasLayout } from '../../../engine/compose/framing';
 import { canvasLayoutOf } from '../shared/canvas-placement';

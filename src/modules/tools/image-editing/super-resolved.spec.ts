@@ -1,7 +1,7 @@
 import { INLINE_ENGINE } from '../../../engine/pixel-engine';
 import { resizeOnly } from '../../../../test/support/edit-requests';
 import { NearestUpscaler } from '../../../../test/support/nearest-upscaler';
-import type { RawImage } from '../../../core/image/raw-image';
+import type { RawImage } from '../../../engine/raw-image';
 import { planEdit } from './edit-plan';
 import { superResolved } from './super-resolved';
 

@@ -1,6 +1,6 @@
 import type { GeometryPlan } from '../../../core/image/geometry';
 import { planeResampledToPlan, resampledToPlan } from '../../../core/image/plan-resampling';
-import type { RawImage } from '../../../core/image/raw-image';
+import type { RawImage } from '../../../engine/raw-image';
 import { TILE_OVERLAP } from '../../../core/super-resolution/tiling';
 import type { ModelScale, Upscaler } from '../../../core/super-resolution/upscaler';
 import type { PixelEngine } from '../../../engine/pixel-engine';

@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '../../../core/config/config.module';
 import type { AppConfig } from '../../../core/config/config.schema';
 import { ImageService } from '../../../core/image/image.service';
-import type { SegmentationReport } from '../../../core/segmentation/segmentation-report';
+import type { SegmentationReport } from '../../../engine/mask/segmentation-report';
 import { MASK_POST_PROCESSING_VERSION } from '../../../engine/mask/post-processing-version';
 import { ToolId } from '../../catalog/tools';
 import { ResultErrorCode, ResultFailure } from '../result-failure';

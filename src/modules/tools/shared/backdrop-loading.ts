@@ -1,6 +1,6 @@
 import { planGeometry } from '../../../core/image/geometry';
 import { decodeScaled } from '../../../core/image/pipeline-steps';
-import type { Size } from '../../../core/image/raw-image';
+import type { Size } from '../../../engine/raw-image';
 import type { SourceImage } from '../../../core/image/source-image';
 import { WHITE } from '../../../engine/compose/colour';
 import type { Backdrop } from '../../../engine/compose/backdrop';

@@ -1,5 +1,5 @@
 import { paddedBox, type CanvasLayout, type PaddingLength, type Placement } from '../../../engine/compose/framing';
-import type { Size } from '../../../core/image/raw-image';
+import type { Size } from '../../../engine/raw-image';
 import { ResultErrorCode, ResultFailure } from '../result-failure';
 import type { StoredPaddingLength, StoredPlacement } from '../tool-options';
 

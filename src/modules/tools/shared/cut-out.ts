@@ -1,7 +1,7 @@
 import type { CutoutLayers } from '../../../engine/compose/cutout-layers';
 import type { ShadowStyle } from '../../../engine/compose/shadow';
 import type { AlphaMask } from '../../../engine/mask/alpha-mask';
-import type { RawImage } from '../../../core/image/raw-image';
+import type { RawImage } from '../../../engine/raw-image';
 import type { ProductCorrections } from '../../../engine/corrections';
 import type { PipelineLimits } from './pipeline-limits';
 

@@ -1,6 +1,6 @@
 import { opaqueColour, WHITE } from '../../../engine/compose/colour';
 import type { ShadowKind, ShadowStyle } from '../../../engine/compose/shadow';
-import type { Rgba } from '../../../core/image/pipeline-steps';
+import type { Rgba } from '../../../engine/raw-image';
 import type { BackdropFit } from '../../../engine/compose/backdrop';
 import type { BackgroundBlur } from '../../../engine/compose/blurred-background';
 import type { StoredBackground } from '../tool-options';

@@ -1,5 +1,5 @@
 import type { AlphaMask } from '../../../engine/mask/alpha-mask';
-import type { SegmentationReport } from '../../../core/segmentation/segmentation-report';
+import type { SegmentationReport } from '../../../engine/mask/segmentation-report';
 import type { CarriedMetadata } from '../../../core/image/metadata/carried-metadata';
 import {
   encode,
@@ -7,9 +7,8 @@ import {
   encodeMaskThumbnail,
   encodeThumbnail,
   type FileMetadata,
-  type Rgba,
 } from '../../../core/image/pipeline-steps';
-import type { RawImage, Size } from '../../../core/image/raw-image';
+import type { RawImage, Rgba, Size } from '../../../engine/raw-image';
 import type { ResultOutput } from '../tool-runner';
 
 /** A result's encoded image and its thumbnail, made from the same pixels. */

@@ -1,5 +1,5 @@
-import type { RawImage } from '../../../core/image/raw-image';
-import type { SegmentationReport } from '../../../core/segmentation/segmentation-report';
+import type { RawImage } from '../../../engine/raw-image';
+import type { SegmentationReport } from '../../../engine/mask/segmentation-report';
 import type { SourceImage } from '../../../core/image/source-image';
 import { CLEARLY_OPAQUE, CLEARLY_TRANSPARENT, MEANINGFUL_SHARE } from '../../../engine/mask/existing-alpha';
 import type { Cutout } from '../../../engine/mask/subject-hints';

@@ -1,7 +1,7 @@
 import { WHITE } from '../../../engine/compose/colour';
 import { planGeometry, type GeometryPlan } from '../../../core/image/geometry';
 import { decodeScaled } from '../../../core/image/pipeline-steps';
-import type { RawImage, Size } from '../../../core/image/raw-image';
+import type { RawImage, Size } from '../../../engine/raw-image';
 import { SourceImageError, SourceImageProblem, type SourceImage } from '../../../core/image/source-image';
 import type { PipelineLimits } from './pipeline-limits';
 

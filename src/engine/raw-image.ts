@@ -8,6 +8,13 @@ export interface RawImage {
   channels: 3 | 4;
 }
 
+export interface Rgba {
+  r: number;
+  g: number;
+  b: number;
+  alpha: number;
+}
+
 export interface Size {
   width: number;
   height: number;
