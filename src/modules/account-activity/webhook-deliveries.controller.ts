@@ -10,6 +10,7 @@ import {
   ApiTags,
   ApiTooManyRequestsResponse,
 } from '@nestjs/swagger';
+import { ShownNextCursor } from '../../core/http/paging';
 import { decodeRowCursor, pageOf } from '../../core/http/row-cursor';
 import { UuidParamPipe } from '../../core/http/uuid-param.pipe';
 import { ErrorResponseDto } from '../../core/openapi/error-response.dto';
@@ -24,13 +25,7 @@ import { PageQueryDto } from './ledger.dto';
 
 class WebhookDeliveryListResponseDto {
   @ApiProperty({ type: [DeliveryDto] }) deliveries!: DeliveryDto[];
-  @ApiProperty({
-    type: String,
-    nullable: true,
-    example: null,
-    description: 'Pass as `cursor` for the next page; null on the last.',
-  })
-  next_cursor!: string | null;
+  @ShownNextCursor({ exampleNull: true }) next_cursor!: string | null;
   @ApiProperty() request_id!: string;
 }
 
