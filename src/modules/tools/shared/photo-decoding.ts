@@ -11,6 +11,12 @@ export function photoPlan(source: Size, longSide: number): GeometryPlan {
   return planGeometry(source, { width: Math.max(1, Math.floor(source.width * factor)), upscale: false });
 }
 
+/** What `layers` images the size of the photo planned at `longSide` hold: a tool's share of the pixel budget. */
+export function photoPixels(source: Size, longSide: number, layers: number): number {
+  const { scaled } = photoPlan(source, longSide);
+  return scaled.width * scaled.height * layers;
+}
+
 /**
  * The photo a cut-out (or any composition around the product) is made from, decoded at `plan`'s
  * size with any transparency flattened onto white, which is what the segmentation model was
