@@ -11,6 +11,7 @@ import { decodeRowCursor, pageOf } from '../../core/http/row-cursor';
 import { ErrorResponseDto } from '../../core/openapi/error-response.dto';
 import { Auth, type AuthContext } from '../auth/auth-context';
 import { CreditsService } from '../credits/credits.service';
+import { presentLedgerEntry } from '../credits/ledger-entry.presenter';
 import { PollRateLimitGuard } from '../rate-limit/poll-rate-limit.guard';
 import { DEFAULT_PAGE_SIZE, isSandboxKey } from './caller-scope';
 import { AccountLedgerResponseDto, PageQueryDto, type AccountLedgerEntryDto } from './ledger.dto';
@@ -46,16 +47,7 @@ export class AccountActivityController {
     const rows = await this.credits.ledgerPage(caller.accountId, { limit, afterId, sandbox: isSandboxKey(caller) });
     const page = pageOf(rows, limit);
     return {
-      entries: page.items.map((entry) => ({
-        id: entry.id,
-        kind: entry.kind,
-        amount: entry.amount,
-        credits: entry.credits,
-        job_id: entry.jobId,
-        reason: entry.reason,
-        balance_after: entry.balanceAfter,
-        created_at: entry.createdAt.toISOString(),
-      })),
+      entries: page.items.map((entry) => ({ ...presentLedgerEntry(entry), balance_after: entry.balanceAfter })),
       next_cursor: page.nextCursor,
     };
   }
