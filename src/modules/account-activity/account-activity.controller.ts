@@ -1,12 +1,5 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiBearerAuth,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-  ApiTooManyRequestsResponse,
-} from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { decodeRowCursor, pageOf } from '../../core/http/row-cursor';
 import { ErrorResponseDto } from '../../core/openapi/error-response.dto';
 import { Auth, type AuthContext } from '../auth/auth-context';
@@ -18,10 +11,9 @@ import { AccountLedgerResponseDto, PageQueryDto, type AccountLedgerEntryDto } fr
 import { UsageQueryDto, UsageResponseDto, type UsageDto } from './usage.dto';
 import { usageRange } from './usage-range';
 import { UsageService } from './usage.service';
+import { ActivityApi } from './activity-api';
 
-@ApiTags('Account')
-@ApiBearerAuth('api_key')
-@ApiTooManyRequestsResponse({ type: ErrorResponseDto, description: '`rate_limit_exceeded`' })
+@ActivityApi('Account')
 @ApiBadRequestResponse({ type: ErrorResponseDto, description: '`invalid_request`: a query value, at `query.<name>`' })
 @Controller('api/v1/account')
 export class AccountActivityController {

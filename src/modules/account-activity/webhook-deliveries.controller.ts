@@ -2,13 +2,10 @@ import { Controller, Get, HttpCode, Param, Post, Query, UseGuards, UseIntercepto
 import {
   ApiAcceptedResponse,
   ApiBadRequestResponse,
-  ApiBearerAuth,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiProperty,
-  ApiTags,
-  ApiTooManyRequestsResponse,
 } from '@nestjs/swagger';
 import { ShownNextCursor } from '../../core/http/paging';
 import { decodeRowCursor, pageOf } from '../../core/http/row-cursor';
@@ -22,6 +19,7 @@ import { presentDelivery } from '../webhooks/webhook-admin.presenter';
 import { WebhookAdminService } from '../webhooks/webhook-admin.service';
 import { DEFAULT_PAGE_SIZE, isSandboxKey } from './caller-scope';
 import { PageQueryDto } from './ledger.dto';
+import { ActivityApi } from './activity-api';
 
 class WebhookDeliveryListResponseDto {
   @ApiProperty({ type: [DeliveryDto] }) deliveries!: DeliveryDto[];
@@ -29,9 +27,7 @@ class WebhookDeliveryListResponseDto {
   @ApiProperty() request_id!: string;
 }
 
-@ApiTags('Webhooks')
-@ApiBearerAuth('api_key')
-@ApiTooManyRequestsResponse({ type: ErrorResponseDto, description: '`rate_limit_exceeded`' })
+@ActivityApi('Webhooks')
 @Controller('api/v1')
 export class WebhookDeliveriesController {
   constructor(private readonly webhooks: WebhookAdminService) {}
