@@ -1,6 +1,6 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import { decodeRowCursor, pageOf } from '../../core/http/row-cursor';
+import { pageOf, rowPageQuery } from '../../core/http/row-cursor';
 import { ErrorResponseDto } from '../../core/openapi/error-response.dto';
 import { Auth, type AuthContext } from '../auth/auth-context';
 import { CreditsService } from '../credits/credits.service';
@@ -34,8 +34,7 @@ export class AccountActivityController {
     @Auth() caller: AuthContext,
     @Query() query: PageQueryDto,
   ): Promise<{ entries: AccountLedgerEntryDto[]; next_cursor: string | null }> {
-    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const afterId = query.cursor === undefined ? undefined : decodeRowCursor(query.cursor);
+    const { limit, afterId } = rowPageQuery(query, DEFAULT_PAGE_SIZE);
     const rows = await this.credits.ledgerPage(caller.accountId, { limit, afterId, sandbox: isSandboxKey(caller) });
     const page = pageOf(rows, limit);
     return {

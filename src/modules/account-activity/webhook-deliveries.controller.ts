@@ -8,7 +8,7 @@ import {
   ApiProperty,
 } from '@nestjs/swagger';
 import { ShownNextCursor } from '../../core/http/paging';
-import { decodeRowCursor, pageOf } from '../../core/http/row-cursor';
+import { pageOf, rowPageQuery } from '../../core/http/row-cursor';
 import { UuidParamPipe } from '../../core/http/uuid-param.pipe';
 import { ErrorResponseDto } from '../../core/openapi/error-response.dto';
 import { Auth, type AuthContext } from '../auth/auth-context';
@@ -45,8 +45,7 @@ export class WebhookDeliveriesController {
     @Auth() caller: AuthContext,
     @Query() query: PageQueryDto,
   ): Promise<{ deliveries: DeliveryDto[]; next_cursor: string | null }> {
-    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const afterId = query.cursor === undefined ? undefined : decodeRowCursor(query.cursor);
+    const { limit, afterId } = rowPageQuery(query, DEFAULT_PAGE_SIZE);
     const rows = await this.webhooks.ownDeliveries(
       { accountId: caller.accountId, sandbox: isSandboxKey(caller) },
       { limit, afterId },
