@@ -20,7 +20,7 @@ import { inspectSource } from '../src/core/image/source-image';
 import { EDIT_PIPELINE } from '../src/modules/tools/image-editing/edit-pipeline';
 import { runPipeline } from '../src/modules/tools/shared/tool-steps';
 import { editContext } from '../test/support/tool-contexts';
-import { EDIT_VARIANTS, type EditRequest } from '../src/modules/tools/image-editing/edit-request';
+import type { EditRequest } from '../src/modules/tools/image-editing/edit-request';
 import { DEFAULT_FILE_CHOICES } from '../src/modules/tools/tool-runner';
 import { bareEdit, bareEditInside } from './bare-sharp';
 
@@ -99,11 +99,9 @@ export const BENCH_EDIT: EditRequest = {
   light: true,
   color: true,
   polish: true,
-  format: 'webp',
-  file: DEFAULT_FILE_CHOICES,
-  variant: EDIT_VARIANTS[0],
   unsupported: null,
 };
+const BENCH_CHOICES = { output: { format: 'webp', file: DEFAULT_FILE_CHOICES } } as const;
 
 /** The worker's defaults: SOURCE_MAX_MEGAPIXELS (50) and RESULT_TIMEOUT_SECONDS (120). */
 const LIMITS = { maxPixels: 50 * 1_000_000, timeoutSeconds: 120, engine: INLINE_ENGINE };
@@ -121,7 +119,7 @@ async function ours(bytes: Buffer, budget: PixelBudget, running?: { now: number;
     try {
       return await runPipeline(
         EDIT_PIPELINE,
-        editContext(BENCH_EDIT, source, { segmenter: null, upscaler: null }, LIMITS),
+        editContext(BENCH_EDIT, source, { segmenter: null, upscaler: null }, LIMITS, BENCH_CHOICES),
       );
     } finally {
       if (running) running.now--;

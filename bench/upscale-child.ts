@@ -27,7 +27,7 @@ import { timeUpscaling, type UpscaleTimings } from '../src/core/super-resolution
 import { EDIT_PIPELINE } from '../src/modules/tools/image-editing/edit-pipeline';
 import { runPipeline } from '../src/modules/tools/shared/tool-steps';
 import { editContext } from '../test/support/tool-contexts';
-import { EDIT_VARIANTS, type EditRequest } from '../src/modules/tools/image-editing/edit-request';
+import type { EditRequest } from '../src/modules/tools/image-editing/edit-request';
 import { DEFAULT_FILE_CHOICES } from '../src/modules/tools/tool-runner';
 import { fromFixture, productPhoto } from '../test/support/image-fixtures';
 
@@ -72,12 +72,10 @@ function upscaleTo(width: number): EditRequest {
     light: false,
     color: false,
     polish: false,
-    format: 'jpg',
-    variant: EDIT_VARIANTS[0],
     unsupported: null,
-    file: DEFAULT_FILE_CHOICES,
   };
 }
+const JPG_CHOICES = { output: { format: 'jpg', file: DEFAULT_FILE_CHOICES } } as const;
 
 async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
   const started = performance.now();
@@ -133,7 +131,10 @@ async function main(): Promise<void> {
     const request = upscaleTo(bench.width * bench.scale);
     const run = async () => {
       const source = await inspectSource(bytes, LIMITS.maxPixels);
-      return runPipeline(EDIT_PIPELINE, editContext(request, source, { segmenter: null, upscaler }, LIMITS));
+      return runPipeline(
+        EDIT_PIPELINE,
+        editContext(request, source, { segmenter: null, upscaler }, LIMITS, JPG_CHOICES),
+      );
     };
     const [first, firstRunMs] = await timed(run);
     const runsMs: number[] = [];

@@ -9,7 +9,8 @@ import {
   UpdateAccountDto,
   restrictedUntilChange,
 } from '../modules/admin/admin.dto';
-import { presentAccount, presentApiKey, presentLedgerEntry } from '../modules/admin/admin.presenter';
+import { presentLedgerEntry } from '../modules/credits/ledger-entry.presenter';
+import { presentAccount, presentApiKey } from '../modules/admin/admin.presenter';
 import type { AdminService } from '../modules/admin/admin.service';
 
 export type Options = Record<string, string | boolean | Array<string | boolean> | undefined>;

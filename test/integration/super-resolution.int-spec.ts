@@ -6,7 +6,7 @@ import { prepareEsrganModel } from '../../src/core/super-resolution/esrgan-model
 import { EsrganSession } from '../../src/core/super-resolution/esrgan-session';
 import { TILE_OVERLAP } from '../../src/core/super-resolution/tiling';
 import { enlargeTiled } from '../../src/core/super-resolution/tiled-enlargement';
-import { sharpeningOf } from '../../src/modules/tools/image-editing/edit-request';
+import { EDIT_VARIANTS, sharpeningOf } from '../../src/modules/tools/image-editing/edit-request';
 import { detailedProductPhotos, type DetailedPhoto } from '../support/detailed-products';
 import { resizeOnly } from '../support/edit-requests';
 import { expectError } from '../support/http-errors';
@@ -50,7 +50,11 @@ const shrunk = (photo: DetailedPhoto, factor: number) =>
  */
 async function baseline(small: Buffer, factor: number): Promise<RawImage> {
   const enlarged = await rawOf(sharp(small).resize(ORIGINAL.width, ORIGINAL.height, { kernel: 'lanczos3' }));
-  return applyFilters(enlarged, { saturation: 1, sharpen: sharpeningOf(resizeOnly({ upscale: true }), factor) }, 60);
+  return applyFilters(
+    enlarged,
+    { saturation: 1, sharpen: sharpeningOf(resizeOnly({ upscale: true }), EDIT_VARIANTS[0], factor) },
+    60,
+  );
 }
 
 describe('upscale by super-resolution, through the API and a worker', () => {

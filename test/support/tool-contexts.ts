@@ -29,18 +29,13 @@ export function toolContext<R, D, S extends SourceImage | null>(
   };
 }
 
-/** An edit's context: its format and file choices are the request's own, as editRequestOf builds them from one task. */
-export function editContext<
-  R extends { format: ResultChoices['output']['format']; file: ResultChoices['output']['file'] },
-  D,
->(
+/** An edit's context: the limits given, and the result's choices (png, the first variant, no hints unless given). */
+export function editContext<R, D>(
   request: R,
   source: SourceImage,
   dependencies: D,
   limits: Partial<PipelineLimits> = {},
+  choices: Partial<ResultChoices> = {},
 ): ToolContext<R, D, SourceImage> {
-  return toolContext(request, source, dependencies, {
-    limits,
-    choices: { output: { format: request.format, file: request.file } },
-  });
+  return toolContext(request, source, dependencies, { limits, choices });
 }

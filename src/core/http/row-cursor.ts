@@ -22,6 +22,17 @@ export function decodeRowCursor(value: string): string {
   throw DomainError.invalid([{ path: 'query.cursor', message: 'is not a cursor this API returned' }]);
 }
 
+/** What a listing's query asks for: `limit` rows (`fallback` without one), after the row its `cursor` names. */
+export function rowPageQuery(
+  query: { limit?: number; cursor?: string },
+  fallback: number,
+): { limit: number; afterId: string | undefined } {
+  return {
+    limit: query.limit ?? fallback,
+    afterId: query.cursor === undefined ? undefined : decodeRowCursor(query.cursor),
+  };
+}
+
 /** The page of `limit` rows out of `rows` (read with one more), and the cursor of the next page. */
 export function pageOf<T extends { id: string }>(rows: T[], limit: number): { items: T[]; nextCursor: string | null } {
   const items = rows.slice(0, limit);

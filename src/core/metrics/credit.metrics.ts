@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, Registry } from 'prom-client';
+import { metricsOf } from './registered-metrics';
 
 /**
  * Credits moved by jobs, counted once their transaction has committed: reserved at creation,
@@ -13,21 +14,18 @@ export class CreditMetrics {
   private readonly releasedCredits: Counter;
 
   constructor(registry: Registry) {
-    const registers = [registry];
-    this.reservedCredits = new Counter({
+    const metric = metricsOf(registry);
+    this.reservedCredits = metric.counter({
       name: 'imgjobs_credits_reserved_total',
       help: 'Credits reserved by live jobs at creation.',
-      registers,
     });
-    this.capturedCredits = new Counter({
+    this.capturedCredits = metric.counter({
       name: 'imgjobs_credits_captured_total',
       help: 'Reserved credits spent by completed results.',
-      registers,
     });
-    this.releasedCredits = new Counter({
+    this.releasedCredits = metric.counter({
       name: 'imgjobs_credits_released_total',
       help: 'Reserved credits given back by failed or cancelled results.',
-      registers,
     });
   }
 

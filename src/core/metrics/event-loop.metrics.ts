@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { Gauge, Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import { EVENT_LOOP_SAMPLE_MS, EventLoopDelayWindow } from './event-loop-delay';
+import { metricsOf } from './registered-metrics';
 
 /** The quantiles exported, as Prometheus summaries label them; 1 is the maximum. */
 const QUANTILES = [
@@ -28,14 +29,13 @@ export class EventLoopMetrics implements OnModuleDestroy {
 
   constructor(registry: Registry) {
     const window = this.window;
-    new Gauge({
+    metricsOf(registry).gauge({
       name: 'imgjobs_event_loop_delay_seconds',
       help:
         'How late the event loop runs a timer that is due, over the last minute (50 to 60 s), ' +
         'by quantile over time: 0.5, 0.99 and 1 (the longest delay).',
       labelNames: ['quantile'],
       aggregator: 'max',
-      registers: [registry],
       collect() {
         const snapshot = window.snapshot(performance.now());
         for (const [quantile, key] of QUANTILES) this.set({ quantile }, snapshot[key]);

@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { Injectable } from '@nestjs/common';
 import type { Request, RequestHandler, Response } from 'express';
-import { Histogram, Registry } from 'prom-client';
+import { Registry } from 'prom-client';
+import { metricsOf } from './registered-metrics';
 
 /** The route label of a request no route answered (an unknown path, a body refused before routing). */
 const UNMATCHED_ROUTE = 'unmatched';
@@ -32,12 +33,11 @@ export class HttpMetrics {
   private readonly observeFinished: (this: TimedResponse) => void;
 
   constructor(registry: Registry) {
-    const duration = new Histogram({
+    const duration = metricsOf(registry).histogram({
       name: 'imgjobs_http_request_duration_seconds',
       help: 'HTTP requests by route template, method and status, and their latency.',
       labelNames: ['route', 'method', 'status'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-      registers: [registry],
     });
     this.observeFinished = function (this: TimedResponse) {
       const seconds = (performance.now() - this[STARTED_AT]) / 1000;

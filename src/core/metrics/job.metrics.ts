@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, Histogram, Registry } from 'prom-client';
+import { metricsOf } from './registered-metrics';
 
 /** Live or sandbox: sandbox results are simulated and say nothing about the tools' health. */
 export type MetricsEnvironment = 'live' | 'sandbox';
@@ -22,47 +23,41 @@ export class JobMetrics {
   private readonly steps: Histogram<'tool' | 'step'>;
 
   constructor(registry: Registry) {
-    const registers = [registry];
-    this.created = new Counter({
+    const metric = metricsOf(registry);
+    this.created = metric.counter({
       name: 'imgjobs_jobs_created_total',
       help: 'Jobs created (committed), by tool and environment; idempotent replays are not counted.',
       labelNames: ['tool', 'environment'],
-      registers,
     });
-    this.refused = new Counter({
+    this.refused = metric.counter({
       name: 'imgjobs_job_admissions_refused_total',
       help: 'Creates refused by admission, by tool and reason (the error code the client got).',
       labelNames: ['tool', 'reason'],
-      registers,
     });
-    this.settled = new Counter({
+    this.settled = metric.counter({
       name: 'imgjobs_results_total',
       help: 'Results that reached a final status, by tool, environment, status and, for failures, error code.',
       labelNames: ['tool', 'environment', 'status', 'error_code'],
-      registers,
     });
-    this.waited = new Histogram({
+    this.waited = metric.histogram({
       name: 'imgjobs_result_wait_seconds',
       help: 'Time a result waited in its queue, from enqueue (or the end of its delay) to its first attempt.',
       labelNames: ['queue', 'tool'],
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800],
-      registers,
     });
-    this.processed = new Histogram({
+    this.processed = metric.histogram({
       name: 'imgjobs_result_processing_seconds',
       help: 'Time one attempt of a result took to run its tool and store the image, whatever its outcome.',
       labelNames: ['queue', 'tool'],
       buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300],
-      registers,
     });
-    this.steps = new Histogram({
+    this.steps = metric.histogram({
       name: 'imgjobs_result_step_seconds',
       help:
         "Time one attempt of a result spent in each of its steps: the database's start and completion, the source's " +
         "download, the tool's named pipeline steps, the files' storage.",
       labelNames: ['tool', 'step'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120],
-      registers,
     });
   }
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, Registry } from 'prom-client';
+import { metricsOf } from './registered-metrics';
 
 /**
  * Why BullMQ refused to record how an attempt ended (completed, failed, retried): the worker no
@@ -33,39 +34,35 @@ export class QueueLockMetrics {
   private readonly repeatedAttempts: Counter<'queue' | 'reason'>;
 
   constructor(registry: Registry) {
-    const registers = [registry];
-    this.renewalFailures = new Counter({
+    const metric = metricsOf(registry);
+    this.renewalFailures = metric.counter({
       name: 'imgjobs_queue_lock_renewal_failures_total',
       help:
         "Lock renewals a worker could not make, by queue: one per job and renewal round. The job's lock " +
         'had lapsed (its event loop was blocked too long) or another worker had taken the job over.',
       labelNames: ['queue'],
-      registers,
     });
-    this.stalledJobs = new Counter({
+    this.stalledJobs = metric.counter({
       name: 'imgjobs_queue_stalled_total',
       help:
         "Jobs whose lock lapsed and that this worker's stalled check gave back to the queue (or failed, " +
         'past WORKER_MAX_STALLED), by queue: their worker crashed or was blocked.',
       labelNames: ['queue'],
-      registers,
     });
-    this.finishLockErrors = new Counter({
+    this.finishLockErrors = metric.counter({
       name: 'imgjobs_queue_finish_lock_errors_total',
       help:
         'Attempt outcomes (complete, fail, retry) BullMQ refused to record because the worker had lost ' +
         "the job's lock, by queue and reason (lock_mismatch: another worker holds it; lock_missing: it lapsed).",
       labelNames: ['queue', 'reason'],
-      registers,
     });
-    this.repeatedAttempts = new Counter({
+    this.repeatedAttempts = metric.counter({
       name: 'imgjobs_result_attempts_repeated_total',
       help:
         "Result attempts that are not their queue entry's first start, by queue and reason (stalled: taken " +
         'over after a lapsed lock, the tool may have run twice; retried: after a failed attempt; ' +
         'handed_back: after a stopping worker gave it back).',
       labelNames: ['queue', 'reason'],
-      registers,
     });
   }
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, Registry } from 'prom-client';
+import { metricsOf } from './registered-metrics';
 
 /**
  * What one `POST /uploads` came to: `stored`; `replayed` (an Idempotency-Key's repeat, answered
@@ -29,23 +30,20 @@ export class UploadMetrics {
   private readonly expired: Counter;
 
   constructor(registry: Registry) {
-    const registers = [registry];
-    this.uploads = new Counter({
+    const metric = metricsOf(registry);
+    this.uploads = metric.counter({
       name: 'imgjobs_uploads_total',
       help: 'POST /uploads requests by outcome (stored, or why it was refused) and key environment.',
       labelNames: ['outcome', 'environment'],
-      registers,
     });
-    this.storedBytes = new Counter({
+    this.storedBytes = metric.counter({
       name: 'imgjobs_upload_bytes_total',
       help: 'Bytes of uploaded source images stored, by key environment.',
       labelNames: ['environment'],
-      registers,
     });
-    this.expired = new Counter({
+    this.expired = metric.counter({
       name: 'imgjobs_uploads_expired_total',
       help: 'Uploads the retention sweep deleted (file and row) after they expired.',
-      registers,
     });
   }
 

@@ -5,6 +5,7 @@ import type { Queue } from 'bullmq';
 import { Gauge, Registry } from 'prom-client';
 import { ModelQueues } from './model-queues';
 import { ALL_QUEUES } from './queue-name';
+import { metricsOf } from '../metrics/registered-metrics';
 
 /** The queue states a depth is reported for. */
 const STATES = ['waiting', 'active', 'delayed'] as const;
@@ -38,12 +39,11 @@ export class QueueDepthMetrics implements OnModuleInit {
     private readonly modelQueues: ModelQueues,
     registry: Registry,
   ) {
-    this.depth = new Gauge({
+    this.depth = metricsOf(registry).gauge({
       name: 'imgjobs_queue_jobs',
       help: 'Queue entries by queue and state (waiting, active, delayed), read at scrape time.',
       labelNames: ['queue', 'state'],
       aggregator: 'max',
-      registers: [registry],
       collect: () => this.readDepths(),
     });
   }

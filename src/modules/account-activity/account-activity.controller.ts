@@ -1,26 +1,19 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiBearerAuth,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-  ApiTooManyRequestsResponse,
-} from '@nestjs/swagger';
-import { decodeRowCursor, pageOf } from '../../core/http/row-cursor';
+import { ApiBadRequestResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { pageOf, rowPageQuery } from '../../core/http/row-cursor';
 import { ErrorResponseDto } from '../../core/openapi/error-response.dto';
 import { Auth, type AuthContext } from '../auth/auth-context';
 import { CreditsService } from '../credits/credits.service';
+import { presentLedgerEntry } from '../credits/ledger-entry.presenter';
 import { PollRateLimitGuard } from '../rate-limit/poll-rate-limit.guard';
 import { DEFAULT_PAGE_SIZE, isSandboxKey } from './caller-scope';
 import { AccountLedgerResponseDto, PageQueryDto, type AccountLedgerEntryDto } from './ledger.dto';
 import { UsageQueryDto, UsageResponseDto, type UsageDto } from './usage.dto';
 import { usageRange } from './usage-range';
 import { UsageService } from './usage.service';
+import { ActivityApi } from './activity-api';
 
-@ApiTags('Account')
-@ApiBearerAuth('api_key')
-@ApiTooManyRequestsResponse({ type: ErrorResponseDto, description: '`rate_limit_exceeded`' })
+@ActivityApi('Account')
 @ApiBadRequestResponse({ type: ErrorResponseDto, description: '`invalid_request`: a query value, at `query.<name>`' })
 @Controller('api/v1/account')
 export class AccountActivityController {
@@ -41,21 +34,11 @@ export class AccountActivityController {
     @Auth() caller: AuthContext,
     @Query() query: PageQueryDto,
   ): Promise<{ entries: AccountLedgerEntryDto[]; next_cursor: string | null }> {
-    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const afterId = query.cursor === undefined ? undefined : decodeRowCursor(query.cursor);
+    const { limit, afterId } = rowPageQuery(query, DEFAULT_PAGE_SIZE);
     const rows = await this.credits.ledgerPage(caller.accountId, { limit, afterId, sandbox: isSandboxKey(caller) });
     const page = pageOf(rows, limit);
     return {
-      entries: page.items.map((entry) => ({
-        id: entry.id,
-        kind: entry.kind,
-        amount: entry.amount,
-        credits: entry.credits,
-        job_id: entry.jobId,
-        reason: entry.reason,
-        balance_after: entry.balanceAfter,
-        created_at: entry.createdAt.toISOString(),
-      })),
+      entries: page.items.map((entry) => ({ ...presentLedgerEntry(entry), balance_after: entry.balanceAfter })),
       next_cursor: page.nextCursor,
     };
   }

@@ -1,13 +1,5 @@
 import { Controller, Get, Query, StreamableFile, UseGuards } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiBearerAuth,
-  ApiOperation,
-  ApiProduces,
-  ApiResponse,
-  ApiTags,
-  ApiTooManyRequestsResponse,
-} from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiOperation, ApiProduces, ApiResponse } from '@nestjs/swagger';
 import { CSV_CONTENT_TYPE, csvAttachment, refuseQueryParameters } from '../../core/http/csv';
 import { ErrorResponseDto } from '../../core/openapi/error-response.dto';
 import { Auth, type AuthContext } from '../auth/auth-context';
@@ -16,11 +8,10 @@ import { ActivityExportsService } from './activity-exports.service';
 import { isSandboxKey } from './caller-scope';
 import { UsageQueryDto } from './usage.dto';
 import { usageRange } from './usage-range';
+import { ActivityApi } from './activity-api';
 
 /** The ledger and usage reads as CSV files, for a spreadsheet or an accountant. */
-@ApiTags('Account')
-@ApiBearerAuth('api_key')
-@ApiTooManyRequestsResponse({ type: ErrorResponseDto, description: '`rate_limit_exceeded`' })
+@ActivityApi('Account')
 @ApiProduces(CSV_CONTENT_TYPE)
 @Controller('api/v1/account')
 export class ActivityExportsController {

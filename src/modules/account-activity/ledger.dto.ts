@@ -1,22 +1,13 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { ApiProperty } from '@nestjs/swagger';
 import { LedgerEntryKind } from '../credits/credit-ledger-entry.entity';
+import { PageLimit, PageCursor, ShownNextCursor } from '../../core/http/paging';
 
 /** `limit` and `cursor`, as `GET /jobs` takes them. */
 export class PageQueryDto {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 20, example: 20 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
+  @PageLimit({ maximum: 100, fallback: 20, example: 20 })
   limit?: number;
 
-  @ApiPropertyOptional({ description: 'The `next_cursor` of the previous page.', example: 'WyI1ZjBjNmEyZS0uLi4iXQ' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
+  @PageCursor('The `next_cursor` of the previous page.', 'WyI1ZjBjNmEyZS0uLi4iXQ')
   cursor?: string;
 }
 
@@ -79,12 +70,6 @@ export class AccountLedgerEntryDto {
 
 export class AccountLedgerResponseDto {
   @ApiProperty({ type: [AccountLedgerEntryDto] }) entries!: AccountLedgerEntryDto[];
-  @ApiProperty({
-    type: String,
-    nullable: true,
-    example: null,
-    description: 'Pass as `cursor` for the next page; null on the last.',
-  })
-  next_cursor!: string | null;
+  @ShownNextCursor({ exampleNull: true }) next_cursor!: string | null;
   @ApiProperty() request_id!: string;
 }

@@ -2,15 +2,13 @@ import { Controller, Get, HttpCode, Param, Post, Query, UseGuards, UseIntercepto
 import {
   ApiAcceptedResponse,
   ApiBadRequestResponse,
-  ApiBearerAuth,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiProperty,
-  ApiTags,
-  ApiTooManyRequestsResponse,
 } from '@nestjs/swagger';
-import { decodeRowCursor, pageOf } from '../../core/http/row-cursor';
+import { ShownNextCursor } from '../../core/http/paging';
+import { pageOf, rowPageQuery } from '../../core/http/row-cursor';
 import { UuidParamPipe } from '../../core/http/uuid-param.pipe';
 import { ErrorResponseDto } from '../../core/openapi/error-response.dto';
 import { Auth, type AuthContext } from '../auth/auth-context';
@@ -21,22 +19,15 @@ import { presentDelivery } from '../webhooks/webhook-admin.presenter';
 import { WebhookAdminService } from '../webhooks/webhook-admin.service';
 import { DEFAULT_PAGE_SIZE, isSandboxKey } from './caller-scope';
 import { PageQueryDto } from './ledger.dto';
+import { ActivityApi } from './activity-api';
 
 class WebhookDeliveryListResponseDto {
   @ApiProperty({ type: [DeliveryDto] }) deliveries!: DeliveryDto[];
-  @ApiProperty({
-    type: String,
-    nullable: true,
-    example: null,
-    description: 'Pass as `cursor` for the next page; null on the last.',
-  })
-  next_cursor!: string | null;
+  @ShownNextCursor({ exampleNull: true }) next_cursor!: string | null;
   @ApiProperty() request_id!: string;
 }
 
-@ApiTags('Webhooks')
-@ApiBearerAuth('api_key')
-@ApiTooManyRequestsResponse({ type: ErrorResponseDto, description: '`rate_limit_exceeded`' })
+@ActivityApi('Webhooks')
 @Controller('api/v1')
 export class WebhookDeliveriesController {
   constructor(private readonly webhooks: WebhookAdminService) {}
@@ -54,8 +45,7 @@ export class WebhookDeliveriesController {
     @Auth() caller: AuthContext,
     @Query() query: PageQueryDto,
   ): Promise<{ deliveries: DeliveryDto[]; next_cursor: string | null }> {
-    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const afterId = query.cursor === undefined ? undefined : decodeRowCursor(query.cursor);
+    const { limit, afterId } = rowPageQuery(query, DEFAULT_PAGE_SIZE);
     const rows = await this.webhooks.ownDeliveries(
       { accountId: caller.accountId, sandbox: isSandboxKey(caller) },
       { limit, afterId },

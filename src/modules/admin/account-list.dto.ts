@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Length, Max, MaxLength, Min } from 'class-validator';
+import { IsOptional, IsString, Length } from 'class-validator';
 import { AccountDto } from './admin.dto';
+import { PageLimit, PageCursor, ShownNextCursor } from '../../core/http/paging';
 
 export class AccountListQueryDto {
   @ApiPropertyOptional({
@@ -17,18 +17,10 @@ export class AccountListQueryDto {
   @Length(1, 200)
   query?: string;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 20 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
+  @PageLimit()
   limit?: number;
 
-  @ApiPropertyOptional({ description: 'The `next_cursor` of the previous page (with the same `query`).' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
+  @PageCursor('The `next_cursor` of the previous page (with the same `query`).')
   cursor?: string;
 }
 
@@ -39,7 +31,6 @@ export class AccountListItemDto extends AccountDto {
 
 export class AccountListResponseDto {
   @ApiProperty({ type: [AccountListItemDto], description: 'Newest first.' }) accounts!: AccountListItemDto[];
-  @ApiProperty({ type: String, nullable: true, description: 'Pass as `cursor` for the next page; null on the last.' })
-  next_cursor!: string | null;
+  @ShownNextCursor() next_cursor!: string | null;
   @ApiProperty() request_id!: string;
 }

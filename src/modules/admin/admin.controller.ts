@@ -27,7 +27,8 @@ import {
   type ApiKeyDto,
   type LedgerEntryDto,
 } from './admin.dto';
-import { presentAccount, presentApiKey, presentLedgerEntry } from './admin.presenter';
+import { presentLedgerEntry } from '../credits/ledger-entry.presenter';
+import { presentAccount, presentApiKey } from './admin.presenter';
 import { AdminService } from './admin.service';
 
 const DEFAULT_LEDGER_LIMIT = 100;

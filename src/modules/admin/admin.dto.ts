@@ -1,5 +1,4 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   IsBoolean,
   IsEnum,
@@ -17,6 +16,7 @@ import {
 } from 'class-validator';
 import { KeyEnvironment } from '../auth/api-key.entity';
 import { LedgerEntryKind } from '../credits/credit-ledger-entry.entity';
+import { PageLimit } from '../../core/http/paging';
 
 /** Largest single credit movement an operator may make; keeps balances far from int overflow. */
 const MAX_CREDIT_MOVE = 1_000_000_000;
@@ -99,12 +99,7 @@ export class CreditChangeDto {
 }
 
 export class LedgerQueryDto {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1000, default: 100 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(1000)
+  @PageLimit({ maximum: 1000, fallback: 100 })
   limit?: number;
 }
 

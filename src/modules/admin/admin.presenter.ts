@@ -1,7 +1,6 @@
 import type { Account } from '../accounts/account.entity';
 import type { ApiKey } from '../auth/api-key.entity';
-import type { CreditLedgerEntry } from '../credits/credit-ledger-entry.entity';
-import type { AccountDto, ApiKeyDto, LedgerEntryDto } from './admin.dto';
+import type { AccountDto, ApiKeyDto } from './admin.dto';
 
 export function presentAccount(account: Account): AccountDto {
   return {
@@ -22,17 +21,5 @@ export function presentApiKey(key: ApiKey): ApiKeyDto {
     name: key.name,
     prefix: key.prefix,
     created_at: key.createdAt.toISOString(),
-  };
-}
-
-export function presentLedgerEntry(entry: CreditLedgerEntry): LedgerEntryDto {
-  return {
-    id: entry.id,
-    kind: entry.kind,
-    amount: entry.amount,
-    credits: entry.credits,
-    job_id: entry.jobId,
-    reason: entry.reason,
-    created_at: entry.createdAt.toISOString(),
   };
 }

@@ -46,7 +46,6 @@ const request: JobRequest = {
     { imageUrl: 'https://images.example/a.jpg', externalId: 'a', subjectHints: null },
     { imageUrl: 'https://images.example/b.jpg', externalId: 'b', subjectHints: null },
   ],
-  imagesPerSource: 2,
   format: 'png',
   options: { operations: {}, output: { number_of_images: 2 } },
   webhookUrl: null,

@@ -141,7 +141,7 @@ export class JobCreationService {
         // Result rows before the account row (the lock order): a re-cut's replaced results.
         await this.reviews.claimReplaced(manager, caller, replacedResults(command.request));
 
-        const totalResults = command.request.sources.length * command.request.imagesPerSource;
+        const totalResults = command.request.sources.length * command.request.options.output.number_of_images;
         const balance = await this.lockAccount(manager, caller.accountId);
         const group = toolDefinition(command.request.tool).capacityGroup;
         const demand: CapacityDemand = {

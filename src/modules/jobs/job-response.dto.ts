@@ -1,12 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsEnum, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsEnum, IsOptional } from 'class-validator';
 import { ToolId } from '../catalog/tools';
-import { ShownSourcePreview } from '../../core/storage/shown-source-preview';
+import { ShownResultUrl, ShownSourcePreview, ShownThumbnailUrl } from '../../core/storage/shown-result-files';
 import { ResultReviewDto, ShownNeedsReview, ShownReview } from '../reviews/review.dto';
 import { SubjectHintsDto } from './dto/subject-hints.dto';
 import { ResultErrorCode } from '../tools/result-failure';
 import { JobStatus, ResultStatus } from './job-status';
+import { PageLimit, PageCursor, ShownNextCursor } from '../../core/http/paging';
 
 /** Shown on every result record: the hints its source image was sent with. */
 const ShownSubjectHints = () =>
@@ -110,10 +110,8 @@ export class JobResultDto {
   @ApiProperty({ type: String, nullable: true }) source_image_url!: string | null;
   @ShownSubjectHints() subject_hints!: SubjectHintsDto | null;
   @ApiProperty({ enum: ResultStatus, enumName: 'ResultStatus' }) status!: ResultStatus;
-  @ApiProperty({ type: String, nullable: true, description: 'Signed, expiring URL of the image.' })
-  result_url!: string | null;
-  @ApiProperty({ type: String, nullable: true, description: 'Signed URL of a WebP thumbnail (longest side 256 px).' })
-  thumbnail_url!: string | null;
+  @ShownResultUrl() result_url!: string | null;
+  @ShownThumbnailUrl() thumbnail_url!: string | null;
   @ShownSourcePreview() source_preview_url!: string | null;
   @ApiProperty({ enum: ResultErrorCode, enumName: 'ResultErrorCode', nullable: true }) error_code!: string | null;
   @ApiProperty({ type: String, nullable: true }) error_message!: string | null;
@@ -155,8 +153,7 @@ export class JobDetailResponseDto {
 
 export class JobListResponseDto {
   @ApiProperty({ type: [JobSummaryDto] }) jobs!: JobSummaryDto[];
-  @ApiProperty({ type: String, nullable: true, description: 'Pass as `cursor` for the next page; null on the last.' })
-  next_cursor!: string | null;
+  @ShownNextCursor() next_cursor!: string | null;
   @ApiProperty() request_id!: string;
 }
 
@@ -194,18 +191,10 @@ export class EnhancementResponseDto {
 }
 
 export class ListJobsQueryDto {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 20 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
+  @PageLimit()
   limit?: number;
 
-  @ApiPropertyOptional({ description: 'The `next_cursor` of the previous page.' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
+  @PageCursor()
   cursor?: string;
 
   @ApiPropertyOptional({ enum: JobStatus, enumName: 'JobStatus' })

@@ -137,15 +137,16 @@ export class JobsRepository {
 
   /** N sources x M images, indexed source by source. */
   buildResults(job: Job, request: JobRequest): JobResult[] {
+    const perSource = request.options.output.number_of_images;
     return request.sources.flatMap((source, sourceIndex) =>
-      Array.from({ length: request.imagesPerSource }, (_, variant) =>
+      Array.from({ length: perSource }, (_, variant) =>
         Object.assign(new JobResult(), {
           id: randomUUID(),
           jobId: job.id,
           accountId: job.accountId,
           sandbox: job.sandbox,
           capacityGroup: job.capacityGroup,
-          index: sourceIndex * request.imagesPerSource + variant,
+          index: sourceIndex * perSource + variant,
           externalId: source.externalId,
           sourceImageUrl: source.imageUrl,
           subjectHints: source.subjectHints,

@@ -1,16 +1,9 @@
+import { flaggedPendingCutout } from '../../../test/support/reviewed-results';
 import { needsReview, reviewOf, type ReviewedResult } from './result-review';
 import { ReviewState } from './review-state';
 
 const completedCutout = (changes: Partial<ReviewedResult> = {}): ReviewedResult => ({
-  status: 'completed',
-  uncertainty: 0.7,
-  flagged: true,
-  reviewState: ReviewState.Pending,
-  decidedBy: null,
-  decidedAt: null,
-  reviewNote: null,
-  replacesResultId: null,
-  replacedByResultId: null,
+  ...flaggedPendingCutout(0.7),
   ...changes,
 });
 

@@ -1,23 +1,12 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  IsEnum,
-  IsIn,
-  IsInt,
-  IsISO8601,
-  IsNumber,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-} from 'class-validator';
-import { ShownSourcePreview } from '../../core/storage/shown-source-preview';
+import { IsEnum, IsIn, IsISO8601, IsNumber, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { ShownResultUrl, ShownSourcePreview, ShownThumbnailUrl } from '../../core/storage/shown-result-files';
 import { ToolId } from '../catalog/tools';
 import type { EventReview } from '../webhooks/webhook-outbox.service';
 import { REVIEW_DECISIONS, ReviewState, type ReviewDecision } from './review-state';
+import { PageLimit, PageCursor, ShownNextCursor } from '../../core/http/paging';
 
 export const MAX_REVIEW_NOTE_LENGTH = 1000;
 
@@ -81,10 +70,8 @@ export class ReviewItemDto {
   @ApiProperty({ type: 'integer' }) index!: number;
   @ApiProperty({ type: String, nullable: true }) external_id!: string | null;
   @ApiProperty({ type: String, nullable: true }) source_image_url!: string | null;
-  @ApiProperty({ type: String, nullable: true, description: 'Signed, expiring URL of the image.' })
-  result_url!: string | null;
-  @ApiProperty({ type: String, nullable: true, description: 'Signed URL of a WebP thumbnail (longest side 256 px).' })
-  thumbnail_url!: string | null;
+  @ShownResultUrl() result_url!: string | null;
+  @ShownThumbnailUrl() thumbnail_url!: string | null;
   @ShownSourcePreview() source_preview_url!: string | null;
   @ApiProperty({ type: 'number', minimum: 0, maximum: 1 }) uncertainty!: number;
   @ShownNeedsReview() needs_review!: boolean;
@@ -99,8 +86,7 @@ export class ReviewItemResponseDto {
 
 export class ReviewListResponseDto {
   @ApiProperty({ type: [ReviewItemDto] }) results!: ReviewItemDto[];
-  @ApiProperty({ type: String, nullable: true, description: 'Pass as `cursor` for the next page; null on the last.' })
-  next_cursor!: string | null;
+  @ShownNextCursor() next_cursor!: string | null;
   @ApiProperty() request_id!: string;
 }
 
@@ -155,18 +141,10 @@ export class ListReviewsQueryDto {
   @UncertaintyBound()
   max_uncertainty?: number;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 20 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
+  @PageLimit()
   limit?: number;
 
-  @ApiPropertyOptional({ description: 'The `next_cursor` of the previous page.' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
+  @PageCursor()
   cursor?: string;
 }
 

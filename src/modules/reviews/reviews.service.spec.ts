@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { refusalOf } from '../../../test/support/domain-errors';
+import { flaggedPendingCutout } from '../../../test/support/reviewed-results';
 import { ErrorCode } from '../../core/errors/error-code';
 import { KeyEnvironment } from '../auth/api-key.entity';
 import type { AuthContext } from '../auth/auth-context';
@@ -34,15 +35,7 @@ const row = (changes: Partial<ReviewRow> = {}): ReviewRow => ({
   segmentation: null,
   completedAt: new Date('2026-11-28T10:00:00Z'),
   position: '2026-11-28T10:00:00.000000Z',
-  status: 'completed',
-  uncertainty: 0.9,
-  flagged: true,
-  reviewState: ReviewState.Pending,
-  decidedBy: null,
-  decidedAt: null,
-  reviewNote: null,
-  replacesResultId: null,
-  replacedByResultId: null,
+  ...flaggedPendingCutout(0.9),
   ...changes,
 });
 

@@ -44,8 +44,17 @@ import { LIVE_TOOL_RUNNERS, SANDBOX_RUNNER, ToolRunners, type LiveToolRunners } 
     ToolRunners,
     {
       provide: LIVE_TOOL_RUNNERS,
-      inject: [ImageEditingRunner, CutoutRunner, AiEditRunner, SceneRunner, GenerationRunner, AdCreativeRunner],
+      inject: [
+        ResultFrame,
+        ImageEditingRunner,
+        CutoutRunner,
+        AiEditRunner,
+        SceneRunner,
+        GenerationRunner,
+        AdCreativeRunner,
+      ],
       useFactory: (
+        frame: ResultFrame,
         editing: ImageEditingRunner,
         cutouts: CutoutRunner,
         aiEdit: AiEditRunner,
@@ -54,12 +63,12 @@ import { LIVE_TOOL_RUNNERS, SANDBOX_RUNNER, ToolRunners, type LiveToolRunners } 
         ads: AdCreativeRunner,
       ): LiveToolRunners =>
         new Map<ToolId, ToolRunner>([
-          [ToolId.ImageEditing, editing],
-          [ToolId.RemoveBackground, cutouts],
-          [ToolId.ImageAiEdit, aiEdit],
-          [ToolId.AiBackground, scenes],
-          [ToolId.ImageGeneration, generation],
-          [ToolId.AdCreative, ads],
+          [ToolId.ImageEditing, frame.runnerOf(editing)],
+          [ToolId.RemoveBackground, frame.runnerOf(cutouts)],
+          [ToolId.ImageAiEdit, frame.runnerOf(aiEdit)],
+          [ToolId.AiBackground, frame.runnerOf(scenes)],
+          [ToolId.ImageGeneration, frame.runnerWithOptionalSourceOf(generation)],
+          [ToolId.AdCreative, frame.runnerOf(ads)],
         ]),
     },
   ],

@@ -1,7 +1,6 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { ApiProperty } from '@nestjs/swagger';
 import { DeliveryStatus } from './webhook.entities';
+import { PageLimit } from '../../core/http/paging';
 
 export class WebhookSecretResponseDto {
   @ApiProperty({ example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', description: 'Standard Webhooks secret.' })
@@ -9,12 +8,7 @@ export class WebhookSecretResponseDto {
 }
 
 export class DeliveriesQueryDto {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 200, default: 50 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(200)
+  @PageLimit({ maximum: 200, fallback: 50 })
   limit?: number;
 }
 

@@ -60,7 +60,6 @@ type HintedImage = { subject_hints?: SubjectHintsDto | null };
 export type JobRequest<O extends ToolOptions = ToolOptions> = O & {
   costKey: string;
   sources: JobSource[];
-  imagesPerSource: number;
   format: OutputFormat;
   webhookUrl: string | null;
 };
@@ -251,7 +250,6 @@ function build<O extends ToolOptions>(
     options,
     costKey,
     sources,
-    imagesPerSource,
     format: resultFormat.format,
     webhookUrl: webhookUrl ?? null,
   } as JobRequest;

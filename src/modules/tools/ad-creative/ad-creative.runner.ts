@@ -3,15 +3,8 @@ import type { SourceImage } from '../../../core/image/source-image';
 import { IMAGE_PROVIDER, type ImageProvider } from '../../../core/image-provider/image-provider';
 import { SEGMENTER, type Segmenter } from '../../../core/segmentation/segmenter';
 import { ToolId } from '../../catalog/tools';
-import { photoPlan } from '../shared/photo-decoding';
-import {
-  ResultFrame,
-  type FramedTool,
-  type PipelineOf,
-  type PreparedRequest,
-  type TaskOf,
-} from '../shared/result-frame';
-import type { ToolOutput, ToolRunner, TypedToolTask } from '../tool-runner';
+import { photoPixels } from '../shared/photo-decoding';
+import type { FramedTool, PipelineOf, PreparedRequest, TaskOf } from '../shared/result-frame';
 import { AD_PHOTO_LONG_SIDE, AD_PIPELINE, type AdPainters, type AdWork } from './ad-pipeline';
 import { adRequestOf, type AdRequest } from './ad-request';
 
@@ -30,26 +23,20 @@ const AD_LAYERS = 5;
  * 3. AD_STEPS (see ad-pipeline.ts), ending with the image and thumbnail encoded.
  */
 @Injectable()
-export class AdCreativeRunner implements ToolRunner, FramedTool<ToolId.AdCreative, AdRequest, AdPainters, AdWork> {
+export class AdCreativeRunner implements FramedTool<ToolId.AdCreative, AdRequest, AdPainters, AdWork> {
   readonly runs: PipelineOf<ToolId.AdCreative> = { name: 'ad', tools: [ToolId.AdCreative] };
   readonly pipeline = AD_PIPELINE;
 
   constructor(
     @Inject(SEGMENTER) private readonly segmenter: Segmenter | null,
     @Inject(IMAGE_PROVIDER) private readonly provider: ImageProvider | null,
-    private readonly frame: ResultFrame,
   ) {}
-
-  run(task: TypedToolTask, signal: AbortSignal): Promise<ToolOutput> {
-    return this.frame.run(task, signal, this);
-  }
 
   prepare(task: TaskOf<ToolId.AdCreative>): PreparedRequest<AdRequest, AdPainters> {
     return { request: adRequestOf(task.options), dependencies: { segmenter: this.segmenter, provider: this.provider } };
   }
 
   pixels(source: SourceImage): number {
-    const { scaled } = photoPlan(source, AD_PHOTO_LONG_SIDE);
-    return scaled.width * scaled.height * AD_LAYERS;
+    return photoPixels(source, AD_PHOTO_LONG_SIDE, AD_LAYERS);
   }
 }

@@ -5,7 +5,7 @@ import type { ImageProvider } from '../../../core/image-provider/image-provider'
 import type { Segmenter } from '../../../core/segmentation/segmenter';
 import { ResultErrorCode, ResultFailure } from '../result-failure';
 import { encodeImage, type EncodedImage } from '../shared/encoding';
-import { decodePhoto, photoPlan } from '../shared/photo-decoding';
+import { decodeSourceAt } from '../shared/photo-decoding';
 import { made, type ToolContext, type ToolPipeline, type ToolStep } from '../shared/tool-steps';
 import { coverTo } from '../../../core/image/provider-images';
 import { PLATFORM_FRAMES } from '../../../engine/ad/ad-platforms';
@@ -40,9 +40,7 @@ export interface AdWork {
 type AdStep = ToolStep<AdContext, AdWork>;
 
 /** The photo at AD_PHOTO_LONG_SIDE. */
-const decodeSource: AdStep = async function decodeSource({ source, limits }, work) {
-  return { ...work, photo: await decodePhoto(source, photoPlan(source, AD_PHOTO_LONG_SIDE), limits) };
-};
+const decodeSource: AdStep = decodeSourceAt(AD_PHOTO_LONG_SIDE);
 
 /** The product's mask, keeping to the client's hints; without a segmenter the photo is used whole. */
 const segmentSubject: AdStep = async function segmentSubject({ dependencies, signal, choices }, work) {

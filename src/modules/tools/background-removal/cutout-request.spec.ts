@@ -2,6 +2,7 @@ import { NO_HINTS } from '../../../engine/mask/subject-hints';
 import { findPreset, ProductPhotoOperation } from '../../catalog/product-photo-presets';
 import { ToolId } from '../../catalog/tools';
 import type { PreservationLevel, ProductPhotoOptions } from '../tool-options';
+import { resultChoicesOf } from '../shared/tool-steps';
 import { typedTask, type TypedToolTask } from '../tool-runner';
 import { cutoutRequestOf, productPhotoCutout } from './cutout-request';
 
@@ -77,26 +78,26 @@ describe('cutoutRequestOf (POST /remove-background)', () => {
     ).toMatchObject({ kind: 'layout', size: null, scale: { kind: 'fill' } });
   });
 
-  it("carries the task's subject hints and the channels asked for (rgba for jobs stored before masks existed)", () => {
+  it('carries the channels asked for (rgba for jobs stored before masks existed); hints are the choices', () => {
     const hints = { region: { left: 0.1, top: 0.2, right: 0.6, bottom: 0.9 }, keepPoints: [{ x: 0.3, y: 0.5 }] };
     const task = { ...removeBackgroundTask(stored({}, { channels: 'alpha' })), subjectHints: hints };
-    expect(cutoutRequestOf(task)).toMatchObject({ hints, channels: 'alpha' });
+    expect(cutoutRequestOf(task)?.channels).toBe('alpha');
+    expect(resultChoicesOf(task, null).hints).toEqual(hints);
     const { channels: _absent, ...older } = stored({}).output as Record<string, unknown>;
-    expect(cutoutRequestOf(removeBackgroundTask({ ...stored({}), output: older }))).toMatchObject({
-      hints: NO_HINTS,
-      channels: 'rgba',
-    });
+    const olderTask = removeBackgroundTask({ ...stored({}), output: older });
+    expect(cutoutRequestOf(olderTask)?.channels).toBe('rgba');
+    expect(resultChoicesOf(olderTask, null).hints).toEqual(NO_HINTS);
   });
 
-  it('carries the file choices, and the defaults for jobs stored before they existed', () => {
+  it('chooses the file as stored, and the defaults for jobs stored before file choices existed', () => {
     const chosen = stored({}, { quality: 70, dpi: 300, metadata: 'keep' });
-    expect(cutoutRequestOf(removeBackgroundTask(chosen))?.file).toEqual({
+    expect(resultChoicesOf(removeBackgroundTask(chosen), null).output.file).toEqual({
       quality: 70,
       dpi: 300,
       metadata: 'keep',
       lossless: false,
     });
-    expect(cutoutRequestOf(removeBackgroundTask(stored({})))?.file).toEqual({
+    expect(resultChoicesOf(removeBackgroundTask(stored({})), null).output.file).toEqual({
       quality: null,
       dpi: null,
       metadata: 'strip',
@@ -131,58 +132,57 @@ describe('productPhotoCutout', () => {
     'honours the preservation level: strict keeps the pixels, ' +
       'balanced corrects light and colour, creative polishes too',
     () => {
-      expect(productPhotoCutout(options(ProductPhotoOperation.StudioPackshot, null), 'jpg', NO_HINTS)).toMatchObject({
+      expect(productPhotoCutout(options(ProductPhotoOperation.StudioPackshot, null), 'jpg')).toMatchObject({
         light: false,
         color: false,
         polish: false,
       });
-      expect(
-        productPhotoCutout(options(ProductPhotoOperation.StudioPackshot, null, 'balanced'), 'jpg', NO_HINTS),
-      ).toMatchObject({ light: true, color: true, polish: false });
-      expect(
-        productPhotoCutout(options(ProductPhotoOperation.StudioPackshot, null, 'creative'), 'jpg', NO_HINTS),
-      ).toMatchObject({ light: true, color: true, polish: true });
+      expect(productPhotoCutout(options(ProductPhotoOperation.StudioPackshot, null, 'balanced'), 'jpg')).toMatchObject({
+        light: true,
+        color: true,
+        polish: false,
+      });
+      expect(productPhotoCutout(options(ProductPhotoOperation.StudioPackshot, null, 'creative'), 'jpg')).toMatchObject({
+        light: true,
+        color: true,
+        polish: true,
+      });
     },
   );
 
   it("places packshots and marketplace images on the preset's canvas, on white", () => {
     expect(
-      productPhotoCutout(options(ProductPhotoOperation.StudioPackshot, 'etsy_listing_image'), 'jpg', NO_HINTS),
+      productPhotoCutout(options(ProductPhotoOperation.StudioPackshot, 'etsy_listing_image'), 'jpg'),
     ).toMatchObject({
       background: WHITE,
       shadow: { kind: 'soft' },
       placement: { kind: 'canvas', width: 2700, height: 2025, fill: 0.8 },
     });
     expect(
-      productPhotoCutout(options(ProductPhotoOperation.MarketplaceClean, 'amazon_main_image'), 'jpg', NO_HINTS),
+      productPhotoCutout(options(ProductPhotoOperation.MarketplaceClean, 'amazon_main_image'), 'jpg'),
     ).toMatchObject({
       background: WHITE,
       shadow: { kind: 'none' },
       placement: { kind: 'canvas', width: 2000, height: 2000, fill: 0.85 },
     });
-    expect(
-      productPhotoCutout(options(ProductPhotoOperation.MarketplaceClean, null), 'jpg', NO_HINTS)?.placement,
-    ).toMatchObject({ width: 2000, height: 2000 });
+    expect(productPhotoCutout(options(ProductPhotoOperation.MarketplaceClean, null), 'jpg')?.placement).toMatchObject({
+      width: 2000,
+      height: 2000,
+    });
   });
 
-  it('carries the subject hints to every product photo cut-out', () => {
-    const hints = { region: null, keepPoints: [{ x: 0.5, y: 0.5 }] };
-    expect(productPhotoCutout(options(ProductPhotoOperation.MarketplaceClean, null), 'jpg', hints)).toMatchObject({
-      hints,
-      channels: 'rgba',
-    });
+  it('cuts every product photo out in colour, never as a mask alone', () => {
+    expect(productPhotoCutout(options(ProductPhotoOperation.MarketplaceClean, null), 'jpg')?.channels).toBe('rgba');
   });
 
   it('cuts out on transparency for png, on white for jpg, and leaves original-background enhancement alone', () => {
     expect(
-      productPhotoCutout(options(ProductPhotoOperation.RemoveBackground, 'transparent_cutout'), 'png', NO_HINTS),
+      productPhotoCutout(options(ProductPhotoOperation.RemoveBackground, 'transparent_cutout'), 'png'),
     ).toMatchObject({ background: null, placement: { kind: 'source' } });
+    expect(productPhotoCutout(options(ProductPhotoOperation.RemoveBackground, null), 'jpg')?.background).toEqual(WHITE);
+    expect(productPhotoCutout(options(ProductPhotoOperation.ProductPhotoEnhance, null), 'jpg')).toBeNull();
     expect(
-      productPhotoCutout(options(ProductPhotoOperation.RemoveBackground, null), 'jpg', NO_HINTS)?.background,
-    ).toEqual(WHITE);
-    expect(productPhotoCutout(options(ProductPhotoOperation.ProductPhotoEnhance, null), 'jpg', NO_HINTS)).toBeNull();
-    expect(
-      productPhotoCutout(options(ProductPhotoOperation.ProductPhotoEnhance, 'shop_square_image'), 'webp', NO_HINTS),
+      productPhotoCutout(options(ProductPhotoOperation.ProductPhotoEnhance, 'shop_square_image'), 'webp'),
     ).toMatchObject({
       background: WHITE,
       light: true,

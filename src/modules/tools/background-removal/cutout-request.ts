@@ -1,42 +1,27 @@
 import { WHITE } from '../../../engine/compose/colour';
 import type { Placement } from '../../../engine/compose/framing';
-import type { ShadowStyle } from '../../../engine/compose/shadow';
-import type { SubjectHints } from '../../../engine/mask/subject-hints';
+import type { CutoutComposition } from '../../../engine/cutout-pixels';
 import { ProductPhotoOperation } from '../../catalog/product-photo-presets';
 import { ToolId } from '../../catalog/tools';
-import type { ProductCorrections } from '../shared/cut-out';
 import { canvasLayoutOf } from '../shared/canvas-placement';
-import {
-  backdropOf,
-  backgroundOf,
-  shadowStyle,
-  type BackdropRequest,
-  type CutoutBackground,
-} from '../shared/cutout-style';
+import { backdropOf, backgroundOf, shadowStyle, type BackdropRequest } from '../shared/cutout-style';
 import {
   isProductPhoto,
-  type CutoutChannels,
   type PreservationLevel,
   type ProductPhotoOptions,
   type RemoveBackgroundOptions,
 } from '../tool-options';
 import type { OutputFormat } from '../../../core/image/output-format';
-import { fileChoicesOf, variantOf, type FileChoices, type TypedToolTask } from '../tool-runner';
+import { variantOf, type TypedToolTask } from '../tool-runner';
 
-/** One cut-out result, whatever endpoint asked for it. */
-export interface CutoutRequest extends ProductCorrections {
-  background: CutoutBackground;
+/**
+ * One cut-out result, whatever endpoint asked for it: what the engine composes (its backdrop still
+ * to be loaded), and how the mask is made. The result's format, file choices and hints are its
+ * ResultChoices, beside the request in the pipeline's context.
+ */
+export interface CutoutRequest extends Omit<CutoutComposition, 'backdrop' | 'ownEdgeColours'> {
   /** A background photo or a blur of the photo's own background, under the subject instead of `background`. */
   backdrop: BackdropRequest | null;
-  shadow: ShadowStyle;
-  placement: Placement;
-  format: OutputFormat;
-  /** Quality, dpi and metadata of the file. */
-  file: FileChoices;
-  /** `rgba` the cut-out, `alpha` its mask alone (a one-channel PNG; no background colour, no shadow). */
-  channels: CutoutChannels;
-  /** Where the client says the product is, in fractions of the source image. */
-  hints: SubjectHints;
   /** `existing_alpha` `use`: the source's own alpha is the mask, and nothing is segmented. */
   existingAlpha: boolean;
   /** The segmentation model the request names; null for the default model. */
@@ -44,7 +29,7 @@ export interface CutoutRequest extends ProductCorrections {
 }
 
 function fromRemoveBackground(
-  task: Pick<TypedToolTask, 'format' | 'index' | 'subjectHints'> & { options: RemoveBackgroundOptions },
+  task: Pick<TypedToolTask, 'index'> & { options: RemoveBackgroundOptions },
 ): CutoutRequest {
   const { background, output, placement } = task.options;
   return {
@@ -59,10 +44,7 @@ function fromRemoveBackground(
     light: false,
     color: false,
     polish: false,
-    format: task.format,
-    file: fileChoicesOf(task),
     channels: output.channels ?? 'rgba',
-    hints: task.subjectHints,
     existingAlpha: task.options.existing_alpha === 'use',
     model: task.options.segmentation_model ?? null,
   };
@@ -86,11 +68,7 @@ function corrections(level: PreservationLevel): Pick<CutoutRequest, 'light' | 'c
  * The product photo operations that cut the product out, or null for one that does not
  * (`product_photo_enhance` on a preset that keeps the original background).
  */
-export function productPhotoCutout(
-  options: ProductPhotoOptions,
-  format: OutputFormat,
-  hints: SubjectHints,
-): CutoutRequest | null {
+export function productPhotoCutout(options: ProductPhotoOptions, format: OutputFormat): CutoutRequest | null {
   const { operation, preset } = options;
   const level = options.preservation_level ?? 'strict';
   const canvas = (fill: number, fallback: { width: number; height: number } | null): Placement => {
@@ -98,11 +76,8 @@ export function productPhotoCutout(
     return size ? { kind: 'canvas', ...size, fill } : { kind: 'source' };
   };
   const base = {
-    format,
-    file: fileChoicesOf({ options }),
     channels: 'rgba' as const,
     backdrop: null,
-    hints,
     existingAlpha: false,
     model: options.segmentation_model ?? null,
     shadow: shadowStyle('none', 0),
@@ -139,6 +114,6 @@ export function productPhotoCutout(
  * the product out; null for any other task.
  */
 export function cutoutRequestOf(task: TypedToolTask): CutoutRequest | null {
-  if (isProductPhoto(task.options)) return productPhotoCutout(task.options, task.format, task.subjectHints);
+  if (isProductPhoto(task.options)) return productPhotoCutout(task.options, task.format);
   return task.tool === ToolId.RemoveBackground ? fromRemoveBackground({ ...task, options: task.options }) : null;
 }

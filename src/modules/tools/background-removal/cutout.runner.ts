@@ -7,14 +7,7 @@ import { canvasPixels } from '../shared/canvas-placement';
 import { CUTOUT_LAYERS } from '../shared/cut-out';
 import { NO_SEGMENTER } from '../shared/failure-translation';
 import { SourceLoader } from '../shared/source-loader';
-import {
-  ResultFrame,
-  type FramedTool,
-  type PipelineOf,
-  type PreparedRequest,
-  type TaskOf,
-} from '../shared/result-frame';
-import type { ToolOutput, ToolRunner, TypedToolTask } from '../tool-runner';
+import type { FramedTool, PipelineOf, PreparedRequest, TaskOf } from '../shared/result-frame';
 import { CUTOUT_PIPELINE, cutoutPlan, type CutoutDependencies, type CutoutWork } from './cutout-pipeline';
 import { cutoutRequestOf, type CutoutRequest } from './cutout-request';
 
@@ -33,19 +26,14 @@ type CutoutTool = ToolId.RemoveBackground | ToolId.ImageEditing;
  * 3. CUTOUT_STEPS (see cutout-pipeline.ts), ending with the image and thumbnail encoded.
  */
 @Injectable()
-export class CutoutRunner implements ToolRunner, FramedTool<CutoutTool, CutoutRequest, CutoutDependencies, CutoutWork> {
+export class CutoutRunner implements FramedTool<CutoutTool, CutoutRequest, CutoutDependencies, CutoutWork> {
   readonly runs: PipelineOf<CutoutTool> = { name: 'cut-out', tools: [ToolId.RemoveBackground, ToolId.ImageEditing] };
   readonly pipeline = CUTOUT_PIPELINE;
 
   constructor(
     @Inject(SEGMENTER) private readonly segmenter: Segmenter | null,
-    private readonly frame: ResultFrame,
     private readonly sources: SourceLoader,
   ) {}
-
-  run(task: TypedToolTask, signal: AbortSignal): Promise<ToolOutput> {
-    return this.frame.run(task, signal, this);
-  }
 
   prepare(task: TaskOf<CutoutTool>): PreparedRequest<CutoutRequest, CutoutDependencies> {
     const cutout = cutoutRequestOf(task);

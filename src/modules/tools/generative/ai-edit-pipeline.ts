@@ -6,7 +6,7 @@ import type { RawImage, Size } from '../../../engine/raw-image';
 import type { ImageProvider } from '../../../core/image-provider/image-provider';
 import type { Segmenter } from '../../../core/segmentation/segmenter';
 import { encodeImage, type EncodedImage } from '../shared/encoding';
-import { decodePhoto, photoPlan } from '../shared/photo-decoding';
+import { decodeSourceAt } from '../shared/photo-decoding';
 import { made, type ToolContext, type ToolPipeline, type ToolStep } from '../shared/tool-steps';
 import { coverTo, keepMaskPng, providerPng } from '../../../core/image/provider-images';
 import type { PreservationLevel } from '../tool-options';
@@ -101,9 +101,7 @@ export interface AiEditWork {
 type AiEditStep = ToolStep<AiEditContext, AiEditWork>;
 
 /** The photo at AI_EDIT_PHOTO_LONG_SIDE. */
-const decodeSource: AiEditStep = async function decodeSource({ source, limits }, work) {
-  return { ...work, photo: await decodePhoto(source, photoPlan(source, AI_EDIT_PHOTO_LONG_SIDE), limits) };
-};
+const decodeSource: AiEditStep = decodeSourceAt(AI_EDIT_PHOTO_LONG_SIDE);
 
 /** The subject's mask; the whole photo for `creative`, which keeps nothing. */
 const segmentSubject: AiEditStep = async function segmentSubject({ dependencies: { segmenter }, signal }, work) {

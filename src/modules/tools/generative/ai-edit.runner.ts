@@ -5,15 +5,8 @@ import { SEGMENTER, type Segmenter } from '../../../core/segmentation/segmenter'
 import { ToolId } from '../../catalog/tools';
 import { ResultErrorCode, ResultFailure } from '../result-failure';
 import { NO_PROVIDER, NO_SEGMENTER } from '../shared/failure-translation';
-import { photoPlan } from '../shared/photo-decoding';
-import {
-  ResultFrame,
-  type FramedTool,
-  type PipelineOf,
-  type PreparedRequest,
-  type TaskOf,
-} from '../shared/result-frame';
-import type { ToolOutput, ToolRunner, TypedToolTask } from '../tool-runner';
+import { photoPixels } from '../shared/photo-decoding';
+import type { FramedTool, PipelineOf, PreparedRequest, TaskOf } from '../shared/result-frame';
 import { AI_EDIT_PHOTO_LONG_SIDE, AI_EDIT_PIPELINE, type AiEditPainters, type AiEditWork } from './ai-edit-pipeline';
 import { aiEditRequestOf, type AiEditRequest } from './generative-request';
 
@@ -32,21 +25,14 @@ const EDIT_LAYERS = 5;
  * 3. AI_EDIT_STEPS (see ai-edit-pipeline.ts), ending with the image and thumbnail encoded.
  */
 @Injectable()
-export class AiEditRunner
-  implements ToolRunner, FramedTool<ToolId.ImageAiEdit, AiEditRequest, AiEditPainters, AiEditWork>
-{
+export class AiEditRunner implements FramedTool<ToolId.ImageAiEdit, AiEditRequest, AiEditPainters, AiEditWork> {
   readonly runs: PipelineOf<ToolId.ImageAiEdit> = { name: 'AI edit', tools: [ToolId.ImageAiEdit] };
   readonly pipeline = AI_EDIT_PIPELINE;
 
   constructor(
     @Inject(SEGMENTER) private readonly segmenter: Segmenter | null,
     @Inject(IMAGE_PROVIDER) private readonly provider: ImageProvider | null,
-    private readonly frame: ResultFrame,
   ) {}
-
-  run(task: TypedToolTask, signal: AbortSignal): Promise<ToolOutput> {
-    return this.frame.run(task, signal, this);
-  }
 
   prepare(task: TaskOf<ToolId.ImageAiEdit>): PreparedRequest<AiEditRequest, AiEditPainters> {
     const provider = this.provider;
@@ -63,7 +49,6 @@ export class AiEditRunner
   }
 
   pixels(source: SourceImage): number {
-    const { scaled } = photoPlan(source, AI_EDIT_PHOTO_LONG_SIDE);
-    return scaled.width * scaled.height * EDIT_LAYERS;
+    return photoPixels(source, AI_EDIT_PHOTO_LONG_SIDE, EDIT_LAYERS);
   }
 }

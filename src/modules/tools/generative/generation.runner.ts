@@ -5,14 +5,7 @@ import { ToolId } from '../../catalog/tools';
 import { ResultErrorCode, ResultFailure } from '../result-failure';
 import { NO_PROVIDER } from '../shared/failure-translation';
 import { PROVIDER_LONG_SIDE } from '../../../core/image/provider-images';
-import {
-  ResultFrame,
-  type FramedTool,
-  type PipelineOf,
-  type PreparedRequest,
-  type TaskOf,
-} from '../shared/result-frame';
-import type { ToolOutput, ToolRunner, TypedToolTask } from '../tool-runner';
+import type { FramedTool, PipelineOf, PreparedRequest, TaskOf } from '../shared/result-frame';
 import { GENERATION_PIPELINE, type GenerationPainters, type GenerationWork } from './generation-pipeline';
 import { generationRequestOf, type GenerationRequest } from './generative-request';
 
@@ -33,22 +26,17 @@ const GENERATION_PIXELS = 2 * PROVIDER_LONG_SIDE * PROVIDER_LONG_SIDE;
  * 3. GENERATION_STEPS (see generation-pipeline.ts), ending with the image and thumbnail encoded.
  */
 @Injectable()
-export class GenerationRunner
-  implements
-    ToolRunner,
-    FramedTool<ToolId.ImageGeneration, GenerationRequest, GenerationPainters, GenerationWork, SourceImage | null>
-{
+export class GenerationRunner implements FramedTool<
+  ToolId.ImageGeneration,
+  GenerationRequest,
+  GenerationPainters,
+  GenerationWork,
+  SourceImage | null
+> {
   readonly runs: PipelineOf<ToolId.ImageGeneration> = { name: 'generation', tools: [ToolId.ImageGeneration] };
   readonly pipeline = GENERATION_PIPELINE;
 
-  constructor(
-    @Inject(IMAGE_PROVIDER) private readonly provider: ImageProvider | null,
-    private readonly frame: ResultFrame,
-  ) {}
-
-  run(task: TypedToolTask, signal: AbortSignal): Promise<ToolOutput> {
-    return this.frame.runWithOptionalSource(task, signal, this);
-  }
+  constructor(@Inject(IMAGE_PROVIDER) private readonly provider: ImageProvider | null) {}
 
   prepare(task: TaskOf<ToolId.ImageGeneration>): PreparedRequest<GenerationRequest, GenerationPainters> {
     const provider = this.provider;

@@ -18,12 +18,16 @@ const presetCanvas = (preset: ProductPhotoPreset | null): Size | null =>
 export const LIFESTYLE_PROMPT =
   'A natural lifestyle setting that suits this product, photographed in soft daylight, realistic and uncluttered.';
 
-export interface SceneRequest {
+/** What the image provider is asked to paint, and the aspect ratio asked for (null when none was). */
+export interface PromptedRequest {
   prompt: string;
+  ratio: AspectRatio | null;
+}
+
+export interface SceneRequest extends PromptedRequest {
   shadow: ShadowKind;
   /** The preset's canvas, when there is one. */
   canvas: Size | null;
-  ratio: AspectRatio | null;
 }
 
 /** `ai_background` from `POST /scene/create`, or the `natural_lifestyle` product photo operation. */
@@ -41,9 +45,7 @@ export function sceneRequestOf(options: SceneOptions | ProductPhotoOptions): Sce
   };
 }
 
-export interface AiEditRequest {
-  prompt: string;
-  ratio: AspectRatio | null;
+export interface AiEditRequest extends PromptedRequest {
   preservation: PreservationLevel;
 }
 
@@ -56,10 +58,8 @@ export function aiEditRequestOf({ options }: ImageAiEditOptions): AiEditRequest 
   };
 }
 
-export interface GenerationRequest {
-  prompt: string;
-  ratio: AspectRatio | null;
-}
+/** A generation asks for its prompt and ratio alone. */
+export type GenerationRequest = PromptedRequest;
 
 /** `image_generation` from `POST /image/generate`. */
 export function generationRequestOf({ prompt, options }: ImageGenerationOptions): GenerationRequest {

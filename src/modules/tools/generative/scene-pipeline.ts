@@ -10,7 +10,7 @@ import { cutOut } from '../shared/cut-out';
 import { shadowStyle } from '../shared/cutout-style';
 import { encodeImage, type EncodedImage } from '../shared/encoding';
 import type { PipelineLimits } from '../shared/pipeline-limits';
-import { decodePhoto, photoPlan } from '../shared/photo-decoding';
+import { decodeSourceAt, photoPlan } from '../shared/photo-decoding';
 import { made, runSteps, type ToolContext, type ToolPipeline, type ToolStep } from '../shared/tool-steps';
 import { coverTo, keepMaskPng, providerPng } from '../../../core/image/provider-images';
 import { exactCanvas, type SceneRequest } from './generative-request';
@@ -94,9 +94,7 @@ type SceneStep = ToolStep<SceneContext, SceneWork>;
 type CompositionStep = ToolStep<Pick<SceneContext, 'limits' | 'signal'>, SceneWork>;
 
 /** The photo at SCENE_PHOTO_LONG_SIDE. */
-const decodeSource: SceneStep = async function decodeSource({ source, limits }, work) {
-  return { ...work, photo: await decodePhoto(source, photoPlan(source, SCENE_PHOTO_LONG_SIDE), limits) };
-};
+const decodeSource: SceneStep = decodeSourceAt(SCENE_PHOTO_LONG_SIDE);
 
 /** The subject's mask, keeping to the client's hints. */
 const segmentSubject: SceneStep = async function segmentSubject({ dependencies, signal, choices }, work) {

@@ -8,14 +8,7 @@ import { ToolId } from '../../catalog/tools';
 import { ResultErrorCode, ResultFailure } from '../result-failure';
 import { NO_PROVIDER, NO_SEGMENTER } from '../shared/failure-translation';
 import { photoPlan } from '../shared/photo-decoding';
-import {
-  ResultFrame,
-  type FramedTool,
-  type PipelineOf,
-  type PreparedRequest,
-  type TaskOf,
-} from '../shared/result-frame';
-import type { ToolOutput, ToolRunner, TypedToolTask } from '../tool-runner';
+import type { FramedTool, PipelineOf, PreparedRequest, TaskOf } from '../shared/result-frame';
 import { sceneRequestOf, type SceneRequest } from './generative-request';
 import {
   SCENE_PHOTO_LONG_SIDE,
@@ -41,9 +34,7 @@ const SCENE_LAYERS = 5;
  * 3. SCENE_STEPS (see scene-pipeline.ts), ending with the image and thumbnail encoded.
  */
 @Injectable()
-export class SceneRunner
-  implements ToolRunner, FramedTool<ToolId.AiBackground, SceneRequest, ScenePainters, SceneWork>
-{
+export class SceneRunner implements FramedTool<ToolId.AiBackground, SceneRequest, ScenePainters, SceneWork> {
   readonly runs: PipelineOf<ToolId.AiBackground> = { name: 'scene', tools: [ToolId.AiBackground] };
   readonly pipeline = SCENE_PIPELINE;
 
@@ -51,12 +42,7 @@ export class SceneRunner
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(SEGMENTER) private readonly segmenter: Segmenter | null,
     @Inject(IMAGE_PROVIDER) private readonly provider: ImageProvider | null,
-    private readonly frame: ResultFrame,
   ) {}
-
-  run(task: TypedToolTask, signal: AbortSignal): Promise<ToolOutput> {
-    return this.frame.run(task, signal, this);
-  }
 
   prepare(task: TaskOf<ToolId.AiBackground>): PreparedRequest<SceneRequest, ScenePainters> {
     const segmenter = this.segmenter;

@@ -8,8 +8,7 @@ import { hintsInPart, visiblePart } from './edit-hints';
 import { runPipeline } from '../shared/tool-steps';
 import { editContext } from '../../../../test/support/tool-contexts';
 import { EDIT_PIPELINE } from './edit-pipeline';
-import { EDIT_VARIANTS, type EditRequest } from './edit-request';
-import { DEFAULT_FILE_CHOICES } from '../tool-runner';
+import type { EditRequest } from './edit-request';
 
 const HINTS: SubjectHints = {
   region: { left: 0.1, top: 0.2, right: 0.6, bottom: 0.9 },
@@ -111,7 +110,6 @@ describe('EDIT_PIPELINE with subject hints', () => {
       background: null,
       backdrop: null,
       shadow: { kind: 'none', spread: 1, lean: 0 },
-      hints: HINTS,
       existingAlpha: false,
       model: null,
       placement: null,
@@ -119,9 +117,6 @@ describe('EDIT_PIPELINE with subject hints', () => {
     light: false,
     color: false,
     polish: false,
-    format: 'png',
-    file: DEFAULT_FILE_CHOICES,
-    variant: EDIT_VARIANTS[0],
     unsupported: null,
   });
   const source = async () =>
@@ -137,11 +132,19 @@ describe('EDIT_PIPELINE with subject hints', () => {
     const dependencies = { segmenter, upscaler: null };
     const whole = await runPipeline(
       EDIT_PIPELINE,
-      editContext(request({ width: 200, upscale: false }), await source(), dependencies),
+      editContext(request({ width: 200, upscale: false }), await source(), dependencies, {}, { hints: HINTS }),
     );
     const covered = await runPipeline(
       EDIT_PIPELINE,
-      editContext(request({ width: 200, height: 200, fit: 'cover', upscale: false }), await source(), dependencies),
+      editContext(
+        request({ width: 200, height: 200, fit: 'cover', upscale: false }),
+        await source(),
+        dependencies,
+        {},
+        {
+          hints: HINTS,
+        },
+      ),
     );
     expect(segmenter.asked[0]).toEqual({ width: 200, height: 100, hints: HINTS });
     expect(segmenter.asked[1]).toMatchObject({ width: 200, height: 200, hints: { keepPoints: [{ x: 0.5, y: 0.5 }] } });

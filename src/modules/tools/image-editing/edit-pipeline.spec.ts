@@ -14,11 +14,12 @@ import {
 import { NearestUpscaler, nearestEnlargement } from '../../../../test/support/nearest-upscaler';
 import { litScene, photograph, washedOutResponse } from '../../../../test/support/lit-scenes';
 import { cardDeltaE, meanLuma, midtoneContrast, tonalRange } from '../../../../test/support/tone-figures';
+import type { OutputFormat } from '../../../core/image/output-format';
 import { inspectSource } from '../../../core/image/source-image';
 import { runPipeline } from '../shared/tool-steps';
 import { editContext } from '../../../../test/support/tool-contexts';
 import { EDIT_PIPELINE, EDIT_STEPS } from './edit-pipeline';
-import { EDIT_VARIANTS, type EditRequest } from './edit-request';
+import type { EditRequest } from './edit-request';
 import { DEFAULT_FILE_CHOICES } from '../tool-runner';
 
 const LIMITS = { maxPixels: 50_000_000, timeoutSeconds: 60, engine: INLINE_ENGINE };
@@ -30,17 +31,27 @@ const request = (overrides: Partial<EditRequest> = {}): EditRequest => ({
   light: false,
   color: false,
   polish: false,
-  format: 'png',
-  file: DEFAULT_FILE_CHOICES,
-  variant: EDIT_VARIANTS[0],
   unsupported: null,
   ...overrides,
 });
 
-async function edit(source: Buffer, overrides: Partial<EditRequest> = {}) {
+/** The result's choices besides its edit: its format (png unless given) and variant (the first unless given). */
+interface Chosen {
+  format?: OutputFormat;
+  variant?: number;
+}
+
+async function edit(
+  source: Buffer,
+  overrides: Partial<EditRequest> = {},
+  { format = 'png', variant = 0 }: Chosen = {},
+) {
   const edited = await runPipeline(
     EDIT_PIPELINE,
-    editContext(request(overrides), await inspectSource(source, LIMITS.maxPixels), NO_DEPENDENCIES, LIMITS),
+    editContext(request(overrides), await inspectSource(source, LIMITS.maxPixels), NO_DEPENDENCIES, LIMITS, {
+      variant,
+      output: { format, file: DEFAULT_FILE_CHOICES },
+    }),
   );
   return { ...edited, decoded: await decodeRgba(edited.image), metadata: await sharp(edited.image).metadata() };
 }
@@ -70,10 +81,13 @@ describe('EDIT_STEPS', () => {
 
   describe('resizing', () => {
     it('contain: fits inside and pads to exactly the box, white for jpg', async () => {
-      const { decoded, metadata } = await edit(await bands(), {
-        resize: { width: 1200, height: 1200, fit: 'contain', upscale: false },
-        format: 'jpg',
-      });
+      const { decoded, metadata } = await edit(
+        await bands(),
+        {
+          resize: { width: 1200, height: 1200, fit: 'contain', upscale: false },
+        },
+        { format: 'jpg' },
+      );
       expect([metadata.width, metadata.height, metadata.format]).toEqual([1200, 1200, 'jpeg']);
       // 1600 x 900 fitted: 1200 x 675, centred, so 262 rows of padding above and below.
       expect(near(decoded.pixel(600, 100), [255, 255, 255, 255], 2)).toBe(true);
@@ -84,10 +98,13 @@ describe('EDIT_STEPS', () => {
 
     it('contain: pads with transparency for png and webp', async () => {
       for (const format of ['png', 'webp'] as const) {
-        const { decoded, metadata } = await edit(await bands(), {
-          resize: { width: 1000, height: 1000, fit: 'contain', upscale: false },
-          format,
-        });
+        const { decoded, metadata } = await edit(
+          await bands(),
+          {
+            resize: { width: 1000, height: 1000, fit: 'contain', upscale: false },
+          },
+          { format },
+        );
         expect([metadata.width, metadata.height, metadata.hasAlpha]).toEqual([1000, 1000, true]);
         expect(decoded.pixel(500, 50)[3]).toBe(0);
         expect(decoded.pixel(500, 500)[3]).toBe(255);
@@ -150,7 +167,7 @@ describe('EDIT_STEPS', () => {
       .jpeg()
       .withMetadata({ orientation: 6, exif: { IFD0: { Copyright: 'fixture' } } })
       .toBuffer();
-    const { decoded, metadata } = await edit(stored, { format: 'jpg' });
+    const { decoded, metadata } = await edit(stored, {}, { format: 'jpg' });
     expect([metadata.width, metadata.height]).toEqual([200, 400]);
     expect(near(decoded.pixel(100, 50), [230, 10, 10, 255], 20)).toBe(true);
     expect(near(decoded.pixel(100, 350), [10, 10, 230, 255], 20)).toBe(true);
@@ -309,9 +326,11 @@ describe('EDIT_STEPS', () => {
       ['png', 'png'],
       ['webp', 'webp'],
     ] as const)('encodes %s in sRGB with a 256 px WebP thumbnail', async (format, sharpName) => {
-      const { image, thumbnail, metadata } = await edit(await fromFixture(productPhoto(800, 600)).png().toBuffer(), {
-        format,
-      });
+      const { image, thumbnail, metadata } = await edit(
+        await fromFixture(productPhoto(800, 600)).png().toBuffer(),
+        {},
+        { format },
+      );
       expect([metadata.format, metadata.width, metadata.height, metadata.space]).toEqual([sharpName, 800, 600, 'srgb']);
       expect(metadata.exif).toBeUndefined();
       expect(image.length).toBeGreaterThan(1000);
@@ -321,17 +340,12 @@ describe('EDIT_STEPS', () => {
     it('gives distinct variants where an operation has something to vary, identical ones where none has', async () => {
       const source = await fromFixture(productPhoto(400, 300)).png().toBuffer();
       const [first, second] = await Promise.all(
-        [0, 1].map((variant) =>
-          edit(source, { light: true, color: true, polish: true, variant: EDIT_VARIANTS[variant] }),
-        ),
+        [0, 1].map((variant) => edit(source, { light: true, color: true, polish: true }, { variant })),
       );
       expect(first.image.equals(second.image)).toBe(false);
       const plain = await Promise.all(
         [0, 1].map((variant) =>
-          edit(source, {
-            resize: { width: 200, height: 200, fit: 'contain', upscale: false },
-            variant: EDIT_VARIANTS[variant],
-          }),
+          edit(source, { resize: { width: 200, height: 200, fit: 'contain', upscale: false } }, { variant }),
         ),
       );
       expect(plain[0].image.equals(plain[1].image)).toBe(true);

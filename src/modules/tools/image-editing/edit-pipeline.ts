@@ -2,6 +2,7 @@ import type { GeometryPlan } from '../../../core/image/geometry';
 import type { WindowPosition } from '../../../engine/interesting-region';
 import type { Cutout } from '../../../engine/mask/subject-hints';
 import { backgroundFor, decodeScaled } from '../../../core/image/pipeline-steps';
+import type { OutputFormat } from '../../../core/image/output-format';
 import type { RawImage, Rgba } from '../../../engine/raw-image';
 import type { Segmenter } from '../../../core/segmentation/segmenter';
 import type { ModelScale, Upscaler } from '../../../core/super-resolution/upscaler';
@@ -14,7 +15,7 @@ import { ownCutout, requireAlphaChannel } from '../shared/existing-alpha';
 import { made, type ToolContext, type ToolPipeline, type ToolStep } from '../shared/tool-steps';
 import { hintsInPart, visiblePart } from './edit-hints';
 import { planEdit, type EditPlan } from './edit-plan';
-import { sharpeningOf, type EditCutout, type EditRequest } from './edit-request';
+import { editVariantOf, sharpeningOf, type EditCutout, type EditRequest } from './edit-request';
 import { superResolved } from './super-resolved';
 
 /** libvips' reason, without the file paths or internals some of its messages carry. */
@@ -96,11 +97,11 @@ const enlargeWithModel: EditStep = async function enlargeWithModel({ dependencie
 };
 
 /** `crop`: the window cut at the most interesting place (the variant picks which one). */
-const cropWindow: EditStep = async function cropWindow({ request, limits }, work) {
+const cropWindow: EditStep = async function cropWindow({ limits, choices }, work) {
   const window = work.plan.geometry.window;
   if (!window) return work;
   const image = made(work.image, 'decoded image');
-  const crop = await limits.engine.run('interestingCrop', [image, window, request.variant.cropRank], [image]);
+  const crop = await limits.engine.run('interestingCrop', [image, window, editVariantOf(choices).cropRank], [image]);
   return { ...work, image: crop.image, window: crop.window };
 };
 
@@ -110,7 +111,7 @@ const cropWindow: EditStep = async function cropWindow({ request, limits }, work
  * kept as they are (replaceBackground does not clean them).
  */
 const segmentSubject: EditStep = async function segmentSubject(
-  { source, request, dependencies, limits, signal },
+  { source, request, dependencies, limits, signal, choices },
   work,
 ) {
   if (!request.cutout) return work;
@@ -119,7 +120,7 @@ const segmentSubject: EditStep = async function segmentSubject(
     return { ...work, image: own.photo, cutout: own.cutout };
   }
   if (!dependencies.segmenter) throw new Error('A background operation needs a segmenter');
-  const hints = hintsInPart(request.cutout.hints, visiblePart(source, work.plan.geometry, work.window));
+  const hints = hintsInPart(choices.hints, visiblePart(source, work.plan.geometry, work.window));
   const image = made(work.image, 'decoded image');
   return {
     ...work,
@@ -134,17 +135,18 @@ const segmentSubject: EditStep = async function segmentSubject(
  * one pass in linear light); saturation; sharpening after `polish` or after an enlargement by
  * resampling alone (the model's output is not sharpened again).
  */
-const correctPixels: EditStep = async function correctPixels({ source, request, limits }, work) {
+const correctPixels: EditStep = async function correctPixels({ source, request, limits, choices }, work) {
   const { geometry, modelScale } = work.plan;
+  const variant = editVariantOf(choices);
   const corrections = {
     polish: request.polish,
     tone: {
       light: request.light,
       color: request.color,
-      brightnessOffset: request.variant.brightnessOffset,
-      saturationOffset: request.variant.saturationOffset,
+      brightnessOffset: variant.brightnessOffset,
+      saturationOffset: variant.saturationOffset,
     },
-    sharpen: sharpeningOf(request, modelScale ? 1 : geometry.scaled.width / source.width),
+    sharpen: sharpeningOf(request, variant, modelScale ? 1 : geometry.scaled.width / source.width),
   };
   if (!corrections.polish && !request.light && !request.color && !corrections.sharpen) return work;
   const image = made(work.image, 'decoded image');
@@ -264,7 +266,7 @@ function enlarged(
 }
 
 /** What `contain` pads with: the new background (transparent where it is), else the format's default. */
-function paddingFor(cutout: EditCutout, format: EditRequest['format']): Rgba {
+function paddingFor(cutout: EditCutout, format: OutputFormat): Rgba {
   if (cutout.background === 'original') return backgroundFor(format);
   return cutout.background ?? backgroundFor(format);
 }

@@ -1,7 +1,5 @@
 import type { ShadowStyle } from '../../../engine/compose/shadow';
 import type { ResizeRequest } from '../../../core/image/geometry';
-import type { OutputFormat } from '../../../core/image/output-format';
-import { NO_HINTS, type SubjectHints } from '../../../engine/mask/subject-hints';
 import type { SharpenStrength } from '../../../engine/filters';
 import { ProductPhotoOperation } from '../../catalog/product-photo-presets';
 import type { CanvasLayout } from '../../../engine/compose/framing';
@@ -20,7 +18,8 @@ import {
   type ImageEditOptions,
   type ProductPhotoOptions,
 } from '../tool-options';
-import { resultOutputOf, variantOf, type FileChoices, type ResultOutput, type TypedToolTask } from '../tool-runner';
+import type { ResultChoices } from '../shared/tool-steps';
+import { variantOf, type TypedToolTask } from '../tool-runner';
 
 /**
  * How the `number_of_images` variants of one source differ. Each row changes only what an
@@ -45,6 +44,11 @@ export const EDIT_VARIANTS: readonly EditVariant[] = [
   { brightnessOffset: 0.03, saturationOffset: -0.05, sharpening: 0.6, cropRank: 3 },
 ];
 
+/** How a result's variant (ResultChoices `variant`) differs; the first row's for a variant past the table. */
+export function editVariantOf({ variant }: Pick<ResultChoices, 'variant'>): EditVariant {
+  return EDIT_VARIANTS[variant] ?? EDIT_VARIANTS[0];
+}
+
 /**
  * The `background` operation: the subject cut out onto `background` (a colour, or null for
  * transparent) or kept on its own photo (`original`, with a shadow only), with its shadow.
@@ -54,8 +58,6 @@ export interface EditCutout {
   /** A background photo fitted to the image, or the image's own background blurred; null for neither. */
   backdrop: BackdropRequest | null;
   shadow: ShadowStyle;
-  /** Where the client says the subject is, in fractions of the source image. */
-  hints: SubjectHints;
   /** `existing_alpha` `use`: the source's own alpha is the mask, and nothing is segmented. */
   existingAlpha: boolean;
   /** The segmentation model the request names; null for the default model. */
@@ -64,7 +66,10 @@ export interface EditCutout {
   placement: CanvasLayout | null;
 }
 
-/** One result's edit, whatever endpoint asked for it. */
+/**
+ * One result's edit, whatever endpoint asked for it. The result's format, file choices, hints and
+ * variant are its ResultChoices, beside the request in the pipeline's context (see editVariantOf).
+ */
 export interface EditRequest {
   resize: ResizeRequest;
   /** Null when the photo keeps its background and gets no shadow: nothing is cut out. */
@@ -72,10 +77,6 @@ export interface EditRequest {
   light: boolean;
   color: boolean;
   polish: boolean;
-  format: OutputFormat;
-  /** Quality, dpi and metadata of the file. */
-  file: FileChoices;
-  variant: EditVariant;
   /** Why this request cannot be done on this deployment, or null. */
   unsupported: string | null;
 }
@@ -83,7 +84,6 @@ export interface EditRequest {
 function cutoutOf(
   { background, placement }: EditOperations,
   variant: number,
-  hints: SubjectHints,
   existingAlpha: boolean,
   model: string | null,
 ): EditCutout | null {
@@ -93,7 +93,6 @@ function cutoutOf(
     background: type === 'original' ? 'original' : backgroundOf(background),
     backdrop: backdropOf(background),
     shadow: shadowStyle(background.shadow ?? 'none', variant),
-    hints,
     // The create request allows `use` only with a background that replaces the photo's.
     existingAlpha: existingAlpha && type !== 'original',
     model,
@@ -103,9 +102,7 @@ function cutoutOf(
 
 function fromOperations(
   operations: EditOperations,
-  { format, file }: ResultOutput,
   variant: number,
-  hints: SubjectHints,
   existingAlpha = false,
   model: string | null = null,
 ): EditRequest {
@@ -116,13 +113,10 @@ function fromOperations(
       fit: operations.resizing?.fit,
       upscale: operations.restorations?.upscale === true,
     },
-    cutout: cutoutOf(operations, variant, hints, existingAlpha, model),
+    cutout: cutoutOf(operations, variant, existingAlpha, model),
     light: operations.adjustments?.light === true,
     color: operations.adjustments?.color === true,
     polish: operations.restorations?.polish === true,
-    format,
-    file,
-    variant: EDIT_VARIANTS[variant] ?? EDIT_VARIANTS[0],
     unsupported: null,
   };
 }
@@ -132,7 +126,7 @@ function fromOperations(
  * colour and polish, then the preset's size (fitted inside it) and format. The operations that
  * cut the product out are CutoutRequests (see productPhotoCutout).
  */
-function fromProductPhoto({ operation, preset }: ProductPhotoOptions, output: ResultOutput): EditRequest {
+function fromProductPhoto({ operation, preset }: ProductPhotoOptions): EditRequest {
   const edit = fromOperations(
     {
       adjustments: { light: true, color: true },
@@ -140,10 +134,8 @@ function fromProductPhoto({ operation, preset }: ProductPhotoOptions, output: Re
       resizing:
         preset?.width && preset.height ? { width: preset.width, height: preset.height, fit: 'contain' } : undefined,
     },
-    output,
+    // A product photo job makes one image per source.
     0,
-    // Nothing is cut out here, so there is nothing for hints to steer.
-    NO_HINTS,
   );
   if (operation !== ProductPhotoOperation.ProductPhotoEnhance) {
     return { ...edit, unsupported: `The ${operation} operation does not run on the image editing tool.` };
@@ -156,16 +148,13 @@ function fromProductPhoto({ operation, preset }: ProductPhotoOptions, output: Re
  * background.
  */
 export function editRequestOf(
-  task: Pick<TypedToolTask, 'format' | 'index' | 'subjectHints'> & { options: ImageEditOptions | ProductPhotoOptions },
+  task: Pick<TypedToolTask, 'index'> & { options: ImageEditOptions | ProductPhotoOptions },
 ): EditRequest {
   const { options } = task;
-  const output = resultOutputOf(task);
-  if (isProductPhoto(options)) return fromProductPhoto(options, output);
+  if (isProductPhoto(options)) return fromProductPhoto(options);
   return fromOperations(
     options.operations,
-    output,
     variantOf(task),
-    task.subjectHints,
     options.existing_alpha === 'use',
     options.segmentation_model ?? null,
   );
@@ -176,13 +165,13 @@ export function editRequestOf(
  * what resampling alone enlarged by: 1 when the super-resolution model enlarged, whose output has
  * its detail restored and would only gain halos from more.
  */
-export function sharpeningOf(request: EditRequest, enlargement: number): SharpenStrength | null {
+export function sharpeningOf(request: EditRequest, variant: EditVariant, enlargement: number): SharpenStrength | null {
   const strengths: number[] = [];
   if (request.polish) strengths.push(1.5);
   if (request.resize.upscale && enlargement > 1) strengths.push(Math.min(3, 1 + enlargement / 2));
   if (strengths.length === 0) return null;
   return {
     sigma: Math.max(0.8, Math.min(1.5, 0.6 * enlargement)),
-    edgeGain: Math.max(...strengths) * request.variant.sharpening,
+    edgeGain: Math.max(...strengths) * variant.sharpening,
   };
 }

@@ -4,7 +4,7 @@ import type { SourceImage } from '../../../core/image/source-image';
 import { NO_HINTS } from '../../../engine/mask/subject-hints';
 import { ToolId } from '../../catalog/tools';
 import { ResultFailure } from '../result-failure';
-import type { ResultFrame, TaskOf } from '../shared/result-frame';
+import type { TaskOf } from '../shared/result-frame';
 import type { SourceLoader } from '../shared/source-loader';
 import { ImageEditingRunner } from './image-editing.runner';
 
@@ -20,14 +20,8 @@ const source = (width: number, height: number): SourceImage => ({
 const edit = resizeOnly;
 
 describe('ImageEditingRunner.pixels', () => {
-  // The frame is not used by pixels().
-  const runner = new ImageEditingRunner(
-    null,
-    new NearestUpscaler(),
-    { SOURCE_MAX_MEGAPIXELS: 50 },
-    {} as ResultFrame,
-    {} as SourceLoader,
-  );
+  // The source loader is not used by pixels().
+  const runner = new ImageEditingRunner(null, new NearestUpscaler(), { SOURCE_MAX_MEGAPIXELS: 50 }, {} as SourceLoader);
 
   it("counts the source, the model's output and the planned image together when the model enlarges", () => {
     // 1000 x 1000 doubled by the x2 model: 1 + 4 (model) + 4 (planned) megapixels.
@@ -43,13 +37,7 @@ describe('ImageEditingRunner.pixels', () => {
 });
 
 describe('ImageEditingRunner.prepare on a deployment without a segmenter', () => {
-  const runner = new ImageEditingRunner(
-    null,
-    null,
-    { SOURCE_MAX_MEGAPIXELS: 50 },
-    {} as ResultFrame,
-    {} as SourceLoader,
-  );
+  const runner = new ImageEditingRunner(null, null, { SOURCE_MAX_MEGAPIXELS: 50 }, {} as SourceLoader);
   const task = (existingAlpha?: 'use'): TaskOf<ToolId.ImageEditing> => ({
     jobId: 'job-1',
     resultId: 'result-1',

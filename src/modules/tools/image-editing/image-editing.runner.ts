@@ -10,14 +10,7 @@ import { canvasPixels } from '../shared/canvas-placement';
 import { CUTOUT_LAYERS } from '../shared/cut-out';
 import { NO_SEGMENTER, NO_UPSCALER } from '../shared/failure-translation';
 import { SourceLoader } from '../shared/source-loader';
-import {
-  ResultFrame,
-  type FramedTool,
-  type PipelineOf,
-  type PreparedRequest,
-  type TaskOf,
-} from '../shared/result-frame';
-import type { ToolOutput, ToolRunner, TypedToolTask } from '../tool-runner';
+import type { FramedTool, PipelineOf, PreparedRequest, TaskOf } from '../shared/result-frame';
 import { EDIT_PIPELINE, type EditDependencies, type EditWork } from './edit-pipeline';
 import { planEdit } from './edit-plan';
 import { editRequestOf, type EditRequest } from './edit-request';
@@ -36,9 +29,7 @@ import { editRequestOf, type EditRequest } from './edit-request';
  * 3. EDIT_STEPS (see edit-pipeline.ts), ending with the image and thumbnail encoded.
  */
 @Injectable()
-export class ImageEditingRunner
-  implements ToolRunner, FramedTool<ToolId.ImageEditing, EditRequest, EditDependencies, EditWork>
-{
+export class ImageEditingRunner implements FramedTool<ToolId.ImageEditing, EditRequest, EditDependencies, EditWork> {
   readonly runs: PipelineOf<ToolId.ImageEditing> = { name: 'image editing', tools: [ToolId.ImageEditing] };
   readonly pipeline = EDIT_PIPELINE;
   private readonly maxPixels: number;
@@ -47,14 +38,9 @@ export class ImageEditingRunner
     @Inject(SEGMENTER) private readonly segmenter: Segmenter | null,
     @Inject(UPSCALER) private readonly upscaler: Upscaler | null,
     @Inject(APP_CONFIG) config: Pick<AppConfig, 'SOURCE_MAX_MEGAPIXELS'>,
-    private readonly frame: ResultFrame,
     private readonly sources: SourceLoader,
   ) {
     this.maxPixels = config.SOURCE_MAX_MEGAPIXELS * 1_000_000;
-  }
-
-  run(task: TypedToolTask, signal: AbortSignal): Promise<ToolOutput> {
-    return this.frame.run(task, signal, this);
   }
 
   prepare(task: TaskOf<ToolId.ImageEditing>): PreparedRequest<EditRequest, EditDependencies> {

@@ -11,7 +11,7 @@ import type { PixelEngine } from '../../../engine/pixel-engine';
 import type { SourceImage } from '../../../core/image/source-image';
 import type { ToolId } from '../../catalog/tools';
 import { ResultErrorCode, ResultFailure } from '../result-failure';
-import { fileChoicesOf, type ToolOutput, type TypedToolTask } from '../tool-runner';
+import { fileChoicesOf, type ToolOutput, type ToolRunner, type TypedToolTask } from '../tool-runner';
 import { asResultFailure } from './failure-translation';
 import { resultLimits, type PipelineLimits } from './pipeline-limits';
 import { SourceLoader } from './source-loader';
@@ -83,22 +83,17 @@ export class ResultFrame {
     private readonly metrics: JobMetrics,
   ) {}
 
-  /** A result made from its source image. */
-  run<T extends ToolId, R, D, W>(
-    task: TypedToolTask,
-    signal: AbortSignal,
-    tool: FramedTool<T, R, D, W>,
-  ): Promise<ToolOutput> {
-    return this.framed(task, signal, tool, () => this.sources.load(task, signal));
+  /** The worker's runner of `tool`, whose results are made from their source images, each in this frame. */
+  runnerOf<T extends ToolId, R, D, W>(tool: FramedTool<T, R, D, W>): ToolRunner {
+    return { run: (task, signal) => this.framed(task, signal, tool, () => this.sources.load(task, signal)) };
   }
 
-  /** A result whose source image is optional: loaded when the result has one. */
-  runWithOptionalSource<T extends ToolId, R, D, W>(
-    task: TypedToolTask,
-    signal: AbortSignal,
-    tool: FramedTool<T, R, D, W, SourceImage | null>,
-  ): Promise<ToolOutput> {
-    return this.framed(task, signal, tool, async () => (task.sourceImageUrl ? this.sources.load(task, signal) : null));
+  /** The worker's runner of `tool`, whose source image is optional: loaded when the result has one. */
+  runnerWithOptionalSourceOf<T extends ToolId, R, D, W>(tool: FramedTool<T, R, D, W, SourceImage | null>): ToolRunner {
+    return {
+      run: (task, signal) =>
+        this.framed(task, signal, tool, async () => (task.sourceImageUrl ? this.sources.load(task, signal) : null)),
+    };
   }
 
   private async framed<T extends ToolId, R, D, W, S extends SourceImage | null>(

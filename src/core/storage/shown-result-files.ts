@@ -1,5 +1,13 @@
 import { ApiProperty } from '@nestjs/swagger';
 
+/** Shown on every completed result's record (a job's result, a review item): where its image can be fetched. */
+export const ShownResultUrl = () =>
+  ApiProperty({ type: String, nullable: true, description: 'Signed, expiring URL of the image.' });
+
+/** Shown beside `result_url`: the image's thumbnail. */
+export const ShownThumbnailUrl = () =>
+  ApiProperty({ type: String, nullable: true, description: 'Signed URL of a WebP thumbnail (longest side 256 px).' });
+
 /** Shown on every result record: where its original can be seen without the customer's URL. */
 export const ShownSourcePreview = () =>
   ApiProperty({
