@@ -1,30 +1,22 @@
 import { Client } from 'pg';
 import type { Page } from 'playwright-core';
-import { deployForConsole, openBrowser, watchPage, type ConsoleBrowser } from '../support/console-e2e';
+import {
+  deployForConsole,
+  openBrowser,
+  PRODUCT_ORANGE,
+  TWO_THINGS,
+  twoThings,
+  watchPage,
+  type ConsoleBrowser,
+} from '../support/console-e2e';
 import { Deployment } from '../support/deployment';
 import { FakeSegmentationService } from '../support/fake-segmentation-service';
-import { fromFixture, paint, type Rgb } from '../support/image-fixtures';
+import { fromFixture, type Rgb } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
 import { postJson, seedAccountOverHttp } from '../support/service-http';
 import { readUntil } from '../support/waiting';
 
 const ADMIN_TOKEN = 'console-originals-admin-token-0123456789';
-
-/**
- * A 320 x 240 photo with two things on it (an orange disc centred at (100, 120), a green square
- * right of it), so the fake segmenter's cut-out is unsure and the result is reviewable.
- */
-const WIDTH = 320;
-const HEIGHT = 240;
-const ORANGE: Rgb = [240, 140, 30];
-const photo = () =>
-  paint(WIDTH, HEIGHT, (x, y) =>
-    (x - 100) ** 2 + (y - 120) ** 2 <= 50 ** 2
-      ? ORANGE
-      : x >= 215 && x <= 285 && y >= 85 && y <= 155
-        ? [40, 170, 60]
-        : [90, 100, 120],
-  );
 
 interface ResultBody {
   id: string;
@@ -116,7 +108,7 @@ describe('the console shows originals from the service, not from the source', ()
   beforeAll(async () => {
     deployment = await Deployment.create('e2e-console-originals');
     sources = await ImageSourceServer.start();
-    sources.serve('/two-things.png', await fromFixture(photo()).png().toBuffer(), { contentType: 'image/png' });
+    sources.serve('/two-things.png', await fromFixture(twoThings()).png().toBuffer(), { contentType: 'image/png' });
     segmenter = await ImageSourceServer.start();
     segmenter.route('/segment', segmentation.handle);
     base = await deployForConsole(deployment, ADMIN_TOKEN, segmenter.url('/segment'), { CAPACITY_ACCOUNT_SHARE: '1' });
@@ -209,11 +201,11 @@ describe('the console shows originals from the service, not from the source', ()
       const original = await shown(selector, 100, 120);
       expect({ complete: original.complete, width: original.width, height: original.height }).toEqual({
         complete: true,
-        width: WIDTH,
-        height: HEIGHT,
+        width: TWO_THINGS.width,
+        height: TWO_THINGS.height,
       });
       expect(pathOf(original.src)).toBe(pathOf(result.source_preview_url as string));
-      expect(near(original.colour, ORANGE)).toBe(true);
+      expect(near(original.colour, PRODUCT_ORANGE)).toBe(true);
     }
     expect(await violations()).toEqual([]);
   });
@@ -230,9 +222,9 @@ describe('the console shows originals from the service, not from the source', ()
       return image !== null && image.complete && image.naturalWidth > 0;
     }, card);
     const original = await shown(card, 100, 120);
-    expect({ width: original.width, height: original.height }).toEqual({ width: WIDTH, height: HEIGHT });
+    expect({ width: original.width, height: original.height }).toEqual(TWO_THINGS);
     expect(pathOf(original.src)).toBe(pathOf(result.source_preview_url as string));
-    expect(near(original.colour, ORANGE)).toBe(true);
+    expect(near(original.colour, PRODUCT_ORANGE)).toBe(true);
     expect(await violations()).toEqual([]);
   });
 

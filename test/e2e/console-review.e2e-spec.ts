@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { deployForConsole, launchBrowser, watchPage } from '../support/console-e2e';
+import { deployForConsole, launchBrowser, twoThings, watchPage } from '../support/console-e2e';
 import { Deployment } from '../support/deployment';
 import { FakeSegmentationService } from '../support/fake-segmentation-service';
-import { fromFixture, paint, type Rgb } from '../support/image-fixtures';
+import { fromFixture } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
 import { REPO_ROOT } from '../support/processes';
 import { postJson, seedAccountOverHttp } from '../support/service-http';
@@ -19,19 +19,6 @@ const SCREENSHOTS = join(REPO_ROOT, 'test-output', 'console-review');
  */
 const PAGE_WAIT_MS = 60_000;
 jest.setTimeout(4 * PAGE_WAIT_MS);
-
-/** An orange disc (the product) and a green square (a prop) on a grey-blue backdrop. */
-const WIDTH = 320;
-const HEIGHT = 240;
-const BACKDROP: Rgb = [90, 100, 120];
-const photo = () =>
-  paint(WIDTH, HEIGHT, (x, y) =>
-    (x - 100) ** 2 + (y - 120) ** 2 <= 50 ** 2
-      ? [240, 140, 30]
-      : x >= 215 && x <= 285 && y >= 85 && y <= 155
-        ? [40, 170, 60]
-        : BACKDROP,
-  );
 
 /**
  * What the tests read in the page (run there as functions: the console's policy forbids
@@ -138,7 +125,7 @@ describe('the console’s review page, shared by two keys of one account', () =>
     mkdirSync(SCREENSHOTS, { recursive: true });
     deployment = await Deployment.create('e2e-console-review');
     sources = await ImageSourceServer.start();
-    sources.serve('/two-things.png', await fromFixture(photo()).png().toBuffer(), { contentType: 'image/png' });
+    sources.serve('/two-things.png', await fromFixture(twoThings()).png().toBuffer(), { contentType: 'image/png' });
     sources.route('/segment', segmentation.handle);
     base = await deployForConsole(deployment, ADMIN_TOKEN, sources.url('/segment'), { CAPACITY_ACCOUNT_SHARE: '1' });
 

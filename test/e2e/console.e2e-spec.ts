@@ -1,10 +1,17 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { deployForConsole, openBrowser, watchPage, type ConsoleBrowser } from '../support/console-e2e';
+import {
+  deployForConsole,
+  openBrowser,
+  TWO_THINGS,
+  twoThings,
+  watchPage,
+  type ConsoleBrowser,
+} from '../support/console-e2e';
 import { Deployment } from '../support/deployment';
 import { FakeSegmentationService } from '../support/fake-segmentation-service';
-import { decodeRgba, fromFixture, paint, type Rgb } from '../support/image-fixtures';
+import { decodeRgba, fromFixture } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
 import { REPO_ROOT } from '../support/processes';
 import { readUntil } from '../support/waiting';
@@ -24,21 +31,9 @@ interface PageImages {
 const ALL_IMAGES_LOADED = () =>
   [...(globalThis as unknown as PageImages).document.images].every((image) => image.complete && image.naturalWidth > 0);
 
-/**
- * A 320 x 240 photo with two things on it: the product, an orange disc centred at (100, 120),
- * and a prop, a green square over x 215..285, y 85..155. The fake segmentation service keys out
- * the corner's colour, so without hints a cut-out keeps both.
- */
-const WIDTH = 320;
-const HEIGHT = 240;
-const BACKDROP: Rgb = [90, 100, 120];
-const inDisc = (x: number, y: number) => (x - 100) ** 2 + (y - 120) ** 2 <= 50 ** 2;
-const inSquare = (x: number, y: number) => x >= 215 && x <= 285 && y >= 85 && y <= 155;
-/** Well inside: a mask answered at a quarter of the size comes back soft over a few pixels at its edges. */
+/** Well inside the two things: a mask answered at a quarter of the size comes back soft at its edges. */
 const wellInsideDisc = (x: number, y: number) => (x - 100) ** 2 + (y - 120) ** 2 <= 40 ** 2;
 const wellInsideSquare = (x: number, y: number) => x >= 222 && x <= 278 && y >= 92 && y <= 148;
-const photo = () =>
-  paint(WIDTH, HEIGHT, (x, y) => (inDisc(x, y) ? [240, 140, 30] : inSquare(x, y) ? [40, 170, 60] : BACKDROP));
 
 interface ResultBody {
   id: string;
@@ -116,7 +111,7 @@ describe('the browser console against the API and a worker', () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     deployment = await Deployment.create('e2e-console');
     sources = await ImageSourceServer.start();
-    sources.serve('/two-things.png', await fromFixture(photo()).png().toBuffer(), { contentType: 'image/png' });
+    sources.serve('/two-things.png', await fromFixture(twoThings()).png().toBuffer(), { contentType: 'image/png' });
     sources.route('/segment', segmentation.handle);
     // Webhooks go to a local https receiver whose certificate the processes trust.
     const caFile = join(deployment.storageDir, 'receiver-ca.pem');
@@ -288,7 +283,7 @@ describe('the browser console against the API and a worker', () => {
         if (wellInsideSquare(x, y)) squareMax = Math.max(squareMax, image.pixel(x, y)[3]);
       }
     }
-    expect(image.width).toBe(WIDTH);
+    expect(image.width).toBe(TWO_THINGS.width);
     expect(discMin).toBeGreaterThanOrEqual(240);
     expect(squareMax).toBe(0);
 
@@ -384,7 +379,7 @@ describe('the browser console against the API and a worker', () => {
     await page.getByLabel('choose files').setInputFiles({
       name: 'two-things.png',
       mimeType: 'image/png',
-      buffer: await fromFixture(photo()).png().toBuffer(),
+      buffer: await fromFixture(twoThings()).png().toBuffer(),
     });
     await page.getByLabel('Tool or preset').selectOption('remove_background');
     await page.getByRole('button', { name: 'Run' }).click();

@@ -3,8 +3,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { Deployment } from './deployment';
+import { paint, type RawFixture, type Rgb } from './image-fixtures';
 import { GENEROUS_LIMITS } from './limits';
 import { cleanEnv } from './processes';
+
+/**
+ * The console specs' photo, 320 x 240: the product, an orange disc centred at (100, 120), and a
+ * prop, a green square over x 215..285, y 85..155, on a grey-blue backdrop. The fake segmentation
+ * service keys out the corner's colour, so without hints a cut-out keeps both, and is unsure.
+ */
+export const TWO_THINGS = { width: 320, height: 240 };
+export const PRODUCT_ORANGE: Rgb = [240, 140, 30];
+export const BACKDROP: Rgb = [90, 100, 120];
+export const inDisc = (x: number, y: number) => (x - 100) ** 2 + (y - 120) ** 2 <= 50 ** 2;
+export const inSquare = (x: number, y: number) => x >= 215 && x <= 285 && y >= 85 && y <= 155;
+export const twoThings = (): RawFixture =>
+  paint(TWO_THINGS.width, TWO_THINGS.height, (x, y) =>
+    inDisc(x, y) ? PRODUCT_ORANGE : inSquare(x, y) ? [40, 170, 60] : BACKDROP,
+  );
 
 /**
  * The built service for a console spec, on a deployment of its own (`e2e-<name>`): an API and a
