@@ -48,7 +48,15 @@ import { selectSubject } from '../src/engine/mask/subject-selection';
 import { ImageSourceServer } from '../test/support/image-source-server';
 import { BACKDROPS, PRODUCTS, productShot } from '../test/support/product-shots';
 import { parseSamples, sumOf, type Sample } from '../test/support/prometheus-text';
-import { AS_DEPLOYED, BENCH_ADMIN_TOKEN, serviceEnv, UNLIMITED_LIMITS, withDeployment } from './harness';
+import {
+  AS_DEPLOYED,
+  BENCH_ADMIN_TOKEN,
+  createAccount,
+  postOk,
+  serviceEnv,
+  UNLIMITED_LIMITS,
+  withDeployment,
+} from './harness';
 
 const numberSetting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const PHOTOS = numberSetting('CUTOUT_PHOTOS', 6);
@@ -142,22 +150,8 @@ async function throughTheService(photos: Photo[], server: ImageSourceServer): Pr
       300_000,
     );
 
-    const post = async (path: string, body: object, headers: Record<string, string>) => {
-      const res = await fetch(`${base}${path}`, {
-        method: 'POST',
-        headers: { ...headers, 'Content-Type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      const json = (await res.json()) as Record<string, unknown>;
-      if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(json)}`);
-      return json;
-    };
-    const adminAuth = { Authorization: `Bearer ${BENCH_ADMIN_TOKEN}` };
-    const account = (await post('/admin/v1/accounts', { name: 'bench cutout latency', credits: 1_000_000 }, adminAuth))
-      .account as { id: string };
-    const secret = (await post(`/admin/v1/accounts/${account.id}/api-keys`, { environment: 'live' }, adminAuth))
-      .secret as string;
-    const live = { Authorization: `Bearer ${secret}` };
+    const post = (path: string, body: object, headers: Record<string, string>) => postOk(base, path, body, headers);
+    const live = await (await createAccount(base, 'bench cutout latency', 1_000_000)).auth('live');
 
     /** One cut-out as a client sees it: create, then a read every POLL_MS until it has ended. */
     let n = 0;

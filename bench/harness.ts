@@ -128,3 +128,36 @@ export function serviceQueue(deployment: Deployment, name: string): Queue {
   deployment.onClose(() => queue.close());
   return queue;
 }
+
+/** A JSON POST to the service at `base` that must succeed: its answer, else an error with its status and body. */
+export async function postOk(
+  base: string,
+  path: string,
+  body: object,
+  headers: Record<string, string>,
+): Promise<Record<string, unknown>> {
+  const res = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { ...headers, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const json = (await res.json()) as Record<string, unknown>;
+  if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** An account with `credits`, made through the admin API of the service at `base`; `auth` issues it a key. */
+export async function createAccount(base: string, name: string, credits: number) {
+  const admin = { Authorization: `Bearer ${BENCH_ADMIN_TOKEN}` };
+  const { account } = (await postOk(base, '/admin/v1/accounts', { name, credits }, admin)) as {
+    account: { id: string };
+  };
+  return {
+    id: account.id,
+    /** A new API key of the account, as the Authorization header that carries it. */
+    auth: async (environment: 'live' | 'sandbox' = 'live') => {
+      const issued = await postOk(base, `/admin/v1/accounts/${account.id}/api-keys`, { environment }, admin);
+      return { Authorization: `Bearer ${issued.secret as string}` };
+    },
+  };
+}

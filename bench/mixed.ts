@@ -56,7 +56,9 @@ import { testCertificate, WebhookReceiver } from '../test/support/webhook-receiv
 import {
   AS_DEPLOYED,
   BENCH_ADMIN_TOKEN,
+  createAccount,
   memoryMb,
+  postOk,
   serviceEnv,
   serviceQueue,
   UNLIMITED_LIMITS,
@@ -232,23 +234,10 @@ async function main(): Promise<void> {
     deployment.onClose(() => db.end().catch(() => undefined));
     await db.connect();
 
-    const post = async (path: string, body: object, headers: Record<string, string>) => {
-      const res = await fetch(`${base}${path}`, {
-        method: 'POST',
-        headers: { ...headers, 'Content-Type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      const json = (await res.json()) as Record<string, unknown>;
-      if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(json)}`);
-      return json;
-    };
-    const adminAuth = { Authorization: `Bearer ${BENCH_ADMIN_TOKEN}` };
-    const account = (await post('/admin/v1/accounts', { name: 'bench mixed', credits: 100_000_000 }, adminAuth))
-      .account as { id: string };
-    const keyOf = async (environment: 'live' | 'sandbox') =>
-      (await post(`/admin/v1/accounts/${account.id}/api-keys`, { environment }, adminAuth)).secret as string;
-    const live = { Authorization: `Bearer ${await keyOf('live')}` };
-    const sandbox = { Authorization: `Bearer ${await keyOf('sandbox')}` };
+    const post = (path: string, body: object, headers: Record<string, string>) => postOk(base, path, body, headers);
+    const account = await createAccount(base, 'bench mixed', 100_000_000);
+    const live = await account.auth('live');
+    const sandbox = await account.auth('sandbox');
     const create = async (path: string, body: object, auth: Record<string, string>) =>
       (
         (

@@ -37,7 +37,15 @@ import type { ChildReport, ChildTask, GroupResult, SizeGroup, Variant } from './
 import type { GenerativeReport, GenerativeTask } from './generative-child';
 import type { SegmentationReport, SegmentationTask, StepTimes } from './segmentation-child';
 import type { UpscaleReport, UpscaleTask } from './upscale-child';
-import { BENCH_ADMIN_TOKEN, memoryMb, serviceEnv, UNLIMITED_LIMITS, withDeployment } from './harness';
+import {
+  BENCH_ADMIN_TOKEN,
+  createAccount,
+  memoryMb,
+  postOk,
+  serviceEnv,
+  UNLIMITED_LIMITS,
+  withDeployment,
+} from './harness';
 
 const ROOT = resolve(__dirname, '..');
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'throughput,memory,e2e,segmentation,generative,upscale').split(','));
@@ -426,18 +434,8 @@ async function endToEnd(fixtures: Fixtures): Promise<EndToEnd> {
       }),
     );
 
-    const adminHeaders = { Authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, 'Content-Type': 'application/json' };
-    const post = async (path: string, body: object, headers: Record<string, string>) => {
-      const res = await fetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
-      const json = (await res.json()) as Record<string, unknown>;
-      if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(json)}`);
-      return json;
-    };
-    const account = (await post('/admin/v1/accounts', { name: 'bench pipeline', credits: 1_000_000 }, adminHeaders))
-      .account as { id: string };
-    const key = (await post(`/admin/v1/accounts/${account.id}/api-keys`, { environment: 'live' }, adminHeaders))
-      .secret as string;
-    const auth = { Authorization: `Bearer ${key}` };
+    const post = (path: string, body: object, headers: Record<string, string>) => postOk(base, path, body, headers);
+    const auth = await (await createAccount(base, 'bench pipeline', 1_000_000)).auth('live');
 
     let sequence = 0;
     const createJob = async (paths: string[]) => {

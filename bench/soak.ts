@@ -29,7 +29,9 @@ import { productShot } from '../test/support/product-shots';
 import { summarise, type MemorySample, type SeriesSummary } from './soak-stats';
 import {
   BENCH_ADMIN_TOKEN,
+  createAccount,
   memoryMb,
+  postOk,
   SERVICE_NODE_OPTIONS,
   serviceEnv,
   UNLIMITED_LIMITS,
@@ -127,24 +129,8 @@ interface Api {
   read(jobId: string): Promise<JobRead>;
 }
 
-async function seedApi(base: string, adminToken: string, sources: Sources, prefix: string): Promise<Api> {
-  const post = async (path: string, body: object, headers: Record<string, string>) => {
-    const res = await fetch(`${base}${path}`, {
-      method: 'POST',
-      headers: { ...headers, 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    const json = (await res.json()) as Record<string, unknown>;
-    if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(json)}`);
-    return json;
-  };
-  const admin = { Authorization: `Bearer ${adminToken}` };
-  const account = (await post('/admin/v1/accounts', { name: 'bench soak', credits: 100_000_000 }, admin)).account as {
-    id: string;
-  };
-  const key = (await post(`/admin/v1/accounts/${account.id}/api-keys`, { environment: 'live' }, admin))
-    .secret as string;
-  const auth = { Authorization: `Bearer ${key}` };
+async function seedApi(base: string, sources: Sources, prefix: string): Promise<Api> {
+  const auth = await (await createAccount(base, 'bench soak', 100_000_000)).auth('live');
   const input = (paths: string[], sequence: number) =>
     Array.from({ length: RESULTS_PER_JOB }, (_, i) => ({
       image_url: sources.server.url(`${paths[(sequence + i) % paths.length]}?n=${sequence}-${i}`),
@@ -168,7 +154,7 @@ async function seedApi(base: string, adminToken: string, sources: Sources, prefi
   return {
     create: async (kind, sequence) => {
       const [path, body] = bodies[kind](sequence);
-      const created = await post(path, body, { ...auth, 'Idempotency-Key': `${prefix}-${sequence}` });
+      const created = await postOk(base, path, body, { ...auth, 'Idempotency-Key': `${prefix}-${sequence}` });
       return (created.job as { id: string }).id;
     },
     read: async (jobId) => (await (await fetch(`${base}/api/v1/jobs/${jobId}`, { headers: auth })).json()) as JobRead,
@@ -307,7 +293,7 @@ async function main(): Promise<void> {
       ),
       300_000,
     );
-    const client = await seedApi(base, BENCH_ADMIN_TOKEN, sources, deployment.redisPrefix);
+    const client = await seedApi(base, sources, deployment.redisPrefix);
 
     const tally: Tally = {
       jobs: 0,
