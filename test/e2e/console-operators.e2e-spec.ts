@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { parseCsv } from '../support/csv';
 import { deployForConsole, openBrowser, watchPage, type ConsoleBrowser } from '../support/console-e2e';
 import { Deployment } from '../support/deployment';
 import { FakeSegmentationService } from '../support/fake-segmentation-service';
@@ -30,38 +31,8 @@ interface Usage {
   by_day: Array<{ date: string; credits_used: number }>;
 }
 
-/** An RFC 4180 document read back into rows (CRLF between records, `""` inside quotes). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  const endField = () => {
-    row.push(field);
-    field = '';
-  };
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i];
-    if (quoted && char === '"' && text[i + 1] === '"') {
-      field += '"';
-      i++;
-    } else if (char === '"') {
-      quoted = !quoted;
-    } else if (quoted) {
-      field += char;
-    } else if (char === ',') {
-      endField();
-    } else if (char === '\r' && text[i + 1] === '\n') {
-      endField();
-      rows.push(row);
-      row = [];
-      i++;
-    } else {
-      field += char;
-    }
-  }
-  return rows;
-}
+/** The rows of a CSV file the console downloaded. */
+const csvRows = (path: string) => parseCsv(readFileSync(path, 'utf8')).rows;
 
 describe('the console’s operator search and overview, and the usage chart and exports', () => {
   let deployment: Deployment;
@@ -161,7 +132,7 @@ describe('the console’s operator search and overview, and the usage chart and 
       page.getByRole('button', { name: 'Download the ledger (CSV)' }).click(),
     ]);
     expect(file.suggestedFilename()).toBe(`ledger-${accountId}.csv`);
-    const rows = parseCsv(readFileSync(await file.path(), 'utf8'));
+    const rows = csvRows(await file.path());
     const entries = (await api<{ entries: LedgerEntry[] }>(`/admin/v1/accounts/${accountId}/ledger`, ADMIN_TOKEN))
       .entries;
     expect(rows.slice(1).map((row) => row[0])).toEqual(entries.map((entry) => entry.id));
@@ -226,7 +197,7 @@ describe('the console’s operator search and overview, and the usage chart and 
       page.getByRole('button', { name: 'Download the ledger (CSV)' }).click(),
     ]);
     expect(ledgerFile.suggestedFilename()).toBe('ledger-live.csv');
-    const rows = parseCsv(readFileSync(await ledgerFile.path(), 'utf8'));
+    const rows = csvRows(await ledgerFile.path());
     const ledger = (await api<{ entries: LedgerEntry[] }>('/api/v1/account/ledger?limit=100', liveKey)).entries;
     expect(rows[0]).toEqual(['id', 'created_at', 'kind', 'amount', 'credits', 'balance_after', 'job_id', 'reason']);
     expect(rows.slice(1).map((row) => [row[0], row[2], row[3], row[5], row[7]])).toEqual(
@@ -245,7 +216,7 @@ describe('the console’s operator search and overview, and the usage chart and 
       page.waitForEvent('download'),
       page.getByRole('button', { name: 'Download usage by day and tool (CSV)' }).click(),
     ]);
-    const usageRows = parseCsv(readFileSync(await usageFile.path(), 'utf8'));
+    const usageRows = csvRows(await usageFile.path());
     expect(usageRows[0]).toEqual(['date', 'tool', 'credits_used', 'results_completed', 'results_failed']);
     const today = usage.by_day.find((day) => day.credits_used > 0)!;
     expect(usageRows.slice(1)).toEqual([[today.date, 'remove_background', String(today.credits_used), '2', '1']]);
