@@ -9,18 +9,19 @@
  * BENCH_API_NODE_OPTIONS replaces the image's NODE_OPTIONS, BENCH_API_STDOUT=1 shows the API's
  * standard output (where V8 traces go), and DATABASE_POOL_SIZE overrides the service's default.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { Client } from 'pg';
+import {
+  BENCH_ADMIN_TOKEN,
+  freePort,
+  SERVICE_NODE_OPTIONS,
+  UNLIMITED_LIMITS,
+  waitFor,
+  withDeployment,
+  type Deployment,
+  type ServiceProcess,
+} from './harness';
 import { startCpuCount, type CpuGroup } from './process-cpu';
-import { deleteRedisKeys, freePort, SERVICE_NODE_OPTIONS, UNLIMITED_LIMITS, waitFor } from './support';
 
-const ROOT = resolve(__dirname, '..');
-const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const ADMIN_TOKEN = `bench-${randomBytes(16).toString('hex')}`;
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 200);
 const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '16,64,256').split(',').map(Number);
@@ -41,23 +42,24 @@ interface Row {
   cpuMs: Record<CpuGroup, number>;
 }
 
-function start(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  const stdout = process.env.BENCH_API_STDOUT ? 'inherit' : 'ignore';
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', stdout, 'inherit'],
-  });
-  return child;
+/**
+ * `node <args>` in the deployment with the parent's environment and `env`; its standard error
+ * shown, its standard output too with BENCH_API_STDOUT.
+ */
+function start(deployment: Deployment, args: string[], env: NodeJS.ProcessEnv): ServiceProcess {
+  const started = deployment.start(process.execPath, args, { ...process.env, ...env });
+  started.child.stderr?.pipe(process.stderr);
+  if (process.env.BENCH_API_STDOUT) started.child.stdout?.pipe(process.stdout);
+  return started;
 }
 
 async function run(
   scenario: string,
-  server: ChildProcess,
+  server: ServiceProcess,
   connections: number,
   options: Omit<autocannon.Options, 'connections' | 'duration'>,
 ): Promise<Row> {
-  const cpuUsed = startCpuCount(server.pid ?? 0);
+  const cpuUsed = startCpuCount(server.child.pid ?? 0);
   const result = await autocannon({ ...options, connections, duration: DURATION_SECONDS });
   const cpu = cpuUsed();
   const requests = Math.max(1, result.requests.total);
@@ -80,39 +82,29 @@ async function run(
 }
 
 async function main(): Promise<void> {
-  const database = `imgjobs_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: BASE_DATABASE_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${database}`);
-  const databaseUrl = new URL(BASE_DATABASE_URL);
-  databaseUrl.pathname = `/${database}`;
-
-  const apiPort = await freePort();
-  const barePort = await freePort();
-  const base = `http://127.0.0.1:${apiPort}`;
-  const api = start([...(process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/main.js', 'api'], {
-    PORT: String(apiPort),
-    DATABASE_URL: databaseUrl.toString(),
-    NODE_OPTIONS,
-    // The service's own pool size unless a run gives one.
-    ...(process.env.DATABASE_POOL_SIZE ? { DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE } : {}),
-    REDIS_URL,
-    REDIS_KEY_PREFIX: `bench-${database}`,
-    ADMIN_TOKEN,
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-    ...UNLIMITED_LIMITS,
-  });
-  const bare = start(['-r', 'ts-node/register/transpile-only', 'bench/bare-server.ts'], {
-    PORT: String(barePort),
-    NODE_OPTIONS,
-  });
-  try {
+  await withDeployment('api', async (deployment) => {
+    const apiPort = await freePort();
+    const barePort = await freePort();
+    const base = `http://127.0.0.1:${apiPort}`;
+    const nodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const api = start(deployment, [...nodeArgs, 'dist/main.js', 'api'], {
+      PORT: String(apiPort),
+      NODE_OPTIONS,
+      ...deployment.settings,
+      ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+      ...UNLIMITED_LIMITS,
+    });
+    const bare = start(deployment, ['-r', 'ts-node/register/transpile-only', 'bench/bare-server.ts'], {
+      PORT: String(barePort),
+      NODE_OPTIONS,
+    });
     await waitFor(`${base}/health/ready`);
     await waitFor(`http://127.0.0.1:${barePort}/bare`);
 
     const keys: string[] = [];
     for (let i = 0; i < ACCOUNTS; i++) {
-      const headers = { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' };
+      const headers = { Authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, 'Content-Type': 'application/json' };
       const account = (await (
         await fetch(`${base}/admin/v1/accounts`, {
           method: 'POST',
@@ -166,7 +158,7 @@ async function main(): Promise<void> {
                     headers: {
                       'content-type': 'application/json',
                       authorization: `Bearer ${keys[n % keys.length]}`,
-                      'idempotency-key': `bench-${database}-${n}`,
+                      'idempotency-key': `${deployment.redisPrefix}-${n}`,
                     },
                   };
                 },
@@ -210,14 +202,7 @@ async function main(): Promise<void> {
       ),
     ];
     process.stdout.write(`\n${lines.join('\n')}\n`);
-  } finally {
-    api.kill('SIGTERM');
-    bare.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 2000));
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await admin.end();
-    await deleteRedisKeys(REDIS_URL, `bench-${database}`);
-  }
+  });
 }
 
 main().catch((error: unknown) => {

@@ -33,13 +33,12 @@
  * alone (their mean less the mean of their inference in the worker, which a change of the
  * machine's load between the phases does not move); where that share goes.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
-import { Client } from 'pg';
 import sharp from 'sharp';
 import { prepareIsnetModel } from '../src/core/segmentation/isnet-model';
 import { ModelSession } from '../src/core/segmentation/model-session';
@@ -49,11 +48,16 @@ import { selectSubject } from '../src/engine/mask/subject-selection';
 import { ImageSourceServer } from '../test/support/image-source-server';
 import { BACKDROPS, PRODUCTS, productShot } from '../test/support/product-shots';
 import { parseSamples, sumOf, type Sample } from '../test/support/prometheus-text';
-import { deleteRedisKeys, freePort, SERVICE_NODE_OPTIONS, UNLIMITED_LIMITS, waitFor } from './support';
-import { startServiceProcess, type ServiceProcess } from './service-process';
+import {
+  AS_DEPLOYED,
+  BENCH_ADMIN_TOKEN,
+  createAccount,
+  postOk,
+  serviceEnv,
+  UNLIMITED_LIMITS,
+  withDeployment,
+} from './harness';
 
-const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const numberSetting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const PHOTOS = numberSetting('CUTOUT_PHOTOS', 6);
 const WARMUP = numberSetting('CUTOUT_WARMUP', 3);
@@ -83,20 +87,10 @@ const median = (values: number[]) => {
 const round = (value: number) => Math.round(value * 10) / 10;
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
-/** The service's environment: only what is set here, nothing the service reads from the parent. */
-function serviceEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of Object.keys(env)) {
-    if (name.startsWith('CUTOUT_') || ['UV_THREADPOOL_SIZE', 'VIPS_CONCURRENCY', 'PORT', 'ROLE'].includes(name)) {
-      delete env[name];
-    }
-  }
-  for (const name of ['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'LOG_LEVEL', 'NODE_OPTIONS']) delete env[name];
-  const nodeOptions = PROFILE_DIR
-    ? `${SERVICE_NODE_OPTIONS} --cpu-prof --cpu-prof-dir=${PROFILE_DIR}`
-    : SERVICE_NODE_OPTIONS;
-  return { ...env, NODE_ENV: 'production', NODE_OPTIONS: nodeOptions, MALLOC_ARENA_MAX: '2', ...extra };
-}
+/** As deployed, with V8 CPU profiles when CUTOUT_PROFILE_DIR asks for them. */
+const NODE_OPTIONS = PROFILE_DIR
+  ? `${AS_DEPLOYED.NODE_OPTIONS} --cpu-prof --cpu-prof-dir=${PROFILE_DIR}`
+  : AS_DEPLOYED.NODE_OPTIONS;
 
 interface Photo {
   name: string;
@@ -139,60 +133,25 @@ interface ServiceRun {
 }
 
 async function throughTheService(photos: Photo[], server: ImageSourceServer): Promise<ServiceRun> {
-  const database = `imgjobs_bench_${randomBytes(4).toString('hex')}`;
-  const prefix = `bench-${database}`;
-  const storageDir = mkdtempSync(join(tmpdir(), 'imgjobs-bench-cutout-'));
-  const adminToken = `bench-${randomBytes(16).toString('hex')}`;
-  const admin = new Client({ connectionString: BASE_DATABASE_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${database}`);
-  const databaseUrl = new URL(BASE_DATABASE_URL);
-  databaseUrl.pathname = `/${database}`;
-  const services: ServiceProcess[] = [];
-  try {
-    const apiPort = await freePort();
-    const healthPort = await freePort();
-    const base = `http://127.0.0.1:${apiPort}`;
-    const env = serviceEnv({
-      PORT: String(apiPort),
-      WORKER_HEALTH_PORT: String(healthPort),
-      DATABASE_URL: databaseUrl.toString(),
-      REDIS_URL,
-      REDIS_KEY_PREFIX: prefix,
-      ADMIN_TOKEN: adminToken,
-      OUTBOUND_ALLOWLIST: '127.0.0.1',
-      STORAGE_DIR: join(storageDir, 'results'),
-      PUBLIC_BASE_URL: base,
-      MODELS_DIR,
-      ...UNLIMITED_LIMITS,
-    });
-    const api = startServiceProcess('api', env);
-    services.push(api);
-    await waitFor(`${base}/health/ready`).catch((error: unknown) => {
-      throw new Error(`${String(error)}\n${api.tail()}`);
-    });
-    const worker = startServiceProcess('worker', env);
-    services.push(worker);
-    await waitFor(`http://127.0.0.1:${healthPort}/health/ready`, 300_000).catch((error: unknown) => {
-      throw new Error(`${String(error)}\n${worker.tail()}`);
-    });
+  return withDeployment('cutout-latency', async (deployment) => {
+    const { base, healthPort } = await deployment.startApiAndWorker(
+      serviceEnv(
+        {
+          ...AS_DEPLOYED,
+          NODE_OPTIONS,
+          ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
+          OUTBOUND_ALLOWLIST: '127.0.0.1',
+          STORAGE_DIR: join(deployment.storageDir, 'results'),
+          MODELS_DIR,
+          ...UNLIMITED_LIMITS,
+        },
+        'CUTOUT_',
+      ),
+      300_000,
+    );
 
-    const post = async (path: string, body: object, headers: Record<string, string>) => {
-      const res = await fetch(`${base}${path}`, {
-        method: 'POST',
-        headers: { ...headers, 'Content-Type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      const json = (await res.json()) as Record<string, unknown>;
-      if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(json)}`);
-      return json;
-    };
-    const adminAuth = { Authorization: `Bearer ${adminToken}` };
-    const account = (await post('/admin/v1/accounts', { name: 'bench cutout latency', credits: 1_000_000 }, adminAuth))
-      .account as { id: string };
-    const secret = (await post(`/admin/v1/accounts/${account.id}/api-keys`, { environment: 'live' }, adminAuth))
-      .secret as string;
-    const live = { Authorization: `Bearer ${secret}` };
+    const post = (path: string, body: object, headers: Record<string, string>) => postOk(base, path, body, headers);
+    const live = await (await createAccount(base, 'bench cutout latency', 1_000_000)).auth('live');
 
     /** One cut-out as a client sees it: create, then a read every POLL_MS until it has ended. */
     let n = 0;
@@ -245,13 +204,7 @@ async function throughTheService(photos: Photo[], server: ImageSourceServer): Pr
       workerInferenceMs: round(meanMs(before, after, 'imgjobs_segmentation_inference_seconds', {})),
       processingMs: round(meanMs(before, after, 'imgjobs_result_processing_seconds', tool)),
     };
-  } finally {
-    for (const service of services.reverse()) await service.stop();
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await admin.end();
-    await deleteRedisKeys(REDIS_URL, prefix);
-    rmSync(storageDir, { recursive: true, force: true });
-  }
+  });
 }
 
 interface ModelSplit {

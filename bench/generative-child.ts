@@ -28,6 +28,7 @@ import { exactCanvas } from '../src/modules/tools/generative/generative-request'
 import { coverTo, keepMaskPng, providerPng } from '../src/core/image/provider-images';
 import { composeScene, type BackdropPainter } from '../src/modules/tools/generative/scene-pipeline';
 import { productShot } from '../test/support/product-shots';
+import { reportToParent } from './child-report';
 
 export interface GenerativeTask {
   adsPerPlatform: number;
@@ -71,7 +72,7 @@ async function finish(image: RawImage): Promise<void> {
   ]);
 }
 
-async function main(): Promise<void> {
+async function main(): Promise<GenerativeReport> {
   const task = JSON.parse(process.env.BENCH_GENERATIVE_TASK ?? 'null') as GenerativeTask | null;
   if (!task || !process.send) throw new Error('bench/generative-child.ts is forked by bench/pipeline.ts');
   const shot = await productShot('sneaker', 'tabletop');
@@ -148,17 +149,7 @@ async function main(): Promise<void> {
     baselineRssMb,
     peakRssMb: peakRssMb(),
   };
-  await new Promise<void>((done, fail) =>
-    process.send?.(report, (error: Error | null) => (error ? fail(error) : done())),
-  );
+  return report;
 }
 
-if (require.main === module) {
-  main().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
-      process.exit(1);
-    },
-  );
-}
+reportToParent(module, main);

@@ -37,12 +37,12 @@
  * PostgreSQL (DATABASE_URL, where a database of its own is created and dropped) and Redis
  * (REDIS_URL), like bench:soak.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { Client } from 'pg';
 import sharp from 'sharp';
 import { prepareIsnetModel } from '../src/core/segmentation/isnet-model';
@@ -53,11 +53,18 @@ import { ImageSourceServer } from '../test/support/image-source-server';
 import { BACKDROPS, PRODUCTS, productShot } from '../test/support/product-shots';
 import { parseSamples, valueOf } from '../test/support/prometheus-text';
 import { testCertificate, WebhookReceiver } from '../test/support/webhook-receiver';
-import { deleteRedisKeys, freePort, SERVICE_NODE_OPTIONS, UNLIMITED_LIMITS, waitFor } from './support';
-import { startServiceProcess, type ServiceProcess } from './service-process';
+import {
+  AS_DEPLOYED,
+  BENCH_ADMIN_TOKEN,
+  createAccount,
+  memoryMb,
+  postOk,
+  serviceEnv,
+  serviceQueue,
+  UNLIMITED_LIMITS,
+  withDeployment,
+} from './harness';
 
-const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const numberSetting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const EDIT_JOBS = numberSetting('MIXED_EDIT_JOBS', 2);
 const EDIT_PHOTOS = numberSetting('MIXED_EDIT_PHOTOS', 4);
@@ -106,18 +113,6 @@ const spread = (values: number[]): Spread => ({
   p95: percentile(values, 95),
   max: values.length ? Math.max(...values) : NaN,
 });
-
-/** The service's environment: only what is set here, nothing the service reads from the parent. */
-function serviceEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of Object.keys(env)) {
-    if (name.startsWith('MIXED_') || ['UV_THREADPOOL_SIZE', 'VIPS_CONCURRENCY', 'PORT', 'ROLE'].includes(name)) {
-      delete env[name];
-    }
-  }
-  for (const name of ['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'LOG_LEVEL', 'NODE_OPTIONS']) delete env[name];
-  return { ...env, NODE_ENV: 'production', NODE_OPTIONS: SERVICE_NODE_OPTIONS, MALLOC_ARENA_MAX: '2', ...extra };
-}
 
 /** CPU seconds a process has used so far (user and system, from /proc). */
 function cpuSeconds(pid: number | undefined): number {
@@ -207,76 +202,42 @@ interface EventLoop {
 async function main(): Promise<void> {
   const begun = Date.now();
   const loadAtStart = loadavg().map((value) => Number(value.toFixed(2)));
-  const database = `imgjobs_bench_${randomBytes(4).toString('hex')}`;
-  const prefix = `bench-${database}`;
-  const storageDir = mkdtempSync(join(tmpdir(), 'imgjobs-bench-mixed-'));
-  const caFile = join(storageDir, 'receiver-ca.pem');
-  const adminToken = `bench-${randomBytes(16).toString('hex')}`;
-  const admin = new Client({ connectionString: BASE_DATABASE_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${database}`);
-  const databaseUrl = new URL(BASE_DATABASE_URL);
-  databaseUrl.pathname = `/${database}`;
-  const db = new Client({ connectionString: databaseUrl.toString() });
-  log('drawing the photos');
-  const fixtures = await serveFixtures();
-  const receiver = await WebhookReceiver.start();
-  writeFileSync(caFile, testCertificate().cert);
-  const services: ServiceProcess[] = [];
-  const queues: Queue[] = [];
-  try {
-    const apiPort = await freePort();
-    const healthPort = await freePort();
-    const base = `http://127.0.0.1:${apiPort}`;
-    const env = serviceEnv({
-      PORT: String(apiPort),
-      WORKER_HEALTH_PORT: String(healthPort),
-      DATABASE_URL: databaseUrl.toString(),
-      REDIS_URL,
-      REDIS_KEY_PREFIX: prefix,
-      ADMIN_TOKEN: adminToken,
-      OUTBOUND_ALLOWLIST: '127.0.0.1',
-      NODE_EXTRA_CA_CERTS: caFile,
-      STORAGE_DIR: join(storageDir, 'results'),
-      PUBLIC_BASE_URL: base,
-      MODELS_DIR,
-      ...UNLIMITED_LIMITS,
-    });
-    const api = startServiceProcess('api', env);
-    services.push(api);
-    await waitFor(`${base}/health/ready`).catch((error: unknown) => {
-      throw new Error(`${String(error)}\n${api.tail()}`);
-    });
-    const worker = startServiceProcess('worker', env);
-    services.push(worker);
-    let workerLog = '';
-    const keep = (chunk: Buffer) => (workerLog += chunk.toString('utf8'));
-    worker.child.stdout?.on('data', keep);
-    worker.child.stderr?.on('data', keep);
-    const workerStarted = Date.now();
-    await waitFor(`http://127.0.0.1:${healthPort}/health/ready`, 300_000).catch((error: unknown) => {
-      throw new Error(`${String(error)}\n${worker.tail()}`);
-    });
-    const workerReadyMs = Date.now() - workerStarted;
+  await withDeployment('mixed', async (deployment) => {
+    const caFile = join(deployment.storageDir, 'receiver-ca.pem');
+    log('drawing the photos');
+    const fixtures = await serveFixtures();
+    deployment.onClose(() => fixtures.server.stop());
+    const receiver = await WebhookReceiver.start();
+    deployment.onClose(() => receiver.stop());
+    writeFileSync(caFile, testCertificate().cert);
+    const {
+      base,
+      healthPort,
+      worker,
+      workerStartMs: workerReadyMs,
+    } = await deployment.startApiAndWorker(
+      serviceEnv(
+        {
+          ...AS_DEPLOYED,
+          ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
+          OUTBOUND_ALLOWLIST: '127.0.0.1',
+          NODE_EXTRA_CA_CERTS: caFile,
+          STORAGE_DIR: join(deployment.storageDir, 'results'),
+          MODELS_DIR,
+          ...UNLIMITED_LIMITS,
+        },
+        'MIXED_',
+      ),
+      300_000,
+    );
+    const db = new Client({ connectionString: deployment.databaseUrl });
+    deployment.onClose(() => db.end().catch(() => undefined));
     await db.connect();
 
-    const post = async (path: string, body: object, headers: Record<string, string>) => {
-      const res = await fetch(`${base}${path}`, {
-        method: 'POST',
-        headers: { ...headers, 'Content-Type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      const json = (await res.json()) as Record<string, unknown>;
-      if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(json)}`);
-      return json;
-    };
-    const adminAuth = { Authorization: `Bearer ${adminToken}` };
-    const account = (await post('/admin/v1/accounts', { name: 'bench mixed', credits: 100_000_000 }, adminAuth))
-      .account as { id: string };
-    const keyOf = async (environment: 'live' | 'sandbox') =>
-      (await post(`/admin/v1/accounts/${account.id}/api-keys`, { environment }, adminAuth)).secret as string;
-    const live = { Authorization: `Bearer ${await keyOf('live')}` };
-    const sandbox = { Authorization: `Bearer ${await keyOf('sandbox')}` };
+    const post = (path: string, body: object, headers: Record<string, string>) => postOk(base, path, body, headers);
+    const account = await createAccount(base, 'bench mixed', 100_000_000);
+    const live = await account.auth('live');
+    const sandbox = await account.auth('sandbox');
     const create = async (path: string, body: object, auth: Record<string, string>) =>
       (
         (
@@ -464,19 +425,9 @@ async function main(): Promise<void> {
     ) as Report['mixed']['results'];
 
     // Results started more than once, over the whole run.
-    const redis = new URL(REDIS_URL);
-    for (const name of ['processing', 'background-removal', 'sandbox']) {
-      queues.push(
-        new Queue(name, {
-          prefix: `${prefix}:bull`,
-          connection: {
-            host: redis.hostname,
-            port: Number(redis.port || 6379),
-            db: Number(redis.pathname.slice(1) || 0),
-          },
-        }),
-      );
-    }
+    const queues: Queue[] = ['processing', 'background-removal', 'sandbox'].map((name) =>
+      serviceQueue(deployment, name),
+    );
     const { rows: resultRows } = await db.query<{ id: string; attempts: number; sandbox: boolean; api: string }>(
       `SELECT r.id, r.attempts, j.sandbox, j.api FROM job_results r JOIN jobs j ON j.id = r.job_id`,
     );
@@ -501,7 +452,10 @@ async function main(): Promise<void> {
     // Lock errors: the worker's log (pino JSON lines), and any lock, stall or repeated-attempt
     // series it exports.
     const byMessage: Record<string, number> = {};
-    for (const line of workerLog.split('\n').filter((text) => text.startsWith('{'))) {
+    for (const line of worker
+      .output()
+      .split('\n')
+      .filter((text) => text.startsWith('{'))) {
       let message = line;
       try {
         const entry = JSON.parse(line) as { msg?: string; err?: { message?: string } };
@@ -519,9 +473,9 @@ async function main(): Promise<void> {
       const labels = Object.entries(sample.labels).map(([name, value]) => `${name}="${value}"`);
       lockSeries[`${sample.name}${labels.length ? `{${labels.join(',')}}` : ''}`] = sample.value;
     }
-    const peakRssMb = Math.round(worker.memoryMb('VmHWM'));
+    const peakRssMb = Math.round(memoryMb(worker, 'VmHWM'));
 
-    for (const service of services.splice(0).reverse()) await service.stop();
+    await deployment.stopProcesses();
 
     // 4. The session alone.
     log(`the segmentation session alone: ${MODEL_RUNS} runs`);
@@ -608,17 +562,7 @@ async function main(): Promise<void> {
     };
     writeFileSync(OUT, `${JSON.stringify(report, null, 2)}\n`);
     process.stdout.write(`\n${table(report)}\n\nJSON: ${OUT}\n`);
-  } finally {
-    for (const service of services.reverse()) await service.stop();
-    for (const queue of queues) await queue.close();
-    await receiver.stop();
-    await fixtures.server.stop();
-    await db.end().catch(() => undefined);
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await admin.end();
-    await deleteRedisKeys(REDIS_URL, prefix);
-    rmSync(storageDir, { recursive: true, force: true });
-  }
+  });
 }
 
 const ms = (value: number) => (Number.isFinite(value) ? `${Math.round(value).toLocaleString('en')} ms` : 'n/a');

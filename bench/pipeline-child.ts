@@ -23,6 +23,7 @@ import { editContext } from '../test/support/tool-contexts';
 import type { EditRequest } from '../src/modules/tools/image-editing/edit-request';
 import { DEFAULT_FILE_CHOICES } from '../src/modules/tools/tool-runner';
 import { bareEdit, bareEditInside } from './bare-sharp';
+import { reportToParent } from './child-report';
 
 /** (a), (b), and (b) without padding (a reference, see bench/bare-sharp.ts). */
 export type Variant = 'ours' | 'bare' | 'bareInside';
@@ -208,21 +209,10 @@ async function memory(task: Extract<ChildTask, { mode: 'memory' }>): Promise<Chi
   };
 }
 
-async function main(): Promise<void> {
+async function main(): Promise<ChildReport> {
   const task = JSON.parse(process.env.BENCH_PIPELINE_TASK ?? 'null') as ChildTask | null;
   if (!task || !process.send) throw new Error('bench/pipeline-child.ts is forked by bench/pipeline.ts');
-  const report = task.mode === 'throughput' ? await throughput(task) : await memory(task);
-  await new Promise<void>((done, fail) =>
-    process.send?.(report, (error: Error | null) => (error ? fail(error) : done())),
-  );
+  return task.mode === 'throughput' ? throughput(task) : memory(task);
 }
 
-if (require.main === module) {
-  main().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
-      process.exit(1);
-    },
-  );
-}
+reportToParent(module, main);

@@ -27,11 +27,9 @@
  * The end-to-end part needs PostgreSQL (DATABASE_URL) and Redis (REDIS_URL), like bench:api.
  */
 import { fork } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Client } from 'pg';
 import sharp from 'sharp';
 import { fromFixture, productPhoto } from '../test/support/image-fixtures';
 import { ImageSourceServer } from '../test/support/image-source-server';
@@ -39,12 +37,17 @@ import type { ChildReport, ChildTask, GroupResult, SizeGroup, Variant } from './
 import type { GenerativeReport, GenerativeTask } from './generative-child';
 import type { SegmentationReport, SegmentationTask, StepTimes } from './segmentation-child';
 import type { UpscaleReport, UpscaleTask } from './upscale-child';
-import { deleteRedisKeys, freePort, UNLIMITED_LIMITS, waitFor } from './support';
-import { startServiceProcess, type ServiceProcess } from './service-process';
+import {
+  BENCH_ADMIN_TOKEN,
+  createAccount,
+  memoryMb,
+  postOk,
+  serviceEnv,
+  UNLIMITED_LIMITS,
+  withDeployment,
+} from './harness';
 
 const ROOT = resolve(__dirname, '..');
-const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'throughput,memory,e2e,segmentation,generative,upscale').split(','));
 /** Rounds of throughput children (a, b, b2); the ratio reported is the median over them. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -85,31 +88,12 @@ const range = (values: number[], digits = 2) =>
     : fixed(values[0], digits);
 const log = (line: string) => process.stderr.write(`[bench:pipeline] ${line}\n`);
 
-/** The child's environment: libuv's thread pool at its default, nothing the service reads from the parent. */
-function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of [
-    'UV_THREADPOOL_SIZE',
-    'NODE_OPTIONS',
-    'VIPS_CONCURRENCY',
-    'DATABASE_URL',
-    'REDIS_URL',
-    'ADMIN_TOKEN',
-    'PORT',
-    'ROLE',
-    'DATA_DIR',
-  ]) {
-    delete env[name];
-  }
-  return { ...env, ...extra };
-}
-
 function runChild(task: ChildTask, nodeArgs: string[] = []): Promise<ChildReport> {
   return new Promise((done, fail) => {
     const child = fork(join(__dirname, 'pipeline-child.ts'), [], {
       cwd: ROOT,
       execArgv: [...nodeArgs, '-r', 'ts-node/register/transpile-only'],
-      env: childEnv({ BENCH_PIPELINE_TASK: JSON.stringify(task) }),
+      env: serviceEnv({ BENCH_PIPELINE_TASK: JSON.stringify(task) }),
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     let report: ChildReport | undefined;
@@ -234,7 +218,7 @@ function segmentation(): Promise<SegmentationReport> {
     const child = fork(join(__dirname, 'segmentation-child.ts'), [], {
       cwd: ROOT,
       execArgv: ['-r', 'ts-node/register/transpile-only'],
-      env: childEnv({ BENCH_SEGMENTATION_TASK: JSON.stringify(SEGMENTATION_TASK) }),
+      env: serviceEnv({ BENCH_SEGMENTATION_TASK: JSON.stringify(SEGMENTATION_TASK) }),
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     let report: SegmentationReport | undefined;
@@ -254,7 +238,7 @@ function generative(): Promise<GenerativeReport> {
     const child = fork(join(__dirname, 'generative-child.ts'), [], {
       cwd: ROOT,
       execArgv: ['-r', 'ts-node/register/transpile-only'],
-      env: childEnv({ BENCH_GENERATIVE_TASK: JSON.stringify(GENERATIVE_TASK) }),
+      env: serviceEnv({ BENCH_GENERATIVE_TASK: JSON.stringify(GENERATIVE_TASK) }),
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     let report: GenerativeReport | undefined;
@@ -283,7 +267,7 @@ function upscale(): Promise<UpscaleReport> {
     const child = fork(join(__dirname, 'upscale-child.ts'), [], {
       cwd: ROOT,
       execArgv: ['-r', 'ts-node/register/transpile-only'],
-      env: childEnv({ BENCH_UPSCALE_TASK: JSON.stringify(UPSCALE_TASK) }),
+      env: serviceEnv({ BENCH_UPSCALE_TASK: JSON.stringify(UPSCALE_TASK) }),
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     let report: UpscaleReport | undefined;
@@ -432,61 +416,26 @@ export interface EndToEnd {
 
 async function endToEnd(fixtures: Fixtures): Promise<EndToEnd> {
   const small = fixtures.files[SIZES.findIndex((size) => size.label === '1 MP')].map((file) => readFileSync(file));
-  const database = `imgjobs_bench_${randomBytes(4).toString('hex')}`;
-  const prefix = `bench-${database}`;
-  const storageDir = mkdtempSync(join(tmpdir(), 'imgjobs-bench-results-'));
-  const adminToken = `bench-${randomBytes(16).toString('hex')}`;
-  const admin = new Client({ connectionString: BASE_DATABASE_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${database}`);
-  const databaseUrl = new URL(BASE_DATABASE_URL);
-  databaseUrl.pathname = `/${database}`;
-  const sources = await ImageSourceServer.start();
-  const services: ServiceProcess[] = [];
-  try {
-    const apiPort = await freePort();
-    const healthPort = await freePort();
-    const base = `http://127.0.0.1:${apiPort}`;
-    const env = childEnv({
-      PORT: String(apiPort),
-      WORKER_HEALTH_PORT: String(healthPort),
-      DATABASE_URL: databaseUrl.toString(),
-      REDIS_URL,
-      REDIS_KEY_PREFIX: prefix,
-      ADMIN_TOKEN: adminToken,
-      OUTBOUND_ALLOWLIST: '127.0.0.1',
-      STORAGE_DIR: storageDir,
-      PUBLIC_BASE_URL: base,
-      LOG_LEVEL: 'warn',
-      ...UNLIMITED_LIMITS,
-      CAPACITY_MAX_PENDING_RESULTS: '100000',
-      CAPACITY_ACCOUNT_SHARE: '1',
-      // This part measures image_editing; the segmentation model would only add its memory.
-      SEGMENTER: 'none',
-    });
-    const api = startServiceProcess('api', env);
-    services.push(api);
-    await waitFor(`${base}/health/ready`).catch((error: unknown) => {
-      throw new Error(`${String(error)}\n${api.tail()}`);
-    });
-    const worker = startServiceProcess('worker', env);
-    services.push(worker);
-    await waitFor(`http://127.0.0.1:${healthPort}/health/ready`).catch((error: unknown) => {
-      throw new Error(`${String(error)}\n${worker.tail()}`);
-    });
+  return withDeployment('pipeline', async (deployment) => {
+    const sources = await ImageSourceServer.start();
+    deployment.onClose(() => sources.stop());
+    const { base, api, worker } = await deployment.startApiAndWorker(
+      // libuv's thread pool at its default, as the image runs it.
+      serviceEnv({
+        ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
+        OUTBOUND_ALLOWLIST: '127.0.0.1',
+        STORAGE_DIR: deployment.storageDir,
+        LOG_LEVEL: 'warn',
+        ...UNLIMITED_LIMITS,
+        CAPACITY_MAX_PENDING_RESULTS: '100000',
+        CAPACITY_ACCOUNT_SHARE: '1',
+        // This part measures image_editing; the segmentation model would only add its memory.
+        SEGMENTER: 'none',
+      }),
+    );
 
-    const adminHeaders = { Authorization: `Bearer ${adminToken}`, 'Content-Type': 'application/json' };
-    const post = async (path: string, body: object, headers: Record<string, string>) => {
-      const res = await fetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
-      const json = (await res.json()) as Record<string, unknown>;
-      if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(json)}`);
-      return json;
-    };
-    const account = (await post('/admin/v1/accounts', { name: 'bench pipeline', credits: 1_000_000 }, adminHeaders))
-      .account as { id: string };
-    const key = (await post(`/admin/v1/accounts/${account.id}/api-keys`, { environment: 'live' }, adminHeaders))
-      .secret as string;
-    const auth = { Authorization: `Bearer ${key}` };
+    const post = (path: string, body: object, headers: Record<string, string>) => postOk(base, path, body, headers);
+    const auth = await (await createAccount(base, 'bench pipeline', 1_000_000)).auth('live');
 
     let sequence = 0;
     const createJob = async (paths: string[]) => {
@@ -498,7 +447,7 @@ async function endToEnd(fixtures: Fixtures): Promise<EndToEnd> {
       const created = await post('/api/v1/image/edit', body, {
         ...auth,
         'Content-Type': 'application/json',
-        'Idempotency-Key': `${prefix}-${sequence++}`,
+        'Idempotency-Key': `${deployment.redisPrefix}-${sequence++}`,
       });
       return (created.job as { id: string }).id;
     };
@@ -514,7 +463,9 @@ async function endToEnd(fixtures: Fixtures): Promise<EndToEnd> {
         if (reads.size === jobIds.length) return jobIds.map((id) => reads.get(id) as JobRead);
         await new Promise((r) => setTimeout(r, 500));
       }
-      throw new Error(`${jobIds.length - reads.size} jobs still running after ${timeoutMs / 1000} s\n${worker.tail()}`);
+      throw new Error(
+        `${jobIds.length - reads.size} jobs still running after ${timeoutMs / 1000} s\n${worker.output().slice(-4000)}`,
+      );
     };
 
     // Warm-up, not measured: first connections, first queue round trips, JIT.
@@ -546,18 +497,11 @@ async function endToEnd(fixtures: Fixtures): Promise<EndToEnd> {
       failed: failed.length,
       seconds,
       resultsPerSecond: completed.length / seconds,
-      workerPeakRssMb: worker.memoryMb('VmHWM'),
-      apiPeakRssMb: api.memoryMb('VmHWM'),
+      workerPeakRssMb: memoryMb(worker, 'VmHWM'),
+      apiPeakRssMb: memoryMb(api, 'VmHWM'),
       workerConcurrency: process.env.WORKER_CONCURRENCY_PROCESSING ?? '8 (default)',
     };
-  } finally {
-    for (const service of services.reverse()) await service.stop();
-    await sources.stop();
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await admin.end();
-    await deleteRedisKeys(REDIS_URL, `${prefix}`);
-    rmSync(storageDir, { recursive: true, force: true });
-  }
+  });
 }
 
 function report(

@@ -22,6 +22,7 @@ import { prepareIsnetModel } from '../src/core/segmentation/isnet-model';
 import { ModelSession } from '../src/core/segmentation/model-session';
 import { shippedModelManifest } from '../src/core/segmentation/segmentation-models';
 import { alphaIoU, BACKDROPS, HARD_SHOT_SPECS, hardShot, PRODUCTS, productShot } from '../test/support/product-shots';
+import { reportToParent } from './child-report';
 
 export interface SegmentationTask {
   inputSize: number;
@@ -95,7 +96,7 @@ async function cutOut(session: ModelSession, jpeg: Buffer): Promise<{ times: Ste
   };
 }
 
-async function main(): Promise<void> {
+async function main(): Promise<SegmentationReport> {
   const task = JSON.parse(process.env.BENCH_SEGMENTATION_TASK ?? 'null') as SegmentationTask | null;
   if (!task || !process.send) throw new Error('bench/segmentation-child.ts is forked by bench/pipeline.ts');
   // As the worker: libvips one thread per pipeline, no cache.
@@ -193,17 +194,7 @@ async function main(): Promise<void> {
     baselineRssMb,
     peakRssMb: peakRssMb(),
   };
-  await new Promise<void>((done, fail) =>
-    process.send?.(report, (error: Error | null) => (error ? fail(error) : done())),
-  );
+  return report;
 }
 
-if (require.main === module) {
-  main().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
-      process.exit(1);
-    },
-  );
-}
+reportToParent(module, main);

@@ -19,21 +19,26 @@
  * value. Needs PostgreSQL (DATABASE_URL, where a database of its own is created and dropped) and
  * Redis (REDIS_URL), like bench:pipeline.
  */
-import { randomBytes } from 'node:crypto';
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import sharp from 'sharp';
 import { fromFixture, productPhoto } from '../test/support/image-fixtures';
 import { ImageSourceServer } from '../test/support/image-source-server';
 import { productShot } from '../test/support/product-shots';
 import { summarise, type MemorySample, type SeriesSummary } from './soak-stats';
-import { deleteRedisKeys, freePort, SERVICE_NODE_OPTIONS, UNLIMITED_LIMITS, waitFor } from './support';
-import { startServiceProcess, type ServiceProcess } from './service-process';
+import {
+  BENCH_ADMIN_TOKEN,
+  createAccount,
+  memoryMb,
+  postOk,
+  SERVICE_NODE_OPTIONS,
+  serviceEnv,
+  UNLIMITED_LIMITS,
+  withDeployment,
+  type ServiceProcess,
+} from './harness';
 
-const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const numberSetting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const MINUTES = numberSetting('SOAK_MINUTES', 30);
 const SAMPLE_SECONDS = numberSetting('SOAK_SAMPLE_SECONDS', 10);
@@ -55,17 +60,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
 
 type Kind = 'cut-out' | 'edit' | 'upscale';
-
-/** The service's environment: only what is set here, nothing the service reads from the parent. */
-function serviceEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['UV_THREADPOOL_SIZE', 'VIPS_CONCURRENCY', 'DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN']) {
-    delete env[name];
-  }
-  for (const name of Object.keys(env))
-    if (name.startsWith('SOAK_') || name === 'PORT' || name === 'ROLE') delete env[name];
-  return { ...env, NODE_OPTIONS: SERVICE_NODE_OPTIONS, ...extra };
-}
 
 interface Sources {
   server: ImageSourceServer;
@@ -135,24 +129,8 @@ interface Api {
   read(jobId: string): Promise<JobRead>;
 }
 
-async function seedApi(base: string, adminToken: string, sources: Sources, prefix: string): Promise<Api> {
-  const post = async (path: string, body: object, headers: Record<string, string>) => {
-    const res = await fetch(`${base}${path}`, {
-      method: 'POST',
-      headers: { ...headers, 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    const json = (await res.json()) as Record<string, unknown>;
-    if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(json)}`);
-    return json;
-  };
-  const admin = { Authorization: `Bearer ${adminToken}` };
-  const account = (await post('/admin/v1/accounts', { name: 'bench soak', credits: 100_000_000 }, admin)).account as {
-    id: string;
-  };
-  const key = (await post(`/admin/v1/accounts/${account.id}/api-keys`, { environment: 'live' }, admin))
-    .secret as string;
-  const auth = { Authorization: `Bearer ${key}` };
+async function seedApi(base: string, sources: Sources, prefix: string): Promise<Api> {
+  const auth = await (await createAccount(base, 'bench soak', 100_000_000)).auth('live');
   const input = (paths: string[], sequence: number) =>
     Array.from({ length: RESULTS_PER_JOB }, (_, i) => ({
       image_url: sources.server.url(`${paths[(sequence + i) % paths.length]}?n=${sequence}-${i}`),
@@ -176,7 +154,7 @@ async function seedApi(base: string, adminToken: string, sources: Sources, prefi
   return {
     create: async (kind, sequence) => {
       const [path, body] = bodies[kind](sequence);
-      const created = await post(path, body, { ...auth, 'Idempotency-Key': `${prefix}-${sequence}` });
+      const created = await postOk(base, path, body, { ...auth, 'Idempotency-Key': `${prefix}-${sequence}` });
       return (created.job as { id: string }).id;
     },
     read: async (jobId) => (await (await fetch(`${base}/api/v1/jobs/${jobId}`, { headers: auth })).json()) as JobRead,
@@ -238,11 +216,11 @@ async function sample(worker: ServiceProcess, api: ServiceProcess, metricsUrl: s
   const sum = (counts: Record<Kind, number>) => counts['cut-out'] + counts.edit + counts.upscale;
   const row: Sample = {
     seconds: (Date.now() - started) / 1000,
-    rssMb: worker.memoryMb('VmRSS'),
+    rssMb: memoryMb(worker, 'VmRSS'),
     heapUsedMb: metric('nodejs_heap_size_used_bytes'),
     heapTotalMb: metric('nodejs_heap_size_total_bytes'),
     externalMb: metric('nodejs_external_memory_bytes'),
-    apiRssMb: api.memoryMb('VmRSS'),
+    apiRssMb: memoryMb(api, 'VmRSS'),
     completed: sum(tally.completed),
     failed: sum(tally.failed),
   };
@@ -292,51 +270,30 @@ function report(samples: Sample[], tally: Tally, seconds: number, peakRssMb: num
 }
 
 async function main(): Promise<void> {
-  const database = `imgjobs_bench_${randomBytes(4).toString('hex')}`;
-  const prefix = `bench-${database}`;
-  const storageDir = mkdtempSync(join(tmpdir(), 'imgjobs-bench-soak-'));
-  const adminToken = `bench-${randomBytes(16).toString('hex')}`;
-  const admin = new Client({ connectionString: BASE_DATABASE_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${database}`);
-  const databaseUrl = new URL(BASE_DATABASE_URL);
-  databaseUrl.pathname = `/${database}`;
-  log('drawing the product photos');
-  const sources = await serveSources();
-  const services: ServiceProcess[] = [];
-  try {
-    const apiPort = await freePort();
-    const healthPort = await freePort();
-    const base = `http://127.0.0.1:${apiPort}`;
-    const env = serviceEnv({
-      PORT: String(apiPort),
-      WORKER_HEALTH_PORT: String(healthPort),
-      DATABASE_URL: databaseUrl.toString(),
-      REDIS_URL,
-      REDIS_KEY_PREFIX: prefix,
-      ADMIN_TOKEN: adminToken,
-      OUTBOUND_ALLOWLIST: '127.0.0.1',
-      STORAGE_DIR: storageDir,
-      PUBLIC_BASE_URL: base,
-      MODELS_DIR,
-      SEGMENTATION_THREADS: MODEL_THREADS,
-      UPSCALER_THREADS: MODEL_THREADS,
-      LOG_LEVEL: 'warn',
-      ...UNLIMITED_LIMITS,
-      CAPACITY_MAX_PENDING_RESULTS: '100000',
-      CAPACITY_ACCOUNT_SHARE: '1',
-    });
-    const api = startServiceProcess('api', env);
-    services.push(api);
-    await waitFor(`${base}/health/ready`).catch((error: unknown) => {
-      throw new Error(`${String(error)}\n${api.tail()}`);
-    });
-    const worker = startServiceProcess('worker', env);
-    services.push(worker);
-    await waitFor(`http://127.0.0.1:${healthPort}/health/ready`, 300_000).catch((error: unknown) => {
-      throw new Error(`${String(error)}\n${worker.tail()}`);
-    });
-    const client = await seedApi(base, adminToken, sources, prefix);
+  await withDeployment('soak', async (deployment) => {
+    log('drawing the product photos');
+    const sources = await serveSources();
+    deployment.onClose(() => sources.server.stop());
+    const { base, healthPort, api, worker } = await deployment.startApiAndWorker(
+      serviceEnv(
+        {
+          NODE_OPTIONS: SERVICE_NODE_OPTIONS,
+          ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
+          OUTBOUND_ALLOWLIST: '127.0.0.1',
+          STORAGE_DIR: deployment.storageDir,
+          MODELS_DIR,
+          SEGMENTATION_THREADS: MODEL_THREADS,
+          UPSCALER_THREADS: MODEL_THREADS,
+          LOG_LEVEL: 'warn',
+          ...UNLIMITED_LIMITS,
+          CAPACITY_MAX_PENDING_RESULTS: '100000',
+          CAPACITY_ACCOUNT_SHARE: '1',
+        },
+        'SOAK_',
+      ),
+      300_000,
+    );
+    const client = await seedApi(base, sources, deployment.redisPrefix);
 
     const tally: Tally = {
       jobs: 0,
@@ -365,16 +322,11 @@ async function main(): Promise<void> {
     })();
     await Promise.all([runLoad(client, deadline, tally), sampling]);
     const seconds = (Date.now() - started) / 1000;
-    if (worker.child.exitCode !== null) throw new Error(`the worker exited during the soak\n${worker.tail()}`);
-    process.stdout.write(`\n${report(samples, tally, seconds, worker.memoryMb('VmHWM'))}\n`);
-  } finally {
-    for (const service of services.reverse()) await service.stop();
-    await sources.server.stop();
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await admin.end();
-    await deleteRedisKeys(REDIS_URL, prefix);
-    rmSync(storageDir, { recursive: true, force: true });
-  }
+    if (worker.child.exitCode !== null) {
+      throw new Error(`the worker exited during the soak\n${worker.output().slice(-4000)}`);
+    }
+    process.stdout.write(`\n${report(samples, tally, seconds, memoryMb(worker, 'VmHWM'))}\n`);
+  });
 }
 
 main().catch((error: unknown) => {

@@ -12,20 +12,13 @@
  * PostgreSQL (DATABASE_URL, where a database of its own is created and dropped) and Redis
  * (REDIS_URL); the standard local ports by default.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { hostname, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Queue, type Job } from 'bullmq';
+import { hostname, loadavg } from 'node:os';
+import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { Client } from 'pg';
-import { cleanEnv, startProcess, waitForReady, type ServiceProcess } from '../test/support/processes';
 import { postJson, seedAccountOverHttp } from '../test/support/service-http';
 import { readUntil } from '../test/support/waiting';
-import { deleteRedisKeys, freePort } from './support';
+import { BENCH_ADMIN_TOKEN, freePort, serviceEnv, serviceQueue, withDeployment, type ServiceProcess } from './harness';
 
-const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const RESULTS = Number(process.env.BENCH_RESULTS ?? 3);
 /** On the worker to be killed, a slow result runs until the kill; on the replacement it ends soon. */
@@ -35,57 +28,38 @@ const REPLACEMENT_MS = 200;
 const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
 
 async function main(): Promise<void> {
-  const database = `imgjobs_bench_${randomBytes(4).toString('hex')}`;
-  const prefix = `bench-${database}`;
-  const storageDir = mkdtempSync(join(tmpdir(), 'imgjobs-bench-takeover-'));
-  const adminToken = `bench-${randomBytes(16).toString('hex')}`;
-  const admin = new Client({ connectionString: BASE_DATABASE_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${database}`);
-  const databaseUrl = new URL(BASE_DATABASE_URL);
-  databaseUrl.pathname = `/${database}`;
-  const processes: ServiceProcess[] = [];
-  let queue: Queue | undefined;
   const rounds: Array<{ lockLeftMs: number[]; takeoverMs: number[] }> = [];
   const loadAtStart = loadavg().map((value) => value.toFixed(2));
-  try {
+  await withDeployment('takeover', async (deployment) => {
     const apiPort = await freePort();
     const base = `http://127.0.0.1:${apiPort}`;
-    const env = cleanEnv({
-      DATABASE_URL: databaseUrl.toString(),
-      REDIS_URL,
-      REDIS_KEY_PREFIX: prefix,
+    const env = serviceEnv({
+      LOG_LEVEL: 'warn',
+      SEGMENTER: 'none',
+      ...deployment.settings,
       PORT: String(apiPort),
-      ADMIN_TOKEN: adminToken,
-      STORAGE_DIR: storageDir,
+      ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
+      STORAGE_DIR: deployment.storageDir,
       PUBLIC_BASE_URL: base,
       WORKER_CONCURRENCY_PROCESSING: String(RESULTS),
       LIMIT_CREATES_PER_HOUR_KEY: '1000',
       LIMIT_CREATES_PER_HOUR_ACCOUNT: '1000',
       LIMIT_CREATES_PER_HOUR_IP: '1000',
     });
-    const service = (role: 'api' | 'worker', slowMs: number) => {
-      const started = startProcess(
-        'node',
+    const service = (role: 'api' | 'worker', slowMs: number) =>
+      deployment.start(
+        process.execPath,
         ['-r', 'ts-node/register/transpile-only', 'test/support/fake-provider-service.ts', role],
         { ...env, FAKE_PROVIDER_DELAY_MS: String(slowMs) },
       );
-      processes.push(started);
-      return started;
-    };
-    service('api', REPLACEMENT_MS);
-    await waitForReady(apiPort, 120_000);
-    const { key } = await seedAccountOverHttp(base, adminToken, {
+    const api = service('api', REPLACEMENT_MS);
+    await deployment.waitUntilReady(api, apiPort, 120_000);
+    const { key } = await seedAccountOverHttp(base, BENCH_ADMIN_TOKEN, {
       name: 'takeover',
       credits: ROUNDS * RESULTS,
       environment: 'live',
     });
-    const redis = new URL(REDIS_URL);
-    queue = new Queue('processing', {
-      prefix: `${prefix}:bull`,
-      connection: { host: redis.hostname, port: Number(redis.port || 6379), db: Number(redis.pathname.slice(1) || 0) },
-    });
-    const processing = queue;
+    const processing = serviceQueue(deployment, 'processing');
     const client = (await processing.getBackend().client) as unknown as Redis;
     const nameOf = (worker: ServiceProcess) => `${hostname()}:${worker.child.pid}`;
 
@@ -143,14 +117,7 @@ async function main(): Promise<void> {
       replacement.signal('SIGTERM');
       await replacement.exited;
     }
-  } finally {
-    for (const running of processes) running.kill();
-    await queue?.close();
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await admin.end();
-    await deleteRedisKeys(REDIS_URL, prefix);
-    rmSync(storageDir, { recursive: true, force: true });
-  }
+  });
 
   const all = rounds.flatMap((round) => round.takeoverMs);
   console.log('| round | lock left at the kill, ms | taken over after the kill, ms |\n|---|---|---|');

@@ -5,13 +5,12 @@
  * job's results as the lifecycle writes them, at BENCH_RATE events per second (0: as fast as
  * this process can); latency runs from an event's `created_at` to its receipt.
  */
-import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { NestFactory } from '@nestjs/core';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../src/app.module';
 import { ProcessRole } from '../src/core/bootstrap/role';
@@ -20,11 +19,8 @@ import { runMigrations } from '../src/core/database/migrate';
 import { ToolId } from '../src/modules/catalog/tools';
 import { JobStatus, ResultStatus } from '../src/modules/jobs/job-status';
 import { WebhookOutbox, type RecordedDelivery } from '../src/modules/webhooks/webhook-outbox.service';
-import { freePort, deleteRedisKeys } from './support';
+import { freePort, withDeployment } from './harness';
 
-const ROOT = resolve(__dirname, '..');
-const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 20);
 const RESULTS_PER_JOB = 20;
@@ -76,44 +72,38 @@ const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
 
 async function main(): Promise<void> {
-  const database = `imgjobs_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: BASE_DATABASE_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${database}`);
-  const databaseUrl = new URL(BASE_DATABASE_URL);
-  databaseUrl.pathname = `/${database}`;
-  const prefix = `bench-${database}`;
-  let worker: ChildProcess | undefined;
-
-  const tls = certificate();
-  const receiver = fork(join(__dirname, 'webhook-receiver.ts'), [], {
-    execArgv: ['-r', 'ts-node/register/transpile-only'],
-    env: { ...process.env, BENCH_TLS_CERT: tls.cert, BENCH_TLS_KEY: tls.key, BENCH_EVENTS: String(WARMUP + EVENTS) },
-  });
-  const messages = (type: string) =>
-    new Promise<ReceiverMessage>((resolveMessage) => {
-      const listener = (message: ReceiverMessage) => {
-        if (message.type !== type) return;
-        receiver.off('message', listener);
-        resolveMessage(message);
-      };
-      receiver.on('message', listener);
+  await withDeployment('webhooks', async (deployment) => {
+    const tls = certificate();
+    const receiver = fork(join(__dirname, 'webhook-receiver.ts'), [], {
+      execArgv: ['-r', 'ts-node/register/transpile-only'],
+      env: { ...process.env, BENCH_TLS_CERT: tls.cert, BENCH_TLS_KEY: tls.key, BENCH_EVENTS: String(WARMUP + EVENTS) },
     });
-  const receiverPort = (await messages('listening')).port ?? 0;
+    const messages = (type: string) =>
+      new Promise<ReceiverMessage>((resolveMessage) => {
+        const listener = (message: ReceiverMessage) => {
+          if (message.type !== type) return;
+          receiver.off('message', listener);
+          resolveMessage(message);
+        };
+        receiver.on('message', listener);
+      });
+    const receiverPort = (await messages('listening')).port ?? 0;
 
-  const settings = {
-    DATABASE_URL: databaseUrl.toString(),
-    REDIS_URL,
-    REDIS_KEY_PREFIX: prefix,
-    LOG_LEVEL: 'warn',
-    OUTBOUND_ALLOWLIST: '127.0.0.1',
-    DATABASE_POOL_SIZE: '20',
-  };
-  try {
-    await runMigrations({ url: databaseUrl.toString(), poolSize: 1 });
+    deployment.onClose(() => receiver.kill());
+
+    const settings = {
+      ...deployment.settings,
+      LOG_LEVEL: 'warn',
+      OUTBOUND_ALLOWLIST: '127.0.0.1',
+      DATABASE_POOL_SIZE: '20',
+    };
+    await runMigrations({ url: deployment.databaseUrl, poolSize: 1 });
     const config = loadConfig({ ...settings, NODE_ENV: 'production' });
     const app = await NestFactory.createApplicationContext(
-      AppModule.forRole(ProcessRole.Api, config, { databaseUrl: databaseUrl.toString(), redisUrl: REDIS_URL }),
+      AppModule.forRole(ProcessRole.Api, config, {
+        databaseUrl: deployment.databaseUrl,
+        redisUrl: deployment.redisUrl,
+      }),
       { logger: ['error'] },
     );
     const outbox = app.get(WebhookOutbox);
@@ -154,23 +144,18 @@ async function main(): Promise<void> {
       }
     }
 
-    worker = spawn(
-      process.execPath,
-      [...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/main.js', 'worker'],
-      {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          ...settings,
-          NODE_ENV: 'production',
-          NODE_EXTRA_CA_CERTS: tls.file,
-          WORKER_QUEUES: 'webhook-delivery',
-          WORKER_HEALTH_PORT: String(await freePort()),
-          WORKER_CONCURRENCY_WEBHOOKS: process.env.WORKER_CONCURRENCY_WEBHOOKS ?? '64',
-        },
-        stdio: ['ignore', 'inherit', 'inherit'],
-      },
-    );
+    const workerNodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const worker = deployment.start(process.execPath, [...workerNodeArgs, 'dist/main.js', 'worker'], {
+      ...process.env,
+      ...settings,
+      NODE_ENV: 'production',
+      NODE_EXTRA_CA_CERTS: tls.file,
+      WORKER_QUEUES: 'webhook-delivery',
+      WORKER_HEALTH_PORT: String(await freePort()),
+      WORKER_CONCURRENCY_WEBHOOKS: process.env.WORKER_CONCURRENCY_WEBHOOKS ?? '64',
+    });
+    worker.child.stdout?.pipe(process.stdout);
+    worker.child.stderr?.pipe(process.stderr);
     await new Promise((ready) => setTimeout(ready, 3000));
 
     // Accounts take turns, as events of many clients' jobs interleave in a real worker.
@@ -274,14 +259,7 @@ async function main(): Promise<void> {
     };
     console.log(JSON.stringify(report, null, 2));
     await app.close();
-  } finally {
-    worker?.kill('SIGTERM');
-    await new Promise((exited) => (worker ? worker.once('exit', exited) : exited(null)));
-    receiver.kill();
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await admin.end();
-    await deleteRedisKeys(REDIS_URL, `${prefix}`);
-  }
+  });
 }
 
 main().catch((error) => {

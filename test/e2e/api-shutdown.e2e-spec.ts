@@ -16,7 +16,7 @@ import { fromFixture, paint, random } from '../support/image-fixtures';
 import { cleanEnv, freePort, isListening, startService, waitForReady, type ServiceProcess } from '../support/processes';
 import { createScratchDatabase } from '../support/scratch-database';
 import { seedAccountOverHttp } from '../support/service-http';
-import { deleteRedisKeys } from '../support/test-app';
+import { deleteRedisKeys } from '../support/redis-keys';
 import { testServices } from '../support/test-services';
 import { sleep } from '../support/waiting';
 

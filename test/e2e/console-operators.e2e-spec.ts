@@ -1,16 +1,14 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { parseCsv } from '../support/csv';
+import { deployForConsole, openBrowser, watchPage, type ConsoleBrowser } from '../support/console-e2e';
+import { Deployment } from '../support/deployment';
 import { FakeSegmentationService } from '../support/fake-segmentation-service';
 import { fromFixture, paint } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
-import { GENEROUS_LIMITS } from '../support/limits';
-import { cleanEnv, freePort, REPO_ROOT, startService, waitForReady, type ServiceProcess } from '../support/processes';
-import { createScratchDatabase } from '../support/scratch-database';
+import { REPO_ROOT } from '../support/processes';
 import { postJson, seedAccountOverHttp } from '../support/service-http';
-import { deleteRedisKeys } from '../support/test-app';
-import { testServices } from '../support/test-services';
 import { readUntil } from '../support/waiting';
 
 const ADMIN_TOKEN = 'console-operators-admin-token-0123456789';
@@ -33,48 +31,14 @@ interface Usage {
   by_day: Array<{ date: string; credits_used: number }>;
 }
 
-/** An RFC 4180 document read back into rows (CRLF between records, `""` inside quotes). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  const endField = () => {
-    row.push(field);
-    field = '';
-  };
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i];
-    if (quoted && char === '"' && text[i + 1] === '"') {
-      field += '"';
-      i++;
-    } else if (char === '"') {
-      quoted = !quoted;
-    } else if (quoted) {
-      field += char;
-    } else if (char === ',') {
-      endField();
-    } else if (char === '\r' && text[i + 1] === '\n') {
-      endField();
-      rows.push(row);
-      row = [];
-      i++;
-    } else {
-      field += char;
-    }
-  }
-  return rows;
-}
+/** The rows of a CSV file the console downloaded. */
+const csvRows = (path: string) => parseCsv(readFileSync(path, 'utf8')).rows;
 
 describe('the console’s operator search and overview, and the usage chart and exports', () => {
-  let database: Awaited<ReturnType<typeof createScratchDatabase>>;
+  let deployment: Deployment;
   let sources: ImageSourceServer;
-  const processes: ServiceProcess[] = [];
-  let redisPrefix = '';
-  let storageDir = '';
-  let profileDir = '';
   let base = '';
-  let context: BrowserContext;
+  let browser: ConsoleBrowser;
   let page: Page;
   const consoleErrors: string[] = [];
   let accountId = '';
@@ -91,34 +55,12 @@ describe('the console’s operator search and overview, and the usage chart and 
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    database = await createScratchDatabase();
+    deployment = await Deployment.create('e2e-console-operators');
     sources = await ImageSourceServer.start();
     const photo = paint(64, 48, (x) => (x < 32 ? [240, 140, 30] : [90, 100, 120]));
     sources.serve('/photo.png', await fromFixture(photo).png().toBuffer(), { contentType: 'image/png' });
     sources.route('/segment', segmentation.handle);
-    const apiPort = await freePort();
-    const workerHealthPort = await freePort();
-    redisPrefix = `e2e-console-operators-${apiPort}`;
-    storageDir = mkdtempSync(join(tmpdir(), 'imgjobs-e2e-console-operators-'));
-    base = `http://127.0.0.1:${apiPort}`;
-    const env = cleanEnv({
-      ...GENEROUS_LIMITS,
-      DATABASE_URL: database.url,
-      REDIS_URL: testServices().redisUrl,
-      REDIS_KEY_PREFIX: redisPrefix,
-      PORT: String(apiPort),
-      WORKER_HEALTH_PORT: String(workerHealthPort),
-      ADMIN_TOKEN,
-      OUTBOUND_ALLOWLIST: '127.0.0.1',
-      STORAGE_DIR: storageDir,
-      PUBLIC_BASE_URL: base,
-      SEGMENTER: 'remote',
-      SEGMENTER_URL: sources.url('/segment'),
-    });
-    processes.push(startService('api', env));
-    await waitForReady(apiPort);
-    processes.push(startService('worker', env));
-    await waitForReady(workerHealthPort);
+    base = await deployForConsole(deployment, ADMIN_TOKEN, sources.url('/segment'));
 
     const account = await seedAccountOverHttp(base, ADMIN_TOKEN, {
       name: 'Northwind Traders',
@@ -160,40 +102,15 @@ describe('the console’s operator search and overview, and the usage chart and 
     expect(job.results.map((result) => result.status)).toEqual(['completed', 'failed', 'completed']);
     failureCode = job.results[1].error_code ?? '';
 
-    profileDir = mkdtempSync(join(tmpdir(), 'imgjobs-chromium-'));
-    context = await chromium.launchPersistentContext(profileDir, {
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      acceptDownloads: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      viewport: { width: 1280, height: 900 },
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(PAGE_WAIT_MS);
-    page.on('console', (message) => {
-      if (message.type() === 'error' || message.type() === 'warning') {
-        consoleErrors.push(`${message.type()}: ${message.text()} ${message.location().url}`);
-      }
-    });
-    page.on('pageerror', (error) => consoleErrors.push(error.message));
+    browser = await openBrowser({ acceptDownloads: true });
+    page = browser.page;
+    watchPage(page, consoleErrors, PAGE_WAIT_MS, { warnings: true });
   }, 120_000);
 
   afterAll(async () => {
-    await context?.close();
-    for (const service of processes) service.kill();
+    await browser?.close();
+    await deployment?.close();
     await sources?.stop();
-    await database?.drop();
-    if (redisPrefix) await deleteRedisKeys(testServices().redisUrl, `${redisPrefix}:*`);
-    for (const dir of [storageDir, profileDir]) if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it('lets an operator find an account by a part of its name and open it', async () => {
@@ -215,7 +132,7 @@ describe('the console’s operator search and overview, and the usage chart and 
       page.getByRole('button', { name: 'Download the ledger (CSV)' }).click(),
     ]);
     expect(file.suggestedFilename()).toBe(`ledger-${accountId}.csv`);
-    const rows = parseCsv(readFileSync(await file.path(), 'utf8'));
+    const rows = csvRows(await file.path());
     const entries = (await api<{ entries: LedgerEntry[] }>(`/admin/v1/accounts/${accountId}/ledger`, ADMIN_TOKEN))
       .entries;
     expect(rows.slice(1).map((row) => row[0])).toEqual(entries.map((entry) => entry.id));
@@ -280,7 +197,7 @@ describe('the console’s operator search and overview, and the usage chart and 
       page.getByRole('button', { name: 'Download the ledger (CSV)' }).click(),
     ]);
     expect(ledgerFile.suggestedFilename()).toBe('ledger-live.csv');
-    const rows = parseCsv(readFileSync(await ledgerFile.path(), 'utf8'));
+    const rows = csvRows(await ledgerFile.path());
     const ledger = (await api<{ entries: LedgerEntry[] }>('/api/v1/account/ledger?limit=100', liveKey)).entries;
     expect(rows[0]).toEqual(['id', 'created_at', 'kind', 'amount', 'credits', 'balance_after', 'job_id', 'reason']);
     expect(rows.slice(1).map((row) => [row[0], row[2], row[3], row[5], row[7]])).toEqual(
@@ -299,7 +216,7 @@ describe('the console’s operator search and overview, and the usage chart and 
       page.waitForEvent('download'),
       page.getByRole('button', { name: 'Download usage by day and tool (CSV)' }).click(),
     ]);
-    const usageRows = parseCsv(readFileSync(await usageFile.path(), 'utf8'));
+    const usageRows = csvRows(await usageFile.path());
     expect(usageRows[0]).toEqual(['date', 'tool', 'credits_used', 'results_completed', 'results_failed']);
     const today = usage.by_day.find((day) => day.credits_used > 0)!;
     expect(usageRows.slice(1)).toEqual([[today.date, 'remove_background', String(today.credits_used), '2', '1']]);

@@ -1,36 +1,22 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from 'pg';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import {
+  deployForConsole,
+  openBrowser,
+  PRODUCT_ORANGE,
+  TWO_THINGS,
+  twoThings,
+  watchPage,
+  type ConsoleBrowser,
+} from '../support/console-e2e';
+import { Deployment } from '../support/deployment';
 import { FakeSegmentationService } from '../support/fake-segmentation-service';
-import { fromFixture, paint, type Rgb } from '../support/image-fixtures';
+import { fromFixture, type Rgb } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
-import { GENEROUS_LIMITS } from '../support/limits';
-import { cleanEnv, freePort, startService, waitForReady, type ServiceProcess } from '../support/processes';
-import { createScratchDatabase } from '../support/scratch-database';
 import { postJson, seedAccountOverHttp } from '../support/service-http';
-import { deleteRedisKeys } from '../support/test-app';
-import { testServices } from '../support/test-services';
 import { readUntil } from '../support/waiting';
 
 const ADMIN_TOKEN = 'console-originals-admin-token-0123456789';
-
-/**
- * A 320 x 240 photo with two things on it (an orange disc centred at (100, 120), a green square
- * right of it), so the fake segmenter's cut-out is unsure and the result is reviewable.
- */
-const WIDTH = 320;
-const HEIGHT = 240;
-const ORANGE: Rgb = [240, 140, 30];
-const photo = () =>
-  paint(WIDTH, HEIGHT, (x, y) =>
-    (x - 100) ** 2 + (y - 120) ** 2 <= 50 ** 2
-      ? ORANGE
-      : x >= 215 && x <= 285 && y >= 85 && y <= 155
-        ? [40, 170, 60]
-        : [90, 100, 120],
-  );
 
 interface ResultBody {
   id: string;
@@ -69,15 +55,11 @@ const PAGE_WAIT_MS = 60_000;
 jest.setTimeout(4 * PAGE_WAIT_MS);
 
 describe('the console shows originals from the service, not from the source', () => {
-  let database: Awaited<ReturnType<typeof createScratchDatabase>>;
+  let deployment: Deployment;
   let sources: ImageSourceServer;
   let segmenter: ImageSourceServer;
-  const processes: ServiceProcess[] = [];
-  let redisPrefix = '';
-  let storageDir = '';
-  let profileDir = '';
   let base = '';
-  let context: BrowserContext;
+  let browser: ConsoleBrowser;
   let page: Page;
   const consoleErrors: string[] = [];
   let liveKey = '';
@@ -124,35 +106,12 @@ describe('the console shows originals from the service, not from the source', ()
   const near = (colour: number[], expected: Rgb) => expected.every((channel, i) => Math.abs(colour[i] - channel) <= 8);
 
   beforeAll(async () => {
-    database = await createScratchDatabase();
+    deployment = await Deployment.create('e2e-console-originals');
     sources = await ImageSourceServer.start();
-    sources.serve('/two-things.png', await fromFixture(photo()).png().toBuffer(), { contentType: 'image/png' });
+    sources.serve('/two-things.png', await fromFixture(twoThings()).png().toBuffer(), { contentType: 'image/png' });
     segmenter = await ImageSourceServer.start();
     segmenter.route('/segment', segmentation.handle);
-    const apiPort = await freePort();
-    const workerHealthPort = await freePort();
-    redisPrefix = `e2e-console-originals-${apiPort}`;
-    storageDir = mkdtempSync(join(tmpdir(), 'imgjobs-e2e-originals-'));
-    base = `http://127.0.0.1:${apiPort}`;
-    const env = cleanEnv({
-      ...GENEROUS_LIMITS,
-      DATABASE_URL: database.url,
-      REDIS_URL: testServices().redisUrl,
-      REDIS_KEY_PREFIX: redisPrefix,
-      PORT: String(apiPort),
-      WORKER_HEALTH_PORT: String(workerHealthPort),
-      ADMIN_TOKEN,
-      OUTBOUND_ALLOWLIST: '127.0.0.1',
-      STORAGE_DIR: storageDir,
-      PUBLIC_BASE_URL: base,
-      SEGMENTER: 'remote',
-      SEGMENTER_URL: segmenter.url('/segment'),
-      CAPACITY_ACCOUNT_SHARE: '1',
-    });
-    processes.push(startService('api', env));
-    await waitForReady(apiPort);
-    processes.push(startService('worker', env));
-    await waitForReady(workerHealthPort);
+    base = await deployForConsole(deployment, ADMIN_TOKEN, segmenter.url('/segment'), { CAPACITY_ACCOUNT_SHARE: '1' });
 
     const account = await seedAccountOverHttp(base, ADMIN_TOKEN, {
       name: 'originals',
@@ -193,45 +152,23 @@ describe('the console shows originals from the service, not from the source', ()
     // The source is gone before the console is opened: only the service's preview can show it.
     await sources.stop();
 
-    profileDir = mkdtempSync(join(tmpdir(), 'imgjobs-chromium-'));
-    context = await chromium.launchPersistentContext(profileDir, {
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      viewport: { width: 1280, height: 900 },
-    });
+    browser = await openBrowser();
+    page = browser.page;
     // Every Content-Security-Policy violation of every page, recorded before the console's script runs.
-    await context.addInitScript(() => {
+    await browser.context.addInitScript(() => {
       const page = globalThis as unknown as PageGlobals;
       page.cspViolations = [];
       page.document.addEventListener('securitypolicyviolation', (event) =>
         page.cspViolations.push(`${event.violatedDirective} ${event.blockedURI}`),
       );
     });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(PAGE_WAIT_MS);
-    page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(`${message.text()} ${message.location().url}`);
-    });
-    page.on('pageerror', (error) => consoleErrors.push(error.message));
+    watchPage(page, consoleErrors, PAGE_WAIT_MS);
   }, 120_000);
 
   afterAll(async () => {
-    await context?.close();
-    for (const service of processes) service.kill();
+    await browser?.close();
+    await deployment?.close();
     await segmenter?.stop();
-    await database?.drop();
-    if (redisPrefix) await deleteRedisKeys(testServices().redisUrl, `${redisPrefix}:*`);
-    for (const dir of [storageDir, profileDir]) if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   const signIn = async () => {
@@ -264,11 +201,11 @@ describe('the console shows originals from the service, not from the source', ()
       const original = await shown(selector, 100, 120);
       expect({ complete: original.complete, width: original.width, height: original.height }).toEqual({
         complete: true,
-        width: WIDTH,
-        height: HEIGHT,
+        width: TWO_THINGS.width,
+        height: TWO_THINGS.height,
       });
       expect(pathOf(original.src)).toBe(pathOf(result.source_preview_url as string));
-      expect(near(original.colour, ORANGE)).toBe(true);
+      expect(near(original.colour, PRODUCT_ORANGE)).toBe(true);
     }
     expect(await violations()).toEqual([]);
   });
@@ -285,14 +222,14 @@ describe('the console shows originals from the service, not from the source', ()
       return image !== null && image.complete && image.naturalWidth > 0;
     }, card);
     const original = await shown(card, 100, 120);
-    expect({ width: original.width, height: original.height }).toEqual({ width: WIDTH, height: HEIGHT });
+    expect({ width: original.width, height: original.height }).toEqual(TWO_THINGS);
     expect(pathOf(original.src)).toBe(pathOf(result.source_preview_url as string));
-    expect(near(original.colour, ORANGE)).toBe(true);
+    expect(near(original.colour, PRODUCT_ORANGE)).toBe(true);
     expect(await violations()).toEqual([]);
   });
 
   it('says the original is not available where a result has no preview', async () => {
-    const client = new Client({ connectionString: database.url });
+    const client = new Client({ connectionString: deployment.databaseUrl });
     await client.connect();
     try {
       await client.query(`UPDATE job_results SET source_preview_key = NULL WHERE id = $1`, [result.id]);

@@ -1,16 +1,13 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { deployForConsole, launchBrowser, twoThings, watchPage } from '../support/console-e2e';
+import { Deployment } from '../support/deployment';
 import { FakeSegmentationService } from '../support/fake-segmentation-service';
-import { fromFixture, paint, type Rgb } from '../support/image-fixtures';
+import { fromFixture } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
-import { GENEROUS_LIMITS } from '../support/limits';
-import { cleanEnv, freePort, REPO_ROOT, startService, waitForReady, type ServiceProcess } from '../support/processes';
-import { createScratchDatabase } from '../support/scratch-database';
+import { REPO_ROOT } from '../support/processes';
 import { postJson, seedAccountOverHttp } from '../support/service-http';
-import { deleteRedisKeys } from '../support/test-app';
-import { testServices } from '../support/test-services';
 import { readUntil } from '../support/waiting';
 
 const ADMIN_TOKEN = 'console-review-admin-token-0123456789';
@@ -22,19 +19,6 @@ const SCREENSHOTS = join(REPO_ROOT, 'test-output', 'console-review');
  */
 const PAGE_WAIT_MS = 60_000;
 jest.setTimeout(4 * PAGE_WAIT_MS);
-
-/** An orange disc (the product) and a green square (a prop) on a grey-blue backdrop. */
-const WIDTH = 320;
-const HEIGHT = 240;
-const BACKDROP: Rgb = [90, 100, 120];
-const photo = () =>
-  paint(WIDTH, HEIGHT, (x, y) =>
-    (x - 100) ** 2 + (y - 120) ** 2 <= 50 ** 2
-      ? [240, 140, 30]
-      : x >= 215 && x <= 285 && y >= 85 && y <= 155
-        ? [40, 170, 60]
-        : BACKDROP,
-  );
 
 /**
  * What the tests read in the page (run there as functions: the console's policy forbids
@@ -68,11 +52,8 @@ interface JobBody {
 }
 
 describe('the console’s review page, shared by two keys of one account', () => {
-  let database: Awaited<ReturnType<typeof createScratchDatabase>>;
+  let deployment: Deployment;
   let sources: ImageSourceServer;
-  const processes: ServiceProcess[] = [];
-  let redisPrefix = '';
-  let storageDir = '';
   let base = '';
   let browser: Browser;
   /** Two people on the same account, each in a browser of their own. */
@@ -121,11 +102,7 @@ describe('the console’s review page, shared by two keys of one account', () =>
   const openPage = async (key: string) => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
-    page.setDefaultTimeout(PAGE_WAIT_MS);
-    page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(`${message.text()} ${message.location().url}`);
-    });
-    page.on('pageerror', (error) => consoleErrors.push(error.message));
+    watchPage(page, consoleErrors, PAGE_WAIT_MS);
     await page.goto(`${base}/console/#/sign-in`);
     await page.getByLabel('API key').fill(key);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -146,34 +123,11 @@ describe('the console’s review page, shared by two keys of one account', () =>
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    database = await createScratchDatabase();
+    deployment = await Deployment.create('e2e-console-review');
     sources = await ImageSourceServer.start();
-    sources.serve('/two-things.png', await fromFixture(photo()).png().toBuffer(), { contentType: 'image/png' });
+    sources.serve('/two-things.png', await fromFixture(twoThings()).png().toBuffer(), { contentType: 'image/png' });
     sources.route('/segment', segmentation.handle);
-    const apiPort = await freePort();
-    const workerHealthPort = await freePort();
-    redisPrefix = `e2e-console-review-${apiPort}`;
-    storageDir = mkdtempSync(join(tmpdir(), 'imgjobs-e2e-console-review-'));
-    base = `http://127.0.0.1:${apiPort}`;
-    const env = cleanEnv({
-      ...GENEROUS_LIMITS,
-      DATABASE_URL: database.url,
-      REDIS_URL: testServices().redisUrl,
-      REDIS_KEY_PREFIX: redisPrefix,
-      PORT: String(apiPort),
-      WORKER_HEALTH_PORT: String(workerHealthPort),
-      ADMIN_TOKEN,
-      OUTBOUND_ALLOWLIST: '127.0.0.1',
-      STORAGE_DIR: storageDir,
-      PUBLIC_BASE_URL: base,
-      SEGMENTER: 'remote',
-      SEGMENTER_URL: sources.url('/segment'),
-      CAPACITY_ACCOUNT_SHARE: '1',
-    });
-    processes.push(startService('api', env));
-    await waitForReady(apiPort);
-    processes.push(startService('worker', env));
-    await waitForReady(workerHealthPort);
+    base = await deployForConsole(deployment, ADMIN_TOKEN, sources.url('/segment'), { CAPACITY_ACCOUNT_SHARE: '1' });
 
     const account = await seedAccountOverHttp(base, ADMIN_TOKEN, { name: 'review', credits: 50, environment: 'live' });
     const issue = async (name: string) => {
@@ -188,21 +142,14 @@ describe('the console’s review page, shared by two keys of one account', () =>
     aliceKey = await issue('alice');
     bobKey = await issue('bob');
 
-    // The system's Chromium, never a downloaded one; each person gets a context of their own.
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking'],
-    });
+    // Each person gets a context of their own.
+    browser = await launchBrowser();
   }, 60_000);
 
   afterAll(async () => {
     await browser?.close();
-    for (const service of processes) service.kill();
+    await deployment?.close();
     await sources?.stop();
-    await database?.drop();
-    if (redisPrefix) await deleteRedisKeys(testServices().redisUrl, `${redisPrefix}:*`);
-    if (storageDir) rmSync(storageDir, { recursive: true, force: true });
   });
 
   it('saves the account’s threshold from the page, and shows a refused one in the API’s words', async () => {

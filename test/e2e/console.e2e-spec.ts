@@ -1,17 +1,21 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import {
+  deployForConsole,
+  openBrowser,
+  TWO_THINGS,
+  twoThings,
+  watchPage,
+  type ConsoleBrowser,
+} from '../support/console-e2e';
+import { Deployment } from '../support/deployment';
 import { FakeSegmentationService } from '../support/fake-segmentation-service';
-import { decodeRgba, fromFixture, paint, type Rgb } from '../support/image-fixtures';
+import { decodeRgba, fromFixture } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
-import { GENEROUS_LIMITS } from '../support/limits';
-import { cleanEnv, freePort, REPO_ROOT, startService, waitForReady, type ServiceProcess } from '../support/processes';
+import { REPO_ROOT } from '../support/processes';
 import { readUntil } from '../support/waiting';
-import { createScratchDatabase } from '../support/scratch-database';
 import { postJson, seedAccountOverHttp } from '../support/service-http';
-import { deleteRedisKeys } from '../support/test-app';
-import { testServices } from '../support/test-services';
 import { testCertificate, WebhookReceiver } from '../support/webhook-receiver';
 
 const ADMIN_TOKEN = 'console-admin-token-0123456789';
@@ -27,21 +31,9 @@ interface PageImages {
 const ALL_IMAGES_LOADED = () =>
   [...(globalThis as unknown as PageImages).document.images].every((image) => image.complete && image.naturalWidth > 0);
 
-/**
- * A 320 x 240 photo with two things on it: the product, an orange disc centred at (100, 120),
- * and a prop, a green square over x 215..285, y 85..155. The fake segmentation service keys out
- * the corner's colour, so without hints a cut-out keeps both.
- */
-const WIDTH = 320;
-const HEIGHT = 240;
-const BACKDROP: Rgb = [90, 100, 120];
-const inDisc = (x: number, y: number) => (x - 100) ** 2 + (y - 120) ** 2 <= 50 ** 2;
-const inSquare = (x: number, y: number) => x >= 215 && x <= 285 && y >= 85 && y <= 155;
-/** Well inside: a mask answered at a quarter of the size comes back soft over a few pixels at its edges. */
+/** Well inside the two things: a mask answered at a quarter of the size comes back soft at its edges. */
 const wellInsideDisc = (x: number, y: number) => (x - 100) ** 2 + (y - 120) ** 2 <= 40 ** 2;
 const wellInsideSquare = (x: number, y: number) => x >= 222 && x <= 278 && y >= 92 && y <= 148;
-const photo = () =>
-  paint(WIDTH, HEIGHT, (x, y) => (inDisc(x, y) ? [240, 140, 30] : inSquare(x, y) ? [40, 170, 60] : BACKDROP));
 
 interface ResultBody {
   id: string;
@@ -61,15 +53,11 @@ const PAGE_WAIT_MS = 60_000;
 jest.setTimeout(4 * PAGE_WAIT_MS);
 
 describe('the browser console against the API and a worker', () => {
-  let database: Awaited<ReturnType<typeof createScratchDatabase>>;
+  let deployment: Deployment;
   let sources: ImageSourceServer;
   let receiver: WebhookReceiver;
-  const processes: ServiceProcess[] = [];
-  let redisPrefix = '';
-  let storageDir = '';
-  let profileDir = '';
   let base = '';
-  let context: BrowserContext;
+  let browser: ConsoleBrowser;
   let page: Page;
   const consoleErrors: string[] = [];
   let sandboxKey = '';
@@ -121,40 +109,19 @@ describe('the browser console against the API and a worker', () => {
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    database = await createScratchDatabase();
+    deployment = await Deployment.create('e2e-console');
     sources = await ImageSourceServer.start();
-    sources.serve('/two-things.png', await fromFixture(photo()).png().toBuffer(), { contentType: 'image/png' });
+    sources.serve('/two-things.png', await fromFixture(twoThings()).png().toBuffer(), { contentType: 'image/png' });
     sources.route('/segment', segmentation.handle);
-    const apiPort = await freePort();
-    const workerHealthPort = await freePort();
-    redisPrefix = `e2e-console-${apiPort}`;
-    storageDir = mkdtempSync(join(tmpdir(), 'imgjobs-e2e-console-'));
     // Webhooks go to a local https receiver whose certificate the processes trust.
-    const caFile = join(storageDir, 'receiver-ca.pem');
+    const caFile = join(deployment.storageDir, 'receiver-ca.pem');
     writeFileSync(caFile, testCertificate().cert);
     receiver = await WebhookReceiver.start(() => ({ status: 200 }));
-    base = `http://127.0.0.1:${apiPort}`;
-    const env = cleanEnv({
-      ...GENEROUS_LIMITS,
-      DATABASE_URL: database.url,
-      REDIS_URL: testServices().redisUrl,
-      REDIS_KEY_PREFIX: redisPrefix,
-      PORT: String(apiPort),
-      WORKER_HEALTH_PORT: String(workerHealthPort),
-      ADMIN_TOKEN,
-      OUTBOUND_ALLOWLIST: '127.0.0.1',
-      STORAGE_DIR: storageDir,
-      PUBLIC_BASE_URL: base,
-      SEGMENTER: 'remote',
-      SEGMENTER_URL: sources.url('/segment'),
+    base = await deployForConsole(deployment, ADMIN_TOKEN, sources.url('/segment'), {
       CAPACITY_ACCOUNT_SHARE: '1',
       SANDBOX_SLOW_SECONDS: '2',
       NODE_EXTRA_CA_CERTS: caFile,
     });
-    processes.push(startService('api', env));
-    await waitForReady(apiPort);
-    processes.push(startService('worker', env));
-    await waitForReady(workerHealthPort);
 
     const account = await seedAccountOverHttp(base, ADMIN_TOKEN, {
       name: 'console',
@@ -176,39 +143,16 @@ describe('the browser console against the API and a worker', () => {
       'console-other-account-1',
     );
 
-    profileDir = mkdtempSync(join(tmpdir(), 'imgjobs-chromium-'));
-    // The system's Chromium, never a downloaded one, in a fresh profile.
-    context = await chromium.launchPersistentContext(profileDir, {
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      viewport: { width: 1280, height: 900 },
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(PAGE_WAIT_MS);
-    page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(`${message.text()} ${message.location().url}`);
-    });
-    page.on('pageerror', (error) => consoleErrors.push(error.message));
+    browser = await openBrowser();
+    page = browser.page;
+    watchPage(page, consoleErrors, PAGE_WAIT_MS);
   }, 60_000);
 
   afterAll(async () => {
-    await context?.close();
-    for (const service of processes) service.kill();
+    await browser?.close();
+    await deployment?.close();
     await sources?.stop();
     await receiver?.stop();
-    await database?.drop();
-    if (redisPrefix) await deleteRedisKeys(testServices().redisUrl, `${redisPrefix}:*`);
-    for (const dir of [storageDir, profileDir]) if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it('serves the console with a strict Content-Security-Policy', async () => {
@@ -339,7 +283,7 @@ describe('the browser console against the API and a worker', () => {
         if (wellInsideSquare(x, y)) squareMax = Math.max(squareMax, image.pixel(x, y)[3]);
       }
     }
-    expect(image.width).toBe(WIDTH);
+    expect(image.width).toBe(TWO_THINGS.width);
     expect(discMin).toBeGreaterThanOrEqual(240);
     expect(squareMax).toBe(0);
 
@@ -435,7 +379,7 @@ describe('the browser console against the API and a worker', () => {
     await page.getByLabel('choose files').setInputFiles({
       name: 'two-things.png',
       mimeType: 'image/png',
-      buffer: await fromFixture(photo()).png().toBuffer(),
+      buffer: await fromFixture(twoThings()).png().toBuffer(),
     });
     await page.getByLabel('Tool or preset').selectOption('remove_background');
     await page.getByRole('button', { name: 'Run' }).click();

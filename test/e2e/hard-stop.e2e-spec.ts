@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isPostmasterOf } from '../../src/core/bootstrap/embedded-postgres/leftover-server';
 import { cleanEnv, freePort, isListening, startProcess, waitForReady, type ServiceProcess } from '../support/processes';
-import { deleteRedisKeys } from '../support/test-app';
+import { deleteRedisKeys } from '../support/redis-keys';
 
 /** The Redis `npm start` uses when REDIS_URL is unset and one answers there (the test machine's). */
 const MACHINE_REDIS_URL = 'redis://127.0.0.1:6379';

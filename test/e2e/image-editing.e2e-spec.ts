@@ -1,12 +1,9 @@
-import { rm } from 'node:fs/promises';
 import sharp from 'sharp';
+import { Deployment } from '../support/deployment';
 import { decodeRgba, fromFixture, productPhoto } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
-import { cleanEnv, freePort, startService, waitForReady, type ServiceProcess } from '../support/processes';
-import { createScratchDatabase } from '../support/scratch-database';
+import { cleanEnv } from '../support/processes';
 import { postJson, seedAccountOverHttp } from '../support/service-http';
-import { deleteRedisKeys } from '../support/test-app';
-import { testServices } from '../support/test-services';
 import { readUntil } from '../support/waiting';
 
 const ADMIN_TOKEN = 'edit-e2e-admin-token-0123456789';
@@ -21,50 +18,30 @@ interface ResultBody {
 }
 
 describe('live image editing with the API and a worker as separate processes', () => {
-  let database: Awaited<ReturnType<typeof createScratchDatabase>>;
+  let deployment: Deployment;
   let sources: ImageSourceServer;
-  const processes: ServiceProcess[] = [];
-  let redisPrefix: string | undefined;
-  let storageDir: string | undefined;
 
   beforeAll(async () => {
-    database = await createScratchDatabase();
+    deployment = await Deployment.create('e2e-edit');
     sources = await ImageSourceServer.start();
   });
   afterAll(async () => {
-    for (const service of processes) service.kill();
-    await sources.stop();
-    await database.drop();
-    if (redisPrefix) await deleteRedisKeys(testServices().redisUrl, `${redisPrefix}:*`);
-    if (storageDir) await rm(storageDir, { recursive: true, force: true });
+    await deployment?.close();
+    await sources?.stop();
   });
 
   it(
     'downloads, edits and stores each result; the ledger holds one ' +
       'reservation, a capture per result made and a release per failure',
     async () => {
-      const apiPort = await freePort();
-      redisPrefix = `e2e-edit-${apiPort}`;
-      storageDir = `/tmp/imgjobs-e2e-edit-${apiPort}`;
-      const workerHealthPort = await freePort();
-      const env = cleanEnv({
-        DATABASE_URL: database.url,
-        REDIS_URL: testServices().redisUrl,
-        REDIS_KEY_PREFIX: redisPrefix,
-        PORT: String(apiPort),
-        WORKER_HEALTH_PORT: String(workerHealthPort),
-        ADMIN_TOKEN,
-        OUTBOUND_ALLOWLIST: '127.0.0.1',
-        // API and worker share the store, as two containers share a volume.
-        STORAGE_DIR: storageDir,
-        PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
-      });
-      const api = startService('api', env);
-      processes.push(api);
-      await waitForReady(apiPort);
-      const worker = startService('worker', env);
-      processes.push(worker);
-      await waitForReady(workerHealthPort);
+      const { base } = await deployment.startApiAndWorker(
+        cleanEnv({
+          ADMIN_TOKEN,
+          OUTBOUND_ALLOWLIST: '127.0.0.1',
+          // API and worker share the store, as two containers share a volume.
+          STORAGE_DIR: deployment.storageDir,
+        }),
+      );
 
       sources.serve(
         '/shoe.jpg',
@@ -75,7 +52,6 @@ describe('live image editing with the API and a worker as separate processes', (
       );
       sources.serve('/gone.jpg', 'gone', { status: 404, contentType: 'text/plain' });
 
-      const base = `http://127.0.0.1:${apiPort}`;
       const { accountId, key } = await seedAccountOverHttp(base, ADMIN_TOKEN, {
         name: 'edit e2e',
         credits: CREDITS,

@@ -12,7 +12,8 @@ import { cleanEnv, freePort, startService, waitForReady, type ServiceProcess } f
 import { productShot } from '../support/product-shots';
 import { createScratchDatabase } from '../support/scratch-database';
 import { postJson } from '../support/service-http';
-import { deleteRedisKeys, TEST_MODELS_DIR } from '../support/test-app';
+import { deleteRedisKeys } from '../support/redis-keys';
+import { TEST_MODELS_DIR } from '../support/test-app';
 import { testServices } from '../support/test-services';
 import { readUntil, sleep } from '../support/waiting';
 import { testCertificate, WebhookReceiver } from '../support/webhook-receiver';

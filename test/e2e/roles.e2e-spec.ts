@@ -1,7 +1,7 @@
 import { cleanEnv, freePort, isListening, startService, waitForReady } from '../support/processes';
 import { parseSamples, valueOf } from '../support/prometheus-text';
 import { createScratchDatabase } from '../support/scratch-database';
-import { deleteRedisKeys } from '../support/test-app';
+import { deleteRedisKeys } from '../support/redis-keys';
 import { testServices } from '../support/test-services';
 
 describe('api and worker roles from one build', () => {

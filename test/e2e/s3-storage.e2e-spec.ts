@@ -9,7 +9,7 @@ import { cleanEnv, freePort, startService, waitForReady, type ServiceProcess } f
 import { startLoopbackS3, type LoopbackS3 } from '../support/s3-server';
 import { createScratchDatabase } from '../support/scratch-database';
 import { postJson, seedAccountOverHttp } from '../support/service-http';
-import { deleteRedisKeys } from '../support/test-app';
+import { deleteRedisKeys } from '../support/redis-keys';
 import { testServices } from '../support/test-services';
 import { readUntil } from '../support/waiting';
 

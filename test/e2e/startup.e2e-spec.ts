@@ -12,7 +12,7 @@ import {
   type ServiceProcess,
 } from '../support/processes';
 import { MINIMUM_NODE_MAJOR, unsupportedNodeMessage } from '../../src/core/bootstrap/supported-node';
-import { deleteRedisKeys } from '../support/test-app';
+import { deleteRedisKeys } from '../support/redis-keys';
 import { testServices } from '../support/test-services';
 
 const STOP_TIMEOUT_MS = 30_000;

@@ -5,7 +5,7 @@ import { Client } from 'pg';
 import { cleanEnv, freePort, startService, waitForReady, type ServiceProcess } from '../support/processes';
 import { createScratchDatabase } from '../support/scratch-database';
 import { postJson, seedAccountOverHttp } from '../support/service-http';
-import { deleteRedisKeys } from '../support/test-app';
+import { deleteRedisKeys } from '../support/redis-keys';
 import { testServices } from '../support/test-services';
 import { readUntil, until } from '../support/waiting';
 import { testCertificate, WebhookReceiver } from '../support/webhook-receiver';

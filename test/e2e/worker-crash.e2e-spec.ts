@@ -6,7 +6,7 @@ import { cleanEnv, freePort, startProcess, waitForReady, type ServiceProcess } f
 import { createScratchDatabase } from '../support/scratch-database';
 import { postJson, seedAccountOverHttp } from '../support/service-http';
 import { SWEEP_RACE_STAGED } from '../support/sweep-race';
-import { deleteRedisKeys } from '../support/test-app';
+import { deleteRedisKeys } from '../support/redis-keys';
 import { testServices } from '../support/test-services';
 import { readUntil } from '../support/waiting';
 

@@ -8,7 +8,7 @@ import { ImageSourceServer } from '../support/image-source-server';
 import { cleanEnv, freePort, startService, waitForReady, type ServiceProcess } from '../support/processes';
 import { createScratchDatabase } from '../support/scratch-database';
 import { postJson, seedAccountOverHttp } from '../support/service-http';
-import { deleteRedisKeys } from '../support/test-app';
+import { deleteRedisKeys } from '../support/redis-keys';
 import { testServices } from '../support/test-services';
 import { readUntil } from '../support/waiting';
 

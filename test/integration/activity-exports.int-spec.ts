@@ -2,6 +2,7 @@ import type { Response } from 'supertest';
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { ActivityExportsController } from '../../src/modules/account-activity/activity-exports.controller';
 import { LEDGER_CSV_PAGE } from '../../src/modules/credits/ledger-csv';
+import { parseCsv as parseCsvDocument } from '../support/csv';
 import { expectError } from '../support/http-errors';
 import { idempotencyKey, imageInputs, waitForJob, withFakeProvider } from '../support/jobs';
 import { GENEROUS_LIMITS } from '../support/limits';
@@ -27,38 +28,10 @@ const TRICKY_REASONS = [
   'a line\nand another',
 ];
 
-/** An RFC 4180 document read back into rows: CRLF between records, `"` quoting with `""` inside. */
+/** An RFC 4180 document read back into rows; it must end where a record ends. */
 function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  const endField = () => {
-    row.push(field);
-    field = '';
-  };
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i];
-    if (quoted && char === '"' && text[i + 1] === '"') {
-      field += '"';
-      i++;
-    } else if (char === '"') {
-      quoted = !quoted;
-    } else if (quoted) {
-      field += char;
-    } else if (char === ',') {
-      endField();
-    } else if (char === '\r' && text[i + 1] === '\n') {
-      endField();
-      rows.push(row);
-      row = [];
-      i++;
-    } else {
-      field += char;
-    }
-  }
-  expect(field).toBe('');
-  expect(row).toEqual([]);
+  const { rows, terminated } = parseCsvDocument(text);
+  expect(terminated).toBe(true);
   return rows;
 }
 

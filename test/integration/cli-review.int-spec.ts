@@ -1,23 +1,9 @@
 import { ProcessRole } from '../../src/core/bootstrap/role';
+import { runCli } from '../support/command-line';
 import { idempotencyKey, waitForJob } from '../support/jobs';
 import { GENEROUS_LIMITS } from '../support/limits';
-import { cleanEnv, freePort, startProcess } from '../support/processes';
+import { freePort } from '../support/processes';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
-
-/** The command line from its TypeScript source, so the suite does not depend on a build being current. */
-async function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | string; output: string }> {
-  const cli = startProcess(
-    'node',
-    ['-r', 'ts-node/register/transpile-only', 'packages/client/src/cli/main.ts', ...args],
-    cleanEnv(env),
-  );
-  try {
-    const code = await cli.exited;
-    return { code, output: cli.output() };
-  } finally {
-    cli.kill();
-  }
-}
 
 describe('image-jobs review', () => {
   let t: TestApp;

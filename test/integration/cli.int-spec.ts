@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { ProcessRole } from '../../src/core/bootstrap/role';
-import { cleanEnv, freePort, startProcess, type ServiceProcess } from '../support/processes';
+import { runCli, startCli } from '../support/command-line';
+import { cleanEnv, freePort, startProcess } from '../support/processes';
 import { parseSamples, sumOf } from '../support/prometheus-text';
 import { bearer, createTestApp, seedAccount, TEST_ADMIN_TOKEN, type TestApp } from '../support/test-app';
 
@@ -21,25 +22,6 @@ const STATE_FILE = '.image-jobs-state.json';
 /** The service's limits here: the photos drawn are far under them, one test's panorama and noise over them. */
 const MAX_MEGAPIXELS = 2;
 const MAX_BYTES = 300_000;
-
-/** The command line from its TypeScript source, so the suite does not depend on a build being current. */
-function startCli(args: string[], env: Record<string, string>): ServiceProcess {
-  return startProcess(
-    'node',
-    ['-r', 'ts-node/register/transpile-only', 'packages/client/src/cli/main.ts', ...args],
-    cleanEnv(env),
-  );
-}
-
-async function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | string; output: string }> {
-  const cli = startCli(args, env);
-  try {
-    const code = await cli.exited;
-    return { code, output: cli.output() };
-  } finally {
-    cli.kill();
-  }
-}
 
 /** Product-like photos of distinct sizes and colours (distinct bytes), drawn with sharp. */
 async function drawPhotos(folder: string, names: string[]): Promise<string[]> {
@@ -104,6 +86,39 @@ describe('image-jobs command line', () => {
   const countOf = async (table: 'jobs' | 'uploads', accountId: string): Promise<number> =>
     (await t.dataSource.query(`SELECT count(*)::int AS n FROM ${table} WHERE account_id = $1`, [accountId]))[0].n;
 
+  /**
+   * An edit to 40 pixels wide of six photos drawn as `names`, with a live key of a new account,
+   * in jobs of two, killed (SIGKILL) once it has created a job; `runAgain` runs the same command
+   * to its end.
+   */
+  const editKilledAfterAJob = async (names: string[]) => {
+    const account = await seedAccount(t, { credits: 100 });
+    const photos = await drawPhotos(folder, names);
+    const out = join(folder, 'out');
+    const args = ['--api-key', account.liveKey, '--base-url', base, 'edit', ...photos, '--width', '40'];
+    const command = [...args, '--out', out, '--batch-size', '2'];
+    const first = startCli(command, {});
+    try {
+      await first.waitForOutput(/created job /);
+      first.signal('SIGKILL');
+      expect(await first.exited).toBe('SIGKILL');
+    } finally {
+      first.kill();
+    }
+    return { account, out, runAgain: () => runCli(command, {}) };
+  };
+
+  /** Each of six photos paid for once: three jobs of two, six captures, nothing released, the balance down by six. */
+  const expectSixPaidOnce = async (accountId: string) => {
+    expect(await countOf('jobs', accountId)).toBe(3);
+    const entries = await ledger(accountId);
+    expect(entries.reserve).toMatchObject({ count: 3, amount: -6 });
+    expect(entries.capture).toMatchObject({ count: 6, credits: 6 });
+    expect(entries.release).toBeUndefined();
+    const [{ paid_credits }] = await t.dataSource.query(`SELECT paid_credits FROM accounts WHERE id = $1`, [accountId]);
+    expect(paid_credits).toBe(94);
+  };
+
   it('edits photos with a live key: results named after their sources, sized as asked, within the limits', async () => {
     const account = await seedAccount(t, { credits: 100 });
     const photos = await drawPhotos(folder, ['shoe.jpg', 'bag.jpg', 'hat.jpg', 'belt.jpg', 'scarf.jpg']);
@@ -137,36 +152,23 @@ describe('image-jobs command line', () => {
   });
 
   it('pays for nothing twice when run again after being killed in the middle', async () => {
-    const account = await seedAccount(t, { credits: 100 });
-    const photos = await drawPhotos(folder, ['a.jpg', 'b.jpg', 'c.jpg', 'd.jpg', 'e.jpg', 'f.jpg']);
-    const out = join(folder, 'out');
-    const args = ['--api-key', account.liveKey, '--base-url', base, 'edit', ...photos, '--width', '40'];
-    const first = startCli([...args, '--out', out, '--batch-size', '2'], {});
-    try {
-      await first.waitForOutput(/created job /);
-      first.signal('SIGKILL');
-      expect(await first.exited).toBe('SIGKILL');
-    } finally {
-      first.kill();
-    }
-    const second = await runCli([...args, '--out', out, '--batch-size', '2'], {});
+    const { account, out, runAgain } = await editKilledAfterAJob([
+      'a.jpg',
+      'b.jpg',
+      'c.jpg',
+      'd.jpg',
+      'e.jpg',
+      'f.jpg',
+    ]);
+    const second = await runAgain();
     expect(second).toMatchObject({ code: 0 });
     expect(second.output).toMatch(/summary: \d written, 0 failed(, \d skipped \(written by an earlier run\))? of 6/);
     for (const name of ['a', 'b', 'c', 'd', 'e', 'f']) {
       expect((await sharp(join(out, `${name}.png`)).metadata()).width).toBe(40);
     }
-    // Each photo was paid for once: three jobs of two, six captures, and the balance down by six.
-    expect(await countOf('jobs', account.accountId)).toBe(3);
-    const entries = await ledger(account.accountId);
-    expect(entries.reserve).toMatchObject({ count: 3, amount: -6 });
-    expect(entries.capture).toMatchObject({ count: 6, credits: 6 });
-    expect(entries.release).toBeUndefined();
-    const [{ paid_credits }] = await t.dataSource.query(`SELECT paid_credits FROM accounts WHERE id = $1`, [
-      account.accountId,
-    ]);
-    expect(paid_credits).toBe(94);
+    await expectSixPaidOnce(account.accountId);
     // A third run finds everything written and sends nothing.
-    const third = await runCli([...args, '--out', out, '--batch-size', '2'], {});
+    const third = await runAgain();
     expect(third.output).toContain('summary: 0 written, 0 failed, 6 skipped (written by an earlier run) of 6');
     expect(await countOf('jobs', account.accountId)).toBe(3);
   });
@@ -240,20 +242,16 @@ describe('image-jobs command line', () => {
   });
 
   it('finishes when run again after being killed and losing its state file, paying for each photo once', async () => {
-    const account = await seedAccount(t, { credits: 100 });
-    const photos = await drawPhotos(folder, ['p.jpg', 'q.jpg', 'r.jpg', 's.jpg', 't.jpg', 'u.jpg']);
-    const out = join(folder, 'out');
-    const args = ['--api-key', account.liveKey, '--base-url', base, 'edit', ...photos, '--width', '40'];
-    const first = startCli([...args, '--out', out, '--batch-size', '2'], {});
-    try {
-      await first.waitForOutput(/created job /);
-      first.signal('SIGKILL');
-      expect(await first.exited).toBe('SIGKILL');
-    } finally {
-      first.kill();
-    }
+    const { account, out, runAgain } = await editKilledAfterAJob([
+      'p.jpg',
+      'q.jpg',
+      'r.jpg',
+      's.jpg',
+      't.jpg',
+      'u.jpg',
+    ]);
     await rm(join(out, STATE_FILE));
-    const second = await runCli([...args, '--out', out, '--batch-size', '2'], {});
+    const second = await runAgain();
     expect({ code: second.code, output: second.output }).toMatchObject({ code: 0 });
     expect(second.output).toContain('summary: 6 written, 0 failed of 6; credits used: 6');
     for (const name of ['p', 'q', 'r', 's', 't', 'u']) {
@@ -261,15 +259,7 @@ describe('image-jobs command line', () => {
     }
     // The uploads and the first job were the first run's, answered again: six uploads, three jobs, six credits.
     expect(await countOf('uploads', account.accountId)).toBe(6);
-    expect(await countOf('jobs', account.accountId)).toBe(3);
-    const entries = await ledger(account.accountId);
-    expect(entries.reserve).toMatchObject({ count: 3, amount: -6 });
-    expect(entries.capture).toMatchObject({ count: 6, credits: 6 });
-    expect(entries.release).toBeUndefined();
-    const [{ paid_credits }] = await t.dataSource.query(`SELECT paid_credits FROM accounts WHERE id = $1`, [
-      account.accountId,
-    ]);
-    expect(paid_credits).toBe(94);
+    await expectSixPaidOnce(account.accountId);
   });
 
   it('--dry-run prints the price from the catalog and creates nothing, not even an upload', async () => {

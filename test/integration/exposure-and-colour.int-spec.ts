@@ -7,17 +7,17 @@ import { GENEROUS_LIMITS } from '../support/limits';
 import { productShot, type Backdrop } from '../support/product-shots';
 import { bearer, createTestApp, seedAccount, type SeededAccount, type TestApp } from '../support/test-app';
 import {
-  backgroundLuma,
   cardDeltaE,
+  exposureFigures,
   hueDifference,
   meanChannelChange,
   meanLuma,
   meanLumaChange,
-  midtoneContrast,
   productColour,
   productHighlights,
+  rounded,
   tonalRange,
-  whiteLevel,
+  whiteBackgroundFigures,
 } from '../support/tone-figures';
 import { LIGHTS, litScene, photograph, washedOutResponse } from '../support/lit-scenes';
 import {
@@ -60,8 +60,6 @@ async function shot(product: string, backdrop: Backdrop): Promise<Scene> {
     card: null,
   };
 }
-
-const round = (value: number, digits = 1) => Number(value.toFixed(digits));
 
 /** Every channel's smallest and largest level. */
 function levelsOf(photo: RawFixture): [number, number] {
@@ -153,11 +151,11 @@ describe('exposure and colour through the API and a live worker', () => {
       return {
         scene: scene.name,
         'source levels': levelsOf(photo).join('..'),
-        'mean before': round(meanLuma(photo)),
-        'mean after': round(meanLuma(after)),
-        'range before': round(tonalRange(photo)),
-        'range after': round(tonalRange(after)),
-        'product at 254+ %': round(100 * highlights[1].clipped, 2),
+        'mean before': rounded(meanLuma(photo)),
+        'mean after': rounded(meanLuma(after)),
+        'range before': rounded(tonalRange(photo)),
+        'range after': rounded(tonalRange(after)),
+        'product at 254+ %': rounded(100 * highlights[1].clipped, 2),
         'highlight levels before': highlights[0].distinctLevels,
         'highlight levels after': highlights[1].distinctLevels,
       };
@@ -195,17 +193,7 @@ describe('exposure and colour through the API and a live worker', () => {
     );
     const rows = sources.map(({ scene, photo }) => {
       const after = only(results, scene.name);
-      return {
-        scene: scene.name,
-        'mean before': round(meanLuma(photo)),
-        'mean after': round(meanLuma(after)),
-        'midtone contrast before': round(midtoneContrast(photo)),
-        'midtone contrast after': round(midtoneContrast(after)),
-        'range before': round(tonalRange(photo)),
-        'range after': round(tonalRange(after)),
-        'white before': round(whiteLevel(photo)),
-        'white after': round(whiteLevel(after)),
-      };
+      return { scene: scene.name, ...exposureFigures(photo, after) };
     });
     console.log('Overexposed and washed out, light (midtone contrast = luma p75 - p25; white = luma p99.5):');
     console.table(rows);
@@ -225,14 +213,7 @@ describe('exposure and colour through the API and a live worker', () => {
     );
     const rows = scenes.map((scene) => {
       const after = only(results, scene.name);
-      return {
-        scene: scene.name,
-        'mean before': round(meanLuma(scene.photo)),
-        'mean after': round(meanLuma(after)),
-        'mean |luma change|': round(meanLumaChange(scene.photo, after), 2),
-        'background before': round(backgroundLuma(scene.photo, scene.product)),
-        'background after': round(backgroundLuma(after, scene.product)),
-      };
+      return { scene: scene.name, ...whiteBackgroundFigures(scene.photo, after, scene.product) };
     });
     console.log('White background, light (background = mean luma outside the product):');
     console.table(rows);
@@ -261,10 +242,10 @@ describe('exposure and colour through the API and a live worker', () => {
       const after = only(results, scene.name);
       return {
         scene: scene.name,
-        'mean before': round(meanLuma(scene.photo)),
-        'mean after': round(meanLuma(after)),
-        'mean |luma change|': round(meanLumaChange(scene.photo, after), 2),
-        'mean |channel change|': round(meanChannelChange(scene.photo, after), 2),
+        'mean before': rounded(meanLuma(scene.photo)),
+        'mean after': rounded(meanLuma(after)),
+        'mean |luma change|': rounded(meanLumaChange(scene.photo, after), 2),
+        'mean |channel change|': rounded(meanChannelChange(scene.photo, after), 2),
       };
     });
     console.log('Well exposed, light and color:');
@@ -307,11 +288,11 @@ describe('exposure and colour through the API and a live worker', () => {
         return {
           scene: scene.name,
           cast,
-          'card L*': round(after.lab[0]),
-          'card a*, b* before': `${round(before.lab[1])}, ${round(before.lab[2])}`,
-          'card a*, b* after': `${round(after.lab[1])}, ${round(after.lab[2])}`,
-          'card dE00 before': round(before.deltaE, 2),
-          'card dE00 after': round(after.deltaE, 2),
+          'card L*': rounded(after.lab[0]),
+          'card a*, b* before': `${rounded(before.lab[1])}, ${rounded(before.lab[2])}`,
+          'card a*, b* after': `${rounded(after.lab[1])}, ${rounded(after.lab[2])}`,
+          'card dE00 before': rounded(before.deltaE, 2),
+          'card dE00 after': rounded(after.deltaE, 2),
         };
       }),
     );
@@ -335,10 +316,10 @@ describe('exposure and colour through the API and a live worker', () => {
       const after = productColour(only(results, ids[i]), scene.product);
       return {
         scene: `${scene.name}${scene.card ? ' + card' : ''}`,
-        'hue before': round(before.hue),
-        'hue after': round(after.hue),
-        'chroma before': round(before.chroma),
-        'chroma after': round(after.chroma),
+        'hue before': rounded(before.hue),
+        'hue after': rounded(after.hue),
+        'chroma before': rounded(before.chroma),
+        'chroma after': rounded(after.chroma),
       };
     });
     console.log('Red product, light and color (CIELAB hue angle and chroma of its mean colour):');
@@ -368,18 +349,7 @@ describe('exposure and colour through the API and a live worker', () => {
     );
     const rows = sources.map(({ id, photo }) => {
       const after = only(results, id);
-      return {
-        scene: id,
-        'source levels': levelsOf(photo).join('..'),
-        'mean before': round(meanLuma(photo)),
-        'mean after': round(meanLuma(after)),
-        'range before': round(tonalRange(photo)),
-        'range after': round(tonalRange(after)),
-        'midtone contrast before': round(midtoneContrast(photo)),
-        'midtone contrast after': round(midtoneContrast(after)),
-        'white before': round(whiteLevel(photo)),
-        'white after': round(whiteLevel(after)),
-      };
+      return { scene: id, 'source levels': levelsOf(photo).join('..'), ...exposureFigures(photo, after) };
     });
     console.log('Washed out with nothing dark, light:');
     console.table(rows);
@@ -432,10 +402,10 @@ describe('exposure and colour through the API and a live worker', () => {
       );
       return {
         scene: id,
-        'card dE00 before': round(cardDeltaE(photo, card).deltaE, 2),
-        'card dE00 after': round(cardDeltaE(after, card).deltaE, 2),
-        'hue errors': hueErrors.map((error) => round(error)).join(', '),
-        'worst hue error': round(Math.max(...hueErrors.map(Math.abs))),
+        'card dE00 before': rounded(cardDeltaE(photo, card).deltaE, 2),
+        'card dE00 after': rounded(cardDeltaE(after, card).deltaE, 2),
+        'hue errors': hueErrors.map((error) => rounded(error)).join(', '),
+        'worst hue error': rounded(Math.max(...hueErrors.map(Math.abs))),
       };
     });
     console.log(
@@ -470,14 +440,7 @@ describe('exposure and colour through the API and a live worker', () => {
       scenes.map(async (scene) => {
         const item = items.find((candidate) => candidate.external_id === scene.name) as { result_url: string };
         const after = await jobs.download(item.result_url);
-        return {
-          scene: scene.name,
-          'mean before': round(meanLuma(scene.photo)),
-          'mean after': round(meanLuma(after)),
-          'mean |luma change|': round(meanLumaChange(scene.photo, after), 2),
-          'background before': round(backgroundLuma(scene.photo, scene.product)),
-          'background after': round(backgroundLuma(after, scene.product)),
-        };
+        return { scene: scene.name, ...whiteBackgroundFigures(scene.photo, after, scene.product) };
       }),
     );
     console.log('White background, product_photo_enhance (light, color and polish; jpg; background as above):');
@@ -503,7 +466,7 @@ describe('exposure and colour through the API and a live worker', () => {
       (results.get(id) as Decoded[]).map((image, variant) => ({
         source: id,
         variant: variant + 1,
-        mean: round(meanLuma(image), 2),
+        mean: rounded(meanLuma(image), 2),
       })),
     );
     console.log('Variants (brightness offsets 0, +6 %, -4 %; saturation 0, +5 %, +10 %):');

@@ -27,6 +27,8 @@ export interface ServiceProcess {
   signal(signal: NodeJS.Signals): void;
   /** Kills the whole process group, for clean-up after a failed test. */
   kill(): void;
+  /** SIGTERM to the group, SIGKILL after `graceMs` without an exit (at once for 0); resolves once it has gone. */
+  stop(graceMs: number): Promise<void>;
 }
 
 /** Runs a command from the repository root in its own process group, collecting its output. */
@@ -43,19 +45,29 @@ export function startProcess(command: string, args: string[], env: NodeJS.Proces
   const exited = new Promise<number | string>((done) =>
     child.once('exit', (code, signal) => done(code ?? signal ?? 'unknown')),
   );
+  const running = () => child.pid !== undefined && child.exitCode === null && child.signalCode === null;
+  const kill = () => {
+    try {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // The group is already gone.
+    }
+  };
   return {
     child,
     output: () => output,
     exited,
     signal: (signal) => {
-      if (child.pid && child.exitCode === null && child.signalCode === null) process.kill(-child.pid, signal);
+      if (running()) process.kill(-(child.pid as number), signal);
     },
-    kill: () => {
-      try {
-        if (child.pid) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // The group is already gone.
-      }
+    kill,
+    stop: async (graceMs) => {
+      if (!running()) return;
+      if (graceMs === 0) kill();
+      else process.kill(-(child.pid as number), 'SIGTERM');
+      const timer = setTimeout(kill, graceMs);
+      await exited;
+      clearTimeout(timer);
     },
     waitForOutput: (pattern, timeoutMs = 60_000) =>
       new Promise((done, fail) => {

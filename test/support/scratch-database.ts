@@ -2,10 +2,21 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { testServices } from './test-services';
 
-/** A throwaway database on the test server, for child processes that run their own migrations. */
-export async function createScratchDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const base = new URL(testServices().databaseUrl);
-  const name = `imgjobs_scratch_${randomBytes(5).toString('hex')}`;
+export interface ScratchDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * A throwaway database on the server of `serverUrl` (the test server by default), for child
+ * processes that run their own migrations; `namePrefix` tells whose it is if one is left behind.
+ */
+export async function createScratchDatabase(
+  serverUrl: string = testServices().databaseUrl,
+  namePrefix = 'imgjobs_scratch',
+): Promise<ScratchDatabase> {
+  const base = new URL(serverUrl);
+  const name = `${namePrefix}_${randomBytes(5).toString('hex')}`;
   const admin = new Client({ connectionString: base.toString() });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);

@@ -4,7 +4,6 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Test, type TestingModuleBuilder } from '@nestjs/testing';
-import { Redis } from 'ioredis';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module';
@@ -15,6 +14,7 @@ import { loadConfig } from '../../src/core/config/load-config';
 import { runMigrations } from '../../src/core/database/migrate';
 import { AdminService } from '../../src/modules/admin/admin.service';
 import { KeyEnvironment } from '../../src/modules/auth/api-key.entity';
+import { deleteRedisKeys } from './redis-keys';
 import { testServices } from './test-services';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -125,20 +125,6 @@ export async function createTestApp(
       await deleteRedisKeys(redisUrl, `${config.REDIS_KEY_PREFIX}:*`);
     },
   };
-}
-
-export async function deleteRedisKeys(redisUrl: string, pattern: string): Promise<void> {
-  const redis = new Redis(redisUrl);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
-      if (keys.length > 0) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
 }
 
 export interface SeededAccount {

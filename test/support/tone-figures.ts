@@ -116,3 +116,37 @@ export function productColour(image: Pixels, product: Uint8Array): { lab: Lab; c
 
 /** Signed difference of two hue angles in degrees, -180..180. */
 export const hueDifference = (from: number, to: number) => ((to - from + 540) % 360) - 180;
+
+/** A figure as a table shows it: `digits` decimals. */
+export const rounded = (value: number, digits = 1) => Number(value.toFixed(digits));
+
+/**
+ * The exposure figures of a photo before and after a correction, rounded for a table: mean luma,
+ * midtone contrast, tonal range and white level.
+ */
+export function exposureFigures(before: Pixels, after: Pixels) {
+  return {
+    'mean before': rounded(meanLuma(before)),
+    'mean after': rounded(meanLuma(after)),
+    'midtone contrast before': rounded(midtoneContrast(before)),
+    'midtone contrast after': rounded(midtoneContrast(after)),
+    'range before': rounded(tonalRange(before)),
+    'range after': rounded(tonalRange(after)),
+    'white before': rounded(whiteLevel(before)),
+    'white after': rounded(whiteLevel(after)),
+  };
+}
+
+/**
+ * What a correction did to a product shot on white, rounded for a table: mean luma, its mean
+ * change, and the mean luma of the background (outside the product's mask).
+ */
+export function whiteBackgroundFigures(before: Pixels, after: Pixels, product: Uint8Array) {
+  return {
+    'mean before': rounded(meanLuma(before)),
+    'mean after': rounded(meanLuma(after)),
+    'mean |luma change|': rounded(meanLumaChange(before, after), 2),
+    'background before': rounded(backgroundLuma(before, product)),
+    'background after': rounded(backgroundLuma(after, product)),
+  };
+}
