@@ -242,3 +242,22 @@ export const washedOutResponse = (floor: number, stops: number) => (linear: numb
 };
 
 export { toEncoded as encodedOfLinear, toLinear as linearOfLevel };
+
+/**
+ * The warm cast a customer reported: a light that turns an 18 % grey card into (139, 119, 86),
+ * over a red ball and a blue box on a light wall, with a grey card that lands on that colour
+ * under it. `light` is the light's colour with its strongest channel 1, as `photograph` takes it.
+ */
+export function reportedWarmCast(): { scene: LitScene; light: Linear } {
+  const linear = [139, 119, 86].map((level) => ((level / 255 + 0.055) / 1.055) ** 2.4);
+  const top = Math.max(...linear);
+  const scene = litScene({
+    seed: 2900,
+    products: ['red', 'blue'],
+    productShare: 0.3,
+    card: true,
+    wall: [0.62, 0.62, 0.62],
+    cardReflectance: [top, top, top],
+  });
+  return { scene, light: linear.map((value) => value / top) as Linear };
+}

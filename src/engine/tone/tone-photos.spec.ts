@@ -4,6 +4,7 @@ import {
   LIGHTS,
   litScene,
   photograph,
+  reportedWarmCast,
   washedOutResponse,
   type LitScene,
   type ProductColour,
@@ -208,26 +209,8 @@ describe('color on varied photos', () => {
   );
 
   it('removes the reported warm cast: red ball, blue box, light wall, grey card at (139, 119, 86)', async () => {
-    // The light that turns an 18 % grey into (139, 119, 86), and a card that lands there under it.
-    const light = [139, 119, 86].map((level) => {
-      const c = level / 255;
-      return ((c + 0.055) / 1.055) ** 2.4;
-    });
-    const top = Math.max(...light);
-    const scene = litScene({
-      seed: 2900,
-      products: ['red', 'blue'],
-      productShare: 0.3,
-      card: true,
-      wall: [0.62, 0.62, 0.62],
-      cardReflectance: [top, top, top],
-    });
-    const row = await colourRow(
-      scene,
-      light.map((value) => value / top),
-      'reported warm',
-      29,
-    );
+    const { scene, light } = reportedWarmCast();
+    const row = await colourRow(scene, light, 'reported warm', 29);
     console.table([row]);
     expect(row['card dE00 after']).toBeLessThanOrEqual(3);
     expect(row['worst hue error']).toBeLessThanOrEqual(3);

@@ -12,7 +12,7 @@ import {
   type Rgb,
 } from '../../../../test/support/image-fixtures';
 import { NearestUpscaler, nearestEnlargement } from '../../../../test/support/nearest-upscaler';
-import { litScene, photograph, washedOutResponse } from '../../../../test/support/lit-scenes';
+import { litScene, photograph, reportedWarmCast, washedOutResponse } from '../../../../test/support/lit-scenes';
 import { cardDeltaE, meanLuma, midtoneContrast, tonalRange } from '../../../../test/support/tone-figures';
 import type { OutputFormat } from '../../../core/image/output-format';
 import { inspectSource } from '../../../core/image/source-image';
@@ -250,18 +250,8 @@ describe('EDIT_STEPS', () => {
     });
 
     it('color: removes a warm cast with a red ball and a blue box in the picture', async () => {
-      // The light that turns an 18 % grey card into (139, 119, 86).
-      const light = [139, 119, 86].map((level) => ((level / 255 + 0.055) / 1.055) ** 2.4);
-      const top = Math.max(...light);
-      const scene = litScene({
-        seed: 2900,
-        products: ['red', 'blue'],
-        productShare: 0.3,
-        card: true,
-        wall: [0.62, 0.62, 0.62],
-        cardReflectance: [top, top, top],
-      });
-      const photo = photograph(scene, { seed: 29, light: light.map((value) => value / top) });
+      const { scene, light } = reportedWarmCast();
+      const photo = photograph(scene, { seed: 29, light });
       const source = await fromFixture(photo).png().toBuffer();
       const card = scene.card as NonNullable<typeof scene.card>;
       const { decoded } = await edit(source, { color: true });
