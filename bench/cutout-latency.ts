@@ -55,10 +55,10 @@ import {
   postOk,
   serviceEnv,
   UNLIMITED_LIMITS,
+  numberSetting,
   withDeployment,
 } from './harness';
 
-const numberSetting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const PHOTOS = numberSetting('CUTOUT_PHOTOS', 6);
 const WARMUP = numberSetting('CUTOUT_WARMUP', 3);
 const RUNS = numberSetting('CUTOUT_RUNS', 21);

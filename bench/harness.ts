@@ -60,6 +60,9 @@ const PARENT_SETTINGS = [
   'VIPS_CONCURRENCY',
 ];
 
+/** A benchmark's numeric knob: the environment variable `name`, or `fallback` when it is unset. */
+export const numberSetting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+
 /**
  * A child's environment: the parent's, without the settings the service reads and without the
  * benchmark's own knobs (names starting with `knobPrefix`), then `settings`: the child runs with

@@ -62,10 +62,10 @@ import {
   serviceEnv,
   serviceQueue,
   UNLIMITED_LIMITS,
+  numberSetting,
   withDeployment,
 } from './harness';
 
-const numberSetting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const EDIT_JOBS = numberSetting('MIXED_EDIT_JOBS', 2);
 const EDIT_PHOTOS = numberSetting('MIXED_EDIT_PHOTOS', 4);
 const CUTOUT_JOBS = numberSetting('MIXED_CUTOUT_JOBS', 2);

@@ -31,6 +31,7 @@ import {
   BENCH_ADMIN_TOKEN,
   createAccount,
   memoryMb,
+  numberSetting,
   postOk,
   SERVICE_NODE_OPTIONS,
   serviceEnv,
@@ -39,7 +40,6 @@ import {
   type ServiceProcess,
 } from './harness';
 
-const numberSetting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const MINUTES = numberSetting('SOAK_MINUTES', 30);
 const SAMPLE_SECONDS = numberSetting('SOAK_SAMPLE_SECONDS', 10);
 const WARMUP_MINUTES = numberSetting('SOAK_WARMUP_MINUTES', 5);

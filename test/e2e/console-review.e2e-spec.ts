@@ -6,6 +6,7 @@ import { Deployment } from '../support/deployment';
 import { FakeSegmentationService } from '../support/fake-segmentation-service';
 import { fromFixture } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
+import type { ResultBody } from '../support/jobs';
 import { REPO_ROOT } from '../support/processes';
 import { postJson, seedAccountOverHttp } from '../support/service-http';
 import { readUntil } from '../support/waiting';
@@ -31,21 +32,6 @@ interface InPage {
   };
 }
 
-interface Review {
-  state: string;
-  decided_by: string | null;
-  decided_at: string | null;
-  note: string | null;
-  replaces_result_id: string | null;
-  replaced_by_result_id: string | null;
-}
-interface ResultBody {
-  id: string;
-  status: string;
-  uncertainty: number | null;
-  needs_review: boolean;
-  review: Review | null;
-}
 interface JobBody {
   job: { id: string; status: string };
   results: ResultBody[];

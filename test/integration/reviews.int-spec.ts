@@ -9,7 +9,15 @@ import { expectError } from '../support/http-errors';
 import { FakeSegmentationService } from '../support/fake-segmentation-service';
 import { fromFixture, paint } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
-import { creditTotals, idempotencyKey, waitForJob, writtenRows } from '../support/jobs';
+import {
+  creditTotals,
+  idempotencyKey,
+  jobsClient,
+  waitForJob,
+  writtenRows,
+  type ResultBody,
+  type ShownReview,
+} from '../support/jobs';
 import { liveCutoutApp } from '../support/live-cutouts';
 import { GENEROUS_LIMITS } from '../support/limits';
 import {
@@ -28,24 +36,6 @@ import { standardHeaders, testCertificate, WebhookReceiver } from '../support/we
 const SURE = 0.05;
 const UNSURE = 0.9;
 
-interface Review {
-  state: string;
-  decided_by: string | null;
-  decided_at: string | null;
-  note: string | null;
-  replaces_result_id: string | null;
-  replaced_by_result_id: string | null;
-}
-
-interface ShownResult {
-  id: string;
-  status: string;
-  external_id: string | null;
-  uncertainty: number | null;
-  needs_review: boolean;
-  review: Review | null;
-}
-
 interface ReviewItem {
   result_id: string;
   job_id: string;
@@ -54,14 +44,14 @@ interface ReviewItem {
   external_id: string | null;
   uncertainty: number;
   needs_review: boolean;
-  review: Review;
+  review: ShownReview;
   completed_at: string;
 }
 
 interface EventBody {
   type: string;
   job: { id: string };
-  result: ShownResult & { result_url: string | null };
+  result: ResultBody & { result_url: string | null };
 }
 
 describe('reviews of cut-outs, through the API and a worker', () => {
@@ -95,24 +85,20 @@ describe('reviews of cut-outs, through the API and a worker', () => {
   async function cutouts(
     externalIds: string[],
     { who = account, webhook = false }: { who?: SeededAccount; webhook?: boolean } = {},
-  ): Promise<{ jobId: string; results: ShownResult[] }> {
-    const res = await t
-      .http()
-      .post('/api/v1/remove-background')
-      .set(key(who))
-      .set('Idempotency-Key', idempotencyKey())
-      .send({
+  ): Promise<{ jobId: string; results: ResultBody[] }> {
+    const jobs = jobsClient(t, () => who.sandboxKey);
+    const res = await jobs
+      .create('/remove-background', {
         input: externalIds.map((id, i) => ({ image_url: `https://images.example.com/p/${i}.jpg`, external_id: id })),
         ...(webhook ? { webhook_url: receiver.url } : {}),
       })
       .expect(202);
     const jobId: string = res.body.job.id;
-    await waitForJob(t, jobId);
-    return { jobId, results: await readResults(jobId, who) };
+    return { jobId, results: await jobs.results(jobId) };
   }
 
-  const readResults = async (jobId: string, who: SeededAccount = account): Promise<ShownResult[]> =>
-    (await t.http().get(`/api/v1/jobs/${jobId}`).set(key(who)).expect(200)).body.results;
+  const readResults = async (jobId: string, who: SeededAccount = account): Promise<ResultBody[]> =>
+    (await jobsClient(t, () => who.sandboxKey).read(jobId)).results;
 
   const list = (query: Record<string, string | number>, who: SeededAccount = account) =>
     t.http().get('/api/v1/reviews').query(query).set(key(who));
@@ -427,8 +413,8 @@ describe('reviews of cut-outs, through the API and a worker', () => {
   });
 
   describe('POST /reviews/{result_id}/decision', () => {
-    let unsure: ShownResult;
-    let sure: ShownResult;
+    let unsure: ResultBody;
+    let sure: ResultBody;
     let jobId: string;
     beforeAll(async () => {
       ({
@@ -744,21 +730,16 @@ describe(`${ResultReviews1764000000013.name}`, () => {
 
   it('gives cut-outs completed before it a pending review, flagged by the default threshold; others none', async () => {
     const account = await seedAccount(t);
+    const jobs = jobsClient(t, () => account.sandboxKey);
     const create = async (path: string, body: object): Promise<string> => {
-      const res = await t
-        .http()
-        .post(path)
-        .set(bearer(account.sandboxKey))
-        .set('Idempotency-Key', idempotencyKey())
-        .send(body)
-        .expect(202);
+      const res = await jobs.create(path, body).expect(202);
       await waitForJob(t, res.body.job.id);
       return res.body.job.id;
     };
     const input = (ids: string[]) =>
       ids.map((id, i) => ({ image_url: `https://images.example.com/${i}.jpg`, external_id: id }));
-    await create('/api/v1/remove-background', { input: input(['sandbox_unsure-1', 'sure-2', 'sandbox_fail_3']) });
-    await create('/api/v1/image/edit', { input: input(['resized-4']), operations: { resizing: { width: 64 } } });
+    await create('/remove-background', { input: input(['sandbox_unsure-1', 'sure-2', 'sandbox_fail_3']) });
+    await create('/image/edit', { input: input(['resized-4']), operations: { resizing: { width: 64 } } });
 
     const migration = new ResultReviews1764000000013();
     const runner = t.dataSource.createQueryRunner();
@@ -824,7 +805,7 @@ describe('reviews of live cut-outs made by a segmentation service', () => {
     const created = await cutout(account.liveKey).expect(202);
     await waitForJob(t, created.body.job.id, undefined, 60_000);
     const [result] = (await t.http().get(`/api/v1/jobs/${created.body.job.id}`).set(live(account.liveKey)).expect(200))
-      .body.results as ShownResult[];
+      .body.results as ResultBody[];
     expect(result).toMatchObject({ status: 'completed', needs_review: true, review: { state: 'pending' } });
     expect(result.uncertainty).toEqual(expect.any(Number));
     const listed = await t.http().get('/api/v1/reviews').set(live(account.liveKey)).expect(200);

@@ -104,6 +104,16 @@ export async function writtenRows(
 }
 
 /** A result as `GET /jobs/{id}` shows it. */
+/** A completed cut-out's review as result records show it (docs/api.md, "Reviewing cut-outs"). */
+export interface ShownReview {
+  state: string;
+  decided_by: string | null;
+  decided_at: string | null;
+  note: string | null;
+  replaces_result_id: string | null;
+  replaced_by_result_id: string | null;
+}
+
 export interface ResultBody {
   id: string;
   external_id: string;
@@ -118,6 +128,10 @@ export interface ResultBody {
   /** Which model and mask post-processing made a cut-out; null for others. */
   segmentation: { model: string; version: string | null; post_processing_version: string | null } | null;
   subject_hints: unknown;
+  source_preview_url: string | null;
+  /** Flagged for review on completion and still pending. */
+  needs_review: boolean;
+  review: ShownReview | null;
 }
 
 /**
