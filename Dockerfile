@@ -5,7 +5,7 @@
 # The api and worker roles need DATABASE_URL and REDIS_URL (see .env.example). Role `all` runs
 # here only with both set: the embedded development PostgreSQL and Redis are not installed in this image.
 
-# Node.js 24 (Active LTS), the release the service is built and tested with (.nvmrc, package.json).
+# Node.js 24 (LTS), the release the service is built and tested with (.nvmrc, package.json).
 ARG NODE_IMAGE=node:24-bookworm-slim
 
 # ---- build: compile TypeScript to dist/ ------------------------------------------------------

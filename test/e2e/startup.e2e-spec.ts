@@ -11,7 +11,7 @@ import {
   waitForReady,
   type ServiceProcess,
 } from '../support/processes';
-import { MINIMUM_NODE_MAJOR, unsupportedNodeMessage } from '../../src/core/bootstrap/supported-node';
+import { unsupportedNodeMessage } from '../../src/core/bootstrap/supported-node';
 import { deleteRedisKeys } from '../support/redis-keys';
 import { testServices } from '../support/test-services';
 
@@ -37,10 +37,10 @@ function olderNodesOnPath(): string[] {
 }
 
 describe('process start-up', () => {
-  describe(`on a Node.js older than ${MINIMUM_NODE_MAJOR}`, () => {
+  describe('on a Node.js release it does not support', () => {
     const refusal = (version: string) =>
       new RegExp(
-        `^The Image Job Service needs Node.js ${MINIMUM_NODE_MAJOR} or later .*this is ${version.replace(/\./g, '\\.')}\\. .*nvm install 24`,
+        `^The Image Job Service needs Node.js 24\\.11 or later .*this is ${version.replace(/\./g, '\\.')}\\. .*nvm install 24`,
       );
 
     it('prints one line naming the version needed and how to get it, and exits 1', async () => {

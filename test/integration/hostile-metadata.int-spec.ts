@@ -1,5 +1,4 @@
 import { Logger } from '@nestjs/common';
-import { performance } from 'node:perf_hooks';
 import { ProcessRole } from '../../src/core/bootstrap/role';
 import { PIXEL_ENGINE } from '../../src/core/engine/engine.module';
 import { MetricsScraper } from '../../src/core/metrics/metrics-scraper';
@@ -107,27 +106,25 @@ describe('hostile metadata through the API and the worker', () => {
       }),
     );
 
-    // Another account's sandbox jobs, one after another, until the hostile jobs have ended.
+    // Another account's sandbox jobs, one after another, until the hostile jobs have ended: they are
+    // served beside them, not after them. How long each takes is a figure of bench:hostile-metadata
+    // (under 2 s), not a bound here, where other test files share the machine.
     const sandbox = jobsClient(t, () => other.sandboxKey);
-    const sandboxSeconds: number[] = [];
     const hostileDone = Promise.all(created.map((jobId) => waitForJob(t, jobId, undefined, 180_000)));
     let ended = false;
     void hostileDone.finally(() => (ended = true));
+    let servedMeanwhile = 0;
     do {
-      const began = performance.now();
       const res = await sandbox.create('/image/edit', {
         input: [{ image_url: 'https://images.example.com/beside.jpg' }],
       });
       expect(res.status).toBe(202);
       const [result] = await sandbox.results(res.body.job.id as string);
       expect(result.status).toBe('completed');
-      sandboxSeconds.push((performance.now() - began) / 1000);
+      if (!ended) servedMeanwhile++;
     } while (!ended);
     await hostileDone;
-    console.log(
-      `${files.length} hostile files x ${VARIANTS.length} variants; ${sandboxSeconds.length} sandbox jobs beside ` +
-        `them, the slowest ${Math.max(...sandboxSeconds).toFixed(2)} s`,
-    );
+    expect(servedMeanwhile).toBeGreaterThanOrEqual(2);
 
     for (const [index, variant] of VARIANTS.entries()) {
       const results = await jobs.results(created[index]);
@@ -158,7 +155,9 @@ describe('hostile metadata through the API and the worker', () => {
 
     // The blocks within their read limits were parsed in the engine's threads: one trip per result that keeps metadata.
     const keeping = VARIANTS.filter((variant) => variant.keeps).length;
-    const parsed = files.filter((file) => file.block !== 'ICC' && !/over the read limit|2 MB/.test(file.name)).length;
+    const parsed = files.filter(
+      (file) => (file.block === 'XMP' || file.block === 'EXIF') && !/over the read limit|2 MB/.test(file.name),
+    ).length;
     expect(engineOperations.filter((name) => name === 'carriedBlocks')).toHaveLength(keeping * parsed);
   });
 

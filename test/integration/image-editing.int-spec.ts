@@ -2,6 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import sharp from 'sharp';
 import { ProcessRole } from '../../src/core/bootstrap/role';
+import { undecodableMessage } from '../../src/core/image/source-image';
 import { ResultWorkService } from '../../src/modules/jobs/worker/result-work.service';
 import { decodeRgba, fromFixture, paint, productPhoto } from '../support/image-fixtures';
 import { ImageSourceServer } from '../support/image-source-server';
@@ -52,6 +53,19 @@ async function serveFixtures(server: ImageSourceServer): Promise<void> {
       contentType: 'image/png',
     },
   );
+  // A whole header and half the pixel data: read as a PNG, and fails as its rows are decoded.
+  const noisy = await sharp({
+    create: {
+      width: 300,
+      height: 200,
+      channels: 3,
+      background: '#808080',
+      noise: { type: 'gaussian', mean: 128, sigma: 40 },
+    },
+  })
+    .png()
+    .toBuffer();
+  server.serve('/torn.png', noisy.subarray(0, Math.floor(noisy.length / 2)), { contentType: 'image/png' });
   server.serve('/page.jpg', '<!doctype html><html><body>Not a photo</body></html>', { contentType: 'image/jpeg' });
   server.serve('/missing.jpg', 'no such image', { status: 404, contentType: 'text/plain' });
   server.failThenServe('/flaky.jpg', 1, 500, await fromFixture(photo).jpeg().toBuffer(), 'image/jpeg');
@@ -115,6 +129,7 @@ describe('live image editing through the API and an in-process worker', () => {
       ['flaky', '/flaky.jpg', null],
       ['huge', '/huge.png', 'source_too_large'],
       ['page', '/page.jpg', 'source_not_image'],
+      ['torn', '/torn.png', 'source_not_image'],
       ['missing', '/missing.jpg', 'source_fetch_failed'],
       ['slow', '/slow.jpg', 'source_fetch_failed'],
       ['loop', '/loop-0', 'source_fetch_failed'],
@@ -138,6 +153,9 @@ describe('live image editing through the API and an in-process worker', () => {
       expect(result.credits_used).toBe(code ? 0 : 1);
       if (code) expect(result.error_message).toEqual(expect.any(String));
     }
+    // The decoder's own words stay in the log: the client reads what went wrong in the service's.
+    expect(byId.get('torn')?.error_message).toBe(undecodableMessage('The source image'));
+    expect(byId.get('torn')?.error_message).not.toMatch(/vips|spng|png|read error/i);
     const failures = cases.filter(([, , code]) => code).length;
     expect(job).toMatchObject({
       status: 'partially_completed',

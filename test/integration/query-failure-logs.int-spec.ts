@@ -70,4 +70,23 @@ describe('a failed query in the log, against the real PostgreSQL', () => {
       err: { code: '23505', constraint: 'api_keys_secret_hash_key', table: 'api_keys' },
     });
   });
+
+  it('says what PostgreSQL refused without the value it quotes (a signed URL put where an id goes)', async () => {
+    const signedUrl = `https://results.example.com/r/1.png?signature=${randomBytes(16).toString('hex')}`;
+    const error = await queryFailure(t.dataSource.query(`SELECT id FROM jobs WHERE id = $1`, [signedUrl]));
+    expect(error.message).toContain(signedUrl);
+
+    const log = capturedLog();
+    log.logger.error({ err: error }, 'could not read the job');
+    expect(log.text()).not.toContain(signedUrl);
+    expect(JSON.parse(log.lines()[0])).toMatchObject({
+      err: {
+        message: 'invalid input syntax for type uuid: "[the value is left out]"',
+        code: '22P02',
+        stack: expect.stringMatching(
+          /^QueryFailedError: invalid input syntax for type uuid: "\[the value is left out\]"\n/,
+        ),
+      },
+    });
+  });
 });

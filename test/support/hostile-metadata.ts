@@ -14,7 +14,7 @@ const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
 const grey = () => sharp({ create: { width: 64, height: 48, channels: 3, background: '#7a8088' } });
 
 /** One PNG chunk: length, type, data, CRC of type and data. */
-function pngChunk(type: string, data: Buffer): Buffer {
+export function pngChunk(type: string, data: Buffer): Buffer {
   const length = Buffer.alloc(4);
   length.writeUInt32BE(data.length);
   const typed = Buffer.concat([Buffer.from(type, 'latin1'), data]);
@@ -24,20 +24,33 @@ function pngChunk(type: string, data: Buffer): Buffer {
 }
 
 /** A grey PNG with `chunks` right after its header chunk (IHDR ends at byte 33). */
-async function pngWith(...chunks: Buffer[]): Promise<Buffer> {
+export async function pngWith(...chunks: Buffer[]): Promise<Buffer> {
   const png = await grey().png().toBuffer();
   return Buffer.concat([png.subarray(0, 33), ...chunks, png.subarray(33)]);
 }
 
 /** An iTXt chunk holding an XMP packet, compressed as PNG allows: a few kilobytes for megabytes of packet. */
-const compressedXmpChunk = (packet: string) =>
+export const compressedXmpChunk = (packet: string) =>
   pngChunk(
     'iTXt',
     Buffer.concat([Buffer.from('XML:com.adobe.xmp\0\x01\x00\0\0', 'latin1'), deflateSync(packet, { level: 9 })]),
   );
 
+/**
+ * A zTXt chunk of `megabytes` of spaces deflated into about a thousandth of that: libspng
+ * inflates it at every header read unless the service takes it out first.
+ */
+export const textBombChunk = (megabytes: number) =>
+  pngChunk(
+    'zTXt',
+    Buffer.concat([
+      Buffer.from('Comment\0\0', 'latin1'),
+      deflateSync(Buffer.alloc(megabytes * 1e6, 0x20), { level: 9 }),
+    ]),
+  );
+
 /** An iCCP chunk: a profile name, compression method 0, the deflated profile. */
-const iccChunk = (profile: Buffer) =>
+export const iccChunk = (profile: Buffer) =>
   pngChunk('iCCP', Buffer.concat([Buffer.from('hostile\0\0', 'latin1'), deflateSync(profile, { level: 9 })]));
 
 /** One JPEG marker segment (APPn and the like): marker, length (its own two bytes included), payload. */
@@ -149,8 +162,8 @@ export interface HostileFile {
   /** What it is, for test names and logs. */
   name: string;
   bytes: Buffer;
-  /** The block it attacks. */
-  block: 'XMP' | 'EXIF' | 'ICC';
+  /** The block it attacks; `text` is a PNG text chunk, which the service reads none of. */
+  block: 'XMP' | 'EXIF' | 'ICC' | 'text';
   /**
    * When the service leaves the block out of a result that keeps metadata (and logs it): for any
    * result, only for a JPEG one (which holds less), or never (read within its bounds and kept).
@@ -232,6 +245,7 @@ export async function hostileMetadataFiles(): Promise<HostileFile[]> {
       'always',
       pngWith(compressedXmpChunk(xmpPacket(` dc:source="${'x'.repeat(3_000_000)}"`, ''))),
     ],
+    ['a 40 MB text chunk compressed into 40 KB', 'text', 'never', pngWith(textBombChunk(40))],
     ['an EXIF directory pointing at itself', 'EXIF', 'never', jpegWith(jpegSegment(0xe1, exifLoop()))],
     [
       'an EXIF block whose entries claim 2^32 values each',

@@ -31,13 +31,26 @@ export interface ServiceProcess {
   stop(graceMs: number): Promise<void>;
 }
 
-/** Runs a command from the repository root in its own process group, collecting its output. */
+/** How Node prints a runtime warning (a deprecation, an experimental feature, a dependency's notice). */
+const RUNTIME_WARNING = /^\(node:\d+\) (\[[A-Z0-9]+\] )?[A-Za-z]*Warning/;
+
+/**
+ * Runs a command from the repository root in its own process group, collecting its output. A
+ * runtime warning it prints is also written to this process's stderr, where the CI's check for
+ * warnings in the tests' output (.ci/run) sees it, as it sees the tests' own.
+ */
 export function startProcess(command: string, args: string[], env: NodeJS.ProcessEnv): ServiceProcess {
   const child = spawn(command, args, { cwd: REPO_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
+  let checkedUpTo = 0;
   const listeners = new Set<() => void>();
   const collect = (chunk: Buffer) => {
     output += chunk.toString('utf8');
+    const complete = output.lastIndexOf('\n') + 1;
+    for (const line of output.slice(checkedUpTo, complete).split('\n')) {
+      if (RUNTIME_WARNING.test(line)) process.stderr.write(`${line}\n`);
+    }
+    checkedUpTo = Math.max(checkedUpTo, complete);
     for (const listener of listeners) listener();
   };
   child.stdout?.on('data', collect);

@@ -2,6 +2,7 @@ import sharp from 'sharp';
 import type { AlphaMask } from '../../engine/mask/alpha-mask';
 import { fromRaw, toRaw, type RawImage, type Size } from '../../engine/raw-image';
 import { ImageProviderError } from '../image-provider/image-provider';
+import { undecodableMessage } from './source-image';
 
 /**
  * Providers paint at most about this many pixels a side; a larger input only costs upload time,
@@ -44,10 +45,9 @@ export async function coverTo(encoded: Buffer, size: Size): Promise<RawImage> {
         .removeAlpha(),
     );
   } catch (error) {
-    throw new ImageProviderError(
-      'provider_error',
-      `The image provider returned an image that could not be decoded (${String(error).slice(0, 160)}).`,
-    );
+    throw new ImageProviderError('provider_error', undecodableMessage("The image provider's image"), {
+      cause: error,
+    });
   }
 }
 

@@ -1,5 +1,6 @@
 import sharp from 'sharp';
 import { signedFormat } from './image-signature';
+import { withBoundedPngChunks } from './png-chunks';
 import { METADATA_READ_LIMITS } from './metadata/metadata-limits';
 
 /**
@@ -20,11 +21,23 @@ export class SourceImageError extends Error {
   constructor(
     readonly problem: SourceImageProblem,
     message: string,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = SourceImageError.name;
   }
 }
+
+/**
+ * What a client reads when an image's header was read but its pixels would not decode. libvips'
+ * own text can name its internals, so it stays in the log as the error's cause.
+ */
+export const undecodableMessage = (image: string): string =>
+  `${image} could not be decoded: its pixel data is damaged, truncated or in an encoding this service cannot read.`;
+
+/** The source's pixels would not decode (see undecodableMessage). */
+export const undecodableSource = (cause: unknown): SourceImageError =>
+  new SourceImageError(SourceImageProblem.NotImage, undecodableMessage('The source image'), { cause });
 
 /** Downloaded bytes that were read as an image from their header, before any pixel is decoded. */
 export interface SourceImage {
@@ -39,6 +52,11 @@ export interface SourceImage {
    * not a profile at all), so its pixels are taken as sRGB; null when it has none or it applies.
    */
   unusedProfile: string | null;
+  /**
+   * Why the source's XMP packet was taken out of `bytes` before any read (a PNG's packet compressed
+   * past METADATA_READ_LIMITS.xmpBytes, or damaged: see png-chunks.ts); null when it was not.
+   */
+  xmpLeftOut: string | null;
 }
 
 /** Options every decode of a source uses: the same pixel limit and tolerance everywhere. */
@@ -91,8 +109,13 @@ export async function inspectSource(bytes: Buffer, maxPixels: number): Promise<S
 }
 
 /** As `inspectSource`, also naming the media type the bytes are in (an upload is checked against its declared type). */
-export async function inspectTypedSource(bytes: Buffer, maxPixels: number): Promise<TypedSourceImage> {
-  if (!signedFormat(bytes)) throw unreadable();
+export async function inspectTypedSource(received: Buffer, maxPixels: number): Promise<TypedSourceImage> {
+  const signed = signedFormat(received);
+  if (!signed) throw unreadable();
+  const { bytes, xmpLeftOut, profileLeftOut } =
+    signed === 'png'
+      ? await withBoundedPngChunks(received)
+      : { bytes: received, xmpLeftOut: null, profileLeftOut: null };
   let metadata: sharp.Metadata;
   try {
     metadata = await sharp(bytes, sourceDecodeOptions(Number.MAX_SAFE_INTEGER)).metadata();
@@ -103,7 +126,7 @@ export async function inspectTypedSource(bytes: Buffer, maxPixels: number): Prom
   if (!format || !width || !height) throw unreadable();
   if (!ACCEPTED_FORMATS.has(format)) throw unsupported(format);
   // What libvips found must be what the first bytes said: a file is one format, not two.
-  if (format !== signedFormat(bytes)) throw unreadable();
+  if (format !== signed) throw unreadable();
   if (width * height > maxPixels) {
     throw new SourceImageError(
       SourceImageProblem.TooLarge,
@@ -117,7 +140,8 @@ export async function inspectTypedSource(bytes: Buffer, maxPixels: number): Prom
     height: oriented.height,
     format,
     hasAlpha: metadata.hasAlpha ?? false,
-    unusedProfile: unusedProfileOf(metadata.icc),
+    unusedProfile: profileLeftOut ?? unusedProfileOf(metadata.icc),
+    xmpLeftOut,
     mediaType: mediaTypeOf(format, metadata.compression),
   };
 }

@@ -23,6 +23,14 @@ const KEPT_PROPERTIES = [
   'failure',
 ] as const;
 
+/**
+ * PostgreSQL ends some messages with the value it refused (`invalid input syntax for type uuid:
+ * "…"`, `invalid input value for enum …: "…"`), which can be a statement's parameter; the names
+ * of constraints, tables and columns it quotes stand earlier in the message and are kept.
+ */
+const REFUSED_VALUE = /: ".*"$/s;
+const LEFT_OUT_VALUE = ': "[the value is left out]"';
+
 /** Causes nested deeper than this are cut off, whatever loops or chains an error carries. */
 const MAX_DEPTH = 5;
 
@@ -74,9 +82,12 @@ function serialize(error: ErrorLike, depth: number): SerializedError {
       : typeof error.name === 'string'
         ? error.name
         : 'Error';
-  const serialized: SerializedError = { type, message: error.message };
-  if (typeof error.stack === 'string') serialized.stack = error.stack;
   const properties = error as unknown as Record<string, unknown>;
+  // A database error (it names its PostgreSQL routine) says what it refused without the value.
+  const message =
+    typeof properties.routine === 'string' ? error.message.replace(REFUSED_VALUE, LEFT_OUT_VALUE) : error.message;
+  const serialized: SerializedError = { type, message };
+  if (typeof error.stack === 'string') serialized.stack = error.stack.replace(error.message, message);
   for (const property of KEPT_PROPERTIES) {
     const kept = properties[property];
     if (kept !== undefined && kept !== null && typeof kept !== 'object' && typeof kept !== 'function')

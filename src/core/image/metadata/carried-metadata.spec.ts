@@ -67,7 +67,7 @@ describe(`${readCarriedMetadata.name}, within its limits`, () => {
     const over = await reading(await grey().withXmp(packetOf(METADATA_READ_LIMITS.xmpBytes)).png().toBuffer(), 'png');
     expect(over).toEqual({
       carried: null,
-      dropped: ['the XMP block is 1024 KiB, over the 1024 KiB the service reads'],
+      dropped: ['the XMP block inflates past the 1024 KiB the service reads'],
     });
     const within = await reading(
       await grey()

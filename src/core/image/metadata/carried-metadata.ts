@@ -51,7 +51,8 @@ export async function readCarriedMetadata(
   engine: PixelEngine,
 ): Promise<MetadataReading> {
   const { exif, xmp, density } = await sharp(source.bytes).metadata();
-  const dropped: string[] = [];
+  // A packet taken out before any read (see png-chunks.ts) is left out all the same.
+  const dropped: string[] = source.xmpLeftOut ? [source.xmpLeftOut] : [];
   const blocks = {
     exif: withinLimit(exif, METADATA_READ_LIMITS.exifBytes, 'EXIF', dropped),
     xmp: withinLimit(xmp, METADATA_READ_LIMITS.xmpBytes, 'XMP', dropped),

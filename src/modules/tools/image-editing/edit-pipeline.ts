@@ -6,7 +6,7 @@ import type { OutputFormat } from '../../../core/image/output-format';
 import type { RawImage, Rgba } from '../../../engine/raw-image';
 import type { Segmenter } from '../../../core/segmentation/segmenter';
 import type { ModelScale, Upscaler } from '../../../core/super-resolution/upscaler';
-import { SourceImageError, SourceImageProblem, type SourceImage } from '../../../core/image/source-image';
+import { undecodableSource, type SourceImage } from '../../../core/image/source-image';
 import type { Backdrop } from '../../../engine/compose/backdrop';
 import { checkRoomOnCanvas } from '../shared/canvas-placement';
 import { loadedBackdrop, type BackdropSource } from '../shared/backdrop-loading';
@@ -17,10 +17,6 @@ import { hintsInPart, visiblePart } from './edit-hints';
 import { planEdit, type EditPlan } from './edit-plan';
 import { editVariantOf, sharpeningOf, type EditCutout, type EditRequest } from './edit-request';
 import { superResolved } from './super-resolved';
-
-/** libvips' reason, without the file paths or internals some of its messages carry. */
-const describe = (error: unknown) =>
-  error instanceof Error ? error.message.split('\n')[0].slice(0, 200) : 'unknown error';
 
 /**
  * What an edit runs with: the segmenter for a request with a cut-out, the upscaler for one that enlarges with
@@ -66,10 +62,7 @@ const decodeSource: EditStep = async function decodeSource({ source, request, li
   }).catch((error: unknown) => {
     signal.throwIfAborted();
     // The header was read, so the pixels themselves are damaged or in a variant without a decoder here.
-    throw new SourceImageError(
-      SourceImageProblem.NotImage,
-      `The source image could not be decoded (${describe(error)}).`,
-    );
+    throw undecodableSource(error);
   });
   return { ...work, image };
 };

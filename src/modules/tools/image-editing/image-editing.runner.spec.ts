@@ -15,6 +15,7 @@ const source = (width: number, height: number): SourceImage => ({
   format: 'png',
   hasAlpha: false,
   unusedProfile: null,
+  xmpLeftOut: null,
 });
 
 const edit = resizeOnly;

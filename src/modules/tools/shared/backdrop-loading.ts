@@ -1,7 +1,7 @@
 import { planGeometry } from '../../../core/image/geometry';
 import { decodeScaled } from '../../../core/image/pipeline-steps';
 import type { Size } from '../../../engine/raw-image';
-import type { SourceImage } from '../../../core/image/source-image';
+import { undecodableMessage, type SourceImage } from '../../../core/image/source-image';
 import { WHITE } from '../../../engine/compose/colour';
 import type { Backdrop } from '../../../engine/compose/backdrop';
 import { ResultErrorCode, ResultFailure } from '../result-failure';
@@ -34,10 +34,9 @@ export async function loadedBackdrop(
     timeoutSeconds: limits.timeoutSeconds,
   }).catch((error: unknown) => {
     limits.signal.throwIfAborted();
-    throw new ResultFailure(
-      ResultErrorCode.BackgroundNotImage,
-      `The background image could not be decoded (${String(error).slice(0, 200)}).`,
-    );
+    throw new ResultFailure(ResultErrorCode.BackgroundNotImage, undecodableMessage('The background image'), {
+      cause: error,
+    });
   });
   return { kind: 'photo', image, fit: request.fit, pad: request.pad };
 }

@@ -2,7 +2,7 @@ import { WHITE } from '../../../engine/compose/colour';
 import { planGeometry, type GeometryPlan } from '../../../core/image/geometry';
 import { decodeScaled } from '../../../core/image/pipeline-steps';
 import type { RawImage, Size } from '../../../engine/raw-image';
-import { SourceImageError, SourceImageProblem, type SourceImage } from '../../../core/image/source-image';
+import { undecodableSource, type SourceImage } from '../../../core/image/source-image';
 import type { PipelineLimits } from './pipeline-limits';
 import type { ToolStep } from './tool-steps';
 
@@ -35,10 +35,7 @@ export function decodePhoto(
     timeoutSeconds: limits.timeoutSeconds,
   }).catch((error: unknown) => {
     limits.signal.throwIfAborted();
-    throw new SourceImageError(
-      SourceImageProblem.NotImage,
-      `The source image could not be decoded (${String(error).slice(0, 200)}).`,
-    );
+    throw undecodableSource(error);
   });
 }
 

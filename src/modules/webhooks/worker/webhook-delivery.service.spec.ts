@@ -75,9 +75,14 @@ describe(WebhookDeliveryService.name, () => {
 
   it('schedules the next attempt of a failed one while attempts are left', async () => {
     outcome = { kind: 'response', statusCode: 500 };
-    await service.perform(entry(1), 'token');
-    expect(scheduled).toEqual([expect.objectContaining({ deliveryId: 'delivery-1', attempt: 2 })]);
-    expect(scheduled[0].delayMs).toBeGreaterThan(59_000);
+    // One instant for the verdict and the delay: the delay is the schedule's, to the millisecond.
+    const now = jest.spyOn(Date, 'now').mockReturnValue(Date.parse('2026-11-29T12:00:00Z'));
+    try {
+      await service.perform(entry(1), 'token');
+    } finally {
+      now.mockRestore();
+    }
+    expect(scheduled).toEqual([expect.objectContaining({ deliveryId: 'delivery-1', attempt: 2, delayMs: 60_000 })]);
   });
 
   it('gives up after the last attempt', async () => {
