@@ -34,7 +34,6 @@ module.exports = {
   ],
   testTimeout: 60000,
   // Files run in parallel (each has its own schema and key prefix): one worker per core, and at
-  // least three, since much of an integration or end-to-end test's time is spent waiting on the
-  // service, its child processes and their timers rather than on a core.
-  maxWorkers: Math.max(3, availableParallelism()),
+  // least two, since much of an integration test's time is spent waiting on the service.
+  maxWorkers: Math.max(2, availableParallelism()),
 };

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { AlphaMask } from './mask/alpha-mask';
 import type { RawImage } from './raw-image';
 import type { ProbabilityMap } from './mask/probability-map';
@@ -146,9 +147,15 @@ const CASES: { [Name in OperationName]: () => OperationArgs<Name> } = {
   ],
 };
 
-/** Typed arrays as plain byte lists, so results compare alike whatever their class or realm. */
+/**
+ * Typed arrays as their length and a digest of their bytes, so results compare alike whatever
+ * their class or realm (and an ad's millions of bytes compare as one string, not element by element).
+ */
 function comparable(value: unknown): unknown {
-  if (ArrayBuffer.isView(value)) return Array.from(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
+  if (ArrayBuffer.isView(value)) {
+    const bytes = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+    return { bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+  }
   if (Array.isArray(value)) return value.map(comparable);
   if (value && typeof value === 'object')
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, comparable(item)]));
