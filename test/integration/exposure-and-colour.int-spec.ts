@@ -19,7 +19,7 @@ import {
   tonalRange,
   whiteBackgroundFigures,
 } from '../support/tone-figures';
-import { LIGHTS, litScene, photograph, washedOutResponse } from '../support/lit-scenes';
+import { LIGHTS, litScene, photograph, reportedWarmCast, washedOutResponse } from '../support/lit-scenes';
 import {
   CASTS,
   toneScene,
@@ -363,21 +363,8 @@ describe('exposure and colour through the API and a live worker', () => {
 
   it('color: removes casts with saturated products filling the frame, keeping their hues', async () => {
     // The report: a red ball and a blue box under a light that makes an 18 % grey (139, 119, 86).
-    const warm = [139, 119, 86].map((level) => ((level / 255 + 0.055) / 1.055) ** 2.4);
-    const top = Math.max(...warm);
     const cases = [
-      {
-        id: 'reported warm',
-        light: warm.map((value) => value / top),
-        scene: litScene({
-          seed: 2900,
-          products: ['red', 'blue'],
-          productShare: 0.3,
-          card: true,
-          wall: [0.62, 0.62, 0.62],
-          cardReflectance: [top, top, top],
-        }),
-      },
+      { id: 'reported warm', ...reportedWarmCast() },
       ...Object.entries(LIGHTS).map(([name, light], i) => ({
         id: `red+blue+green/${name}`,
         light,

@@ -1,3 +1,4 @@
+import type { EventReview } from '../../src/modules/webhooks/webhook-outbox.service';
 import { randomUUID } from 'node:crypto';
 import type { TestingModuleBuilder } from '@nestjs/testing';
 import { ToolId } from '../../src/modules/catalog/tools';
@@ -103,16 +104,8 @@ export async function writtenRows(
   return row;
 }
 
-/** A result as `GET /jobs/{id}` shows it. */
-/** A completed cut-out's review as result records show it (docs/api.md, "Reviewing cut-outs"). */
-export interface ShownReview {
-  state: string;
-  decided_by: string | null;
-  decided_at: string | null;
-  note: string | null;
-  replaces_result_id: string | null;
-  replaced_by_result_id: string | null;
-}
+/** A completed cut-out's review as result records show it: the API's `review` object, as events show it too. */
+export type ShownReview = EventReview;
 
 export interface ResultBody {
   id: string;
