@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { UnrecoverableError, WaitingError, Worker, type Job, type Queue } from 'bullmq';
+import { UnrecoverableError, type Job, type Queue } from 'bullmq';
 import { APP_CONFIG } from '../../../core/config/config.module';
 import { HealthService } from '../../../core/health/health.service';
 import type { AppConfig } from '../../../core/config/config.schema';
@@ -12,6 +12,7 @@ import { QueueName } from '../../../core/queue/queue-name';
 import { SEGMENTATION_MODELS, type SegmentationModels } from '../../../core/segmentation/segmentation-models';
 import { connectionSettled } from '../../../core/queue/connection-settled';
 import { QUEUE_CONNECTION, type QueueConnection } from '../../../core/queue/queue-connection';
+import { JobPostponed, QueueWorker } from '../../../core/queue/queue-worker';
 import { WebhookDeliveryService } from '../../webhooks/worker/webhook-delivery.service';
 import { UploadRetentionSweeperService } from '../../uploads/upload-retention-sweeper.service';
 import { WebhookSweeperService } from '../../webhooks/worker/webhook-sweeper.service';
@@ -33,7 +34,7 @@ export function firstAttemptWait(
 }
 
 type Handlers = {
-  [Name in QueueJobName]: (job: Job<QueuePayloads[Name]>, token: string | undefined) => Promise<unknown>;
+  [Name in QueueJobName]: (job: Job<QueuePayloads[Name]>) => Promise<unknown>;
 };
 
 /** Periodic maintenance: one scheduler each, upserted by every worker (the same id is one schedule). */
@@ -55,7 +56,7 @@ const SWEEPS = [
 @Injectable()
 export class QueueWorkersService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(QueueWorkersService.name);
-  private readonly workers: Worker[] = [];
+  private readonly workers: QueueWorker[] = [];
   /** Stored on every job this process takes (BullMQ's `processedBy`), so Bull Board names the worker. */
   private readonly workerName = `${hostname()}:${process.pid}`;
   /** Set when the process starts to stop: a job taken after that is not started. */
@@ -69,9 +70,9 @@ export class QueueWorkersService implements OnApplicationBootstrap, OnModuleDest
   private checkingSweeps = false;
   /** Every job name has a handler: a missing one is a compile error, not a stuck queue. */
   private readonly handlers: Handlers = {
-    [QueueJobName.ProcessResult]: (job, token) => this.performResult(job, token),
+    [QueueJobName.ProcessResult]: (job) => this.performResult(job),
     [QueueJobName.SweepUnsettledResults]: () => this.sweeper.sweep(),
-    [QueueJobName.DeliverWebhook]: (job, token) => this.webhooks.perform(job, token),
+    [QueueJobName.DeliverWebhook]: (job) => this.webhooks.perform(job),
     [QueueJobName.SweepWebhookDeliveries]: () => this.webhookSweeper.sweep(),
     [QueueJobName.SweepExpiredResultFiles]: () => this.sweepExpiredFiles(),
   };
@@ -207,8 +208,8 @@ export class QueueWorkersService implements OnApplicationBootstrap, OnModuleDest
     return served.filter((name) => name !== defaultModel.name).map(modelQueueName);
   }
 
-  private startWorker(queue: string, concurrency: number): Worker {
-    const worker = new Worker(queue, (job, token) => this.dispatch(job, token), {
+  private startWorker(queue: string, concurrency: number): QueueWorker {
+    const worker: QueueWorker = new QueueWorker(queue, (job, token) => this.dispatch(worker, job, token), {
       ...this.queueConnection,
       name: this.workerName,
       concurrency,
@@ -222,13 +223,19 @@ export class QueueWorkersService implements OnApplicationBootstrap, OnModuleDest
     return worker;
   }
 
-  private dispatch(job: Job, token: string | undefined): Promise<unknown> {
+  /** Runs a job's handler; a job the handler postpones or hands back is moved by its worker. */
+  private async dispatch(worker: QueueWorker, job: Job, token: string | undefined): Promise<unknown> {
     // Fetched as the worker began to stop (the fetch was under way): not started, given back.
-    if (this.stopping) return this.giveBack(job, token);
-    const handler = this.handlers[job.name as QueueJobName] as
-      ((job: Job, token: string | undefined) => Promise<unknown>) | undefined;
+    if (this.stopping) return this.giveBack(worker, job, token);
+    const handler = this.handlers[job.name as QueueJobName] as ((job: Job) => Promise<unknown>) | undefined;
     if (!handler) throw new UnrecoverableError(`No processor for job name "${job.name}"`);
-    return handler(job, token);
+    try {
+      return await handler(job);
+    } catch (error) {
+      if (error instanceof JobPostponed) return worker.postpone(job, token, error.waitMs);
+      if (error instanceof ResultHandedBack) return this.giveBack(worker, job, token);
+      throw error;
+    }
   }
 
   /** The retention sweep: result files past RESULT_RETENTION_DAYS, then uploads past their expiry. */
@@ -241,9 +248,10 @@ export class QueueWorkersService implements OnApplicationBootstrap, OnModuleDest
   /**
    * One attempt of a result. A failed attempt's code is kept on its queue entry before BullMQ
    * records the failure, so a later settlement from the entry (the sweeper's) keeps that code.
-   * An attempt that is not the entry's first start is counted, with why.
+   * An attempt that is not the entry's first start is counted, with why. A result handed back
+   * (the drain) is rethrown for `dispatch` to put back in its queue.
    */
-  private async performResult(job: Job<ResultEntryData>, token: string | undefined): Promise<void> {
+  private async performResult(job: Job<ResultEntryData>): Promise<void> {
     noteRepeatedAttempt(job, this.lockMetrics, this.logger);
     try {
       await this.results.perform(
@@ -254,7 +262,7 @@ export class QueueWorkersService implements OnApplicationBootstrap, OnModuleDest
     } catch (error) {
       if (error instanceof ResultHandedBack) {
         this.handedBack++;
-        return this.giveBack(job, token);
+        throw error;
       }
       await job
         .updateData({ resultId: job.data.resultId, failure: codedFailure(error) })
@@ -269,19 +277,16 @@ export class QueueWorkersService implements OnApplicationBootstrap, OnModuleDest
   }
 
   /**
-   * Puts a job this worker holds back at the head of its queue and releases its lock, so another
-   * worker takes it at once, not once the lock lapses. BullMQ counts no attempt and no stall for
-   * it: `WaitingError` tells the worker the job has been moved. Should the move fail (Redis
-   * unreachable), the lock lapses and the stalled check gives the job to another worker.
+   * Puts a job this worker holds back at the head of its queue, so another worker takes it at
+   * once, not once the lock lapses (see QueueWorker.handBack).
    */
-  private async giveBack(job: Job, token: string | undefined): Promise<never> {
-    await job.moveToWait(token).catch((error: unknown) => {
+  private giveBack(worker: QueueWorker, job: Job, token: string | undefined): Promise<never> {
+    return worker.handBack(job, token, (error) => {
       this.logger.warn(
         { err: error, job_id: job.id },
         'could not hand a job back; it is taken over once its lock lapses',
       );
     });
-    throw new WaitingError();
   }
 
   /** A result is failed, and its credits released, only after its last attempt. */

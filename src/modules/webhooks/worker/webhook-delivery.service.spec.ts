@@ -7,6 +7,7 @@ import type { ScheduledAttempt, WebhookDeliveryQueue } from '../webhook-delivery
 import { DeliveryStatus } from '../webhook.entities';
 import type { WebhookSecretsService } from '../webhook-secrets.service';
 import type { SendOutcome, WebhookSender } from '../webhook-sender';
+import { JobPostponed } from '../../../core/queue/queue-worker';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 
 type DeliveryJob = Job<QueuePayloads[QueueJobName.DeliverWebhook]>;
@@ -33,6 +34,9 @@ describe(WebhookDeliveryService.name, () => {
   let sent: number;
   /** False: another entry for the same attempt recorded it first. */
   let firstToRecord: boolean;
+  /** The account's slots this worker has free, and how many are taken now. */
+  let freeSlots: number;
+  let slotsTaken: number;
   let service: WebhookDeliveryService;
 
   beforeEach(() => {
@@ -42,6 +46,8 @@ describe(WebhookDeliveryService.name, () => {
     scheduled = [];
     sent = 0;
     firstToRecord = true;
+    freeSlots = 1;
+    slotsTaken = 0;
     const store = {
       findForAttempts: async (ids: readonly string[]) => ids.map(() => delivery),
       recordAttempts: async (records: readonly AttemptRecord[]) => {
@@ -51,7 +57,14 @@ describe(WebhookDeliveryService.name, () => {
     } as unknown as WebhookDeliveriesRepository;
     const sender = { send: async () => (sent++, outcome) } as unknown as WebhookSender;
     const secrets = { current: async () => 'whsec_new' } as unknown as WebhookSecretsService;
-    const slots = { take: () => true, release: () => undefined } as unknown as DeliverySlots;
+    const slots = {
+      take: () => {
+        if (slotsTaken >= freeSlots) return false;
+        slotsTaken++;
+        return true;
+      },
+      release: () => void slotsTaken--,
+    } as unknown as DeliverySlots;
     const queue = {
       maxAttempts: 3,
       delayBefore: () => 60_000,
@@ -62,7 +75,7 @@ describe(WebhookDeliveryService.name, () => {
   });
 
   it('records a delivered attempt and schedules nothing more', async () => {
-    await service.perform(entry(1), 'token');
+    await service.perform(entry(1));
     expect(recorded).toEqual([
       expect.objectContaining({
         deliveryId: 'delivery-1',
@@ -78,7 +91,7 @@ describe(WebhookDeliveryService.name, () => {
     // One instant for the verdict and the delay: the delay is the schedule's, to the millisecond.
     const now = jest.spyOn(Date, 'now').mockReturnValue(Date.parse('2026-11-29T12:00:00Z'));
     try {
-      await service.perform(entry(1), 'token');
+      await service.perform(entry(1));
     } finally {
       now.mockRestore();
     }
@@ -88,18 +101,18 @@ describe(WebhookDeliveryService.name, () => {
   it('gives up after the last attempt', async () => {
     outcome = { kind: 'response', statusCode: 500 };
     delivery = { ...pending, attempts: 2 };
-    await service.perform(entry(3), 'token');
+    await service.perform(entry(3));
     expect(recorded[0].verdict.status).toBe(DeliveryStatus.Failed);
     expect(scheduled).toEqual([]);
   });
 
   it('sends nothing for a queue entry the delivery is no longer waiting for', async () => {
     delivery = { ...pending, attempts: 1 };
-    await service.perform(entry(1), 'token');
+    await service.perform(entry(1));
     delivery = { ...pending, status: DeliveryStatus.Delivered };
-    await service.perform(entry(1), 'token');
+    await service.perform(entry(1));
     delivery = undefined;
-    await service.perform(entry(1), 'token');
+    await service.perform(entry(1));
     expect(sent).toBe(0);
     expect(recorded).toEqual([]);
   });
@@ -107,7 +120,22 @@ describe(WebhookDeliveryService.name, () => {
   it('schedules nothing when a repeated entry loses the record of its attempt', async () => {
     outcome = { kind: 'response', statusCode: 500 };
     firstToRecord = false;
-    await service.perform(entry(1), 'token');
+    await service.perform(entry(1));
     expect(scheduled).toEqual([]);
+  });
+
+  it('postpones a delivery whose account has no free slot, sending and recording nothing', async () => {
+    freeSlots = 0;
+    await expect(service.perform(entry(1))).rejects.toEqual(new JobPostponed(100));
+    expect(sent).toBe(0);
+    expect(recorded).toEqual([]);
+  });
+
+  it("postpones a delivery that waits for its job's earlier events, and gives its slot back", async () => {
+    delivery = { ...pending, waitsForEarlierEvents: true };
+    await expect(service.perform(entry(1))).rejects.toEqual(new JobPostponed(100));
+    expect(slotsTaken).toBe(0);
+    expect(sent).toBe(0);
+    expect(recorded).toEqual([]);
   });
 });

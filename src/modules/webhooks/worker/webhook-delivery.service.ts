@@ -1,8 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DelayedError, type Job } from 'bullmq';
+import type { Job } from 'bullmq';
 import DataLoader from 'dataloader';
 import { WebhookMetrics } from '../../../core/metrics/webhook.metrics';
 import type { QueueJobName, QueuePayloads } from '../../../core/queue/queue-jobs';
+import { JobPostponed } from '../../../core/queue/queue-worker';
 import { DeliverySlots } from '../delivery-slots';
 import { WebhookDeliveryQueue } from '../webhook-delivery.queue';
 import {
@@ -60,17 +61,22 @@ export class WebhookDeliveryService {
     private readonly metrics: WebhookMetrics,
   ) {}
 
-  async perform(job: Job<QueuePayloads[QueueJobName.DeliverWebhook]>, token: string | undefined): Promise<void> {
+  /**
+   * One attempt. A delivery that must wait (for a free slot of its account, or for its job's
+   * earlier events) throws JobPostponed: its queue entry goes back to the delayed set, and BullMQ
+   * counts nothing.
+   */
+  async perform(job: Job<QueuePayloads[QueueJobName.DeliverWebhook]>): Promise<void> {
     const { deliveryId, accountId, attempt } = job.data;
     // The slot comes first: a delivery that must wait for one costs no database round trip.
-    if (!this.slots.take(accountId)) return this.postpone(job, token, SLOT_WAIT_MS);
+    if (!this.slots.take(accountId)) throw new JobPostponed(SLOT_WAIT_MS);
     let delivery: DeliveryForAttempt | undefined;
     let outcome: SendOutcome;
     let startedAt: Date;
     try {
       delivery = await this.deliveries.load(deliveryId);
       if (!delivery || delivery.status !== DeliveryStatus.Pending || delivery.attempts !== attempt - 1) return;
-      if (delivery.waitsForEarlierEvents) return await this.postpone(job, token, ORDER_WAIT_MS);
+      if (delivery.waitsForEarlierEvents) throw new JobPostponed(ORDER_WAIT_MS);
       const headers = await this.headersFor(delivery);
       startedAt = new Date();
       outcome = await this.sender.send(delivery.url, delivery.body, headers);
@@ -102,12 +108,6 @@ export class WebhookDeliveryService {
         'webhook delivery given up',
       );
     }
-  }
-
-  /** Not an attempt: the entry goes back to the delayed set, and BullMQ counts nothing. */
-  private async postpone(job: Job, token: string | undefined, waitMs: number): Promise<never> {
-    await job.moveToDelayed(Date.now() + waitMs, token);
-    throw new DelayedError();
   }
 
   private async headersFor(delivery: DeliveryForAttempt): Promise<Record<string, string>> {
