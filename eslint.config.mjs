@@ -90,6 +90,7 @@ const ENGINE_RUNNER = [
   'thread-pool-engine',
   'thread-module',
   'transfer',
+  'libvips-settings',
 ];
 
 /**

@@ -7,6 +7,7 @@ const common = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   transform: tsJest,
   testEnvironment: '<rootDir>/test/support/main-realm-environment.js',
+  setupFiles: ['<rootDir>/test/support/libvips-settings-setup.ts'],
 };
 
 module.exports = {

@@ -1,5 +1,9 @@
 import { ENGINE_OPERATIONS, type OperationName } from './operations';
+import { applyParentLibvipsSettings } from './thread-module';
 import { movedResult, revived } from './transfer';
+
+// The operations loaded sharp, which reset libvips' process-wide settings.
+applyParentLibvipsSettings();
 
 /** One operation as the pool sends it to a thread. */
 export interface EngineTask {

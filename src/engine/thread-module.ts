@@ -1,10 +1,19 @@
 import { extname, join } from 'node:path';
+import { workerData } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import { applyLibvipsSettings, chosenLibvipsSettings, type LibvipsSettings } from './libvips-settings';
+
+/** What every thread started from a ThreadModule is given. */
+interface ThreadData {
+  /** The starting thread's libvips settings, which the thread's own load of sharp resets. */
+  libvips: LibvipsSettings;
+}
 
 /** Where a worker thread's module is, and the options its thread needs to load it. */
 export interface ThreadModule {
   filename: string;
   execArgv: string[];
+  workerData: ThreadData;
 }
 
 /**
@@ -17,7 +26,16 @@ export function threadModule(dir: string, callerFile: string, name: string): Thr
   return {
     filename: join(dir, `${name}${extension}`),
     execArgv: extension === '.ts' ? ['--require', 'ts-node/register/transpile-only'] : [],
+    workerData: { libvips: chosenLibvipsSettings() },
   };
+}
+
+/**
+ * Called by a thread's module whose imports load sharp, once they have: the process's libvips
+ * settings again (see libvips-settings.ts), as the thread that started this one had them.
+ */
+export function applyParentLibvipsSettings(): void {
+  applyLibvipsSettings((workerData as ThreadData).libvips);
 }
 
 /**

@@ -8,11 +8,6 @@
  * Plain JavaScript: jest loads test environments before any transform.
  */
 const { TestEnvironment } = require('jest-environment-node');
-const sharp = require('sharp');
-
-// libvips' operation cache is process-wide, so specs in one jest worker would share it; the
-// service turns it off (ImageModule), and so do the tests, whatever ran before in the worker.
-sharp.cache(false);
 
 class MainRealmEnvironment extends TestEnvironment {
   constructor(config, context) {

@@ -1,8 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { mkdtemp, rm } from 'node:fs/promises';
+import sharp from 'sharp';
 import os from 'node:os';
 import path from 'node:path';
 import { writeTinyModel } from '../../../test/support/tiny-onnx-model';
+import { applyLibvipsSettings, chosenLibvipsSettings } from '../../engine/libvips-settings';
 import type { PixelEngine } from '../../engine/pixel-engine';
 import type { SegmentationMetrics } from '../metrics/segmentation.metrics';
 import { LocalSegmenter } from './local-segmenter';
@@ -75,6 +77,25 @@ describe(LocalSegmenter.name, () => {
       version: expect.stringMatching(/^tiny-1 sha256:[0-9a-f]{12}$/),
       postProcessingVersion: expect.any(String),
     });
+  });
+
+  it("leaves the process's libvips settings as they were once its thread has loaded sharp", async () => {
+    const before = { concurrency: sharp.concurrency(), settings: chosenLibvipsSettings() };
+    applyLibvipsSettings({ pipelineThreads: 3 });
+    try {
+      const local = await segmenterServing('pixels');
+      await local.ready();
+      await local.segment(image, new AbortController().signal, undefined, 'tiny');
+      const { memory, items } = sharp.cache();
+      expect({ memory: memory.max, items: items.max, threads: sharp.concurrency() }).toEqual({
+        memory: 0,
+        items: 0,
+        threads: 3,
+      });
+    } finally {
+      applyLibvipsSettings(before.settings);
+      sharp.concurrency(before.concurrency);
+    }
   });
 
   it('refuses a model this worker does not serve, not to be retried', async () => {

@@ -1,8 +1,12 @@
 import type { RawImage } from '../../engine/raw-image';
+import { applyParentLibvipsSettings } from '../../engine/thread-module';
 import { movedResult, revived } from '../../engine/transfer';
 import type { ProviderName } from './execution-providers';
 import { openVerifiedModel, type ModelPlan } from './model-checks';
 import type { ModelSession, ProbabilityResult } from './model-session';
+
+// The model's input preparation loaded sharp, which reset libvips' process-wide settings.
+applyParentLibvipsSettings();
 
 /** What the segmentation thread is asked to do. */
 export type ModelTask =
