@@ -43,7 +43,7 @@ describe('a job moved by the processor that holds it', () => {
   it.each<Move>(['postpone', 'hand back'])('is not renewed after the move (%s)', async (move) => {
     const name = `moves-${randomUUID()}`;
     const queue = new Queue(name, { connection, prefix: PREFIX });
-    const runs: number[] = [];
+    let runs = 0;
     const renewedJobs: string[] = [];
     const renewalFailures: string[] = [];
     const errors: string[] = [];
@@ -52,8 +52,8 @@ describe('a job moved by the processor that holds it', () => {
     const worker: QueueWorker = new QueueWorker(
       name,
       async (job: Job, token: string | undefined) => {
-        runs.push(runs.length + 1);
-        if (runs.length > 1) return 'done';
+        runs++;
+        if (runs > 1) return 'done';
         // Held long enough for the worker to renew its lock once: it is tracked, and due again.
         await renewedOnce;
         await admin.client('PAUSE', PAUSE_MS, 'ALL');
@@ -74,7 +74,7 @@ describe('a job moved by the processor that holds it', () => {
       const job = await queue.add('held', {});
       await completed;
 
-      expect(runs).toEqual([1, 2]);
+      expect(runs).toBe(2);
       expect(renewedJobs).toContain(job.id);
       expect(renewalFailures).toEqual([]);
       expect(errors).toEqual([]);

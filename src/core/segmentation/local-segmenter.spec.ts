@@ -1,10 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { mkdtemp, rm } from 'node:fs/promises';
-import sharp from 'sharp';
 import os from 'node:os';
 import path from 'node:path';
+import { LIBVIPS_CHOSEN, libvipsState, withLibvipsThreads } from '../../../test/support/libvips-state';
 import { writeTinyModel } from '../../../test/support/tiny-onnx-model';
-import { applyLibvipsSettings, chosenLibvipsSettings } from '../../engine/libvips-settings';
 import type { PixelEngine } from '../../engine/pixel-engine';
 import type { SegmentationMetrics } from '../metrics/segmentation.metrics';
 import { LocalSegmenter } from './local-segmenter';
@@ -80,22 +79,12 @@ describe(LocalSegmenter.name, () => {
   });
 
   it("leaves the process's libvips settings as they were once its thread has loaded sharp", async () => {
-    const before = { concurrency: sharp.concurrency(), settings: chosenLibvipsSettings() };
-    applyLibvipsSettings({ pipelineThreads: 3 });
-    try {
+    await withLibvipsThreads(3, async () => {
       const local = await segmenterServing('pixels');
       await local.ready();
       await local.segment(image, new AbortController().signal, undefined, 'tiny');
-      const { memory, items } = sharp.cache();
-      expect({ memory: memory.max, items: items.max, threads: sharp.concurrency() }).toEqual({
-        memory: 0,
-        items: 0,
-        threads: 3,
-      });
-    } finally {
-      applyLibvipsSettings(before.settings);
-      sharp.concurrency(before.concurrency);
-    }
+      expect(libvipsState()).toEqual(LIBVIPS_CHOSEN(3));
+    });
   });
 
   it('refuses a model this worker does not serve, not to be retried', async () => {
